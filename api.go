@@ -1,0 +1,234 @@
+package mss
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Defaults shared by every method.
+const (
+	DefaultBudget   = 6144 // source tokens delivered per answer
+	DefaultMaxUnits = 8
+	DefaultMinUnits = 4
+)
+
+// Unit is an intact, provenance-preserving piece of source: a function, a
+// class header with its fields, a run of module-level statements, or a line
+// window of a file no grammar covers. Lines are 1-based and inclusive.
+type Unit struct {
+	ID        string `json:"id"`
+	Path      string `json:"path"` // repository-relative, forward slashes
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Symbol    string `json:"symbol,omitempty"` // symbol path, e.g. Class.method
+	Kind      string `json:"kind,omitempty"`   // function, method, class, module, window, ...
+	Language  string `json:"language,omitempty"`
+	Content   string `json:"content,omitempty"`
+	Hash      string `json:"hash,omitempty"` // hex sha256 of Content
+	Tokens    int    `json:"tokens"`         // TokenCost(Content)
+
+	// What the unit knows about names, filled by repository segmentation;
+	// empty for pool units.
+	Defines    []string `json:"defines,omitempty"`
+	References []string `json:"references,omitempty"`
+	Imports    []string `json:"imports,omitempty"`
+}
+
+// Span names lines of a file an agent has seen.
+type Span struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Symbol    string `json:"symbol,omitempty"`
+}
+
+// Overlaps reports whether the unit shares a line with the span on the same path.
+func (u *Unit) Overlaps(s Span) bool {
+	return u.Path == s.Path && u.StartLine <= s.EndLine && u.EndLine >= s.StartLine
+}
+
+// State is the normalized agent state (the state card). Field names follow
+// SERBench and the repository track, so a state file from either loads as is.
+type State struct {
+	StateID            string   `json:"state_id"`
+	ItemID             string   `json:"item_id,omitempty"`
+	InstanceID         string   `json:"instance_id,omitempty"`
+	Repo               string   `json:"repo,omitempty"`
+	BaseCommit         string   `json:"base_commit,omitempty"`
+	Split              string   `json:"split,omitempty"`
+	StateType          string   `json:"state_type,omitempty"`
+	Issue              string   `json:"issue"`
+	InformationNeed    string   `json:"information_need,omitempty"`
+	CurrentObservation string   `json:"current_observation,omitempty"`
+	CurrentHypothesis  string   `json:"current_hypothesis,omitempty"`
+	CurrentSubgoal     string   `json:"current_subgoal,omitempty"`
+	CurrentDiff        string   `json:"current_diff,omitempty"`
+	LatestTestOutput   string   `json:"latest_test_output,omitempty"`
+	OpenedFiles        []string `json:"opened_files,omitempty"`
+	SearchQueries      []string `json:"search_queries,omitempty"`
+	// ObservedSpans are the source lines already read (repository track,
+	// agent sessions). ObservedEvidenceIDs are pool unit ids already read
+	// (pool track).
+	ObservedSpans       []Span            `json:"observed_spans,omitempty"`
+	ObservedEvidenceIDs []string          `json:"observed_evidence_ids,omitempty"`
+	TrajectoryPrefix    []json.RawMessage `json:"trajectory_prefix,omitempty"`
+}
+
+// Group is one required piece of evidence in a certificate: any
+// MinimumRequired distinct acceptable units satisfy it.
+type Group struct {
+	GroupID         string   `json:"group_id"`
+	AcceptableIDs   []string `json:"acceptable_evidence_ids"`
+	MinimumRequired int      `json:"minimum_required"`
+	NecessityWeight float64  `json:"necessity_weight"`
+	Role            string   `json:"role,omitempty"`
+}
+
+// Certificate is AND over Groups, or any one complete alternative set (OR).
+type Certificate struct {
+	StateID         string     `json:"state_id"`
+	Groups          []Group    `json:"required_evidence_groups"`
+	AlternativeSets [][]string `json:"alternative_minimal_sets,omitempty"`
+	ObservedIDs     []string   `json:"observed_evidence_ids,omitempty"`
+}
+
+// Candidate is a unit offered to a controller, with the fused rank and the
+// per-view evidence that put it there.
+type Candidate struct {
+	Unit     Unit               `json:"unit"`
+	Score    float64            `json:"score"`              // fused score, higher is better
+	Views    map[string]int     `json:"views,omitempty"`    // view name -> 1-based rank in that view
+	Signals  map[string]float64 `json:"signals,omitempty"`  // raw per-view scores, for explanations
+	Observed bool               `json:"observed,omitempty"` // the agent has already read it
+}
+
+// Request is what every controller receives.
+type Request struct {
+	State      *State
+	Candidates []Candidate // fused order, best first
+	Budget     int         // source-token budget; 0 means DefaultBudget
+	MaxUnits   int         // 0 means DefaultMaxUnits
+	MinUnits   int         // 0 means DefaultMinUnits
+}
+
+// Limits returns the request's budget and unit bounds with defaults applied.
+func (r *Request) Limits() (budget, minUnits, maxUnits int) {
+	budget, minUnits, maxUnits = r.Budget, r.MinUnits, r.MaxUnits
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	if maxUnits <= 0 {
+		maxUnits = DefaultMaxUnits
+	}
+	if minUnits <= 0 {
+		minUnits = DefaultMinUnits
+	}
+	if minUnits > maxUnits {
+		minUnits = maxUnits
+	}
+	return budget, minUnits, maxUnits
+}
+
+// TraceStep records why a unit was chosen or dropped, or what a stage did.
+type TraceStep struct {
+	Stage  string `json:"stage"`            // e.g. "requirements", "select", "render", "propose"
+	UnitID string `json:"unit_id,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Result is a controller's answer: units in delivery order, within budget.
+type Result struct {
+	Units  []Unit      `json:"units"`
+	Method string      `json:"method"`
+	Config string      `json:"config,omitempty"` // method configuration (or its hash)
+	Trace  []TraceStep `json:"trace,omitempty"`
+	// Usage is filled by controllers that call models.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage accounts for model calls made while answering.
+type Usage struct {
+	PromptTokens     int            `json:"prompt_tokens"`
+	CompletionTokens int            `json:"completion_tokens"`
+	Calls            int            `json:"calls"`
+	Fallbacks        int            `json:"fallbacks"`
+	Stages           map[string]int `json:"stages,omitempty"` // stage -> total tokens
+	LatencyMS        int64          `json:"latency_ms"`
+}
+
+// Controller is the one shape of every evidence-selection method: state,
+// candidates and budget in; ordered units and a trace out. Same input, same
+// output, byte for byte, unless the method calls a sampling model.
+type Controller interface {
+	Name() string
+	Select(ctx context.Context, req *Request) (*Result, error)
+}
+
+// MethodOptions configures a method built by name.
+type MethodOptions struct {
+	// Settings are method-specific key/value options (from flags or files).
+	Settings map[string]string
+}
+
+// MethodFactory builds a controller.
+type MethodFactory func(opts MethodOptions) (Controller, error)
+
+var (
+	methodsMu sync.RWMutex
+	methods   = map[string]methodEntry{}
+)
+
+type methodEntry struct {
+	factory MethodFactory
+	help    string
+}
+
+// RegisterMethod makes a controller available by name. It panics on a
+// duplicate name, as that is a programming error found at init.
+func RegisterMethod(name, help string, f MethodFactory) {
+	methodsMu.Lock()
+	defer methodsMu.Unlock()
+	if _, dup := methods[name]; dup {
+		panic("mss: method registered twice: " + name)
+	}
+	methods[name] = methodEntry{f, help}
+}
+
+// NewMethod builds the registered controller called name.
+func NewMethod(name string, opts MethodOptions) (Controller, error) {
+	methodsMu.RLock()
+	e, ok := methods[name]
+	methodsMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown method %q (known: %v)", name, Methods())
+	}
+	return e.factory(opts)
+}
+
+// Methods lists registered method names, sorted.
+func Methods() []string {
+	methodsMu.RLock()
+	defer methodsMu.RUnlock()
+	names := make([]string, 0, len(methods))
+	for n := range methods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// MethodHelp returns the one-line description of a registered method.
+func MethodHelp(name string) string {
+	methodsMu.RLock()
+	defer methodsMu.RUnlock()
+	return methods[name].help
+}
+
+// TokenCost is the source-token cost of text: ceil(bytes/4). A unit's text
+// is its lines, each with its newline, which is how the benchmarks count.
+func TokenCost(content string) int {
+	return (len(content) + 3) / 4
+}

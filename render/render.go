@@ -1,0 +1,92 @@
+// Package render delivers a controller's ordered units within a token
+// budget and prints them for people and agents.
+//
+// Units are never cut: a unit that would overflow the budget is dropped
+// whole (and the drop is traced), and later, smaller units may still fit.
+// The delivered list therefore always fits the budget as a prefix, which is
+// how both benchmarks read an answer.
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Fit keeps units in order while their summed token cost stays within
+// budget, up to maxUnits units, skipping (not truncating) any unit that
+// does not fit and any duplicate id. Units with Tokens == 0 are costed from
+// their content.
+func Fit(units []mss.Unit, budget, maxUnits int) ([]mss.Unit, []mss.TraceStep) {
+	var (
+		out   []mss.Unit
+		trace []mss.TraceStep
+		spent int
+		seen  = map[string]bool{}
+	)
+	for _, u := range units {
+		if maxUnits > 0 && len(out) >= maxUnits {
+			trace = append(trace, mss.TraceStep{Stage: "render", UnitID: u.ID, Reason: fmt.Sprintf("dropped: %d units already delivered", maxUnits)})
+			continue
+		}
+		key := u.ID
+		if key == "" {
+			key = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+		}
+		if seen[key] {
+			trace = append(trace, mss.TraceStep{Stage: "render", UnitID: u.ID, Reason: "dropped: duplicate"})
+			continue
+		}
+		cost := u.Tokens
+		if cost == 0 {
+			cost = mss.TokenCost(u.Content)
+		}
+		if spent+cost > budget {
+			trace = append(trace, mss.TraceStep{Stage: "render", UnitID: u.ID, Reason: fmt.Sprintf("dropped: %d tokens would exceed budget (%d of %d spent)", cost, spent, budget)})
+			continue
+		}
+		seen[key] = true
+		spent += cost
+		out = append(out, u)
+	}
+	return out, trace
+}
+
+// Tokens is the summed cost of units.
+func Tokens(units []mss.Unit) int {
+	n := 0
+	for _, u := range units {
+		if u.Tokens > 0 {
+			n += u.Tokens
+		} else {
+			n += mss.TokenCost(u.Content)
+		}
+	}
+	return n
+}
+
+// Text writes units as an agent reads them: a header line per unit with
+// path, lines and symbol, then the numbered source.
+func Text(w io.Writer, units []mss.Unit) error {
+	for i, u := range units {
+		header := fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+		if u.Symbol != "" {
+			header += " " + u.Symbol
+		}
+		if _, err := fmt.Fprintf(w, "── [%d] %s (%d tokens)\n", i+1, header, u.Tokens); err != nil {
+			return err
+		}
+		lines := strings.SplitAfter(u.Content, "\n")
+		if n := len(lines); n > 0 && lines[n-1] == "" {
+			lines = lines[:n-1]
+		}
+		for j, l := range lines {
+			if _, err := fmt.Fprintf(w, "%6d  %s", u.StartLine+j, strings.TrimSuffix(l, "\n")+"\n"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

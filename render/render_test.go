@@ -1,0 +1,53 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/missingcomplement/mss"
+)
+
+func TestFitSkipsOversizeKeepsOrder(t *testing.T) {
+	units := []mss.Unit{
+		{ID: "a", Tokens: 50},
+		{ID: "b", Tokens: 80}, // would exceed 100
+		{ID: "c", Tokens: 30},
+		{ID: "a", Tokens: 50}, // duplicate
+		{ID: "d", Tokens: 20}, // fills the budget exactly
+		{ID: "e", Tokens: 20}, // would exceed
+	}
+	got, trace := Fit(units, 100, 8)
+	var ids string
+	for _, u := range got {
+		ids += u.ID
+	}
+	if ids != "acd" {
+		t.Errorf("Fit kept %q, want %q", ids, "acd")
+	}
+	if len(trace) != 3 {
+		t.Errorf("trace has %d steps, want 3: %v", len(trace), trace)
+	}
+	if Tokens(got) > 100 {
+		t.Errorf("delivered %d tokens over budget 100", Tokens(got))
+	}
+}
+
+func TestFitMaxUnits(t *testing.T) {
+	units := []mss.Unit{{ID: "a", Tokens: 1}, {ID: "b", Tokens: 1}, {ID: "c", Tokens: 1}}
+	got, _ := Fit(units, 100, 2)
+	if len(got) != 2 {
+		t.Errorf("got %d units, want 2", len(got))
+	}
+}
+
+func TestText(t *testing.T) {
+	var buf bytes.Buffer
+	err := Text(&buf, []mss.Unit{{Path: "a.py", StartLine: 3, EndLine: 4, Symbol: "f", Tokens: 5, Content: "def f():\n    pass\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "── [1] a.py:3-4 f (5 tokens)\n     3  def f():\n     4      pass\n"
+	if buf.String() != want {
+		t.Errorf("Text =\n%q\nwant\n%q", buf.String(), want)
+	}
+}
