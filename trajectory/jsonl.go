@@ -1,0 +1,139 @@
+package trajectory
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/missingcomplement/mss"
+)
+
+// JSONLStep is one line of the generic trajectory format: one tool call per
+// line, oldest first. Unknown fields are an error, so a misspelt field is
+// caught rather than ignored.
+//
+//	{"tool": "read_file", "path": "pkg/a.go", "start_line": 10, "end_line": 40}
+//	{"tool": "search", "query": "parseHeader", "results": [{"path": "pkg/h.go", "start_line": 3, "end_line": 20}]}
+//	{"tool": "edit", "path": "pkg/a.go"}
+//	{"tool": "plan", "information_need": "...", "hypothesis": "...", "subgoal": "..."}
+//
+// tool is one of read_file (also read, view, open), search (also grep,
+// find), edit (also write, str_replace), plan; anything else is kept as an
+// "other" step. A read_file with no line range means the whole file was
+// shown (start_line 1 through end_line, or all lines when end_line is 0
+// too: the span is then 1..1<<30 and aligns to every unit of the file).
+// results are search hits whose source was shown to the agent. Any line may
+// carry issue, information_need, hypothesis and subgoal; the last non-empty
+// value of each within the prefix goes into the state card.
+type JSONLStep struct {
+	Tool            string     `json:"tool"`
+	Path            string     `json:"path,omitempty"`
+	StartLine       int        `json:"start_line,omitempty"`
+	EndLine         int        `json:"end_line,omitempty"`
+	Query           string     `json:"query,omitempty"`
+	Output          string     `json:"output,omitempty"`
+	Results         []mss.Span `json:"results,omitempty"`
+	Issue           string     `json:"issue,omitempty"`
+	InformationNeed string     `json:"information_need,omitempty"`
+	Hypothesis      string     `json:"hypothesis,omitempty"`
+	Subgoal         string     `json:"subgoal,omitempty"`
+}
+
+// WholeFile is the end line recorded for a read of a whole file of unknown length.
+const WholeFile = 1 << 30
+
+func parseJSONL(name string, data []byte) (*Trajectory, error) {
+	t := &Trajectory{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), maxInput)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var js JSONLStep
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&js); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
+		}
+		st, err := jsonlStep(js)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if js.Issue != "" {
+			t.Issue = js.Issue
+		}
+		t.Steps = append(t.Steps, st)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	return t, nil
+}
+
+func jsonlStep(js JSONLStep) (Step, error) {
+	st := Step{
+		Tool:            js.Tool,
+		Query:           js.Query,
+		Output:          js.Output,
+		InformationNeed: js.InformationNeed,
+		Hypothesis:      js.Hypothesis,
+		Subgoal:         js.Subgoal,
+	}
+	if js.Tool == "" {
+		return st, fmt.Errorf("field tool: missing")
+	}
+	if js.Path != "" {
+		st.Path = cleanPath(js.Path, "")
+		if st.Path == "" {
+			return st, fmt.Errorf("field path: %q is not a repository path", js.Path)
+		}
+	}
+	if js.StartLine < 0 || js.EndLine < 0 {
+		return st, fmt.Errorf("field start_line/end_line: negative line (%d-%d)", js.StartLine, js.EndLine)
+	}
+	if js.EndLine != 0 && js.StartLine > js.EndLine {
+		return st, fmt.Errorf("field end_line: %d is before start_line %d", js.EndLine, js.StartLine)
+	}
+	switch js.Tool {
+	case "read_file", "read", "view", "open":
+		st.Kind = Read
+		if st.Path == "" {
+			return st, fmt.Errorf("field path: missing for tool %q", js.Tool)
+		}
+		a, b := js.StartLine, js.EndLine
+		if a == 0 {
+			a = 1
+		}
+		if b == 0 {
+			b = WholeFile
+		}
+		st.Seen = []mss.Span{{Path: st.Path, StartLine: a, EndLine: b}}
+	case "search", "grep", "find":
+		st.Kind = Search
+	case "edit", "write", "str_replace":
+		st.Kind = Edit
+	case "plan":
+		st.Kind = Plan
+	default:
+		st.Kind = Other
+	}
+	for i, r := range js.Results {
+		p := cleanPath(r.Path, "")
+		if p == "" {
+			return st, fmt.Errorf("field results[%d].path: %q is not a repository path", i, r.Path)
+		}
+		if r.StartLine < 1 || r.EndLine < r.StartLine {
+			return st, fmt.Errorf("field results[%d]: bad line range %d-%d", i, r.StartLine, r.EndLine)
+		}
+		st.Seen = append(st.Seen, mss.Span{Path: p, StartLine: r.StartLine, EndLine: r.EndLine, Symbol: r.Symbol})
+	}
+	return st, nil
+}

@@ -1,0 +1,151 @@
+package trajectory
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Format names a trajectory format.
+type Format string
+
+// Supported formats.
+const (
+	SERBench Format = "serbench"
+	SWEAgent Format = "swe-agent"
+	JSONL    Format = "jsonl"
+)
+
+// Formats lists the supported format names.
+func Formats() []string { return []string{string(SERBench), string(SWEAgent), string(JSONL)} }
+
+// Kind classifies a step by what it showed the agent.
+type Kind string
+
+// Step kinds.
+const (
+	Read   Kind = "read"   // source lines were shown
+	Search Kind = "search" // a query was run; results may carry source
+	Edit   Kind = "edit"   // the agent changed a file
+	Plan   Kind = "plan"   // planning, no repository contact
+	Other  Kind = "other"  // anything else (shell commands, tests, submit)
+)
+
+// Step is one normalized action of a trajectory.
+type Step struct {
+	Kind  Kind   `json:"kind"`
+	Tool  string `json:"tool,omitempty"`
+	Path  string `json:"path,omitempty"`  // file read or edited, repository-relative when known
+	Query string `json:"query,omitempty"` // search query
+	// Seen are the source lines the step showed the agent.
+	Seen   []mss.Span `json:"seen,omitempty"`
+	Output string     `json:"-"` // what the tool printed
+
+	InformationNeed string `json:"information_need,omitempty"`
+	Hypothesis      string `json:"hypothesis,omitempty"`
+	Subgoal         string `json:"subgoal,omitempty"`
+}
+
+// Trajectory is a parsed trajectory and what its file says about the task.
+type Trajectory struct {
+	Format     Format
+	StateID    string
+	ItemID     string
+	InstanceID string
+	Repo       string
+	BaseCommit string
+	Issue      string
+	Steps      []Step
+	// Card is the state card recorded with the trajectory (SERBench items
+	// carry one describing the state after the whole prefix), or nil.
+	Card *mss.State
+}
+
+// Options select what Parse reads.
+type Options struct {
+	// StateID picks one item of a SERBench JSONL file holding several.
+	StateID string
+}
+
+// maxInput bounds what Parse reads, so a hostile file cannot exhaust memory.
+const maxInput = 256 << 20
+
+// Parse reads a trajectory in format f. name is used in error messages.
+func Parse(f Format, name string, r io.Reader, opts Options) (*Trajectory, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxInput {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxInput)
+	}
+	var t *Trajectory
+	switch f {
+	case SERBench:
+		t, err = parseSERBench(name, data, opts)
+	case SWEAgent:
+		t, err = parseSWEAgent(name, data)
+	case JSONL:
+		t, err = parseJSONL(name, data)
+	default:
+		return nil, fmt.Errorf("unknown trajectory format %q (known: %s)", f, strings.Join(Formats(), ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Format = f
+	return t, nil
+}
+
+// cleanPath normalizes a path from a trajectory: backslashes become
+// slashes, "./" and duplicate separators go, and an absolute path under
+// workdir becomes relative to it. It returns "" for paths that are not
+// usable as repository paths (empty, or climbing out with "..").
+func cleanPath(p, workdir string) string {
+	p = strings.TrimSpace(p)
+	p = strings.Trim(p, `"'`)
+	if p == "" {
+		return ""
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	p = path.Clean(p)
+	if workdir != "" {
+		w := path.Clean(strings.ReplaceAll(workdir, `\`, "/"))
+		if w != "/" && strings.HasPrefix(p, w+"/") {
+			p = strings.TrimPrefix(p, w+"/")
+		}
+	}
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		return ""
+	}
+	return p
+}
+
+// sortSpans orders spans by path, then lines, and merges duplicates.
+func sortSpans(spans []mss.Span) []mss.Span {
+	sort.Slice(spans, func(i, j int) bool {
+		a, b := spans[i], spans[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.StartLine != b.StartLine {
+			return a.StartLine < b.StartLine
+		}
+		if a.EndLine != b.EndLine {
+			return a.EndLine < b.EndLine
+		}
+		return a.Symbol < b.Symbol
+	})
+	out := spans[:0]
+	for i, s := range spans {
+		if i > 0 && s == out[len(out)-1] {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,220 @@
+package trajectory
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+func parseFile(t *testing.T, f Format, name string, opts Options) *Trajectory {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Parse(f, name, bytes.NewReader(data), opts)
+	if err != nil {
+		t.Fatalf("Parse(%s, %s): %v", f, name, err)
+	}
+	return tr
+}
+
+// fixtureUnits are the units of the fixture repository the samples read.
+var fixtureUnits = []mss.Unit{
+	{ID: "h1", Path: "widgets/header.py", StartLine: 1, EndLine: 8, Kind: "module"},
+	{ID: "h2", Path: "widgets/header.py", StartLine: 10, EndLine: 12, Symbol: "parse_header", Kind: "function"},
+	{ID: "h3", Path: "widgets/header.py", StartLine: 31, EndLine: 32, Symbol: "emit", Kind: "function"},
+	{ID: "u1", Path: "widgets/util.py", StartLine: 1, EndLine: 3, Kind: "module"},
+	{ID: "u2", Path: "widgets/util.py", StartLine: 5, EndLine: 9, Symbol: "split", Kind: "function"},
+}
+
+func TestSWEAgent(t *testing.T) {
+	tr := parseFile(t, SWEAgent, "sample.traj", Options{})
+	if tr.Issue != "parse_header drops the last field" {
+		t.Errorf("issue = %q", tr.Issue)
+	}
+	if tr.InstanceID != "acme__widgets-12" {
+		t.Errorf("instance id = %q", tr.InstanceID)
+	}
+	type brief struct {
+		Kind  Kind
+		Path  string
+		Query string
+		Seen  []mss.Span
+	}
+	var got []brief
+	for _, s := range tr.Steps {
+		got = append(got, brief{s.Kind, s.Path, s.Query, s.Seen})
+	}
+	want := []brief{
+		{Kind: Search, Query: "header.py"},
+		{Kind: Read, Path: "widgets/header.py", Seen: []mss.Span{{Path: "widgets/header.py", StartLine: 10, EndLine: 12}}},
+		{Kind: Read, Path: "widgets/header.py", Seen: []mss.Span{{Path: "widgets/header.py", StartLine: 31, EndLine: 32}}},
+		{Kind: Search, Query: "split"},
+		{Kind: Read, Path: "widgets/util.py", Seen: []mss.Span{{Path: "widgets/util.py", StartLine: 1, EndLine: 3}}},
+		{Kind: Edit, Path: "widgets/header.py"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+}
+
+func TestJSONL(t *testing.T) {
+	tr := parseFile(t, JSONL, "sample.jsonl", Options{})
+	st, al, err := tr.State(StateOptions{Steps: 3, Units: fixtureUnits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &mss.State{
+		Issue:             "parse_header drops the last field",
+		InformationNeed:   "where headers are parsed",
+		CurrentHypothesis: "the separator is wrong",
+		OpenedFiles:       []string{"widgets/util.py"},
+		SearchQueries:     []string{"parse_header"},
+		ObservedSpans: []mss.Span{
+			{Path: "widgets/header.py", StartLine: 10, EndLine: 12, Symbol: "parse_header"},
+			{Path: "widgets/util.py", StartLine: 1, EndLine: 3},
+		},
+	}
+	if d := cmp.Diff(want, st); d != "" {
+		t.Errorf("state (-want +got):\n%s", d)
+	}
+	if al.Seen != 2 || al.Units != 2 || len(al.Unaligned) != 0 {
+		t.Errorf("alignment = %+v, want 2 seen, 2 units, none unaligned", al)
+	}
+}
+
+func TestSERBenchCardAndPrefix(t *testing.T) {
+	tr := parseFile(t, SERBench, "sample_serbench.json", Options{})
+	// The whole prefix: the recorded card, with aligned observed spans.
+	st, _, err := tr.State(StateOptions{Units: fixtureUnits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.StateID != "acme__widgets-12:after_file_inspection" || st.CurrentHypothesis != "slice bug" {
+		t.Errorf("full prefix did not keep the recorded card: %+v", st)
+	}
+	if d := cmp.Diff([]string{"widgets/header.py", "widgets/util.py"}, st.OpenedFiles); d != "" {
+		t.Errorf("opened files (-want +got):\n%s", d)
+	}
+	wantSpans := []mss.Span{
+		{Path: "widgets/header.py", StartLine: 10, EndLine: 12, Symbol: "parse_header"},
+		{Path: "widgets/util.py", StartLine: 1, EndLine: 3},
+	}
+	if d := cmp.Diff(wantSpans, st.ObservedSpans); d != "" {
+		t.Errorf("observed (-want +got):\n%s", d)
+	}
+	// The first two steps: derived from step metadata.
+	st, _, err = tr.State(StateOptions{Steps: 2, Units: fixtureUnits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &mss.State{
+		StateID:            "acme__widgets-12:after_file_inspection@2",
+		InstanceID:         "acme__widgets-12",
+		Repo:               "acme/widgets",
+		BaseCommit:         "0123456789abcdef0123456789abcdef01234567",
+		Issue:              "parse_header drops the last field",
+		InformationNeed:    "find the parser",
+		CurrentHypothesis:  "the slice is off by one",
+		CurrentSubgoal:     "locate parse_header",
+		CurrentObservation: "QUERY: parse_header\n\n1. widgets\\header.py:10-12 symbol=parse_header type=function\ndef parse_header(line): ...",
+		SearchQueries:      []string{"parse_header"},
+		ObservedSpans:      wantSpans[:1],
+	}
+	if d := cmp.Diff(want, st); d != "" {
+		t.Errorf("state at step 2 (-want +got):\n%s", d)
+	}
+}
+
+func TestSERBenchSharedExample(t *testing.T) {
+	f, err := os.Open("../../shared/serbench/example/items.jsonl")
+	if err != nil {
+		t.Skip("shared SERBench example not present:", err)
+	}
+	defer f.Close()
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(SERBench, "items.jsonl", bytes.NewReader(data), Options{}); err == nil || !strings.Contains(err.Error(), "3 items") {
+		t.Errorf("several items without a state id: err = %v, want one naming 3 items", err)
+	}
+	first := strings.SplitN(string(data), "\n", 2)[0]
+	tr, err := Parse(SERBench, "items.jsonl", strings.NewReader(first), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Steps) != 6 {
+		t.Fatalf("got %d steps, want 6", len(tr.Steps))
+	}
+	read := tr.Steps[3]
+	if want := (mss.Span{Path: "django_celery_beat/admin.py", StartLine: 1, EndLine: 79}); read.Kind != Read || len(read.Seen) != 1 || read.Seen[0] != want {
+		t.Errorf("step 3 = %v %v, want a read of %v", read.Kind, read.Seen, want)
+	}
+	if n := len(tr.Steps[1].Seen); n != 8 {
+		t.Errorf("search step showed %d results, want 8", n)
+	}
+	tr2, err := Parse(SERBench, "items.jsonl", bytes.NewReader(data), Options{StateID: tr.StateID})
+	if err != nil || tr2.StateID != tr.StateID {
+		t.Errorf("choosing %q by id: %v", tr.StateID, err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		f    Format
+		in   string
+		want string
+	}{
+		{JSONL, `{"tool": "read_file", "path": "a.py", "start_line": 5, "end_line": 2}`, "in.jsonl:1: field end_line"},
+		{JSONL, "{\"tool\": \"plan\"}\n{\"tool\": \"read_file\"}", "in.jsonl:2: field path: missing"},
+		{JSONL, `{"tool": "read_file", "path": "../etc/passwd"}`, "not a repository path"},
+		{JSONL, `{"tool": "read_file", "paht": "a.py"}`, `unknown field "paht"`},
+		{JSONL, `{"path": "a.py"}`, "field tool: missing"},
+		{JSONL, `{"tool": "search", "results": [{"path": "a.py", "start_line": 0, "end_line": 3}]}`, "results[0]: bad line range"},
+		{SWEAgent, `{"history": []}`, "no field trajectory"},
+		{SWEAgent, `{"trajectory": [{"action": "open a.py", "state": 7}]}`, "trajectory[0].state"},
+		{SERBench, `{"state_id": "x"}`, "no field trajectory_prefix"},
+		{SERBench, `{"state_id": "x", "trajectory_prefix": [{"action_type": "repo_search", "search_results": [{"path": "a.py", "line_start": 4, "line_end": 1}]}]}`, "trajectory_prefix[0]: search_results[0]: bad line range"},
+		{SERBench, ``, "empty input"},
+		{Format("nope"), `{}`, "unknown trajectory format"},
+	}
+	for _, tc := range tests {
+		_, err := Parse(tc.f, "in.jsonl", strings.NewReader(tc.in), Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%s, %q): err = %v, want it to contain %q", tc.f, tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestAlignSuffixAndUnaligned(t *testing.T) {
+	seen := []mss.Span{
+		{Path: "/testbed/widgets/header.py", StartLine: 11, EndLine: 31},
+		{Path: "docs/notes.txt", StartLine: 1, EndLine: 4},
+	}
+	got, n, unaligned := Align(seen, fixtureUnits)
+	want := []mss.Span{
+		{Path: "docs/notes.txt", StartLine: 1, EndLine: 4},
+		{Path: "widgets/header.py", StartLine: 10, EndLine: 12, Symbol: "parse_header"},
+		{Path: "widgets/header.py", StartLine: 31, EndLine: 32, Symbol: "emit"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Align (-want +got):\n%s", d)
+	}
+	if n != 2 || !cmp.Equal(unaligned, []string{"docs/notes.txt"}) {
+		t.Errorf("aligned %d, unaligned %v; want 2, [docs/notes.txt]", n, unaligned)
+	}
+}
+
+func TestStepOutOfRange(t *testing.T) {
+	tr := parseFile(t, JSONL, "sample.jsonl", Options{})
+	if _, _, err := tr.State(StateOptions{Steps: 9}); err == nil {
+		t.Error("State(step 9) of a 4-step trajectory: no error")
+	}
+}
