@@ -1,0 +1,89 @@
+package repobench
+
+import "fmt"
+
+// LineGroup is one edited code region of a certificate: covered when a unit
+// on Path overlaps any of Lines.
+type LineGroup struct {
+	Path            string   `json:"path"`
+	Symbol          string   `json:"symbol,omitempty"`
+	Span            []int    `json:"span,omitempty"`
+	Lines           [][2]int `json:"lines"`
+	GroupID         string   `json:"group_id,omitempty"`
+	MinimumRequired int      `json:"minimum_required,omitempty"`
+	NecessityWeight *float64 `json:"necessity_weight,omitempty"` // nil means 1
+	Role            string   `json:"role,omitempty"`
+}
+
+// Weight is the group's necessity weight, 1 when the label leaves it out.
+func (g *LineGroup) Weight() float64 {
+	if g.NecessityWeight == nil {
+		return 1
+	}
+	return *g.NecessityWeight
+}
+
+// Label is the certificate of one state: AND over RequiredGroups, or every
+// group of any one AlternativeSets entry.
+type Label struct {
+	StateID         string        `json:"state_id"`
+	RequiredGroups  []LineGroup   `json:"required_groups"`
+	AlternativeSets [][]LineGroup `json:"alternative_sets,omitempty"`
+}
+
+// LoadLabels reads a labels file into a map by state id.
+func LoadLabels(path string) (map[string]*Label, error) {
+	out := map[string]*Label{}
+	lineOf := map[string]int{}
+	err := eachLine(path, func(lineNo int, line []byte) error {
+		var l Label
+		if err := decodeLine(line, &l); err != nil {
+			return err
+		}
+		if l.StateID == "" {
+			return fmt.Errorf("field state_id: missing or empty")
+		}
+		if prev, dup := lineOf[l.StateID]; dup {
+			return fmt.Errorf("field state_id: %q already defined on line %d", l.StateID, prev)
+		}
+		if len(l.RequiredGroups) == 0 {
+			return fmt.Errorf("field required_groups: empty")
+		}
+		check := func(field string, g *LineGroup) error {
+			if g.Path == "" {
+				return fmt.Errorf("field %s.path: missing or empty", field)
+			}
+			if len(g.Lines) == 0 {
+				return fmt.Errorf("field %s.lines: empty", field)
+			}
+			return nil
+		}
+		var wsum float64
+		for i := range l.RequiredGroups {
+			if err := check(fmt.Sprintf("required_groups[%d]", i), &l.RequiredGroups[i]); err != nil {
+				return err
+			}
+			wsum += l.RequiredGroups[i].Weight()
+		}
+		if wsum == 0 {
+			return fmt.Errorf("field required_groups: necessity weights sum to zero")
+		}
+		for i, alt := range l.AlternativeSets {
+			if len(alt) == 0 {
+				return fmt.Errorf("field alternative_sets[%d]: empty set", i)
+			}
+			for j := range alt {
+				if err := check(fmt.Sprintf("alternative_sets[%d][%d]", i, j), &alt[j]); err != nil {
+					return err
+				}
+			}
+		}
+		lineOf[l.StateID] = lineNo
+		out[l.StateID] = &l
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

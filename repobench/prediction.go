@@ -1,0 +1,126 @@
+package repobench
+
+import (
+	"fmt"
+	"sort"
+)
+
+// PredUnit is one returned unit as a prediction names it.
+type PredUnit struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Symbol    string `json:"symbol,omitempty"`
+	Tokens    int    `json:"tokens,omitempty"` // the method's own count; scoring recomputes it
+}
+
+// Prediction is one line of a predictions file: a method's units for one
+// state, in rank order. The runner also records what the answer cost.
+type Prediction struct {
+	StateID string     `json:"state_id"`
+	Method  string     `json:"method"`
+	Config  string     `json:"config,omitempty"`
+	Units   []PredUnit `json:"units"`
+	// Candidates is how many candidates retrieval offered the method.
+	Candidates int `json:"candidates,omitempty"`
+	// RetrieveMS and SelectMS time retrieval and selection for this state
+	// (index building excluded). They are the only fields that vary
+	// between runs.
+	RetrieveMS float64 `json:"retrieve_ms,omitempty"`
+	SelectMS   float64 `json:"select_ms,omitempty"`
+}
+
+// LatencyMS is retrieval plus selection time.
+func (p *Prediction) LatencyMS() float64 { return p.RetrieveMS + p.SelectMS }
+
+// PredictionSet holds predictions by method and state id, as score.py
+// gathers them: a later line for the same method and state replaces an
+// earlier one, and lines for states outside the states file are dropped.
+type PredictionSet struct {
+	ByMethod map[string]map[string]*Prediction
+	// Unknown counts, per file, lines whose state_id the states file does
+	// not hold; UnknownExample names the first of them.
+	Unknown        map[string]int
+	UnknownExample map[string]string
+}
+
+// Methods lists the methods in the set, sorted.
+func (ps *PredictionSet) Methods() []string {
+	var out []string
+	for m := range ps.ByMethod {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LoadPredictions reads predictions files against a set of known state ids.
+func LoadPredictions(paths []string, known map[string]bool) (*PredictionSet, error) {
+	ps := &PredictionSet{
+		ByMethod:       map[string]map[string]*Prediction{},
+		Unknown:        map[string]int{},
+		UnknownExample: map[string]string{},
+	}
+	for _, path := range paths {
+		err := eachLine(path, func(_ int, line []byte) error {
+			p, err := parsePrediction(line)
+			if err != nil {
+				return err
+			}
+			if !known[p.StateID] {
+				if ps.Unknown[path] == 0 {
+					ps.UnknownExample[path] = p.StateID
+				}
+				ps.Unknown[path]++
+				return nil
+			}
+			m := ps.ByMethod[p.Method]
+			if m == nil {
+				m = map[string]*Prediction{}
+				ps.ByMethod[p.Method] = m
+			}
+			m[p.StateID] = p
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
+}
+
+// parsePrediction decodes and checks one predictions line. Every unit
+// needs path, start_line and end_line (score.py fails without them).
+func parsePrediction(line []byte) (*Prediction, error) {
+	var p Prediction
+	if err := decodeLine(line, &p); err != nil {
+		return nil, err
+	}
+	if p.StateID == "" {
+		return nil, fmt.Errorf("field state_id: missing or empty")
+	}
+	if p.Method == "" {
+		return nil, fmt.Errorf("field method: missing or empty")
+	}
+	var presence struct {
+		Units []struct {
+			Start *int `json:"start_line"`
+			End   *int `json:"end_line"`
+		} `json:"units"`
+	}
+	if err := decodeLine(line, &presence); err != nil {
+		return nil, err
+	}
+	for i, u := range p.Units {
+		if u.Path == "" {
+			return nil, fmt.Errorf("field units[%d].path: missing or empty", i)
+		}
+		if presence.Units[i].Start == nil {
+			return nil, fmt.Errorf("field units[%d].start_line: missing", i)
+		}
+		if presence.Units[i].End == nil {
+			return nil, fmt.Errorf("field units[%d].end_line: missing", i)
+		}
+	}
+	return &p, nil
+}
