@@ -25,9 +25,14 @@ const (
 
 func runGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	return runGitEnv(t, dir, nil, args...)
+}
+
+func runGitEnv(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(append(os.Environ(), env...),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
@@ -61,10 +66,10 @@ func newFixture(t testing.TB) *fixture {
 	writeFile(t, filepath.Join(work, "d", "e.py"), "pass\n")
 	writeFile(t, filepath.Join(work, ".hidden", "x.py"), "h = 1\n")
 	runGit(t, work, "add", ".")
-	runGit(t, work, "commit", "-q", "-m", "one", "--date", "2020-01-01T00:00:00Z")
+	runGitEnv(t, work, []string{"GIT_COMMITTER_DATE=2020-01-01T00:00:00Z"}, "commit", "-q", "-m", "one", "--date", "2020-01-01T00:00:00Z")
 	c1 := runGit(t, work, "rev-parse", "HEAD")
 	writeFile(t, filepath.Join(work, "a.py"), fixA2)
-	runGit(t, work, "commit", "-q", "-am", "two", "--date", "2020-01-02T00:00:00Z")
+	runGitEnv(t, work, []string{"GIT_COMMITTER_DATE=2020-01-02T00:00:00Z"}, "commit", "-q", "-am", "two", "--date", "2020-01-02T00:00:00Z")
 	c2 := runGit(t, work, "rev-parse", "HEAD")
 	root := filepath.Join(tmp, "mirrors")
 	gitDir := filepath.Join(root, "Acme+Widget", "repo")

@@ -1,0 +1,167 @@
+package repobench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+// lineSnapshot offers one candidate per state: the file and lines its
+// information need names, as "path:start-end".
+type lineSnapshot struct{ commit string }
+
+func (s lineSnapshot) Candidates(_ context.Context, st *mss.State, _ int) ([]mss.Candidate, error) {
+	var path string
+	var a, b int
+	if _, err := fmt.Sscanf(strings.ReplaceAll(st.InformationNeed, ":", " "), "%s %d-%d", &path, &a, &b); err != nil {
+		return nil, fmt.Errorf("bad need %q: %v", st.InformationNeed, err)
+	}
+	return []mss.Candidate{{Unit: mss.Unit{Path: path, StartLine: a, EndLine: b, Symbol: s.commit[:7]}}}, nil
+}
+
+// firstController returns the candidates as they come.
+type firstController struct{}
+
+func (firstController) Name() string { return "first" }
+func (firstController) Select(_ context.Context, req *mss.Request) (*mss.Result, error) {
+	res := &mss.Result{Method: "first", Config: "v1"}
+	for _, c := range req.Candidates {
+		res.Units = append(res.Units, c.Unit)
+	}
+	return res, nil
+}
+
+func runFixture(t *testing.T) (*fixture, []*mss.State) {
+	fx := newFixture(t)
+	states := []*mss.State{
+		{StateID: "s1", Repo: "acme/widget", BaseCommit: fx.c2, StateType: "before_search", InformationNeed: "a.py:7-8"},
+		{StateID: "s2", Repo: "acme/widget", BaseCommit: fx.c1, StateType: "before_search", InformationNeed: "a.py:1-2"},
+		{StateID: "s3", Repo: "Acme/Widget", BaseCommit: fx.c2, StateType: "after_file_inspection", InformationNeed: "b.py:1-2"},
+	}
+	return fx, states
+}
+
+func TestRunOrderResumeAndRewrite(t *testing.T) {
+	fx, states := runFixture(t)
+	src := NewSource(fx.root)
+	defer src.Close()
+	out := filepath.Join(t.TempDir(), "pred.jsonl")
+	var opened []string
+	var notices []string
+	opts := RunOptions{
+		States: states, Source: src, Method: "first", Output: out,
+		NewController: func() (mss.Controller, error) { return firstController{}, nil },
+		Open: func(_ context.Context, repo, gitDir, commit string) (Snapshot, error) {
+			if gitDir != fx.gitDir {
+				t.Errorf("git dir %q, want %q", gitDir, fx.gitDir)
+			}
+			opened = append(opened, repo+"@"+commit[:7])
+			return lineSnapshot{commit}, nil
+		},
+		Notice: func(s string) { notices = append(notices, s) },
+	}
+
+	// A previous run answered s3, then was killed while writing s1.
+	writeFile(t, out, `{"state_id":"s3","method":"first","units":[{"path":"b.py","start_line":1,"end_line":2}]}`+"\n"+`{"state_id":"s1","meth`)
+	stats, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Resumed != 1 || stats.Done != 2 || len(stats.LatencyMS) != 2 || len(stats.Builds) != 2 {
+		t.Errorf("stats = %+v; want 1 resumed, 2 done, 2 latencies, 2 builds", stats)
+	}
+	// Commits in time order, c1 first, though the file names c2 first.
+	if diff := cmp.Diff([]string{"acme/widget@" + fx.c1[:7], "acme/widget@" + fx.c2[:7]}, opened); diff != "" {
+		t.Errorf("index order (-want +got):\n%s", diff)
+	}
+	if len(notices) != 2 || !strings.Contains(notices[0], "pred.jsonl:2: dropped a torn last line") || !strings.Contains(notices[1], "1 of 3 states already answered") {
+		t.Errorf("notices = %q", notices)
+	}
+	known := map[string]bool{"s1": true, "s2": true, "s3": true}
+	ps, err := LoadPredictions([]string{out}, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ps.ByMethod["first"]
+	if len(got) != 3 || got["s1"].Units[0] != (PredUnit{Path: "a.py", StartLine: 7, EndLine: 8, Symbol: fx.c2[:7]}) || got["s1"].Config != "v1" {
+		t.Errorf("predictions = %+v", got)
+	}
+	data, _ := os.ReadFile(out)
+	var ids []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		p, err := parsePrediction([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.StateID)
+	}
+	if diff := cmp.Diff([]string{"s1", "s2", "s3"}, ids); diff != "" {
+		t.Errorf("file not rewritten in states order (-want +got):\n%s", diff)
+	}
+
+	// A second run finds everything answered and opens nothing.
+	opened = nil
+	stats, err = Run(context.Background(), opts)
+	if err != nil || stats.Done != 0 || len(opened) != 0 {
+		t.Errorf("rerun: stats %+v, opened %v, err %v", stats, opened, err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	fx, states := runFixture(t)
+	src := NewSource(fx.root)
+	defer src.Close()
+	base := RunOptions{
+		Source: src, Method: "first",
+		NewController: func() (mss.Controller, error) { return firstController{}, nil },
+		Open: func(_ context.Context, _, _, commit string) (Snapshot, error) {
+			return lineSnapshot{commit}, nil
+		},
+	}
+	tests := []struct {
+		name     string
+		states   []*mss.State
+		existing string
+		want     string
+	}{
+		{"missing mirror", []*mss.State{{StateID: "x", Repo: "acme/gizmo", BaseCommit: fx.c1}},
+			"", "state x: repository acme/gizmo: no git directory for repository: looked in " + filepath.Join(fx.root, "acme+gizmo", "repo")},
+		{"unknown commit", []*mss.State{{StateID: "x", Repo: "acme/widget", BaseCommit: "deadbeef"}},
+			"", "state x: repository acme/widget: unknown commit deadbeef"},
+		{"other method in output", states,
+			`{"state_id":"s1","method":"bm25","units":[]}` + "\n", `pred.jsonl:1: field method: "bm25", but this run writes "first"`},
+		{"state from another split", states,
+			`{"state_id":"zz","method":"first","units":[]}` + "\n", `pred.jsonl:1: field state_id: "zz" is not in the states file`},
+		{"malformed middle line", states,
+			"{\"state_id\"\n" + `{"state_id":"s1","method":"first","units":[]}` + "\n", "pred.jsonl:1: malformed JSON"},
+		{"selection fails", []*mss.State{{StateID: "s9", Repo: "acme/widget", BaseCommit: fx.c1, InformationNeed: "no lines"}},
+			"", "state s9: retrieving: bad need"},
+	}
+	for _, tc := range tests {
+		opts := base
+		opts.States = tc.states
+		opts.Output = filepath.Join(t.TempDir(), "pred.jsonl")
+		if tc.existing != "" {
+			writeFile(t, opts.Output, tc.existing)
+		}
+		_, err := Run(context.Background(), opts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got error %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6}
+	for _, tc := range []struct{ p, want float64 }{{50, 5}, {95, 10}, {10, 1}, {0, 1}, {100, 10}} {
+		if got := Percentile(xs, tc.p); got != tc.want {
+			t.Errorf("Percentile(%v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+}
