@@ -1,0 +1,52 @@
+// Package segment cuts source files into intact units: the functions,
+// methods, class headers and module-level statement runs an agent reads and
+// a benchmark scores, each with its line range, symbol path and the names it
+// defines, references and imports.
+//
+// # Algorithm
+//
+// A file with a grammar (Python, Go, JavaScript, TypeScript, TSX, Java,
+// Rust, C, C++) is parsed with tree-sitter and walked from the root:
+//
+//   - A function or method becomes one unit, together with the comments,
+//     decorators and attributes directly above it (no blank line between).
+//     Functions nested in functions stay inside their parent.
+//   - A class (struct with methods, impl block, trait, interface in Java)
+//     yields one unit per member definition; its remaining lines, the
+//     header and the fields, become "class" units named for the class.
+//   - Small type definitions (Go type declarations, Rust structs, C
+//     structs, TypeScript interfaces) stay whole as "type" units.
+//   - Namespaces, preprocessor conditionals, extern blocks and modules are
+//     looked through: their definitions become units, their other lines join
+//     the enclosing run.
+//   - Every other line belongs to a "module" unit: a run of module-level
+//     statements (imports, constants, top-level code) between definitions.
+//
+// Units tile the file: every non-blank line belongs to exactly one unit and
+// units never start or end with a blank line. A run made only of closing
+// brackets (a class's final "}") joins the unit before it rather than
+// standing alone.
+//
+// A unit longer than maxLines lines or maxTokens tokens is split at
+// statement boundaries: the candidate cut lines are the starts of the
+// statements of its body, descending into statements that are themselves
+// too long, and the unit is cut into balanced parts at those lines, falling
+// back to plain line cuts only where no statement boundary is near. Parts
+// keep the definition's symbol and kind; the first part holds the
+// signature. Module runs use the smaller moduleMaxLines/moduleMaxTokens.
+//
+// Files with no grammar (configuration, documentation, templates), files
+// that do not parse (most of their lines under syntax errors) and files
+// whose parse fails are cut into line windows of at most windowLines lines,
+// preferring to cut after a blank line. Nothing is dropped silently: the
+// Result says which path a file took.
+//
+// # Content and identity
+//
+// A unit's Content is exactly its lines, each followed by "\n" (also the
+// last, when the file lacks a final newline), so Tokens = mss.TokenCost
+// (Content) is the ceil(bytes/4) cost the benchmarks charge. Hash is the
+// hex SHA-256 of Content; ID is the first 16 hex digits of the SHA-256 of
+// path, start line, end line and Hash, so an unchanged unit at an unchanged
+// place keeps its id across re-indexing.
+package segment

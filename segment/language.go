@@ -1,0 +1,217 @@
+package segment
+
+import (
+	"path"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/c"
+	"github.com/smacker/go-tree-sitter/cpp"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/java"
+	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/typescript/tsx"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+// grammar describes how one language's syntax tree maps onto units. Node
+// type names are the tree-sitter grammar's.
+type grammar struct {
+	name     string
+	language func() *sitter.Language
+
+	// funcs are function-like definitions: one unit each ("function", or
+	// "method" inside a class).
+	funcs set
+	// classes are containers whose member definitions become their own
+	// units; the remaining lines (header, fields) become "class" units.
+	classes set
+	// types are type definitions kept whole as one "type" unit (Go type
+	// declarations, Rust structs, TypeScript interfaces).
+	types set
+	// transparent nodes (namespaces, preprocessor conditionals, extern
+	// blocks, modules) are looked through: their definitions are found
+	// inside, their other lines belong to the enclosing run.
+	transparent set
+	// wrappers carry one definition and belong to it (decorators, export,
+	// templates): the unit spans the wrapper, kind and name come from the
+	// definition inside.
+	wrappers set
+	// attach are nodes that belong to the definition that directly follows
+	// them: comments, attributes, decorators.
+	attach set
+	// calls are call expressions; callee says where the called name is.
+	calls set
+	// imports are import statements; their module names go to Imports.
+	imports set
+}
+
+type set map[string]bool
+
+func newSet(names ...string) set {
+	s := set{}
+	for _, n := range names {
+		s[n] = true
+	}
+	return s
+}
+
+var (
+	pythonGrammar = &grammar{
+		name:        "python",
+		language:    python.GetLanguage,
+		funcs:       newSet("function_definition"),
+		classes:     newSet("class_definition"),
+		types:       newSet(),
+		wrappers:    newSet("decorated_definition"),
+		attach:      newSet("comment"),
+		calls:       newSet("call"),
+		imports:     newSet("import_statement", "import_from_statement", "future_import_statement"),
+		transparent: newSet("ERROR"),
+	}
+	goGrammar = &grammar{
+		name:        "go",
+		language:    golang.GetLanguage,
+		funcs:       newSet("function_declaration", "method_declaration"),
+		classes:     newSet(),
+		types:       newSet("type_declaration"),
+		transparent: newSet("ERROR"),
+		wrappers:    newSet(),
+		attach:      newSet("comment"),
+		calls:       newSet("call_expression"),
+		imports:     newSet("import_declaration"),
+	}
+	jsFuncs           = []string{"function_declaration", "generator_function_declaration", "method_definition", "function_signature", "abstract_method_signature"}
+	jsCalls           = []string{"call_expression", "new_expression"}
+	jsImports         = []string{"import_statement", "export_statement"}
+	javascriptGrammar = &grammar{
+		name:        "javascript",
+		language:    javascript.GetLanguage,
+		funcs:       newSet(jsFuncs...),
+		classes:     newSet("class_declaration", "class"),
+		types:       newSet(),
+		transparent: newSet("ERROR"),
+		wrappers:    newSet("export_statement"),
+		attach:      newSet("comment", "decorator"),
+		calls:       newSet(jsCalls...),
+		imports:     newSet(jsImports...),
+	}
+	typescriptGrammar = &grammar{
+		name:        "typescript",
+		language:    typescript.GetLanguage,
+		funcs:       newSet(jsFuncs...),
+		classes:     newSet("class_declaration", "abstract_class_declaration", "class"),
+		types:       newSet("interface_declaration", "type_alias_declaration", "enum_declaration"),
+		transparent: newSet("ERROR", "internal_module", "module", "ambient_declaration", "statement_block"),
+		wrappers:    newSet("export_statement"),
+		attach:      newSet("comment", "decorator"),
+		calls:       newSet(jsCalls...),
+		imports:     newSet(jsImports...),
+	}
+	javaGrammar = &grammar{
+		name:        "java",
+		language:    java.GetLanguage,
+		funcs:       newSet("method_declaration", "constructor_declaration", "compact_constructor_declaration"),
+		classes:     newSet("class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration"),
+		types:       newSet(),
+		transparent: newSet("ERROR", "enum_body_declarations"),
+		wrappers:    newSet(),
+		attach:      newSet("line_comment", "block_comment"),
+		calls:       newSet("method_invocation", "object_creation_expression"),
+		imports:     newSet("import_declaration"),
+	}
+	rustGrammar = &grammar{
+		name:        "rust",
+		language:    rust.GetLanguage,
+		funcs:       newSet("function_item", "function_signature_item", "macro_definition"),
+		classes:     newSet("impl_item", "trait_item"),
+		types:       newSet("struct_item", "enum_item", "union_item", "type_item"),
+		transparent: newSet("ERROR", "mod_item", "foreign_mod_item", "declaration_list"),
+		wrappers:    newSet(),
+		attach:      newSet("line_comment", "block_comment", "attribute_item"),
+		calls:       newSet("call_expression", "macro_invocation"),
+		imports:     newSet("use_declaration", "extern_crate_declaration", "mod_item"),
+	}
+	cGrammar = &grammar{
+		name:        "c",
+		language:    c.GetLanguage,
+		funcs:       newSet("function_definition"),
+		classes:     newSet(),
+		types:       newSet("struct_specifier", "union_specifier", "enum_specifier", "type_definition"),
+		transparent: newSet("ERROR", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification", "declaration_list"),
+		wrappers:    newSet("declaration"),
+		attach:      newSet("comment"),
+		calls:       newSet("call_expression"),
+		imports:     newSet("preproc_include"),
+	}
+	cppGrammar = &grammar{
+		name:        "cpp",
+		language:    cpp.GetLanguage,
+		funcs:       newSet("function_definition"),
+		classes:     newSet("class_specifier", "struct_specifier", "union_specifier"),
+		types:       newSet("enum_specifier", "type_definition"),
+		transparent: newSet("ERROR", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification", "namespace_definition", "declaration_list"),
+		wrappers:    newSet("template_declaration", "declaration", "field_declaration"),
+		attach:      newSet("comment"),
+		calls:       newSet("call_expression"),
+		imports:     newSet("preproc_include"),
+	}
+	tsxGrammar = func() *grammar {
+		g := *typescriptGrammar
+		g.name = "tsx"
+		g.language = tsx.GetLanguage
+		return &g
+	}()
+)
+
+var byExt = map[string]*grammar{
+	".py":   pythonGrammar,
+	".pyi":  pythonGrammar,
+	".go":   goGrammar,
+	".js":   javascriptGrammar,
+	".mjs":  javascriptGrammar,
+	".cjs":  javascriptGrammar,
+	".jsx":  javascriptGrammar,
+	".ts":   typescriptGrammar,
+	".mts":  typescriptGrammar,
+	".cts":  typescriptGrammar,
+	".tsx":  tsxGrammar,
+	".java": javaGrammar,
+	".rs":   rustGrammar,
+	".c":    cGrammar,
+	".h":    cGrammar, // retried as C++ when the C grammar does not fit
+	".cc":   cppGrammar,
+	".cpp":  cppGrammar,
+	".cxx":  cppGrammar,
+	".c++":  cppGrammar,
+	".hh":   cppGrammar,
+	".hpp":  cppGrammar,
+	".hxx":  cppGrammar,
+	".h++":  cppGrammar,
+	".ipp":  cppGrammar,
+	".tpp":  cppGrammar,
+	".inl":  cppGrammar,
+	".cu":   cppGrammar,
+	".cuh":  cppGrammar,
+}
+
+func grammarFor(p string) *grammar {
+	return byExt[strings.ToLower(path.Ext(p))]
+}
+
+// Language names the grammar that segments path: "python", "go",
+// "javascript", "typescript", "tsx", "java", "rust", "c", "cpp"; or "" for a
+// file segmented as plain text.
+func Language(p string) string {
+	if g := grammarFor(p); g != nil {
+		return g.name
+	}
+	return ""
+}
+
+// Languages lists the languages File parses, sorted.
+func Languages() []string {
+	return []string{"c", "cpp", "go", "java", "javascript", "python", "rust", "tsx", "typescript"}
+}

@@ -1,0 +1,755 @@
+package segment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/missingcomplement/mss"
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Size limits. A definition above maxLines or maxTokens is split at
+// statement boundaries; module and class runs use the smaller module
+// limits; files without a grammar are cut into windows.
+const (
+	maxLines        = 200
+	maxTokens       = 1500
+	moduleMaxLines  = 100
+	moduleMaxTokens = 1000
+	windowLines     = 60
+	windowMaxTokens = 1500
+
+	// parseTimeout bounds one file's parse; a file that takes longer is
+	// cut into windows.
+	parseTimeout = 10 * time.Second
+
+	// maxErrorDensity: a file with more than one syntax error per this
+	// many non-blank lines is not in the grammar's language (or is a
+	// template); it is cut into windows.
+	maxErrorDensity = 10
+)
+
+// Unit kinds.
+const (
+	KindFunction = "function"
+	KindMethod   = "method"
+	KindClass    = "class"
+	KindType     = "type"
+	KindModule   = "module"
+	KindWindow   = "window"
+)
+
+// Fallback reasons reported in Result.Fallback.
+const (
+	FallbackNoGrammar    = "no grammar"
+	FallbackSyntaxErrors = "syntax errors"
+	FallbackParseFailed  = "parse failed"
+)
+
+// Result is the segmentation of one file.
+type Result struct {
+	Units []mss.Unit
+	// Calls[i] are the names unit i calls (a subset of its References),
+	// sorted; they make "call" edges, the other references "ref" edges.
+	Calls [][]string
+	// Language is the grammar used ("" for text). For ".h" files it is
+	// "cpp" when the C++ grammar fitted better than C.
+	Language string
+	// Fallback is "" when the file was parsed, otherwise why it was cut
+	// into line windows.
+	Fallback string
+}
+
+// File segments one file. path is repository-relative (forward slashes);
+// src its bytes. It returns intact units in line order and never fails on
+// bad source: files that do not parse, or have no grammar, fall back to
+// line windows.
+func File(path string, src []byte) []mss.Unit {
+	return Segment(path, src).Units
+}
+
+// Segment is File with the call names and the path the file took.
+func Segment(path string, src []byte) *Result {
+	f := newFile(path, src)
+	g := grammarFor(path)
+	if g == nil {
+		return f.windows("", FallbackNoGrammar)
+	}
+	if f.nlines() == 0 {
+		return &Result{Language: g.name}
+	}
+	tree, err := f.parse(g)
+	if err != nil {
+		return f.windows(g.name, FallbackParseFailed+": "+err.Error())
+	}
+	if g == cGrammar && tree.RootNode().HasError() {
+		// A ".h" (or C file) that the C grammar does not fit may be C++.
+		if t2, err := f.parse(cppGrammar); err == nil {
+			if errorSites(t2.RootNode()) < errorSites(tree.RootNode()) {
+				tree.Close()
+				tree, g = t2, cppGrammar
+			} else {
+				t2.Close()
+			}
+		}
+	}
+	defer tree.Close()
+	if maxErrorDensity*errorSites(tree.RootNode()) > f.nonBlankLines() {
+		return f.windows(g.name, FallbackSyntaxErrors)
+	}
+	return f.segment(g, tree.RootNode())
+}
+
+// file holds one file's bytes and line table.
+type file struct {
+	path   string
+	src    []byte
+	starts []int // byte offset where each line starts
+	ends   []int // byte offset of each line's end, excluding "\n"
+	cum    []int // cum[i]: bytes of lines before i, each with its "\n"
+}
+
+func newFile(path string, src []byte) *file {
+	f := &file{path: path, src: src}
+	s := 0
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			f.starts = append(f.starts, s)
+			f.ends = append(f.ends, i)
+			s = i + 1
+		}
+	}
+	if s < len(src) {
+		f.starts = append(f.starts, s)
+		f.ends = append(f.ends, len(src))
+	}
+	f.cum = make([]int, len(f.starts)+1)
+	for i := range f.starts {
+		f.cum[i+1] = f.cum[i] + f.ends[i] - f.starts[i] + 1
+	}
+	return f
+}
+
+func (f *file) nlines() int { return len(f.starts) }
+
+// tokens is the cost of lines s..e (0-based, inclusive) with newlines.
+func (f *file) tokens(s, e int) int { return (f.cum[e+1] - f.cum[s] + 3) / 4 }
+
+func (f *file) blank(i int) bool {
+	for _, b := range f.src[f.starts[i]:f.ends[i]] {
+		if b != ' ' && b != '\t' && b != '\r' && b != '\f' && b != '\v' {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *file) nonBlankLines() int {
+	n := 0
+	for i := range f.starts {
+		if !f.blank(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// trivial reports whether line i only closes something: brackets,
+// semicolons, "#endif", "end", optionally followed by a comment.
+func (f *file) trivial(i int) bool {
+	t := strings.TrimSpace(string(f.src[f.starts[i]:f.ends[i]]))
+	if strings.HasPrefix(t, "#endif") {
+		return true
+	}
+	if t == "end" {
+		return true
+	}
+	if t == "" || !strings.ContainsAny(t[:1], "})]") {
+		return false
+	}
+	for j, r := range t {
+		switch {
+		case strings.ContainsRune("})];,", r) || r == ' ' || r == '\t':
+		case strings.HasPrefix(t[j:], "//") || strings.HasPrefix(t[j:], "/*") || strings.HasPrefix(t[j:], "#"):
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (f *file) parse(g *grammar) (*sitter.Tree, error) {
+	p := sitter.NewParser()
+	defer p.Close()
+	p.SetLanguage(g.language())
+	ctx, cancel := context.WithTimeout(context.Background(), parseTimeout)
+	defer cancel()
+	return p.ParseCtx(ctx, nil, f.src)
+}
+
+// errorSites counts the places a grammar did not fit: syntax error nodes
+// and nodes the parser had to invent.
+func errorSites(n *sitter.Node) int {
+	if !n.HasError() && !n.IsMissing() {
+		return 0
+	}
+	total := 0
+	if n.IsError() || n.IsMissing() {
+		total++
+	}
+	for i := 0; i < int(n.ChildCount()); i++ {
+		total += errorSites(n.Child(i))
+	}
+	return total
+}
+
+func startRow(n *sitter.Node) int { return int(n.StartPoint().Row) }
+
+// endRow is the last row holding a byte of n: a node ending at column 0
+// ends on the row before (it took the newline with it).
+func endRow(n *sitter.Node) int {
+	s, e := n.StartPoint(), n.EndPoint()
+	if e.Column == 0 && e.Row > s.Row {
+		return int(e.Row) - 1
+	}
+	return int(e.Row)
+}
+
+// span is a unit in the making: rows are 0-based and inclusive.
+type span struct {
+	start, end   int
+	kind, symbol string
+	node         *sitter.Node // definition node whose statements are cut points
+	cuts         []int        // for runs: rows where a statement starts
+	module       bool         // run: use the module limits
+	trivial      bool         // run of closing lines, joins the unit before
+	defs         []named
+}
+
+type named struct {
+	name string
+	row  int
+}
+
+// windows cuts the whole file into line windows.
+func (f *file) windows(lang, reason string) *Result {
+	r := &Result{Language: lang, Fallback: reason}
+	if f.nlines() == 0 {
+		return r
+	}
+	var cuts []int
+	for i := 1; i < f.nlines(); i++ {
+		if f.blank(i-1) && !f.blank(i) {
+			cuts = append(cuts, i)
+		}
+	}
+	var spans []span
+	for _, p := range f.pack(0, f.nlines()-1, cuts, windowLines, windowMaxTokens) {
+		spans = append(spans, span{start: p[0], end: p[1], kind: KindWindow})
+	}
+	r.Units = f.units(spans, lang)
+	r.Calls = make([][]string, len(r.Units))
+	return r
+}
+
+// walker collects the definition spans of one parsed file.
+type walker struct {
+	f *file
+	g *grammar
+}
+
+func (f *file) segment(g *grammar, root *sitter.Node) *Result {
+	w := &walker{f: f, g: g}
+	kids := w.members(root, "", false)
+	all := append(kids, w.gaps(0, f.nlines()-1, kids, root, KindModule, "", true)...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
+
+	// Definitions sharing a line are merged: a unit is whole lines.
+	var merged []span
+	for _, s := range all {
+		if n := len(merged); n > 0 && s.start <= merged[n-1].end {
+			p := &merged[n-1]
+			if s.end > p.end {
+				p.end = s.end
+			}
+			p.defs = append(p.defs, s.defs...)
+			p.trivial = p.trivial && s.trivial
+			continue
+		}
+		merged = append(merged, s)
+	}
+	// Runs of closing lines join the unit before them.
+	var tiled []span
+	for _, s := range merged {
+		if s.trivial && len(tiled) > 0 {
+			tiled[len(tiled)-1].end = s.end
+			continue
+		}
+		s.trivial = false
+		tiled = append(tiled, s)
+	}
+	// Big units are split at statement boundaries.
+	var final []span
+	for _, s := range tiled {
+		ml, mt := maxLines, maxTokens
+		if s.module {
+			ml, mt = moduleMaxLines, moduleMaxTokens
+		}
+		if s.end-s.start+1 <= ml && f.tokens(s.start, s.end) <= mt {
+			final = append(final, s)
+			continue
+		}
+		cuts := s.cuts
+		if s.node != nil {
+			cuts = w.statementCuts(s.node, ml, nil, 0)
+		}
+		for _, p := range f.pack(s.start, s.end, cuts, ml, mt) {
+			part := s
+			part.start, part.end = p[0], p[1]
+			final = append(final, part)
+		}
+	}
+	units := f.units(final, g.name)
+	res := &Result{Units: units, Language: g.name, Calls: make([][]string, len(units))}
+	w.names(root, final, res)
+	return res
+}
+
+// members returns the definition spans found among parent's children,
+// recursing into classes and transparent containers.
+func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []span {
+	var out []span
+	pendStart, pendEnd, lastEnd := -1, -1, -1
+	n := int(parent.NamedChildCount())
+	for i := 0; i < n; i++ {
+		c := parent.NamedChild(i)
+		typ := c.Type()
+		cs, ce := startRow(c), endRow(c)
+		if w.g.attach[typ] {
+			switch {
+			case cs <= lastEnd:
+				// A trailing comment on the previous statement's line.
+			case pendStart >= 0 && cs <= pendEnd+1:
+				pendEnd = ce
+			default:
+				pendStart, pendEnd = cs, ce
+			}
+			continue
+		}
+		start := cs
+		if pendStart >= 0 && pendEnd >= cs-1 {
+			start = pendStart
+		}
+		pendStart, pendEnd = -1, -1
+		lastEnd = ce
+		kind, inner, name := w.classify(c)
+		sym := joinSymbol(prefix, name)
+		def := []named{}
+		if name != "" {
+			def = append(def, named{lastPart(name), start})
+		}
+		switch kind {
+		case KindFunction:
+			k := KindFunction
+			if inClass {
+				k = KindMethod
+			}
+			out = append(out, span{start: start, end: ce, kind: k, symbol: sym, node: inner, defs: def})
+		case KindType:
+			out = append(out, span{start: start, end: ce, kind: KindType, symbol: sym, node: inner, defs: def})
+		case KindClass:
+			body := inner.ChildByFieldName("body")
+			if body == nil {
+				body = inner
+			}
+			kids := w.members(body, sym, true)
+			if len(kids) == 0 {
+				s := span{start: start, end: ce, kind: KindClass, symbol: sym, node: inner, defs: def}
+				s.defs = append(s.defs, w.runDefines(body, start, ce)...)
+				out = append(out, s)
+				continue
+			}
+			gaps := w.gaps(start, ce, kids, body, KindClass, sym, false)
+			if len(gaps) > 0 {
+				gaps[0].defs = append(def, gaps[0].defs...)
+			}
+			out = append(out, kids...)
+			out = append(out, gaps...)
+		case "transparent":
+			out = append(out, w.members(c, prefix, inClass)...)
+		}
+	}
+	return out
+}
+
+// gaps turns the lines of [start, end] not covered by kids into runs of
+// the given kind; container's children give the statement cut points.
+func (w *walker) gaps(start, end int, kids []span, container *sitter.Node, kind, symbol string, module bool) []span {
+	f := w.f
+	covered := make([]bool, end-start+1)
+	for _, k := range kids {
+		for r := max(k.start, start); r <= min(k.end, end); r++ {
+			covered[r-start] = true
+		}
+	}
+	var childStarts []int
+	for i := 0; i < int(container.NamedChildCount()); i++ {
+		childStarts = append(childStarts, startRow(container.NamedChild(i)))
+	}
+	var out []span
+	for r := start; r <= end; {
+		if covered[r-start] {
+			r++
+			continue
+		}
+		s := r
+		for r <= end && !covered[r-start] {
+			r++
+		}
+		e := r - 1
+		for s <= e && f.blank(s) {
+			s++
+		}
+		for e >= s && f.blank(e) {
+			e--
+		}
+		if s > e {
+			continue
+		}
+		triv := true
+		for i := s; i <= e && triv; i++ {
+			triv = f.blank(i) || f.trivial(i)
+		}
+		sp := span{start: s, end: e, kind: kind, symbol: symbol, module: module || kind == KindClass, trivial: triv}
+		for _, c := range childStarts {
+			if c > s && c <= e {
+				sp.cuts = append(sp.cuts, c)
+			}
+		}
+		sp.defs = w.runDefines(container, s, e)
+		out = append(out, sp)
+	}
+	return out
+}
+
+// classify says what a node is: a function, class, type, transparent
+// container or plain statement (""), the definition node itself (inside a
+// wrapper) and its name.
+func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name string) {
+	g := w.g
+	typ := n.Type()
+	src := w.f.src
+	switch {
+	case g.funcs[typ]:
+		return KindFunction, n, w.defName(n)
+	case g.classes[typ]:
+		if g.name == "cpp" && n.ChildByFieldName("body") == nil {
+			return "", nil, ""
+		}
+		return KindClass, n, w.defName(n)
+	case g.types[typ]:
+		if (g.name == "c" || g.name == "cpp") && typ != "type_definition" && n.ChildByFieldName("body") == nil {
+			return "", nil, ""
+		}
+		if typ == "type_definition" {
+			// typedef struct {...} name; is a type; typedef int name; is not.
+			t := n.ChildByFieldName("type")
+			if t == nil || t.ChildByFieldName("body") == nil {
+				return "", nil, ""
+			}
+		}
+		return KindType, n, w.defName(n)
+	case g.transparent[typ]:
+		return "transparent", n, ""
+	case g.wrappers[typ]:
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			k, in, nm := w.classify(c)
+			if k == KindFunction || k == KindClass || k == KindType {
+				if nm == "" {
+					if d := n.ChildByFieldName("declarator"); d != nil {
+						nm = declaratorName(d, src)
+					}
+				}
+				return k, in, nm
+			}
+		}
+	case typ == "lexical_declaration" || typ == "variable_declaration":
+		// const f = () => ..., var C = class {...}
+		if g.name == "javascript" || g.name == "typescript" || g.name == "tsx" {
+			if n.NamedChildCount() == 1 {
+				d := n.NamedChild(0)
+				if v := d.ChildByFieldName("value"); v != nil && d.ChildByFieldName("name") != nil {
+					nm := d.ChildByFieldName("name").Content(src)
+					switch v.Type() {
+					case "arrow_function", "function", "function_expression", "generator_function":
+						return KindFunction, v, nm
+					case "class":
+						return KindClass, v, nm
+					}
+				}
+			}
+		}
+	case typ == "expression_statement":
+		// namespace X {...} in TypeScript is an expression statement.
+		if n.NamedChildCount() == 1 && g.transparent[n.NamedChild(0).Type()] {
+			return "transparent", n, ""
+		}
+		// proto.format = function (...) {...}
+		if g.name == "javascript" || g.name == "typescript" || g.name == "tsx" {
+			if n.NamedChildCount() == 1 && n.NamedChild(0).Type() == "assignment_expression" {
+				a := n.NamedChild(0)
+				l, v := a.ChildByFieldName("left"), a.ChildByFieldName("right")
+				if l != nil && v != nil {
+					switch v.Type() {
+					case "arrow_function", "function", "function_expression", "generator_function":
+						return KindFunction, v, l.Content(src)
+					}
+				}
+			}
+		}
+	}
+	return "", nil, ""
+}
+
+// defName is the name a definition node declares, dotted when qualified.
+func (w *walker) defName(n *sitter.Node) string {
+	src := w.f.src
+	switch n.Type() {
+	case "method_declaration":
+		if w.g.name == "go" {
+			name := ""
+			if nm := n.ChildByFieldName("name"); nm != nil {
+				name = nm.Content(src)
+			}
+			if r := n.ChildByFieldName("receiver"); r != nil {
+				if t := firstOfType(r, "type_identifier"); t != nil {
+					return t.Content(src) + "." + name
+				}
+			}
+			return name
+		}
+	case "type_declaration":
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			if nm := n.NamedChild(i).ChildByFieldName("name"); nm != nil {
+				return nm.Content(src)
+			}
+		}
+		return ""
+	case "impl_item":
+		if t := n.ChildByFieldName("type"); t != nil {
+			return dotted(t.Content(src))
+		}
+	case "function_definition":
+		if w.g.name == "c" || w.g.name == "cpp" {
+			if d := n.ChildByFieldName("declarator"); d != nil {
+				return declaratorName(d, src)
+			}
+		}
+	case "type_definition":
+		if d := n.ChildByFieldName("declarator"); d != nil {
+			return declaratorName(d, src)
+		}
+	}
+	if nm := n.ChildByFieldName("name"); nm != nil {
+		return dotted(nm.Content(src))
+	}
+	return ""
+}
+
+// dotted turns a qualified name into a symbol path: template arguments
+// dropped, "::" made ".", so "buffer<T>::grow" is "buffer.grow".
+func dotted(s string) string {
+	if !strings.Contains(s, "operator") {
+		var b strings.Builder
+		depth := 0
+		for _, r := range s {
+			switch {
+			case r == '<':
+				depth++
+			case r == '>' && depth > 0:
+				depth--
+			case depth == 0:
+				b.WriteRune(r)
+			}
+		}
+		s = b.String()
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "::", ".")), "")
+}
+
+// declaratorName follows a C/C++ declarator chain to the declared name.
+func declaratorName(d *sitter.Node, src []byte) string {
+	for i := 0; d != nil && i < 16; i++ {
+		switch d.Type() {
+		case "identifier", "field_identifier", "type_identifier", "qualified_identifier",
+			"destructor_name", "operator_name", "template_function", "primitive_type":
+			return dotted(d.Content(src))
+		}
+		next := d.ChildByFieldName("declarator")
+		if next == nil && d.NamedChildCount() > 0 {
+			next = d.NamedChild(0)
+		}
+		d = next
+	}
+	return ""
+}
+
+func firstOfType(n *sitter.Node, typ string) *sitter.Node {
+	if n.Type() == typ {
+		return n
+	}
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		if r := firstOfType(n.NamedChild(i), typ); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+func joinSymbol(prefix, name string) string {
+	switch {
+	case name == "":
+		return prefix
+	case prefix == "":
+		return name
+	}
+	return prefix + "." + name
+}
+
+func lastPart(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// statementCuts returns the rows where statements start inside n,
+// descending into statements longer than half the line limit.
+func (w *walker) statementCuts(n *sitter.Node, limit int, cuts []int, depth int) []int {
+	if depth > 40 {
+		return cuts
+	}
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		cuts = append(cuts, startRow(c))
+		if endRow(c)-startRow(c)+1 > limit/2 || int(c.EndByte()-c.StartByte()) > 4*maxTokens/2 {
+			cuts = w.statementCuts(c, limit, cuts, depth+1)
+		}
+	}
+	return cuts
+}
+
+// pack cuts rows [start, end] into parts of at most maxL lines and maxT
+// tokens (a single longer line stays whole), balanced in size, cutting at
+// the given rows where one is near and at a plain line otherwise. Parts
+// are trimmed of blank lines at both ends; all-blank parts vanish.
+func (f *file) pack(start, end int, cuts []int, maxL, maxT int) [][2]int {
+	sort.Ints(cuts)
+	lines := end - start + 1
+	n := max((lines+maxL-1)/maxL, (f.tokens(start, end)+maxT-1)/maxT, 1)
+	tl := (lines + n - 1) / n
+	tt := (f.tokens(start, end) + n - 1) / n
+	// reach is the last row of the longest part from s within (l, t).
+	reach := func(s, l, t int) int {
+		e := s
+		for e+1 <= end && e+1-s+1 <= l && f.tokens(s, e+1) <= t {
+			e++
+		}
+		return e
+	}
+	var out [][2]int
+	for s := start; s <= end; {
+		eMax := reach(s, maxL, maxT)
+		var c int
+		if eMax == end {
+			c = end + 1
+		} else {
+			eT := reach(s, tl, tt)
+			c = -1
+			lo := s + (eT-s+1)/2
+			for _, x := range cuts { // largest cut in [lo, eT+1]
+				if x >= lo && x <= eT+1 && x > s {
+					c = x
+				}
+			}
+			if c < 0 {
+				for _, x := range cuts { // smallest cut in (eT+1, eMax+1]
+					if x > eT+1 && x <= eMax+1 {
+						c = x
+						break
+					}
+				}
+			}
+			if c < 0 {
+				for _, x := range cuts { // any cut after s before lo
+					if x > s && x < lo {
+						c = x
+					}
+				}
+			}
+			if c < 0 {
+				c = eT + 1
+			}
+		}
+		a, b := s, c-1
+		for a <= b && f.blank(a) {
+			a++
+		}
+		for b >= a && f.blank(b) {
+			b--
+		}
+		if a <= b {
+			out = append(out, [2]int{a, b})
+		}
+		s = c
+	}
+	return out
+}
+
+// units turns spans into units with content, hash and id.
+func (f *file) units(spans []span, lang string) []mss.Unit {
+	out := make([]mss.Unit, 0, len(spans))
+	for _, s := range spans {
+		content := f.content(s.start, s.end)
+		sum := sha256.Sum256([]byte(content))
+		hash := hex.EncodeToString(sum[:])
+		out = append(out, mss.Unit{
+			ID:        UnitID(f.path, s.start+1, s.end+1, hash),
+			Path:      f.path,
+			StartLine: s.start + 1,
+			EndLine:   s.end + 1,
+			Symbol:    s.symbol,
+			Kind:      s.kind,
+			Language:  lang,
+			Content:   content,
+			Hash:      hash,
+			Tokens:    mss.TokenCost(content),
+		})
+	}
+	return out
+}
+
+// content is rows s..e, each followed by "\n".
+func (f *file) content(s, e int) string {
+	end := f.ends[e]
+	if end < len(f.src) {
+		return string(f.src[f.starts[s] : end+1])
+	}
+	return string(f.src[f.starts[s]:end]) + "\n"
+}
+
+// UnitID is the stable id of a unit: the first 16 hex digits of the
+// SHA-256 of its path, 1-based line range and content hash.
+func UnitID(path string, start, end int, hash string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", path, strconv.Itoa(start), strconv.Itoa(end), hash)
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

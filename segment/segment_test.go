@@ -1,0 +1,298 @@
+package segment
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// describe prints units one a line, in the form golden files hold.
+func describe(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "language=%q fallback=%q\n", r.Language, r.Fallback)
+	for i, u := range r.Units {
+		fmt.Fprintf(&b, "%d-%d %s %q tokens=%d\n", u.StartLine, u.EndLine, u.Kind, u.Symbol, u.Tokens)
+		if len(u.Defines) > 0 {
+			fmt.Fprintf(&b, "  defines %s\n", strings.Join(u.Defines, " "))
+		}
+		if len(r.Calls[i]) > 0 {
+			fmt.Fprintf(&b, "  calls %s\n", strings.Join(r.Calls[i], " "))
+		}
+		if len(u.Imports) > 0 {
+			fmt.Fprintf(&b, "  imports %s\n", strings.Join(u.Imports, " "))
+		}
+		if len(u.References) > 0 {
+			fmt.Fprintf(&b, "  refs %s\n", strings.Join(u.References, " "))
+		}
+	}
+	return b.String()
+}
+
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/src/*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Segment(name, src)
+			checkTiling(t, name, src, r.Units)
+			got := describe(r)
+			golden := filepath.Join("testdata", "golden", name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s units differ from %s (-want +got):\n%s", name, golden, diff)
+			}
+		})
+	}
+}
+
+// checkTiling verifies the invariants every segmentation keeps: units in
+// order, disjoint, covering every non-blank line, never starting or ending
+// on a blank line; Content is exactly the lines with newlines; Tokens and
+// Hash agree with Content; ids are unique and recomputable.
+func checkTiling(t *testing.T, path string, src []byte, units []mss.Unit) {
+	t.Helper()
+	text := string(src)
+	lines := strings.Split(text, "\n")
+	if strings.HasSuffix(text, "\n") {
+		lines = lines[:len(lines)-1]
+	}
+	if text == "" {
+		lines = nil
+	}
+	covered := make([]int, len(lines)+2)
+	ids := map[string]bool{}
+	prevEnd := 0
+	for _, u := range units {
+		if u.StartLine <= prevEnd || u.EndLine < u.StartLine || u.EndLine > len(lines) {
+			t.Fatalf("%s: unit %d-%d out of order or range (previous end %d, %d lines)", path, u.StartLine, u.EndLine, prevEnd, len(lines))
+		}
+		prevEnd = u.EndLine
+		var want strings.Builder
+		for l := u.StartLine; l <= u.EndLine; l++ {
+			want.WriteString(lines[l-1])
+			want.WriteString("\n")
+			covered[l]++
+		}
+		if u.Content != want.String() {
+			t.Errorf("%s:%d-%d: content is not the unit's lines", path, u.StartLine, u.EndLine)
+		}
+		if u.Tokens != mss.TokenCost(u.Content) {
+			t.Errorf("%s:%d-%d: tokens %d, want %d", path, u.StartLine, u.EndLine, u.Tokens, mss.TokenCost(u.Content))
+		}
+		if strings.TrimSpace(lines[u.StartLine-1]) == "" || strings.TrimSpace(lines[u.EndLine-1]) == "" {
+			t.Errorf("%s:%d-%d: unit starts or ends on a blank line", path, u.StartLine, u.EndLine)
+		}
+		if id := UnitID(u.Path, u.StartLine, u.EndLine, u.Hash); id != u.ID || ids[id] {
+			t.Errorf("%s:%d-%d: id %q not unique or not recomputable (%q)", path, u.StartLine, u.EndLine, u.ID, id)
+		}
+		ids[u.ID] = true
+		if u.Path != path {
+			t.Errorf("unit path %q, want %q", u.Path, path)
+		}
+	}
+	for l := 1; l <= len(lines); l++ {
+		if strings.TrimSpace(lines[l-1]) != "" && covered[l] != 1 {
+			t.Errorf("%s: line %d covered %d times: %q", path, l, covered[l], lines[l-1])
+		}
+	}
+}
+
+func TestLanguage(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"a/b.py", "python"},
+		{"x.go", "go"},
+		{"x.JS", "javascript"},
+		{"x.mjs", "javascript"},
+		{"x.ts", "typescript"},
+		{"x.tsx", "tsx"},
+		{"X.java", "java"},
+		{"x.rs", "rust"},
+		{"x.c", "c"},
+		{"x.h", "c"},
+		{"x.cc", "cpp"},
+		{"x.hpp", "cpp"},
+		{"README.md", ""},
+		{"Makefile", ""},
+	} {
+		if got := Language(tc.path); got != tc.want {
+			t.Errorf("Language(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestHeaderPicksCPP(t *testing.T) {
+	src, err := os.ReadFile("testdata/src/sample.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Segment("sample.h", src)
+	if r.Language != "cpp" {
+		t.Errorf("sample.h parsed as %q, want cpp", r.Language)
+	}
+	for _, u := range r.Units {
+		if u.Language != r.Language {
+			t.Errorf("unit %d-%d language %q, want %q", u.StartLine, u.EndLine, u.Language, r.Language)
+		}
+	}
+}
+
+func TestNoFinalNewline(t *testing.T) {
+	units := File("x.py", []byte("def f():\n    return 42"))
+	if len(units) != 1 {
+		t.Fatalf("got %d units, want 1", len(units))
+	}
+	if want := "def f():\n    return 42\n"; units[0].Content != want {
+		t.Errorf("content %q, want %q", units[0].Content, want)
+	}
+	if units[0].Tokens != 6 {
+		t.Errorf("tokens %d, want 6", units[0].Tokens)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	for _, p := range []string{"x.py", "x.txt"} {
+		if u := File(p, nil); len(u) != 0 {
+			t.Errorf("File(%q, nil) = %d units, want 0", p, len(u))
+		}
+		if u := File(p, []byte("\n\n  \n")); len(u) != 0 {
+			t.Errorf("File(%q, blank) = %d units, want 0", p, len(u))
+		}
+	}
+}
+
+// TestSplitLongFunction checks that a long function is cut into parts
+// within the limits, at statement starts, each keeping the function's
+// symbol, the first holding the signature.
+func TestSplitLongFunction(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("import os\n\n\ndef long_function(a, b):\n    \"\"\"Doc.\"\"\"\n")
+	for i := 0; i < 450; i++ {
+		if i%10 == 0 {
+			fmt.Fprintf(&b, "    if a > %d:\n        b += os.getpid()\n", i)
+		} else {
+			fmt.Fprintf(&b, "    a = a + compute_value_%d(b)\n", i)
+		}
+	}
+	b.WriteString("    return a\n\n\ndef short():\n    return 1\n")
+	src := []byte(b.String())
+	r := Segment("long.py", src)
+	checkTiling(t, "long.py", src, r.Units)
+	var parts []mss.Unit
+	for _, u := range r.Units {
+		if u.Symbol == "long_function" {
+			parts = append(parts, u)
+		}
+	}
+	if len(parts) < 3 {
+		t.Fatalf("long function in %d parts, want at least 3", len(parts))
+	}
+	if !strings.HasPrefix(parts[0].Content, "def long_function(a, b):") {
+		t.Errorf("first part starts %q, want the signature", strings.SplitN(parts[0].Content, "\n", 2)[0])
+	}
+	for _, p := range parts {
+		if n := p.EndLine - p.StartLine + 1; n > maxLines || p.Tokens > maxTokens {
+			t.Errorf("part %d-%d: %d lines, %d tokens; limits %d, %d", p.StartLine, p.EndLine, n, p.Tokens, maxLines, maxTokens)
+		}
+		if p.Kind != KindFunction {
+			t.Errorf("part %d-%d kind %q, want function", p.StartLine, p.EndLine, p.Kind)
+		}
+		// Parts start at a statement: never inside the two-line if.
+		if first := strings.SplitN(p.Content, "\n", 2)[0]; strings.HasPrefix(first, "        ") {
+			t.Errorf("part %d-%d starts inside a statement: %q", p.StartLine, p.EndLine, first)
+		}
+	}
+	if got := parts[0].Defines; !cmp.Equal(got, []string{"long_function"}) {
+		t.Errorf("first part defines %v, want [long_function]", got)
+	}
+}
+
+func TestWindowsForText(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 250; i++ {
+		fmt.Fprintf(&b, "line %d of the document\n", i)
+		if i%25 == 24 {
+			b.WriteString("\n")
+		}
+	}
+	src := []byte(b.String())
+	r := Segment("doc.txt", src)
+	checkTiling(t, "doc.txt", src, r.Units)
+	if r.Fallback != FallbackNoGrammar || r.Language != "" {
+		t.Errorf("fallback %q language %q, want %q and \"\"", r.Fallback, r.Language, FallbackNoGrammar)
+	}
+	for _, u := range r.Units {
+		if u.Kind != KindWindow || u.EndLine-u.StartLine+1 > windowLines {
+			t.Errorf("unit %d-%d kind %q: want a window of at most %d lines", u.StartLine, u.EndLine, u.Kind, windowLines)
+		}
+		// Windows end at a paragraph end here, as one is always near.
+		if u.EndLine < len(strings.Split(b.String(), "\n"))-2 && !strings.HasPrefix(strings.SplitN(u.Content, "\n", 2)[0], "line") {
+			t.Errorf("window %d-%d does not start at a paragraph", u.StartLine, u.EndLine)
+		}
+	}
+}
+
+func TestSyntaxErrorsFallBack(t *testing.T) {
+	src := []byte(strings.Repeat("}}} ((( not code ::: [[[\n", 50))
+	r := Segment("bad.go", src)
+	if r.Fallback != FallbackSyntaxErrors {
+		t.Errorf("fallback %q, want %q", r.Fallback, FallbackSyntaxErrors)
+	}
+	checkTiling(t, "bad.go", src, r.Units)
+	if len(r.Units) == 0 {
+		t.Fatal("no units: a file that does not parse must still be covered")
+	}
+}
+
+func TestStableIDs(t *testing.T) {
+	a := File("m.py", []byte("def f1():\n    return 1\n\n\ndef f2():\n    return 2\n"))
+	b := File("m.py", []byte("def f1():\n    return 1\n\n\ndef f2():\n    return 3\n"))
+	if a[0].ID != b[0].ID {
+		t.Errorf("unchanged unit changed id: %s vs %s", a[0].ID, b[0].ID)
+	}
+	if a[1].ID == b[1].ID {
+		t.Errorf("changed unit kept id %s", a[1].ID)
+	}
+	if len(a[0].ID) != 16 {
+		t.Errorf("id %q: want 16 hex digits", a[0].ID)
+	}
+}
+
+func FuzzFile(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/src/*")
+	for _, s := range seeds {
+		src, err := os.ReadFile(s)
+		if err == nil {
+			f.Add(filepath.Base(s), src)
+		}
+	}
+	f.Add("x.py", []byte("\xff\xfe\x00def"))
+	f.Fuzz(func(t *testing.T, name string, src []byte) {
+		name = "f" + filepath.Ext(name)
+		units := File(name, src)
+		checkTiling(t, name, src, units)
+	})
+}

@@ -1,0 +1,2 @@
+def no_final_newline():
+    return 42
