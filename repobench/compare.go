@@ -1,0 +1,61 @@
+package repobench
+
+import "fmt"
+
+// Paired is a paired comparison of a method with a baseline on one metric
+// over the states of one stratum ("all" for every state), with a
+// repository-clustered bootstrap interval of the mean difference.
+type Paired struct {
+	Baseline string  `json:"baseline"`
+	Method   string  `json:"method"`
+	Metric   string  `json:"metric"`
+	Stratum  string  `json:"stratum"`
+	N        int     `json:"n"`
+	MeanA    float64 `json:"mean_baseline"`
+	MeanB    float64 `json:"mean_method"`
+	Diff     float64 `json:"diff"` // MeanB - MeanA
+	Lo       float64 `json:"lo"`   // 95% interval of Diff
+	Hi       float64 `json:"hi"`
+	Wins     int     `json:"wins"` // states where the method scores higher
+	Ties     int     `json:"ties"`
+	Losses   int     `json:"losses"`
+	Draws    int     `json:"draws"`
+	Seed     int64   `json:"seed"`
+}
+
+// AllStates names the stratum of every state.
+const AllStates = "all"
+
+// PairedRow is one state's figure under the baseline (A) and the method (B),
+// clustered by repository.
+type PairedRow struct {
+	Cluster string
+	A, B    float64
+}
+
+// PairRows lines up two methods' per-state figures for metric, overall and
+// per stratum (in sorted stratum order after "all"). Both scores must cover
+// the same states file.
+func PairRows(base, method *MethodScore, metric string) (strata []string, rows map[string][]PairedRow, err error) {
+	if len(base.States) != len(method.States) {
+		return nil, nil, fmt.Errorf("%s and %s were scored on different states", base.Method, method.Method)
+	}
+	rows = map[string][]PairedRow{}
+	for i := range base.States {
+		a, b := &base.States[i], &method.States[i]
+		if a.StateID != b.StateID {
+			return nil, nil, fmt.Errorf("%s and %s were scored on different states (%s vs %s)", base.Method, method.Method, a.StateID, b.StateID)
+		}
+		va, ok := a.Metrics[metric]
+		if !ok {
+			return nil, nil, fmt.Errorf("metric %q not scored (scored: complete@k, group_recall@k, necessity@k, tokens@k, observed_units@k for k in %v)", metric, base.Ks)
+		}
+		r := PairedRow{Cluster: a.Repo, A: va, B: b.Metrics[metric]}
+		rows[AllStates] = append(rows[AllStates], r)
+		for _, s := range a.Strata() {
+			rows[s] = append(rows[s], r)
+		}
+	}
+	strata = append([]string{AllStates}, base.StratumNames()...)
+	return strata, rows, nil
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/missingcomplement/mss/repobench"
+)
+
+// Latency is a method's per-state retrieval+selection time.
+type Latency struct {
+	N   int     `json:"n"`
+	P50 float64 `json:"p50_ms"`
+	P95 float64 `json:"p95_ms"`
+}
+
+// Input is everything a report shows.
+type Input struct {
+	Title       string
+	StatesFile  string   // as given on the command line
+	Predictions []string // predictions files
+	Metric      string   // the headline metric of strata and paired figures, e.g. complete@5
+	Scores      []*repobench.MethodScore
+	// Latency by method, for methods whose predictions carry timings.
+	Latency  map[string]Latency
+	Baseline string
+	Paired   []repobench.Paired
+}
+
+// Files written into the output directory.
+const (
+	HTMLFile      = "index.html"
+	SummaryFile   = "summary.json"
+	CurvesFile    = "complete_at_k.png"
+	StrataFile    = "strata.png"
+	PairedFile    = "paired.png"
+	summaryIndent = " "
+)
+
+// Write renders the report into dir, creating it if needed.
+func Write(dir string, in *Input) error {
+	if len(in.Scores) == 0 {
+		return fmt.Errorf("report: no scores")
+	}
+	if in.Metric == "" {
+		in.Metric = "complete@5"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeCurves(filepath.Join(dir, CurvesFile), in); err != nil {
+		return fmt.Errorf("report: %s: %w", CurvesFile, err)
+	}
+	if err := writeStrata(filepath.Join(dir, StrataFile), in); err != nil {
+		return fmt.Errorf("report: %s: %w", StrataFile, err)
+	}
+	if len(in.Paired) > 0 {
+		if err := writePaired(filepath.Join(dir, PairedFile), in); err != nil {
+			return fmt.Errorf("report: %s: %w", PairedFile, err)
+		}
+	} else {
+		// A stale figure from an earlier report would contradict the page.
+		if err := os.Remove(filepath.Join(dir, PairedFile)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	if err := writeFileAtomic(filepath.Join(dir, SummaryFile), func() ([]byte, error) {
+		data, err := json.MarshalIndent(Summarize(in), "", summaryIndent)
+		return append(data, '\n'), err
+	}); err != nil {
+		return fmt.Errorf("report: %s: %w", SummaryFile, err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, HTMLFile), func() ([]byte, error) { return renderHTML(in) }); err != nil {
+		return fmt.Errorf("report: %s: %w", HTMLFile, err)
+	}
+	return nil
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Title       string                   `json:"title"`
+	StatesFile  string                   `json:"states_file"`
+	Predictions []string                 `json:"predictions"`
+	Budget      int                      `json:"budget"`
+	Ks          []int                    `json:"ks"`
+	Methods     map[string]MethodSummary `json:"methods"`
+	Baseline    string                   `json:"baseline,omitempty"`
+	Metric      string                   `json:"metric"`
+	Paired      []repobench.Paired       `json:"paired,omitempty"`
+}
+
+// MethodSummary is one method's figures in summary.json.
+type MethodSummary struct {
+	States  int                       `json:"states"`
+	Missing int                       `json:"missing_predictions"`
+	Mean    map[string]float64        `json:"mean"`
+	Strata  map[string]StratumSummary `json:"strata"`
+	Latency *Latency                  `json:"latency,omitempty"`
+}
+
+// StratumSummary is one stratum's figures.
+type StratumSummary struct {
+	N    int                `json:"n"`
+	Mean map[string]float64 `json:"mean"`
+}
+
+// Summarize builds summary.json's content.
+func Summarize(in *Input) *Summary {
+	s := &Summary{
+		Title: in.Title, StatesFile: in.StatesFile, Predictions: in.Predictions,
+		Budget: in.Scores[0].Budget, Ks: in.Scores[0].Ks,
+		Methods: map[string]MethodSummary{}, Baseline: in.Baseline, Metric: in.Metric, Paired: in.Paired,
+	}
+	for _, ms := range in.Scores {
+		m := MethodSummary{States: len(ms.States), Missing: ms.Missing, Mean: ms.Mean, Strata: map[string]StratumSummary{}}
+		for name, st := range ms.Strata {
+			m.Strata[name] = StratumSummary{N: st.N, Mean: st.Mean}
+		}
+		if l, ok := in.Latency[ms.Method]; ok {
+			m.Latency = &l
+		}
+		s.Methods[ms.Method] = m
+	}
+	return s
+}
+
+// strataOf lists the strata of the scores: state types first, then group
+// buckets, each sorted.
+func strataOf(in *Input) []string {
+	seen := map[string]bool{}
+	for _, ms := range in.Scores {
+		for n := range ms.Strata {
+			seen[n] = true
+		}
+	}
+	var types, groups []string
+	for n := range seen {
+		if n == repobench.OneGroup || n == repobench.TwoGroups {
+			groups = append(groups, n)
+		} else {
+			types = append(types, n)
+		}
+	}
+	sort.Strings(types)
+	sort.Strings(groups)
+	return append(types, groups...)
+}
+
+func writeFileAtomic(path string, render func() ([]byte, error)) error {
+	data, err := render()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,143 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss/repobench"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// sample builds scores for two methods over four states by hand.
+func sample() *Input {
+	ks := []int{1, 3, 5}
+	mk := func(method string, complete [][]float64) *repobench.MethodScore {
+		ms := &repobench.MethodScore{Method: method, Ks: ks, Budget: 6144, Mean: map[string]float64{}, Strata: map[string]*repobench.Stratum{}}
+		types := []string{"before_search", "before_search", "after_file_inspection", "before_search"}
+		groups := []int{1, 2, 1, 3}
+		repos := []string{"o/a", "o/a", "o/b", "o/c"}
+		for i := range types {
+			m := map[string]float64{}
+			for j, k := range ks {
+				m[repobench.Key(repobench.Complete, k)] = complete[i][j]
+				m[repobench.Key(repobench.GroupRecall, k)] = complete[i][j]
+				m[repobench.Key(repobench.Tokens, k)] = float64(1000 * k)
+			}
+			ms.States = append(ms.States, repobench.StateScore{StateID: string(rune('a' + i)), Repo: repos[i], StateType: types[i], Groups: groups[i], Metrics: m})
+		}
+		// Means and strata as the scorer computes them.
+		sum := func(rows []repobench.StateScore) map[string]float64 {
+			out := map[string]float64{}
+			for _, r := range rows {
+				for k, v := range r.Metrics {
+					out[k] += v / float64(len(rows))
+				}
+			}
+			return out
+		}
+		ms.Mean = sum(ms.States)
+		by := map[string][]repobench.StateScore{}
+		for _, s := range ms.States {
+			for _, n := range s.Strata() {
+				by[n] = append(by[n], s)
+			}
+		}
+		for n, rows := range by {
+			ms.Strata[n] = &repobench.Stratum{N: len(rows), Mean: sum(rows)}
+		}
+		return ms
+	}
+	a := mk("bm25", [][]float64{{0, 0, 1}, {0, 0, 0}, {0, 1, 1}, {0, 0, 0}})
+	b := mk("complement", [][]float64{{1, 1, 1}, {0, 1, 1}, {0, 1, 1}, {0, 0, 1}})
+	return &Input{
+		Title: "Repository track: dev", StatesFile: "dev/states.jsonl", Predictions: []string{"out/dev-bm25.jsonl", "out/dev-complement.jsonl"},
+		Metric: "complete@5", Scores: []*repobench.MethodScore{a, b},
+		Latency:  map[string]Latency{"complement": {N: 4, P50: 12.5, P95: 40}},
+		Baseline: "bm25",
+		Paired: []repobench.Paired{
+			{Baseline: "bm25", Method: "complement", Metric: "complete@5", Stratum: "all", N: 4, MeanA: 0.5, MeanB: 1, Diff: 0.5, Lo: 0, Hi: 1, Wins: 2, Ties: 2, Draws: 2000, Seed: 1},
+			{Baseline: "bm25", Method: "complement", Metric: "complete@5", Stratum: "groups>=2", N: 2, MeanA: 0, MeanB: 1, Diff: 1, Lo: 1, Hi: 1, Wins: 2, Draws: 2000, Seed: 1},
+		},
+	}
+}
+
+func TestWriteGolden(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, sample()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{HTMLFile, SummaryFile} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", name+".golden")
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s differs from %s (-want +got):\n%s", name, golden, diff)
+		}
+	}
+	for _, name := range []string{CurvesFile, StrataFile, PairedFile} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 300 {
+			t.Errorf("%s: %v, want at least 600x300", name, b)
+		}
+	}
+}
+
+func TestWriteDeterministic(t *testing.T) {
+	d1, d2 := t.TempDir(), t.TempDir()
+	if err := Write(d1, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(d2, sample()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{HTMLFile, SummaryFile, CurvesFile, StrataFile, PairedFile} {
+		a, _ := os.ReadFile(filepath.Join(d1, name))
+		b, _ := os.ReadFile(filepath.Join(d2, name))
+		if !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s: two writes of the same input differ (%d vs %d bytes)", name, len(a), len(b))
+		}
+	}
+}
+
+func TestWithoutPairedRemovesStaleFigure(t *testing.T) {
+	dir := t.TempDir()
+	in := sample()
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	in.Paired = nil
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PairedFile)); !os.IsNotExist(err) {
+		t.Errorf("paired figure left from the earlier report: %v", err)
+	}
+	if err := Write(dir, &Input{}); err == nil {
+		t.Error("empty input: got no error")
+	}
+}
