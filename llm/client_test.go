@@ -1,0 +1,253 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss/llm/llmtest"
+)
+
+const testKey = "sk-test-SECRET-4242"
+
+func schema() *Schema {
+	return &Schema{Name: "pick", Schema: map[string]any{
+		"type":                 "object",
+		"additionalProperties": false,
+		"required":             []any{"id"},
+		"properties":           map[string]any{"id": map[string]any{"type": "string", "enum": []any{"a", "b"}}},
+	}}
+}
+
+func request() *Request {
+	return &Request{Schema: schema(), Messages: []Message{{Role: "system", Content: "pick one"}, {Role: "user", Content: "a or b"}}}
+}
+
+// newClient returns a client of srv whose retries do not sleep; the waits
+// asked for are appended to *waits.
+func newClient(t *testing.T, srv *llmtest.Server, cache *Cache, waits *[]time.Duration) *Client {
+	t.Helper()
+	c, err := New(Config{BaseURL: srv.BaseURL(), APIKey: testKey, Model: "m1", Retries: 3, Backoff: time.Second, BackoffMax: 5 * time.Second, Timeout: 300 * time.Millisecond}, cache, NewLimiter(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Sleep = func(_ context.Context, d time.Duration) error {
+		if waits != nil {
+			*waits = append(*waits, d)
+		}
+		return nil
+	}
+	return c
+}
+
+func TestCompleteSchemaAndUsage(t *testing.T) {
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Content: `{"id":"a"}`, PromptTokens: 11, CompletionTokens: 3}
+	})
+	defer srv.Close()
+	srv.Key, srv.Models = testKey, []string{"m1"}
+	r, err := newClient(t, srv, nil, nil).Complete(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{r.Content, r.PromptTokens, r.CompletionTokens, r.UsageReported, r.Mode, r.Attempts, r.Cached}
+	want := []any{`{"id":"a"}`, 11, 3, true, ModeJSONSchema, 1, false}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("response (-want +got):\n%s", d)
+	}
+	if e := srv.ShapeErrors(); len(e) > 0 {
+		t.Errorf("shape errors: %v", e)
+	}
+	calls := srv.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("%d calls, want 1", len(calls))
+	}
+	if d := cmp.Diff(map[string][]string{"id": {"a", "b"}}, calls[0].Enums()); d != "" {
+		t.Errorf("enums (-want +got):\n%s", d)
+	}
+	if !calls[0].Strict || calls[0].Format != "json_schema" {
+		t.Errorf("format %q strict %v, want strict json_schema", calls[0].Format, calls[0].Strict)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	tests := []struct {
+		name      string
+		script    []llmtest.Reply
+		wantErr   string
+		wantCalls int
+		wantWaits []time.Duration
+	}{
+		{"429 then ok", []llmtest.Reply{{Status: 429}, {Content: `{"id":"b"}`}}, "", 2, []time.Duration{time.Second}},
+		{"retry-after honoured", []llmtest.Reply{{Status: 429, RetryAfter: "3"}, {Content: `{"id":"b"}`}}, "", 2, []time.Duration{3 * time.Second}},
+		{"500s back off exponentially, capped", []llmtest.Reply{{Status: 500}, {Status: 502}, {Status: 503}, {Content: `{"id":"b"}`}}, "", 4, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}},
+		{"500s exhaust retries", []llmtest.Reply{{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}, "after 4 attempt(s)", 4, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}},
+		{"timeout then ok", []llmtest.Reply{{Delay: time.Second}, {Content: `{"id":"b"}`}}, "", 2, []time.Duration{time.Second}},
+		{"404 is not retried", []llmtest.Reply{{Status: 404}}, "404", 1, nil},
+		{"401 is not retried", []llmtest.Reply{{Status: 401}}, "401", 1, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
+				i := int(n.Add(1)) - 1
+				return tc.script[i]
+			})
+			defer srv.Close()
+			var waits []time.Duration
+			r, err := newClient(t, srv, nil, &waits).Complete(context.Background(), request())
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), testKey) {
+					t.Errorf("error leaks the key: %v", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if r.Attempts != tc.wantCalls {
+				t.Errorf("attempts = %d, want %d", r.Attempts, tc.wantCalls)
+			}
+			if got := len(srv.Calls()); got != tc.wantCalls {
+				t.Errorf("calls = %d, want %d", got, tc.wantCalls)
+			}
+			if d := cmp.Diff(tc.wantWaits, waits); d != "" {
+				t.Errorf("waits (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestDowngradeAndReplay(t *testing.T) {
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Content: "Sure! ```json\n{\"id\":\"a\"}\n```"}
+	})
+	defer srv.Close()
+	srv.RejectJSONSchema = true
+	dir := t.TempDir()
+	cache, err := OpenCache(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv, cache, nil)
+	r, err := c.Complete(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != ModeJSONObject || !cmp.Equal(r.Downgrades, []Mode{ModeJSONSchema}) {
+		t.Errorf("mode %s downgrades %v, want json_object after json_schema", r.Mode, r.Downgrades)
+	}
+	obj, err := ExtractJSON(r.Content)
+	if err != nil || string(obj) != `{"id":"a"}` {
+		t.Errorf("ExtractJSON = %s, %v", obj, err)
+	}
+	// The client remembers: the next request starts at json_object.
+	if _, err := c.Complete(context.Background(), &Request{Schema: schema(), Messages: []Message{{Role: "system", Content: "x"}, {Role: "user", Content: "y"}}}); err != nil {
+		t.Fatal(err)
+	}
+	calls := srv.Calls()
+	if len(calls) != 3 || calls[2].Format != "json_object" {
+		t.Fatalf("calls %d, last format %q; want 3, json_object", len(calls), calls[len(calls)-1].Format)
+	}
+
+	// Offline replay: a fresh cache-only client with no key and an
+	// unreachable endpoint address gives the same bytes.
+	srv.Close()
+	only, err := OpenCache(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := New(Config{BaseURL: srv.BaseURL(), Model: "m1"}, only, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := rc.Complete(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Content != r.Content || r2.LatencyMS != r.LatencyMS || r2.PromptTokens != r.PromptTokens || !r2.Cached {
+		t.Errorf("replay = %+v, want content/latency/tokens of %+v", r2, r)
+	}
+	// A miss in cache-only mode is a clear error, not a call.
+	_, err = rc.Complete(context.Background(), &Request{Schema: schema(), Messages: []Message{{Role: "system", Content: "new"}}})
+	if !errors.Is(err, ErrCacheMiss) || !strings.Contains(err.Error(), "cache-only") {
+		t.Errorf("miss err = %v, want ErrCacheMiss", err)
+	}
+
+	// The key is in no cache file.
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), testKey) {
+			t.Errorf("%s contains the API key", p)
+		}
+		if strings.HasSuffix(p, ".tmp") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}
+
+func TestCacheKeyIgnoresAPIKey(t *testing.T) {
+	body := []byte(`{"model":"m"}`)
+	a := CacheKey("http://x/v1", "m", body)
+	if b := CacheKey("http://x/v1", "m", body); a != b {
+		t.Errorf("key not stable: %s %s", a, b)
+	}
+	for _, other := range []string{CacheKey("http://y/v1", "m", body), CacheKey("http://x/v1", "n", body), CacheKey("http://x/v1", "m", []byte(`{"model":"n"}`))} {
+		if other == a {
+			t.Errorf("distinct requests share key %s", a)
+		}
+	}
+}
+
+func TestCacheDamage(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := OpenCache(dir, false)
+	key := strings.Repeat("ab", 32)
+	os.MkdirAll(filepath.Join(dir, "ab"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ab", key+".json"), []byte(`{"format":1,"key":"other"}`), 0o644)
+	_, err := c.Get(key)
+	if err == nil || !strings.Contains(err.Error(), "field key") || !strings.Contains(err.Error(), key+".json") {
+		t.Errorf("err = %v, want one naming the file and field", err)
+	}
+	if _, err := OpenCache(filepath.Join(dir, "absent"), true); err == nil {
+		t.Error("cache-only open of a missing directory succeeded")
+	}
+}
+
+func TestNoUsageIsEstimated(t *testing.T) {
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: `{"id":"a"}`, NoUsage: true} })
+	defer srv.Close()
+	r, err := newClient(t, srv, nil, nil).Complete(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "pick one" (8 bytes) -> 2, "a or b" (6) -> 2; reply 10 bytes -> 3.
+	if r.UsageReported || r.PromptTokens != 4 || r.CompletionTokens != 3 {
+		t.Errorf("usage = %v %d/%d, want estimated 4/3", r.UsageReported, r.PromptTokens, r.CompletionTokens)
+	}
+}
+
+func TestNoKey(t *testing.T) {
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: "{}"} })
+	defer srv.Close()
+	c, err := New(Config{BaseURL: srv.BaseURL(), Model: "m1"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Complete(context.Background(), request()); !errors.Is(err, ErrNoKey) {
+		t.Errorf("err = %v, want ErrNoKey", err)
+	}
+	if n := len(srv.Calls()); n != 0 {
+		t.Errorf("%d calls made without a key", n)
+	}
+}
