@@ -157,6 +157,24 @@ type Usage struct {
 	Fallbacks        int            `json:"fallbacks"`
 	Stages           map[string]int `json:"stages,omitempty"` // stage -> total tokens
 	LatencyMS        int64          `json:"latency_ms"`
+
+	// StageUsage details each stage's calls, in stage order.
+	StageUsage []StageUsage `json:"stage_usage,omitempty"`
+	// SourceTokens is the cost of the delivered units, kept apart from the
+	// controller's own prompt and completion tokens.
+	SourceTokens int `json:"source_tokens,omitempty"`
+	// RejectedIDs counts ids a model returned that were not offered to it.
+	RejectedIDs int `json:"rejected_ids,omitempty"`
+}
+
+// StageUsage accounts for the model calls of one stage of one answer.
+type StageUsage struct {
+	Stage            string `json:"stage"`
+	Model            string `json:"model,omitempty"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	LatencyMS        int64  `json:"latency_ms"`
 }
 
 // Controller is the one shape of every evidence-selection method: state,
