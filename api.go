@@ -134,7 +134,7 @@ func (r *Request) Limits() (budget, minUnits, maxUnits int) {
 
 // TraceStep records why a unit was chosen or dropped, or what a stage did.
 type TraceStep struct {
-	Stage  string `json:"stage"`            // e.g. "requirements", "select", "render", "propose"
+	Stage  string `json:"stage"` // e.g. "requirements", "select", "render", "propose"
 	UnitID string `json:"unit_id,omitempty"`
 	Reason string `json:"reason"`
 }
