@@ -1,0 +1,352 @@
+package index
+
+// An index is one SQLite file (written by modernc.org/sqlite, pure Go).
+// Its format:
+//
+//	meta(key TEXT PRIMARY KEY, value TEXT)
+//	    format_version   FormatVersion: the layout of these tables
+//	    feature_version  FeatureVersion: what segmentation produced the units
+//	    options_hash     hash of the build options that change content
+//	    repo             the repository as given (absolute path)
+//	    commit           the indexed commit, "" for working tree files
+//	    source           "commit", "worktree" or "directory"
+//	    built            build time, RFC 3339 UTC
+//	    files, units     counts, for the checker
+//
+//	files(path TEXT PRIMARY KEY, blob TEXT, size INTEGER, language TEXT,
+//	      units INTEGER, status TEXT)
+//	    Every candidate file of the tree, indexed or not. blob is git's
+//	    object id of the bytes (computed for work tree files), which is
+//	    what an incremental build compares. status is "parsed", a window
+//	    fallback reason ("no grammar", "syntax errors", "parse failed:
+//	    ..."), or why the file was skipped ("vendored", "generated",
+//	    "too large", "binary", "unreadable: ...").
+//
+//	units(rowid INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT,
+//	      start_line INTEGER, end_line INTEGER, symbol TEXT, kind TEXT,
+//	      language TEXT, content TEXT, hash TEXT, tokens INTEGER,
+//	      defines TEXT, refs TEXT, calls TEXT, imports TEXT)
+//	    One row per mss.Unit; the name lists are joined with "\n". An
+//	    index on (path, start_line) gives Units its order.
+//
+//	units_fts: FTS5(symbol, path, body), contentless with deletes, rowid =
+//	    units.rowid. Columns hold the code-aware terms of package tokenize
+//	    (identifiers whole and split at snake/camel case), space-separated
+//	    and lower-cased, so a query term "lookup_single" matches
+//	    "lookupSingle". The FTS tokenizer keeps '_' inside tokens.
+//
+// Edges are not stored: Edges derives them from the stored names when
+// asked, so moving an index to another commit re-parses only changed
+// files and never re-resolves the rest.
+//
+// Versions. FormatVersion changes when the tables change; FeatureVersion
+// when segmentation changes what units are. Open refuses an index of
+// another version (ErrVersionMismatch); Build rebuilds it from scratch.
+//
+//	format 1: first version.
+//	feature 1: first version.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/tokenize"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+)
+
+// Versions of the on-disk format, see the comment at the top of this file.
+const (
+	FormatVersion  = 1
+	FeatureVersion = 1
+)
+
+// ErrVersionMismatch is returned by Open for an index written by another
+// format or feature version; Build rebuilds such an index.
+var ErrVersionMismatch = errors.New("index version mismatch")
+
+// ErrCorrupt is returned when an index fails a consistency check.
+var ErrCorrupt = errors.New("index corrupt")
+
+const schema = `
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(path TEXT PRIMARY KEY, blob TEXT NOT NULL, size INTEGER NOT NULL,
+	language TEXT NOT NULL, units INTEGER NOT NULL, status TEXT NOT NULL);
+CREATE TABLE units(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
+	start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL,
+	language TEXT NOT NULL, content TEXT NOT NULL, hash TEXT NOT NULL, tokens INTEGER NOT NULL,
+	defines TEXT NOT NULL, refs TEXT NOT NULL, calls TEXT NOT NULL, imports TEXT NOT NULL);
+CREATE INDEX units_path ON units(path, start_line);
+CREATE VIRTUAL TABLE units_fts USING fts5(symbol, path, body, content='', contentless_delete=1,
+	tokenize="unicode61 tokenchars '_' remove_diacritics 0");
+`
+
+// Meta describes an index.
+type Meta struct {
+	Repo           string    `json:"repo"`
+	Commit         string    `json:"commit,omitempty"`
+	Source         string    `json:"source"`
+	FormatVersion  int       `json:"format_version"`
+	FeatureVersion int       `json:"feature_version"`
+	OptionsHash    string    `json:"options_hash"`
+	Files          int       `json:"files"`
+	Units          int       `json:"units"`
+	Built          time.Time `json:"built"`
+}
+
+// Index is an open, read-only index.
+type Index struct {
+	db   *sql.DB
+	path string
+	meta Meta
+}
+
+// Edge links two units: From refers to (calls, names, imports) To.
+type Edge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Kind string `json:"kind"` // "call", "ref", "import"
+}
+
+// Edge kinds.
+const (
+	EdgeCall   = "call"
+	EdgeRef    = "ref"
+	EdgeImport = "import"
+)
+
+func dsn(path string, readOnly bool) string {
+	v := url.Values{}
+	if readOnly {
+		v.Set("mode", "ro")
+	}
+	v.Add("_pragma", "busy_timeout(5000)")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + v.Encode()
+}
+
+// Open opens an index for reading. It fails with ErrVersionMismatch for an
+// index of another version and ErrCorrupt for a file that is not one.
+func Open(path string) (*Index, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	m, err := readMeta(db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: written by format %d feature %d, this build reads format %d feature %d (re-run mss index): %w",
+			path, m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion, ErrVersionMismatch)
+	}
+	return &Index{db: db, path: path, meta: m}, nil
+}
+
+func readMeta(db *sql.DB) (Meta, error) {
+	rows, err := db.Query(`SELECT key, value FROM meta`)
+	if err != nil {
+		return Meta{}, fmt.Errorf("reading meta: %v: %w", err, ErrCorrupt)
+	}
+	defer rows.Close()
+	kv := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return Meta{}, fmt.Errorf("reading meta: %v: %w", err, ErrCorrupt)
+		}
+		kv[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return Meta{}, fmt.Errorf("reading meta: %v: %w", err, ErrCorrupt)
+	}
+	var m Meta
+	num := func(key string) (int, error) {
+		n, err := strconv.Atoi(kv[key])
+		if err != nil {
+			return 0, fmt.Errorf("meta field %q = %q: %w", key, kv[key], ErrCorrupt)
+		}
+		return n, nil
+	}
+	if m.FormatVersion, err = num("format_version"); err != nil {
+		return m, err
+	}
+	if m.FeatureVersion, err = num("feature_version"); err != nil {
+		return m, err
+	}
+	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
+		return m, nil // the caller reports the mismatch; other fields may differ
+	}
+	if m.Files, err = num("files"); err != nil {
+		return m, err
+	}
+	if m.Units, err = num("units"); err != nil {
+		return m, err
+	}
+	m.Repo, m.Commit, m.Source, m.OptionsHash = kv["repo"], kv["commit"], kv["source"], kv["options_hash"]
+	if m.Built, err = time.Parse(time.RFC3339, kv["built"]); err != nil {
+		return m, fmt.Errorf("meta field \"built\" = %q: %w", kv["built"], ErrCorrupt)
+	}
+	return m, nil
+}
+
+// Meta returns the index's description.
+func (ix *Index) Meta() Meta { return ix.meta }
+
+// Path is the index file.
+func (ix *Index) Path() string { return ix.path }
+
+// Close releases the index.
+func (ix *Index) Close() error { return ix.db.Close() }
+
+const unitColumns = `id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, imports`
+
+func scanUnit(sc interface{ Scan(...any) error }) (mss.Unit, error) {
+	var u mss.Unit
+	var defs, refs, imps string
+	err := sc.Scan(&u.ID, &u.Path, &u.StartLine, &u.EndLine, &u.Symbol, &u.Kind, &u.Language,
+		&u.Content, &u.Hash, &u.Tokens, &defs, &refs, &imps)
+	u.Defines, u.References, u.Imports = splitList(defs), splitList(refs), splitList(imps)
+	return u, err
+}
+
+func joinList(s []string) string { return strings.Join(s, "\n") }
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// Units returns every unit, with content and names, ordered by path and
+// start line.
+func (ix *Index) Units() ([]mss.Unit, error) {
+	rows, err := ix.db.Query(`SELECT ` + unitColumns + ` FROM units ORDER BY path, start_line`)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: units: %w", ix.path, err)
+	}
+	defer rows.Close()
+	out := make([]mss.Unit, 0, ix.meta.Units)
+	for rows.Next() {
+		u, err := scanUnit(rows)
+		if err != nil {
+			return nil, fmt.Errorf("index %s: units: %w", ix.path, err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// FileUnits returns the units of one file in line order.
+func (ix *Index) FileUnits(path string) ([]mss.Unit, error) {
+	rows, err := ix.db.Query(`SELECT `+unitColumns+` FROM units WHERE path = ? ORDER BY start_line`, path)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: units of %s: %w", ix.path, path, err)
+	}
+	defer rows.Close()
+	var out []mss.Unit
+	for rows.Next() {
+		u, err := scanUnit(rows)
+		if err != nil {
+			return nil, fmt.Errorf("index %s: units of %s: %w", ix.path, path, err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// File is one candidate file of the indexed tree and what became of it.
+type File struct {
+	Path     string `json:"path"`
+	Blob     string `json:"blob"`
+	Size     int64  `json:"size"`
+	Language string `json:"language,omitempty"`
+	Units    int    `json:"units"`
+	Status   string `json:"status"` // "parsed", a fallback reason, or a skip reason
+}
+
+// Files lists every candidate file, sorted by path.
+func (ix *Index) Files() ([]File, error) {
+	rows, err := ix.db.Query(`SELECT path, blob, size, language, units, status FROM files ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: files: %w", ix.path, err)
+	}
+	defer rows.Close()
+	var out []File
+	for rows.Next() {
+		var f File
+		if err := rows.Scan(&f.Path, &f.Blob, &f.Size, &f.Language, &f.Units, &f.Status); err != nil {
+			return nil, fmt.Errorf("index %s: files: %w", ix.path, err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// Search weights of the FTS columns: a query term in a symbol counts most,
+// in the path next, in the body least.
+const (
+	searchWeightSymbol = 5.0
+	searchWeightPath   = 2.0
+	searchWeightBody   = 1.0
+)
+
+// ftsTerms is the text an FTS column holds for s: its tokenize terms.
+func ftsTerms(s string) string { return strings.Join(tokenize.Terms(s), " ") }
+
+// Search returns up to limit units matching any term of query, best BM25
+// first (ties by path and line). Terms are code-aware: "lookup_single"
+// also finds "lookupSingle".
+func (ix *Index) Search(query string, limit int) ([]mss.Unit, error) {
+	terms := tokenize.Terms(query)
+	seen := map[string]bool{}
+	var q []string
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			q = append(q, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		}
+	}
+	if len(q) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	rows, err := ix.db.QueryContext(context.Background(), `SELECT `+prefixed("u.", unitColumns)+`
+		FROM (SELECT rowid AS r, bm25(units_fts, ?, ?, ?) AS score FROM units_fts WHERE units_fts MATCH ?) AS m
+		JOIN units u ON u.rowid = m.r
+		ORDER BY m.score, u.path, u.start_line LIMIT ?`,
+		searchWeightSymbol, searchWeightPath, searchWeightBody, strings.Join(q, " OR "), limit)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: search %q: %w", ix.path, query, err)
+	}
+	defer rows.Close()
+	var out []mss.Unit
+	for rows.Next() {
+		u, err := scanUnit(rows)
+		if err != nil {
+			return nil, fmt.Errorf("index %s: search: %w", ix.path, err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ", ")
+	for i := range parts {
+		parts[i] = p + parts[i]
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,388 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A source lists a repository's files and reads their bytes: a git
+// commit (through ls-tree and one cat-file --batch process) or a working
+// tree on disk.
+type source struct {
+	root   string // work tree root ("" for a git directory)
+	gitDir string // git directory, when there is one
+	commit string // commit read, "" for working tree files
+}
+
+// entry is one candidate file.
+type entry struct {
+	path string // repository-relative, forward slashes
+	blob string // git blob id (computed for work tree files)
+	size int64
+}
+
+// ErrNotRepository is returned for a path that is neither a directory nor
+// a git directory.
+var ErrNotRepository = errors.New("not a repository or directory")
+
+// openSource decides what repo names: a git directory (bare or .git), a git
+// work tree, or a plain directory.
+func openSource(ctx context.Context, repo, rev string) (*source, error) {
+	abs, err := filepath.Abs(repo)
+	if err != nil {
+		return nil, fmt.Errorf("repository %q: %w", repo, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("repository %q: %w", repo, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("repository %q: %w", repo, ErrNotRepository)
+	}
+	s := &source{}
+	// A work tree, or a git directory?
+	if out, err := git(ctx, "", "-C", abs, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir"); err == nil {
+		f := strings.Fields(string(out))
+		if len(f) == 2 {
+			s.gitDir = f[1]
+			if f[0] == "true" {
+				top, err := git(ctx, "", "-C", abs, "rev-parse", "--show-toplevel")
+				if err != nil {
+					return nil, fmt.Errorf("repository %q: %w", repo, err)
+				}
+				s.root = strings.TrimSpace(string(top))
+			}
+		}
+	}
+	if s.gitDir == "" && s.root == "" {
+		if rev != "" {
+			return nil, fmt.Errorf("repository %q: --rev %s given but it is not a git repository", repo, rev)
+		}
+		s.root = abs
+		return s, nil
+	}
+	if s.root == "" && rev == "" {
+		rev = "HEAD"
+	}
+	if rev != "" {
+		out, err := git(ctx, s.gitDir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+		if err != nil {
+			return nil, fmt.Errorf("repository %q: revision %q is not a commit: %w", repo, rev, err)
+		}
+		s.commit = strings.TrimSpace(string(out))
+	}
+	return s, nil
+}
+
+// headCommit is the commit a work tree has checked out, or "".
+func (s *source) headCommit(ctx context.Context) string {
+	if s.gitDir == "" {
+		return ""
+	}
+	out, err := git(ctx, s.gitDir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// git runs git with an optional --git-dir and returns its stdout.
+func git(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
+	if gitDir != "" {
+		args = append([]string{"--git-dir=" + gitDir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			return nil, fmt.Errorf("git %s: %w: %s", args[len(args)-1], err, msg)
+		}
+		return nil, fmt.Errorf("git %s: %w", args[len(args)-1], err)
+	}
+	return out, nil
+}
+
+// list returns the candidate files, sorted by path: regular files only
+// (no symlinks, no submodules). For a work tree, blob ids are computed
+// from the bytes, which read returns without a second disk read.
+func (s *source) list(ctx context.Context) ([]entry, error) {
+	if s.commit != "" {
+		return s.listCommit(ctx)
+	}
+	var paths []string
+	if s.gitDir != "" {
+		out, err := git(ctx, "", "-C", s.root, "ls-files", "-z", "-c", "-o", "--exclude-standard")
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" {
+				paths = append(paths, p)
+			}
+		}
+	} else {
+		err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("walk %s: %w", p, err)
+			}
+			if d.IsDir() && (d.Name() == ".git" || d.Name() == ".mss") && p != s.root {
+				return filepath.SkipDir
+			}
+			if d.Type().IsRegular() {
+				rel, err := filepath.Rel(s.root, p)
+				if err != nil {
+					return err
+				}
+				paths = append(paths, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(paths)
+	var out []entry
+	for i, p := range paths {
+		if i > 0 && p == paths[i-1] || strings.HasPrefix(p, ".mss/") {
+			continue
+		}
+		// Lstat: symlinks are skipped, so nothing leads outside the root.
+		st, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p)))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // tracked but deleted in the work tree
+			}
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if !st.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, entry{path: p, size: st.Size()})
+	}
+	return out, nil
+}
+
+func (s *source) listCommit(ctx context.Context) ([]entry, error) {
+	out, err := git(ctx, s.gitDir, "ls-tree", "-r", "-z", "-l", "--full-tree", s.commit)
+	if err != nil {
+		return nil, err
+	}
+	var entries []entry
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		// <mode> SP <type> SP <object> SP+ <size> TAB <path>
+		tab := strings.IndexByte(rec, '\t')
+		if tab < 0 {
+			return nil, fmt.Errorf("git ls-tree %s: malformed record %q", s.commit, rec)
+		}
+		f := strings.Fields(rec[:tab])
+		if len(f) != 4 {
+			return nil, fmt.Errorf("git ls-tree %s: malformed record %q", s.commit, rec)
+		}
+		if f[1] != "blob" || (f[0] != "100644" && f[0] != "100755") {
+			continue // symlinks, submodules
+		}
+		size, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("git ls-tree %s: size of %q: %w", s.commit, rec[tab+1:], err)
+		}
+		entries = append(entries, entry{path: rec[tab+1:], blob: f[2], size: size})
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].path < entries[j].path })
+	return entries, nil
+}
+
+// blobID is git's object id of a blob with these bytes.
+func blobID(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// readFile reads a work tree file.
+func (s *source) readFile(p string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(s.root, filepath.FromSlash(p)))
+}
+
+// catFile streams the blobs of entries, in order, from one
+// git cat-file --batch process, calling fn for each.
+func (s *source) catFile(ctx context.Context, entries []entry, fn func(e entry, data []byte) error) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+s.gitDir, "cat-file", "--batch")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	writeErr := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriter(stdin)
+		var err error
+		for _, e := range entries {
+			if _, err = w.WriteString(e.blob + "\n"); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		stdin.Close()
+		writeErr <- err
+	}()
+	r := bufio.NewReaderSize(stdout, 1<<16)
+	var readErr error
+	for _, e := range entries {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			readErr = fmt.Errorf("git cat-file: reading header for %s: %w", e.path, err)
+			break
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 || f[1] != "blob" {
+			readErr = fmt.Errorf("git cat-file: %s (%s): unexpected header %q", e.path, e.blob, strings.TrimSpace(header))
+			break
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			readErr = fmt.Errorf("git cat-file: %s: size in %q: %w", e.path, strings.TrimSpace(header), err)
+			break
+		}
+		data := make([]byte, n+1)
+		if _, err := io.ReadFull(r, data); err != nil {
+			readErr = fmt.Errorf("git cat-file: reading %s: %w", e.path, err)
+			break
+		}
+		if readErr = fn(e, data[:n]); readErr != nil {
+			break
+		}
+	}
+	if readErr != nil {
+		// Stop git; its error is secondary to ours.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		<-writeErr
+		return readErr
+	}
+	if err := <-writeErr; err != nil {
+		_ = cmd.Wait()
+		return fmt.Errorf("git cat-file: writing requests: %w", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git cat-file: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// Skip reasons recorded for files left out of an index.
+const (
+	skipVendored  = "vendored"
+	skipGenerated = "generated"
+	skipLarge     = "too large"
+	skipBinary    = "binary"
+)
+
+// vendoredDirs are directory names whose contents are someone else's code.
+var vendoredDirs = map[string]bool{
+	"vendor": true, "vendors": true, "third_party": true, "third-party": true, "thirdparty": true,
+	"3rdparty": true, "node_modules": true, "bower_components": true, "external": false,
+	"gtest": true, "gmock": true, "googletest": true, "googlemock": true, "catch2": true,
+	".yarn": true, "site-packages": true,
+}
+
+// vendored reports whether path is bundled third-party code: under a
+// vendor-like directory, a test framework copied into the tree (gtest,
+// gmock), or a minified bundle.
+func vendored(p string) bool {
+	dirs := strings.Split(p, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if vendoredDirs[strings.ToLower(d)] {
+			return true
+		}
+	}
+	base := strings.ToLower(path.Base(p))
+	for _, suf := range []string{".min.js", ".min.css", "-min.js", ".bundle.js", ".min.mjs"} {
+		if strings.HasSuffix(base, suf) {
+			return true
+		}
+	}
+	// Single-header test frameworks dropped into a test directory.
+	switch base {
+	case "gtest-all.cc", "gmock-all.cc", "gtest.h", "gmock.h", "catch.hpp", "doctest.h":
+		return true
+	}
+	return false
+}
+
+// generatedNames are file names and suffixes of machine-written files.
+var generatedSuffixes = []string{
+	".pb.go", ".pb.cc", ".pb.h", "_pb2.py", "_pb2_grpc.py", "_pb2.pyi", ".pb.gw.go", "_grpc.pb.go",
+	".generated.go", "_generated.go", ".gen.go", "_gen.go", ".g.dart", "_string.go",
+	"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "cargo.lock", "poetry.lock", "go.sum", "composer.lock",
+}
+
+// generated reports whether a file was written by a tool: by name, or by a
+// marker near its top ("Code generated ... DO NOT EDIT", "@generated",
+// "autogenerated").
+func generated(p string, head []byte) bool {
+	base := strings.ToLower(path.Base(p))
+	for _, s := range generatedSuffixes {
+		if strings.HasSuffix(base, s) {
+			if s == "_string.go" && !bytes.Contains(head, []byte("DO NOT EDIT")) {
+				continue
+			}
+			return true
+		}
+	}
+	if strings.HasPrefix(base, "zz_generated") {
+		return true
+	}
+	if len(head) > 1024 {
+		head = head[:1024]
+	}
+	if bytes.Contains(head, []byte("DO NOT EDIT")) && bytes.Contains(head, []byte("enerated")) {
+		return true
+	}
+	lower := bytes.ToLower(head)
+	return bytes.Contains(lower, []byte("@generated")) || bytes.Contains(lower, []byte("autogenerated")) ||
+		bytes.Contains(lower, []byte("auto-generated"))
+}
+
+// binary reports whether data looks binary: a NUL byte in its first 8000
+// bytes, as git decides.
+func binary(data []byte) bool {
+	if len(data) > 8000 {
+		data = data[:8000]
+	}
+	return bytes.IndexByte(data, 0) >= 0
+}

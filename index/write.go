@@ -1,0 +1,706 @@
+package index
+
+// Building an index. The hard parts:
+//
+// Atomicity. An index is never written in place. Build writes into a
+// temporary file in the index's directory (index.db.tmp-<pid>-<random>)
+// with SQLite's journal off, syncs it, and renames it over the index. A run
+// killed at any point leaves the previous index as it was plus, at worst,
+// a stale temporary file, which the next Build removes once its process
+// is gone.
+//
+// Incrementality. Every candidate file is recorded with its git blob id.
+// When a compatible index exists (same format, feature version and options
+// hash), Build copies it to the temporary file, deletes the rows of files
+// that changed or vanished and parses only new and changed files; the
+// units of unchanged files keep their rows and ids. For a git directory
+// the blob ids come from `git ls-tree -r` and only the blobs to parse are
+// read, through one `git cat-file --batch` process, so moving an index
+// between two commits costs a file copy plus the changed files.
+//
+// Order. Files are parsed in parallel but written in path order, so the
+// same tree gives the same rows, byte for byte.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/missingcomplement/mss/segment"
+)
+
+// DefaultMaxFileBytes caps the size of an indexed file.
+const DefaultMaxFileBytes = 1 << 20
+
+// Options configure Build.
+type Options struct {
+	Repo string // a working tree, or a git directory (bare or .git)
+	Rev  string // commit to index when Repo is a git directory (or to read from a work tree's git); "" = working tree files
+	DB   string // index file; default <repo>/.mss/index.db for a work tree
+
+	MaxFileBytes     int64 // 0 means DefaultMaxFileBytes
+	IncludeVendored  bool  // index vendor/, third_party/, node_modules/, bundled test frameworks, minified files
+	IncludeGenerated bool  // index generated files (protobuf output, lock files, "Code generated" headers)
+
+	Workers  int                   // parallel parsers; 0 means GOMAXPROCS
+	Progress func(done, total int) // optional, called as files are parsed
+}
+
+// Summary reports a build.
+type Summary struct {
+	Files     int            `json:"files"`  // files indexed (with units)
+	Units     int            `json:"units"`  // units in the index
+	Parsed    int            `json:"parsed"` // files segmented by this run
+	Reused    int            `json:"reused"` // files whose units were kept from the previous index
+	Skipped   map[string]int `json:"skipped,omitempty"`
+	Languages map[string]int `json:"languages"` // units per language ("" = text)
+	Seconds   float64        `json:"seconds"`
+	Commit    string         `json:"commit,omitempty"`
+	DB        string         `json:"db"`
+	// Rebuilt says why an existing index was not updated in place.
+	Rebuilt string `json:"rebuilt,omitempty"`
+}
+
+func (o *Options) maxBytes() int64 {
+	if o.MaxFileBytes <= 0 {
+		return DefaultMaxFileBytes
+	}
+	return o.MaxFileBytes
+}
+
+// optionsHash identifies the options that change an index's content.
+func (o *Options) optionsHash() string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("max=%d vendored=%t generated=%t feature=%d",
+		o.maxBytes(), o.IncludeVendored, o.IncludeGenerated, FeatureVersion)))
+	return hex.EncodeToString(h[:8])
+}
+
+// parsed is one file's outcome.
+type parsed struct {
+	e      entry
+	lang   string
+	status string
+	res    *segment.Result
+}
+
+// Build creates the index of opts.Repo, or updates an existing compatible
+// one incrementally. On any error the previous index is left untouched.
+func Build(ctx context.Context, opts Options) (*Summary, error) {
+	t0 := time.Now()
+	if opts.Repo == "" {
+		return nil, errors.New("index: no repository given")
+	}
+	src, err := openSource(ctx, opts.Repo, opts.Rev)
+	if err != nil {
+		return nil, err
+	}
+	dbPath := opts.DB
+	if dbPath == "" {
+		if src.root == "" {
+			return nil, fmt.Errorf("index: %s is a git directory: name the index file (--db)", opts.Repo)
+		}
+		dbPath = filepath.Join(src.root, ".mss", "index.db")
+	}
+	dbPath, err = filepath.Abs(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	removeStaleTemps(dbPath)
+
+	entries, err := src.list(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: listing files: %w", opts.Repo, err)
+	}
+
+	sum := &Summary{DB: dbPath, Commit: src.commit, Languages: map[string]int{}, Skipped: map[string]int{}}
+	old, reason := previousFiles(dbPath, opts.optionsHash())
+	sum.Rebuilt = reason
+
+	tmp, err := tempPath(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(tmp)
+		}
+	}()
+	if old != nil {
+		if err := copyFile(dbPath, tmp); err != nil {
+			return nil, fmt.Errorf("index: copying %s: %w", dbPath, err)
+		}
+	}
+	db, err := sql.Open("sqlite", dsn(tmp, false)+"&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	defer db.Close()
+	if old == nil {
+		if _, err := db.ExecContext(ctx, schema); err != nil {
+			return nil, fmt.Errorf("index: creating %s: %w", tmp, err)
+		}
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+
+	// Decide what to parse. For a work tree the bytes are read now to get
+	// blob ids; they are kept only for files that will be parsed.
+	var toParse []entry
+	data := map[string][]byte{}
+	keep := map[string]bool{}
+	for _, e := range entries {
+		if src.commit == "" {
+			if e.size > opts.maxBytes() {
+				e.blob = "size:" + strconv.FormatInt(e.size, 10)
+			} else {
+				b, err := src.readFile(e.path)
+				if err != nil {
+					// Unreadable files are recorded, never silently dropped.
+					e.blob = "unreadable"
+					keep[e.path] = true
+					if err := w.deleteFile(e.path, old); err != nil {
+						return nil, err
+					}
+					var pe *fs.PathError
+					msg := err.Error()
+					if errors.As(err, &pe) {
+						msg = pe.Err.Error()
+					}
+					if err := w.file(e, "", 0, "unreadable: "+msg); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				e.blob = blobID(b)
+				data[e.path] = b
+			}
+		}
+		keep[e.path] = true
+		if prev, found := old[e.path]; found && prev == e.blob {
+			delete(data, e.path)
+			sum.Reused++
+			continue
+		}
+		if err := w.deleteFile(e.path, old); err != nil {
+			return nil, err
+		}
+		if reason := skipByName(e, &opts); reason != "" {
+			delete(data, e.path)
+			if err := w.file(e, segment.Language(e.path), 0, reason); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		toParse = append(toParse, e)
+	}
+	for p := range old {
+		if !keep[p] {
+			if err := w.deleteFile(p, old); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if err := parseAll(ctx, src, toParse, data, &opts, w, sum); err != nil {
+		return nil, err
+	}
+
+	// Totals and per-language counts come from the final tables, so reused
+	// files count the same as parsed ones.
+	if err := w.finish(sum, src, &opts); err != nil {
+		return nil, err
+	}
+	w.close()
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("index: commit %s: %w", tmp, err)
+	}
+	if err := db.Close(); err != nil {
+		return nil, fmt.Errorf("index: closing %s: %w", tmp, err)
+	}
+	if err := syncFile(tmp); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	if err := os.Rename(tmp, dbPath); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	ok = true
+	syncDir(filepath.Dir(dbPath))
+	sum.Seconds = time.Since(t0).Seconds()
+	if len(sum.Skipped) == 0 {
+		sum.Skipped = nil
+	}
+	return sum, nil
+}
+
+// skipByName says why a file is left out before reading it, or "".
+func skipByName(e entry, o *Options) string {
+	switch {
+	case !o.IncludeVendored && vendored(e.path):
+		return skipVendored
+	case e.size > o.maxBytes():
+		return skipLarge
+	}
+	return ""
+}
+
+// skipByContent says why a file is left out after reading it, or "".
+func skipByContent(e entry, data []byte, o *Options) string {
+	switch {
+	case binary(data):
+		return skipBinary
+	case !o.IncludeGenerated && generated(e.path, data):
+		return skipGenerated
+	}
+	return ""
+}
+
+// parseAll segments files with opts.Workers goroutines and writes the
+// results in path order.
+func parseAll(ctx context.Context, src *source, files []entry, data map[string][]byte, opts *Options, w *writer, sum *Summary) error {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type job struct {
+		seq  int
+		e    entry
+		data []byte
+	}
+	type done struct {
+		seq int
+		p   parsed
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan job, 2*workers)
+	results := make(chan done, 2*workers)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		send := func(seq int, e entry, b []byte) error {
+			select {
+			case jobs <- job{seq, e, b}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if src.commit != "" {
+			seq := 0
+			readErr <- src.catFile(ctx, files, func(e entry, b []byte) error {
+				seq++
+				return send(seq-1, e, b)
+			})
+			return
+		}
+		for i, e := range files {
+			b := data[e.path]
+			delete(data, e.path)
+			if err := send(i, e, b); err != nil {
+				readErr <- err
+				return
+			}
+		}
+		readErr <- nil
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				p := parseOne(j.e, j.data, opts)
+				select {
+				case results <- done{j.seq, p}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	pending := map[int]parsed{}
+	next := 0
+	var werr error
+	for d := range results {
+		if werr != nil {
+			continue
+		}
+		pending[d.seq] = d.p
+		for {
+			p, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if err := w.parsed(p); err != nil {
+				werr = err
+				cancel()
+				break
+			}
+			if p.res != nil {
+				sum.Parsed++
+			}
+			if opts.Progress != nil {
+				opts.Progress(next, len(files))
+			}
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	if err := <-readErr; err != nil {
+		return fmt.Errorf("index: reading files: %w", err)
+	}
+	if next != len(files) {
+		return fmt.Errorf("index: %d of %d files processed", next, len(files))
+	}
+	return ctx.Err()
+}
+
+// parseOne segments one file, recovering from a panic in a grammar so one
+// bad file cannot take the build down: such a file is cut into windows.
+func parseOne(e entry, data []byte, o *Options) (p parsed) {
+	p.e = e
+	if r := skipByContent(e, data, o); r != "" {
+		p.status = r
+		p.lang = segment.Language(e.path)
+		return p
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res := segment.Segment(e.path+".txt", data) // no grammar: windows
+			for i := range res.Units {
+				res.Units[i].Path = e.path
+				res.Units[i].ID = segment.UnitID(e.path, res.Units[i].StartLine, res.Units[i].EndLine, res.Units[i].Hash)
+			}
+			p.res, p.lang = res, segment.Language(e.path)
+			p.status = fmt.Sprintf("%s: panic: %v", segment.FallbackParseFailed, r)
+		}
+	}()
+	res := segment.Segment(e.path, data)
+	p.res, p.lang = res, res.Language
+	p.status = "parsed"
+	if res.Fallback != "" {
+		p.status = res.Fallback
+	}
+	return p
+}
+
+// previousFiles returns the path -> blob table of a compatible existing
+// index, or nil and why it cannot be updated in place ("" if none exists).
+func previousFiles(dbPath, optsHash string) (map[string]string, string) {
+	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
+	}
+	db, err := sql.Open("sqlite", dsn(dbPath, true))
+	if err != nil {
+		return nil, "unreadable: " + err.Error()
+	}
+	defer db.Close()
+	m, err := readMeta(db)
+	if err != nil {
+		return nil, "unreadable: " + err.Error()
+	}
+	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
+		return nil, fmt.Sprintf("version: format %d feature %d, want %d %d", m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion)
+	}
+	if m.OptionsHash != optsHash {
+		return nil, "options changed"
+	}
+	rows, err := db.Query(`SELECT path, blob FROM files`)
+	if err != nil {
+		return nil, "unreadable: " + err.Error()
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var p, b string
+		if err := rows.Scan(&p, &b); err != nil {
+			return nil, "unreadable: " + err.Error()
+		}
+		out[p] = b
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "unreadable: " + err.Error()
+	}
+	return out, ""
+}
+
+// writer holds the prepared statements of one build transaction.
+type writer struct {
+	tx                                                  *sql.Tx
+	ctx                                                 context.Context
+	insFile, insUnit, insFTS, delFTS, delUnits, delFile *sql.Stmt
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{tx: tx, ctx: ctx}
+	for _, s := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&w.insFile, `INSERT INTO files(path, blob, size, language, units, status) VALUES(?,?,?,?,?,?)`},
+		{&w.insUnit, `INSERT INTO units(id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.insFTS, `INSERT INTO units_fts(rowid, symbol, path, body) VALUES(?,?,?,?)`},
+		{&w.delFTS, `DELETE FROM units_fts WHERE rowid IN (SELECT rowid FROM units WHERE path = ?)`},
+		{&w.delUnits, `DELETE FROM units WHERE path = ?`},
+		{&w.delFile, `DELETE FROM files WHERE path = ?`},
+	} {
+		st, err := tx.PrepareContext(ctx, s.sql)
+		if err != nil {
+			return nil, fmt.Errorf("index: prepare: %w", err)
+		}
+		*s.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insFTS, w.delFTS, w.delUnits, w.delFile} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// deleteFile removes a file's rows if the previous index had it.
+func (w *writer) deleteFile(path string, old map[string]string) error {
+	if _, ok := old[path]; !ok {
+		return nil
+	}
+	delete(old, path)
+	for _, st := range []*sql.Stmt{w.delFTS, w.delUnits, w.delFile} {
+		if _, err := st.ExecContext(w.ctx, path); err != nil {
+			return fmt.Errorf("index: removing %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) file(e entry, lang string, units int, status string) error {
+	if _, err := w.insFile.ExecContext(w.ctx, e.path, e.blob, e.size, lang, units, status); err != nil {
+		return fmt.Errorf("index: writing %s: %w", e.path, err)
+	}
+	return nil
+}
+
+func (w *writer) parsed(p parsed) error {
+	n := 0
+	if p.res != nil {
+		n = len(p.res.Units)
+	}
+	if err := w.file(p.e, p.lang, n, p.status); err != nil {
+		return err
+	}
+	if p.res == nil {
+		return nil
+	}
+	for i, u := range p.res.Units {
+		r, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
+			u.Content, u.Hash, u.Tokens, joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports))
+		if err != nil {
+			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
+		}
+		rowid, err := r.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
+		}
+		if _, err := w.insFTS.ExecContext(w.ctx, rowid, ftsTerms(u.Symbol), ftsTerms(u.Path), ftsTerms(u.Content)); err != nil {
+			return fmt.Errorf("index: writing search terms of %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
+		}
+	}
+	return nil
+}
+
+// finish writes meta and fills the summary's totals from the tables.
+func (w *writer) finish(sum *Summary, src *source, o *Options) error {
+	q := func(query string, dst ...any) error {
+		return w.tx.QueryRowContext(w.ctx, query).Scan(dst...)
+	}
+	if err := q(`SELECT COUNT(*) FROM units`, &sum.Units); err != nil {
+		return fmt.Errorf("index: counting: %w", err)
+	}
+	if err := q(`SELECT COUNT(*) FROM files WHERE units > 0`, &sum.Files); err != nil {
+		return fmt.Errorf("index: counting: %w", err)
+	}
+	var nfiles int
+	if err := q(`SELECT COUNT(*) FROM files`, &nfiles); err != nil {
+		return fmt.Errorf("index: counting: %w", err)
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT language, COUNT(*) FROM units GROUP BY language`)
+	if err != nil {
+		return fmt.Errorf("index: counting: %w", err)
+	}
+	for rows.Next() {
+		var l string
+		var n int
+		if err := rows.Scan(&l, &n); err != nil {
+			rows.Close()
+			return fmt.Errorf("index: counting: %w", err)
+		}
+		sum.Languages[l] = n
+	}
+	rows.Close()
+	rows, err = w.tx.QueryContext(w.ctx, `SELECT status, COUNT(*) FROM files WHERE units = 0 GROUP BY status`)
+	if err != nil {
+		return fmt.Errorf("index: counting: %w", err)
+	}
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			rows.Close()
+			return fmt.Errorf("index: counting: %w", err)
+		}
+		if strings.HasPrefix(s, "unreadable") {
+			s = "unreadable"
+		}
+		switch s {
+		case skipVendored, skipGenerated, skipLarge, skipBinary, "unreadable":
+			sum.Skipped[s] += n
+		}
+	}
+	rows.Close()
+	source := "commit"
+	commit := src.commit
+	switch {
+	case src.commit == "" && src.gitDir != "":
+		source = "worktree"
+		commit = src.headCommit(w.ctx)
+	case src.commit == "":
+		source = "directory"
+	}
+	sum.Commit = commit
+	repo := src.root
+	if repo == "" {
+		repo = src.gitDir
+	}
+	meta := map[string]string{
+		"format_version":  strconv.Itoa(FormatVersion),
+		"feature_version": strconv.Itoa(FeatureVersion),
+		"options_hash":    o.optionsHash(),
+		"repo":            repo,
+		"commit":          commit,
+		"source":          source,
+		"built":           time.Now().UTC().Format(time.RFC3339),
+		"files":           strconv.Itoa(nfiles),
+		"units":           strconv.Itoa(sum.Units),
+	}
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, k, meta[k]); err != nil {
+			return fmt.Errorf("index: writing meta: %w", err)
+		}
+	}
+	return nil
+}
+
+// tempPath names a new temporary file beside dbPath.
+func tempPath(dbPath string) (string, error) {
+	var r [6]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	p := fmt.Sprintf("%s.tmp-%d-%s", dbPath, os.Getpid(), hex.EncodeToString(r[:]))
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("index: creating temporary file: %w", err)
+	}
+	return p, f.Close()
+}
+
+// removeStaleTemps deletes temporary files of builds whose process is gone.
+func removeStaleTemps(dbPath string) {
+	matches, _ := filepath.Glob(dbPath + ".tmp-*")
+	for _, m := range matches {
+		rest := strings.TrimPrefix(m, dbPath+".tmp-")
+		pidStr, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if err != nil {
+			continue
+		}
+		if pid != os.Getpid() && !processAlive(pid) {
+			os.Remove(m)
+		}
+	}
+}
+
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func syncFile(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
