@@ -68,21 +68,21 @@ type Config struct {
 	Expand   StageConfig `json:"expand"`
 	Finalize StageConfig `json:"finalize"`
 
-	ProposeCandidates   int `json:"propose_candidates"`    // leading candidate cards the proposer reads
-	ProposeExcerpt      int `json:"propose_excerpt_chars"` // excerpt chars per proposer card
-	ProposeSize         int `json:"propose_size"`          // units the proposal may hold
-	ExpandCandidates    int `json:"expand_candidates"`     // further candidate summaries the expander reads
-	ExpandExcerpt       int `json:"expand_excerpt_chars"`
-	ExpandSize          int `json:"expand_size"`      // units the expansion may add
-	FinalizeReserve     int `json:"finalize_reserve"` // ranked reserve units shown to the finalizer
-	FinalizeExcerpt     int `json:"finalize_excerpt_chars"`
-	SSRCandidates       int `json:"ssr_candidates"`
-	SSRExcerpt          int `json:"ssr_excerpt_chars"`
-	SimilarityCandidate int `json:"similarity_candidates"` // split round-robin over three calls
-	SimilarityKeep      int `json:"similarity_keep"`       // fixed output size
-	SimilarityExcerpt   int `json:"similarity_excerpt_chars"`
-	StateChars          int `json:"state_chars"` // cap on each long state field
-	ParseRetries        int `json:"parse_retries"`
+	ProposeCandidates   int      `json:"propose_candidates"`    // leading candidate cards the proposer reads
+	ProposeExcerpt      int      `json:"propose_excerpt_chars"` // excerpt chars per proposer card
+	ProposeSize         int      `json:"propose_size"`          // units the proposal may hold
+	ExpandCandidates    int      `json:"expand_candidates"`     // further candidate summaries the expander reads
+	ExpandExcerpt       int      `json:"expand_excerpt_chars"`
+	ExpandSize          int      `json:"expand_size"`      // units the expansion may add
+	FinalizeReserve     int      `json:"finalize_reserve"` // ranked reserve units shown to the finalizer
+	FinalizeExcerpt     int      `json:"finalize_excerpt_chars"`
+	SSRCandidates       int      `json:"ssr_candidates"`
+	SSRExcerpt          int      `json:"ssr_excerpt_chars"`
+	SimilarityCandidate int      `json:"similarity_candidates"` // split round-robin over three calls
+	SimilarityKeep      int      `json:"similarity_keep"`       // fixed output size
+	SimilarityExcerpt   int      `json:"similarity_excerpt_chars"`
+	StateChars          int      `json:"state_chars"` // cap on each long state field
+	ParseRetries        int      `json:"parse_retries"`
 	Mode                llm.Mode `json:"response_format"`
 	Seed                *int64   `json:"seed,omitempty"`
 	Fallback            string   `json:"fallback"`

@@ -44,8 +44,12 @@ type section struct {
 	text  string
 }
 
-func (p *prompt) plain(title, text string) { p.sections = append(p.sections, section{title, false, text}) }
-func (p *prompt) data(title, text string)  { p.sections = append(p.sections, section{title, true, text}) }
+func (p *prompt) plain(title, text string) {
+	p.sections = append(p.sections, section{title, false, text})
+}
+func (p *prompt) data(title, text string) {
+	p.sections = append(p.sections, section{title, true, text})
+}
 
 // nonce hashes every fenced text.
 func (p *prompt) nonce() string {
