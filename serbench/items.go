@@ -1,0 +1,251 @@
+package serbench
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Evidence is one unit of a state's candidate pool as the release ships it.
+type Evidence struct {
+	ID         string // evidence_id
+	Path       string // source_path
+	StartLine  int    // line_start, 0 when not given
+	EndLine    int    // line_end, 0 when not given
+	Content    string // content_excerpt
+	Symbol     string // symbol, when given
+	Language   string // language, when given
+	SourceType string // source_type, e.g. repo_chunk
+	// SHA256 is the release's content_sha256. It may hash the upstream
+	// unit rather than the shipped excerpt, so it is kept apart from
+	// mss.Unit.Hash, which always hashes Content.
+	SHA256 string
+	// ObservedByState is the release's per-unit flag that the unit lies in
+	// a file the agent had opened. It is metadata only: what counts as
+	// observed for the contract and the scorer is observed_evidence_ids.
+	ObservedByState bool
+}
+
+// Unit returns the pool unit as an mss.Unit.
+func (ev *Evidence) Unit() mss.Unit {
+	sum := sha256.Sum256([]byte(ev.Content))
+	return mss.Unit{
+		ID:        ev.ID,
+		Path:      ev.Path,
+		StartLine: ev.StartLine,
+		EndLine:   ev.EndLine,
+		Symbol:    ev.Symbol,
+		Language:  ev.Language,
+		Content:   ev.Content,
+		Hash:      hex.EncodeToString(sum[:]),
+		Tokens:    mss.TokenCost(ev.Content),
+	}
+}
+
+// Item is one SERBench state with its candidate pool.
+type Item struct {
+	Line  int // line of the items file it came from
+	State mss.State
+	Pool  []Evidence
+	// PoolTruncated and CandidateCount are the release's
+	// candidate_pool_truncated and candidate_count.
+	PoolTruncated  bool
+	CandidateCount int
+
+	poolIDs map[string]int // evidence id -> index in Pool
+}
+
+// Units returns the pool as mss.Units, in pool order.
+func (it *Item) Units() []mss.Unit {
+	us := make([]mss.Unit, len(it.Pool))
+	for i := range it.Pool {
+		us[i] = it.Pool[i].Unit()
+	}
+	return us
+}
+
+// InPool reports whether id names a unit of the pool.
+func (it *Item) InPool(id string) bool {
+	_, ok := it.poolIDs[id]
+	return ok
+}
+
+// ObservedInPool is the number of observed_evidence_ids that are pool units.
+func (it *Item) ObservedInPool() int {
+	n := 0
+	for _, id := range it.State.ObservedEvidenceIDs {
+		if it.InPool(id) {
+			n++
+		}
+	}
+	return n
+}
+
+// Items is a loaded items file.
+type Items struct {
+	File  string
+	Items []*Item
+	byID  map[string]*Item
+}
+
+// Get returns the item of a state, or nil.
+func (s *Items) Get(stateID string) *Item { return s.byID[stateID] }
+
+// LoadItems reads an items file (.jsonl or .jsonl.gz). Problems with
+// individual rows are returned as Errors together with every row that
+// could be read; any other error means the file could not be read.
+func LoadItems(name string) (*Items, error) {
+	rc, err := open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return ReadItems(rc, name)
+}
+
+// ReadItems reads items from r; name is used in messages.
+func ReadItems(r io.Reader, name string) (*Items, error) {
+	e := &errs{file: name}
+	lines, err := readLines(r, e)
+	if err != nil {
+		return nil, err
+	}
+	s := &Items{File: name, byID: map[string]*Item{}}
+	first := map[string]int{}
+	for _, ln := range lines {
+		it := parseItem(ln, e)
+		if it == nil {
+			continue
+		}
+		id := it.State.StateID
+		if prev, dup := first[id]; dup {
+			e.add(ln.n, "state_id", "duplicate state_id %q (first on line %d)", id, prev)
+			continue
+		}
+		first[id] = ln.n
+		s.Items = append(s.Items, it)
+		s.byID[id] = it
+	}
+	if len(lines) == 0 && len(e.list) == 0 {
+		e.add(0, "", "no items: the file is empty")
+	}
+	return s, e.list.Err()
+}
+
+func parseItem(ln line, e *errs) *Item {
+	r := &fieldReader{e: e, line: ln.n, obj: ln.obj}
+	it := &Item{Line: ln.n}
+	st := &it.State
+	st.StateID = r.str("state_id")
+	if strings.TrimSpace(st.StateID) == "" {
+		r.fail("state_id", "must be a non-empty string")
+		return nil
+	}
+	st.ItemID = r.str("item_id")
+	st.InstanceID = r.str("instance_id")
+	st.Repo = r.str("repo")
+	st.BaseCommit = r.str("base_commit")
+	st.Split = r.str("split")
+	st.StateType = r.str("state_type")
+	st.Issue = r.str("issue")
+	st.InformationNeed = r.str("information_need")
+	st.CurrentObservation = r.str("current_observation")
+	st.CurrentHypothesis = r.str("current_hypothesis")
+	st.CurrentSubgoal = r.str("current_subgoal")
+	st.CurrentDiff = r.str("current_diff")
+	st.LatestTestOutput = r.str("latest_test_output")
+	st.OpenedFiles, _ = r.strList("opened_files")
+	st.SearchQueries, _ = r.strList("search_queries")
+	if tp, _ := r.list("trajectory_prefix"); tp != nil {
+		st.TrajectoryPrefix = tp
+	}
+	st.ObservedEvidenceIDs = uniqueIDs(r, "observed_evidence_ids", false)
+	it.PoolTruncated = r.boolean("candidate_pool_truncated")
+	it.CandidateCount, _ = r.integer("candidate_count")
+
+	pool, present := r.list("candidate_evidence")
+	if !present {
+		r.fail("candidate_evidence", "missing: every item needs its candidate pool (a list)")
+	}
+	it.poolIDs = make(map[string]int, len(pool))
+	for i, raw := range pool {
+		field := fmt.Sprintf("candidate_evidence[%d]", i)
+		cr := r.sub(field, raw)
+		if cr == nil {
+			continue
+		}
+		ev := Evidence{
+			ID:              cr.str("evidence_id"),
+			Path:            cr.str("source_path"),
+			Content:         cr.str("content_excerpt"),
+			Symbol:          cr.str("symbol"),
+			Language:        cr.str("language"),
+			SourceType:      cr.str("source_type"),
+			SHA256:          cr.str("content_sha256"),
+			ObservedByState: cr.boolean("observed_by_state"),
+		}
+		ev.StartLine, _ = cr.integer("line_start")
+		ev.EndLine, _ = cr.integer("line_end")
+		if strings.TrimSpace(ev.ID) == "" {
+			cr.fail(field+".evidence_id", "must be a non-empty string")
+			continue
+		}
+		if j, dup := it.poolIDs[ev.ID]; dup {
+			cr.fail(field+".evidence_id", "duplicate candidate evidence_id %q (also candidate_evidence[%d])", ev.ID, j)
+			continue
+		}
+		it.poolIDs[ev.ID] = len(it.Pool)
+		it.Pool = append(it.Pool, ev)
+	}
+	return it
+}
+
+// uniqueIDs reads an optional list of distinct non-empty id strings,
+// reporting empty and repeated entries. With required, absence is an error.
+func uniqueIDs(r *fieldReader, name string, required bool) []string {
+	raw, ok := r.obj[name]
+	if ok && isNull(raw) {
+		r.fail(r.path(name), "must be a list, not null")
+		return nil
+	}
+	list, present := r.strList(name)
+	if !present {
+		if required {
+			r.fail(r.path(name), "missing (a list of evidence ids)")
+		}
+		return nil
+	}
+	return checkIDs(r, r.path(name), list)
+}
+
+// checkIDs reports empty and repeated ids of a list read from field.
+func checkIDs(r *fieldReader, field string, list []string) []string {
+	seen := make(map[string]bool, len(list))
+	out := list[:0:0]
+	for i, id := range list {
+		switch {
+		case strings.TrimSpace(id) == "":
+			r.fail(fmt.Sprintf("%s[%d]", field, i), "must be a non-empty string")
+		case seen[id]:
+			r.fail(fmt.Sprintf("%s[%d]", field, i), "duplicate id %q", id)
+		default:
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// rawList decodes a JSON list value into raw elements.
+func rawList(raw json.RawMessage) ([]json.RawMessage, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, false
+	}
+	return items, true
+}
