@@ -442,3 +442,26 @@ func (c *Config) clients(stages ...string) (map[string]*llm.Client, error) {
 	}
 	return out, nil
 }
+
+// Summary lists each stage's endpoint, model, temperature, timeout and the
+// environment variable its key comes from (never the key), then the cache.
+func (c *Config) Summary() string {
+	var b strings.Builder
+	for _, st := range stageNames {
+		sc := c.Stage(st)
+		key := "no key set"
+		if sc.keyVar != "" {
+			key = "key from " + sc.keyVar
+		}
+		model := sc.Model
+		if model == "" {
+			model = "(none)"
+		}
+		fmt.Fprintf(&b, "%-8s %s model=%s temperature=%g timeout=%s %s\n", st, sc.BaseURL, model, sc.Temperature, sc.Timeout, key)
+	}
+	fmt.Fprintf(&b, "config   %s concurrency=%d retries=%d response_format=%s fallback=%s\n", c.Describe(), c.Concurrency, max(c.Retries, 0), c.Mode, c.Fallback)
+	if c.CacheDir != "" {
+		fmt.Fprintf(&b, "cache    %s cache_only=%v\n", c.CacheDir, c.CacheOnly)
+	}
+	return b.String()
+}
