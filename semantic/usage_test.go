@@ -1,0 +1,50 @@
+package semantic
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestSummarizeUsage(t *testing.T) {
+	us := []*mss.Usage{
+		{PromptTokens: 1500, CompletionTokens: 150, Calls: 2, LatencyMS: 900, SourceTokens: 3000, StageUsage: []mss.StageUsage{
+			{Stage: "finalize", Model: "fast", Calls: 1, PromptTokens: 500, CompletionTokens: 50, LatencyMS: 300},
+			{Stage: "propose", Model: "strong", Calls: 1, PromptTokens: 1000, CompletionTokens: 100, LatencyMS: 600},
+		}},
+		nil, // a method without model calls
+		{PromptTokens: 1000, CompletionTokens: 100, Calls: 1, Fallbacks: 1, RejectedIDs: 2, LatencyMS: 2000, SourceTokens: 5000, StageUsage: []mss.StageUsage{
+			{Stage: "propose", Model: "strong-2", Calls: 1, PromptTokens: 1000, CompletionTokens: 100, LatencyMS: 2000},
+		}},
+	}
+	s := SummarizeUsage(us)
+	want := []mss.StageUsage{
+		{Stage: "propose", Model: "strong,strong-2", Calls: 2, PromptTokens: 2000, CompletionTokens: 200, LatencyMS: 2600},
+		{Stage: "finalize", Model: "fast", Calls: 1, PromptTokens: 500, CompletionTokens: 50, LatencyMS: 300},
+	}
+	if d := cmp.Diff(want, s.Stages); d != "" {
+		t.Errorf("stages (-want +got):\n%s", d)
+	}
+	got := []any{s.States, s.ModelStates, s.Calls, s.PromptTokens, s.CompletionTokens, s.SourceTokens, s.Fallbacks, s.RejectedIDs, s.LatencyMS, s.LatencyP50MS, s.LatencyP95MS}
+	if d := cmp.Diff([]any{3, 2, 3, 2500, 250, 8000, 1, 2, int64(2900), int64(900), int64(2000)}, got); d != "" {
+		t.Errorf("totals (-want +got):\n%s", d)
+	}
+	golden := filepath.Join("testdata", "usage_summary.txt")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(golden, []byte(s.String()), 0o644)
+	}
+	b, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(b), s.String()); d != "" {
+		t.Errorf("String (-golden +got):\n%s", d)
+	}
+}
