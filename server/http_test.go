@@ -1,0 +1,271 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/missingcomplement/mss"
+)
+
+func post(t *testing.T, url, body string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
+}
+
+func newHTTP(t *testing.T, opts HandlerOptions) (*Service, string, string) {
+	t.Helper()
+	svc, dir := newTestService(t, nil)
+	ts := httptest.NewServer(NewHandler(svc, opts))
+	t.Cleanup(ts.Close)
+	return svc, dir, ts.URL
+}
+
+const recoverBody = `{"issue": "parse_header drops the last field", "information_need": "where header fields are split", "max_units": 2}`
+
+func TestHTTPRecoverSessionHeader(t *testing.T) {
+	_, dir, url := newHTTP(t, HandlerOptions{})
+	resp, data := post(t, url+"/v1/recover", recoverBody, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, data)
+	}
+	var first RecoverResponse
+	if err := json.Unmarshal(data, &first); err != nil {
+		t.Fatal(err)
+	}
+	id := resp.Header.Get(SessionHeader)
+	if id == "" || id != first.SessionID {
+		t.Fatalf("session header %q, body %q: want the same new id", id, first.SessionID)
+	}
+	if len(first.Units) == 0 || first.Tokens > first.Budget {
+		t.Fatalf("first answer: %d units, %d of %d tokens", len(first.Units), first.Tokens, first.Budget)
+	}
+	for _, u := range first.Units {
+		src, _ := os.ReadFile(filepath.Join(dir, u.Path))
+		lines := strings.SplitAfter(string(src), "\n")
+		if got := strings.Join(lines[u.StartLine-1:u.EndLine], ""); normalizeText(got) != normalizeText(u.Content) {
+			t.Errorf("%s:%d-%d: content differs from the file", u.Path, u.StartLine, u.EndLine)
+		}
+	}
+	_, data = post(t, url+"/v1/recover", recoverBody, map[string]string{SessionHeader: id})
+	var second RecoverResponse
+	if err := json.Unmarshal(data, &second); err != nil {
+		t.Fatal(err)
+	}
+	if second.Observed != len(first.Units) {
+		t.Errorf("second answer observed %d spans, want the %d delivered first", second.Observed, len(first.Units))
+	}
+	for _, a := range second.Units {
+		for _, b := range first.Units {
+			if a.Overlaps(mss.Span{Path: b.Path, StartLine: b.StartLine, EndLine: b.EndLine}) {
+				t.Errorf("second answer repeats %s", b.ID)
+			}
+		}
+	}
+	// mark observed, then health counts the session.
+	resp, data = post(t, url+"/v1/observed", `{"observed_spans": [{"path": "widgets/util.py", "start_line": 1, "end_line": 3}]}`, map[string]string{SessionHeader: id})
+	if resp.StatusCode != 200 || !strings.Contains(string(data), `"read_spans":1`) {
+		t.Errorf("observed: %d %s", resp.StatusCode, data)
+	}
+	hr, err := http.Get(url + "/v1/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Status
+	json.NewDecoder(hr.Body).Decode(&st)
+	hr.Body.Close()
+	if st.Sessions != 1 || st.Index.Units == 0 || st.Method != "complement" {
+		t.Errorf("health = %+v", st)
+	}
+	resp, data = post(t, url+"/v1/index", ``, nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(data), `"generation":2`) {
+		t.Errorf("reindex: %d %s", resp.StatusCode, data)
+	}
+	resp, data = post(t, url+"/v1/search", `{"query": "split_fields"}`, nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(data), `"path":"widgets/util.py"`) {
+		t.Errorf("search: %d %s", resp.StatusCode, data)
+	}
+}
+
+func TestHTTPRejects(t *testing.T) {
+	_, _, url := newHTTP(t, HandlerOptions{MaxBody: 4096})
+	big := fmt.Sprintf(`{"issue": %q}`, strings.Repeat("x", 5000))
+	tests := []struct {
+		name, path, body string
+		hdr              map[string]string
+		code             int
+		want             string
+	}{
+		{"too large", "/v1/recover", big, nil, 413, "larger than 4096"},
+		{"bad json", "/v1/recover", `{"issue": `, nil, 400, "bad JSON"},
+		{"unknown field", "/v1/recover", `{"isue": "x"}`, nil, 400, `unknown field \"isue\"`},
+		{"two values", "/v1/recover", `{"issue": "x"} {}`, nil, 400, "more than one value"},
+		{"empty", "/v1/recover", ``, nil, 400, "empty body"},
+		{"no issue", "/v1/recover", `{"information_need": " "}`, nil, 400, "issue or information_need is required"},
+		{"dotdot", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "../../etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "observed_spans[0].path"},
+		{"absolute", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "/etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "is absolute"},
+		{"bad lines", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 5, "end_line": 2}]}`, nil, 400, "bad line range"},
+		{"no session", "/v1/observed", `{"observed_spans": []}`, nil, 400, "session_id or the"},
+		{"session mismatch", "/v1/recover", `{"issue": "x", "session_id": "a"}`, map[string]string{SessionHeader: "b"}, 400, "differs"},
+		{"bad session", "/v1/recover", `{"issue": "x", "session_id": "a b"}`, nil, 400, "session id"},
+		{"budget cap", "/v1/recover", `{"issue": "x", "budget_tokens": 1000000}`, nil, 400, "exceeds"},
+		{"wrong method", "/v1/health", `{}`, nil, 405, ""},
+	}
+	for _, tc := range tests {
+		resp, data := post(t, url+tc.path, tc.body, tc.hdr)
+		if resp.StatusCode != tc.code || !strings.Contains(string(data), tc.want) {
+			t.Errorf("%s: %d %s; want %d containing %q", tc.name, resp.StatusCode, data, tc.code, tc.want)
+		}
+	}
+}
+
+func TestHTTPToken(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	ts := httptest.NewServer(RequireToken("s3cret", NewHandler(svc, HandlerOptions{}), "/v1/health"))
+	defer ts.Close()
+	for _, tc := range []struct {
+		auth string
+		code int
+	}{{"", 401}, {"Bearer wrong", 401}, {"s3cret", 401}, {"Bearer s3cret", 200}} {
+		resp, data := post(t, ts.URL+"/v1/recover", recoverBody, map[string]string{"Authorization": tc.auth})
+		if resp.StatusCode != tc.code {
+			t.Errorf("Authorization %q: %d %s, want %d", tc.auth, resp.StatusCode, data, tc.code)
+		}
+	}
+	resp, err := http.Get(ts.URL + "/v1/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("health without a token: %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestHTTPConcurrentWithEdits runs bounded concurrent clients while the
+// work tree changes underneath them; every answer must match the files.
+func TestHTTPConcurrentWithEdits(t *testing.T) {
+	_, dir, url := newHTTP(t, HandlerOptions{MaxConcurrent: 3})
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for c := 0; c < 6; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for i := 0; i < 5; i++ {
+				body := fmt.Sprintf(`{"issue": "parse_header drops the last field", "information_need": "split fields %d", "session_id": "c%d"}`, i, c)
+				resp, err := http.Post(url+"/v1/recover", "application/json", strings.NewReader(body))
+				if err != nil {
+					errs <- err
+					return
+				}
+				var rr RecoverResponse
+				err = json.NewDecoder(resp.Body).Decode(&rr)
+				resp.Body.Close()
+				if resp.StatusCode != 200 || err != nil {
+					errs <- fmt.Errorf("client %d: status %d, %v", c, resp.StatusCode, err)
+					return
+				}
+			}
+		}(c)
+	}
+	p := filepath.Join(dir, "widgets/util.py")
+	for i := 0; i < 5; i++ {
+		old, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, append([]byte("# edit\n"), old...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// After the edits settle, an answer about util.py is current.
+	resp, data := post(t, url+"/v1/recover", `{"issue": "split_fields Reader read_header", "max_units": 8}`, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, data)
+	}
+	var rr RecoverResponse
+	json.Unmarshal(data, &rr)
+	src, _ := os.ReadFile(p)
+	lines := strings.SplitAfter(string(src), "\n")
+	for _, u := range rr.Units {
+		if u.Path != "widgets/util.py" {
+			continue
+		}
+		if got := strings.Join(lines[u.StartLine-1:u.EndLine], ""); normalizeText(got) != normalizeText(u.Content) {
+			t.Errorf("%s:%d-%d is stale", u.Path, u.StartLine, u.EndLine)
+		}
+	}
+}
+
+func TestSymlinkEscapeRefused(t *testing.T) {
+	svc, dir := newTestService(t, nil)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.py")
+	if err := os.WriteFile(secret, []byte("TOKEN = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "leak.py")); err != nil {
+		t.Skip("symlinks unsupported:", err)
+	}
+	if _, err := svc.current(mss.Unit{Path: "leak.py", StartLine: 1, EndLine: 1}); err == nil {
+		t.Error("reading leak.py through a symlink out of the repository succeeded")
+	}
+	if _, err := svc.current(mss.Unit{Path: "widgets/util.py", StartLine: 1, EndLine: 1}); err != nil {
+		t.Errorf("reading a file inside: %v", err)
+	}
+}
+
+func TestListenAndServeRefusesRemote(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := http.NotFoundHandler()
+	if err := ListenAndServe(ctx, "0.0.0.0:0", h, ServeOptions{}); err == nil || !strings.Contains(err.Error(), "not loopback") {
+		t.Errorf("non-loopback without --allow-remote: %v", err)
+	}
+	if err := ListenAndServe(ctx, "0.0.0.0:0", h, ServeOptions{AllowRemote: true}); err == nil || !strings.Contains(err.Error(), "token") {
+		t.Errorf("remote without a token: %v", err)
+	}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- ListenAndServe(ctx, "127.0.0.1:0", h, ServeOptions{Ready: func(a string) { ready <- a }}) }()
+	addr := <-ready
+	resp, err := http.Get("http://" + addr + "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+}

@@ -1,0 +1,490 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/render"
+)
+
+// Defaults and caps of a Service.
+const (
+	DefaultMethod       = "complement"
+	DefaultScanInterval = time.Second
+	DefaultCandidates   = 200
+	DefaultMaxBudget    = 32768
+	DefaultMaxUnitsCap  = 32
+	maxObservedRequest  = 2048 // observed spans one request may carry
+	maxTextField        = 256 << 10
+)
+
+// Config configures a Service.
+type Config struct {
+	// Repo is the work tree served. Required.
+	Repo string
+	// Loader (re)indexes Repo and opens snapshots. Required.
+	Loader Loader
+	// Method names the controller (mss.NewMethod); "" means "complement".
+	Method        string
+	MethodOptions mss.MethodOptions
+	// ScanInterval is the least time between two freshness scans of the
+	// work tree; 0 means DefaultScanInterval, negative turns scanning off
+	// (the index then changes only through Reindex).
+	ScanInterval time.Duration
+	// Ignore lists files the freshness scan does not watch (the index
+	// database and its journals, when they live inside Repo).
+	Ignore   []string
+	Sessions SessionLimits
+	// MaxBudget and MaxUnits cap what one request may ask for; Candidates
+	// is how many ranked units the controller sees. Zero means default.
+	MaxBudget  int
+	MaxUnits   int
+	Candidates int
+}
+
+// Service answers recover, mark-observed, search and status requests for
+// one work tree. It is safe for concurrent use; MCP and HTTP share it.
+type Service struct {
+	cfg      Config
+	root     string   // absolute, symbolic links resolved
+	files    *os.Root // reads stay inside root
+	ctrl     mss.Controller
+	sessions *Sessions
+
+	mu   sync.RWMutex // guards snap and info
+	snap Snapshot
+	info IndexInfo
+
+	refreshMu sync.Mutex // one scan or build at a time
+	lastScan  time.Time
+	stamps    map[string]stamp
+	ignore    map[string]bool
+}
+
+// BadRequest marks an error caused by the request, not the server.
+type BadRequest struct{ Err error }
+
+func (e *BadRequest) Error() string { return e.Err.Error() }
+func (e *BadRequest) Unwrap() error { return e.Err }
+
+func badRequest(format string, args ...any) error {
+	return &BadRequest{fmt.Errorf(format, args...)}
+}
+
+// New indexes the work tree (incrementally when an index exists) and
+// returns a Service answering from it.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Repo == "" || cfg.Loader == nil {
+		return nil, errors.New("server: Config needs Repo and Loader")
+	}
+	if cfg.Method == "" {
+		cfg.Method = DefaultMethod
+	}
+	if cfg.ScanInterval == 0 {
+		cfg.ScanInterval = DefaultScanInterval
+	}
+	if cfg.MaxBudget <= 0 {
+		cfg.MaxBudget = DefaultMaxBudget
+	}
+	if cfg.MaxUnits <= 0 {
+		cfg.MaxUnits = DefaultMaxUnitsCap
+	}
+	if cfg.Candidates <= 0 {
+		cfg.Candidates = DefaultCandidates
+	}
+	abs, err := filepath.Abs(cfg.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
+	}
+	files, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
+	}
+	ctrl, err := mss.NewMethod(cfg.Method, cfg.MethodOptions)
+	if err != nil {
+		files.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s := &Service{
+		cfg:      cfg,
+		root:     root,
+		files:    files,
+		ctrl:     ctrl,
+		sessions: NewSessions(cfg.Sessions),
+		ignore:   map[string]bool{},
+	}
+	for _, p := range cfg.Ignore {
+		if a, err := filepath.Abs(p); err == nil {
+			if r, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {
+				a = filepath.Join(r, filepath.Base(a))
+			}
+			s.ignore[a] = true
+		}
+	}
+	if _, err := s.refresh(ctx, true); err != nil {
+		files.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the snapshot and the repository handle.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if s.snap != nil {
+		err = s.snap.Close()
+		s.snap = nil
+	}
+	return errors.Join(err, s.files.Close())
+}
+
+// Root is the absolute path of the served work tree.
+func (s *Service) Root() string { return s.root }
+
+// Method is the controller's name.
+func (s *Service) Method() string { return s.ctrl.Name() }
+
+// Sessions is the session store.
+func (s *Service) Sessions() *Sessions { return s.sessions }
+
+// refresh scans the work tree (unless scanned within ScanInterval, or
+// force) and loads a new snapshot when files changed or none is loaded.
+// It reports whether a new snapshot was swapped in.
+func (s *Service) refresh(ctx context.Context, force bool) (bool, error) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	if !force && (s.cfg.ScanInterval < 0 || time.Since(s.lastScan) < s.cfg.ScanInterval) {
+		return false, nil
+	}
+	cur, err := scanTree(s.root, s.ignore)
+	if err != nil {
+		return false, fmt.Errorf("server: scanning %s: %w", s.root, err)
+	}
+	s.lastScan = time.Now()
+	changed := diffStamps(s.stamps, cur)
+	s.mu.RLock()
+	loaded := s.snap != nil
+	s.mu.RUnlock()
+	if loaded && changed == 0 && !force {
+		return false, nil
+	}
+	start := time.Now()
+	snap, err := s.cfg.Loader.Load(ctx)
+	if err != nil {
+		return false, fmt.Errorf("server: indexing %s: %w", s.root, err)
+	}
+	info := snap.Info()
+	info.BuildMS = time.Since(start).Milliseconds()
+	if loaded {
+		info.Changed = changed
+	}
+	s.stamps = cur
+	s.mu.Lock()
+	old := s.snap
+	info.Generation = s.info.Generation + 1
+	s.snap, s.info = snap, info
+	s.mu.Unlock()
+	if old != nil {
+		// The write lock above waited for every reader of old.
+		if err := old.Close(); err != nil {
+			return true, fmt.Errorf("server: closing the previous index: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// Reindex forces a scan and a reload.
+func (s *Service) Reindex(ctx context.Context) (IndexInfo, error) {
+	if _, err := s.refresh(ctx, true); err != nil {
+		return IndexInfo{}, err
+	}
+	return s.Info(), nil
+}
+
+// Info describes the current snapshot.
+func (s *Service) Info() IndexInfo {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.info
+}
+
+// RecoverRequest asks for the missing complement. It embeds the state card,
+// so a state file (mss state from-trajectory) posts as is.
+type RecoverRequest struct {
+	mss.State
+	// SessionID names the agent session; its delivered and read spans
+	// count as observed. Empty: no session memory (HTTP assigns one).
+	SessionID    string `json:"session_id,omitempty"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+	MaxUnits     int    `json:"max_units,omitempty"`
+	// Trace asks for the controller's trace in the answer.
+	Trace bool `json:"trace,omitempty"`
+}
+
+// RecoverResponse is the answer: intact units within the budget.
+type RecoverResponse struct {
+	SessionID string     `json:"session_id,omitempty"`
+	Method    string     `json:"method"`
+	Units     []mss.Unit `json:"units"`
+	Tokens    int        `json:"tokens"`
+	Budget    int        `json:"budget_tokens"`
+	// Observed is how many spans were treated as already seen (request
+	// plus session).
+	Observed int             `json:"observed_spans"`
+	Index    IndexInfo       `json:"index"`
+	Trace    []mss.TraceStep `json:"trace,omitempty"`
+}
+
+func checkText(field, v string) error {
+	if len(v) > maxTextField {
+		return badRequest("%s: %d bytes, limit %d", field, len(v), maxTextField)
+	}
+	return nil
+}
+
+// Recover answers a request: refreshes the index if the tree changed,
+// ranks candidates, runs the controller, and delivers the chosen units not
+// yet observed, within the budget; the delivered spans join the session.
+func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverResponse, error) {
+	st := req.State
+	if strings.TrimSpace(st.Issue) == "" && strings.TrimSpace(st.InformationNeed) == "" {
+		return nil, badRequest("issue or information_need is required")
+	}
+	for _, f := range []struct{ name, v string }{
+		{"issue", st.Issue}, {"information_need", st.InformationNeed},
+		{"current_hypothesis", st.CurrentHypothesis}, {"current_subgoal", st.CurrentSubgoal},
+		{"current_observation", st.CurrentObservation}, {"current_diff", st.CurrentDiff},
+		{"latest_test_output", st.LatestTestOutput},
+	} {
+		if err := checkText(f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	if len(st.ObservedSpans) > maxObservedRequest {
+		return nil, badRequest("observed_spans: %d spans, limit %d", len(st.ObservedSpans), maxObservedRequest)
+	}
+	spans, err := CheckSpans("observed_spans", st.ObservedSpans)
+	if err != nil {
+		return nil, &BadRequest{err}
+	}
+	for i, f := range st.OpenedFiles {
+		if _, err := RepoPath(f); err != nil {
+			return nil, badRequest("opened_files[%d]: %w", i, err)
+		}
+	}
+	budget, maxUnits := req.BudgetTokens, req.MaxUnits
+	if budget < 0 || maxUnits < 0 {
+		return nil, badRequest("budget_tokens and max_units must not be negative")
+	}
+	if budget == 0 {
+		budget = mss.DefaultBudget
+	}
+	if maxUnits == 0 {
+		maxUnits = mss.DefaultMaxUnits
+	}
+	if budget > s.cfg.MaxBudget {
+		return nil, badRequest("budget_tokens %d exceeds this server's limit %d", budget, s.cfg.MaxBudget)
+	}
+	if maxUnits > s.cfg.MaxUnits {
+		return nil, badRequest("max_units %d exceeds this server's limit %d", maxUnits, s.cfg.MaxUnits)
+	}
+	if req.SessionID != "" {
+		if err := CheckSessionID(req.SessionID); err != nil {
+			return nil, &BadRequest{err}
+		}
+		s.sessions.Add(req.SessionID, false, spans)
+		spans = s.sessions.Observed(req.SessionID)
+	}
+	st.ObservedSpans = spans
+
+	if _, err := s.refresh(ctx, false); err != nil {
+		return nil, err
+	}
+	var resp *RecoverResponse
+	for attempt := 0; ; attempt++ {
+		var stale bool
+		resp, stale, err = s.answer(ctx, &st, budget, maxUnits)
+		if err != nil {
+			return nil, err
+		}
+		if !stale || attempt == 1 {
+			break
+		}
+		// A unit's text no longer matches the file: re-index now.
+		if _, err := s.refresh(ctx, true); err != nil {
+			return nil, err
+		}
+	}
+	if !req.Trace {
+		resp.Trace = nil
+	}
+	resp.SessionID = req.SessionID
+	if req.SessionID != "" {
+		delivered := make([]mss.Span, len(resp.Units))
+		for i, u := range resp.Units {
+			delivered[i] = mss.Span{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol}
+		}
+		s.sessions.Add(req.SessionID, true, delivered)
+	}
+	return resp, nil
+}
+
+// answer runs one selection on the current snapshot. stale reports that a
+// chosen unit's text differs from the file on disk.
+func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits int) (*RecoverResponse, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.snap == nil {
+		return nil, false, errors.New("server: no index loaded")
+	}
+	cands, err := s.snap.Candidates(ctx, st, s.cfg.Candidates)
+	if err != nil {
+		return nil, false, fmt.Errorf("server: ranking candidates: %w", err)
+	}
+	res, err := s.ctrl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits})
+	if err != nil {
+		return nil, false, fmt.Errorf("server: %s: %w", s.ctrl.Name(), err)
+	}
+	trace := append([]mss.TraceStep(nil), res.Trace...)
+	var keep []mss.Unit
+	stale := false
+	for _, u := range res.Units {
+		if overlapsAny(u, st.ObservedSpans) {
+			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: already observed in this session"})
+			continue
+		}
+		fresh, err := s.current(u)
+		if err != nil {
+			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: " + err.Error()})
+			stale = true
+			continue
+		}
+		if u.Content != "" && fresh != normalizeText(u.Content) {
+			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: file changed since indexing"})
+			stale = true
+			continue
+		}
+		if u.Content == "" {
+			u.Content = fresh
+			u.Tokens = mss.TokenCost(fresh)
+		}
+		u.Defines, u.References, u.Imports = nil, nil, nil
+		keep = append(keep, u)
+	}
+	units, fitTrace := render.Fit(keep, budget, maxUnits)
+	if units == nil {
+		units = []mss.Unit{}
+	}
+	return &RecoverResponse{
+		Method:   res.Method,
+		Units:    units,
+		Tokens:   render.Tokens(units),
+		Budget:   budget,
+		Observed: len(st.ObservedSpans),
+		Index:    s.info,
+		Trace:    append(trace, fitTrace...),
+	}, stale, nil
+}
+
+// overlapsAny reports whether u shares lines with a span, or is the
+// symbol a span named (line numbers recorded before an edit may have
+// moved; the symbol has not).
+func overlapsAny(u mss.Unit, spans []mss.Span) bool {
+	for _, sp := range spans {
+		if u.Overlaps(sp) || (u.Symbol != "" && sp.Symbol == u.Symbol && sp.Path == u.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// current reads lines StartLine..EndLine of the unit's file as it is now.
+func (s *Service) current(u mss.Unit) (string, error) {
+	p, err := RepoPath(u.Path)
+	if err != nil {
+		return "", err
+	}
+	data, err := s.files.ReadFile(filepath.FromSlash(p))
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", p, err)
+	}
+	lines := strings.SplitAfter(normalizeText(string(data)), "\n")
+	if u.StartLine < 1 || u.EndLine > len(lines) || u.EndLine < u.StartLine {
+		return "", fmt.Errorf("%s:%d-%d is past the end of the file (%d lines)", p, u.StartLine, u.EndLine, len(lines))
+	}
+	return normalizeText(strings.Join(lines[u.StartLine-1:u.EndLine], "")), nil
+}
+
+// normalizeText makes text comparable across line-ending conventions.
+func normalizeText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.TrimRight(s, "\n") + "\n"
+}
+
+// MarkObserved records spans the agent has read in session id.
+func (s *Service) MarkObserved(id string, spans []mss.Span) (SessionInfo, error) {
+	if err := CheckSessionID(id); err != nil {
+		return SessionInfo{}, &BadRequest{err}
+	}
+	if len(spans) > maxObservedRequest {
+		return SessionInfo{}, badRequest("observed_spans: %d spans, limit %d", len(spans), maxObservedRequest)
+	}
+	clean, err := CheckSpans("observed_spans", spans)
+	if err != nil {
+		return SessionInfo{}, &BadRequest{err}
+	}
+	return s.sessions.Add(id, false, clean), nil
+}
+
+// Search runs a lexical/symbol search on the fresh index.
+func (s *Service) Search(ctx context.Context, query string, limit int) ([]mss.Unit, error) {
+	if strings.TrimSpace(query) == "" {
+		return nil, badRequest("query is required")
+	}
+	if err := checkText("query", query); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 10
+	}
+	if limit > 100 {
+		return nil, badRequest("limit %d exceeds 100", limit)
+	}
+	if _, err := s.refresh(ctx, false); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	us, err := s.snap.Search(query, limit)
+	if err != nil {
+		return nil, fmt.Errorf("server: search: %w", err)
+	}
+	return us, nil
+}
+
+// Status describes the service.
+type Status struct {
+	Status   string    `json:"status"`
+	Repo     string    `json:"repo"`
+	Method   string    `json:"method"`
+	Index    IndexInfo `json:"index"`
+	Sessions int       `json:"sessions"`
+}
+
+// Status reports the service's state.
+func (s *Service) Status() Status {
+	return Status{Status: "ok", Repo: s.root, Method: s.ctrl.Name(), Index: s.Info(), Sessions: s.sessions.Len()}
+}

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Snapshot is one indexed state of the work tree: the units, a retrieval
+// engine over them and a lexical search. A Service swaps snapshots whole.
+type Snapshot interface {
+	// Candidates ranks units for a state (retrieve.Engine.Candidates).
+	Candidates(ctx context.Context, state *mss.State, limit int) ([]mss.Candidate, error)
+	// Search is a plain lexical/symbol search over the units.
+	Search(query string, limit int) ([]mss.Unit, error)
+	// Info describes the snapshot.
+	Info() IndexInfo
+	// Close releases the snapshot once no request uses it.
+	Close() error
+}
+
+// Loader brings the index up to date with the work tree (incrementally)
+// and opens a snapshot of it.
+type Loader interface {
+	Load(ctx context.Context) (Snapshot, error)
+}
+
+// IndexInfo describes the snapshot a Service answers from.
+type IndexInfo struct {
+	Units   int       `json:"units"`
+	Files   int       `json:"files"`
+	Edges   int       `json:"edges,omitempty"`
+	DB      string    `json:"db,omitempty"`
+	Built   time.Time `json:"built"`
+	BuildMS int64     `json:"build_ms"`
+	// Generation counts snapshots loaded since the service started.
+	Generation int `json:"generation"`
+	// Changed is how many files the last incremental build re-parsed.
+	Changed int `json:"changed_files"`
+}
