@@ -257,7 +257,9 @@ func TestListenAndServeRefusesRemote(t *testing.T) {
 	}
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- ListenAndServe(ctx, "127.0.0.1:0", h, ServeOptions{Ready: func(a string) { ready <- a }}) }()
+	go func() {
+		done <- ListenAndServe(ctx, "127.0.0.1:0", h, ServeOptions{Ready: func(a string) { ready <- a }})
+	}()
 	addr := <-ready
 	resp, err := http.Get("http://" + addr + "/x")
 	if err != nil {
