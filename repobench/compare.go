@@ -1,6 +1,10 @@
 package repobench
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/missingcomplement/mss/stats"
+)
 
 // Paired is a paired comparison of a method with a baseline on one metric
 // over the states of one stratum ("all" for every state), with a
@@ -58,4 +62,25 @@ func PairRows(base, method *MethodScore, metric string) (strata []string, rows m
 	}
 	strata = append([]string{AllStates}, base.StratumNames()...)
 	return strata, rows, nil
+}
+
+// Compare pairs method with base state by state on metric and bootstraps
+// the mean difference by resampling repositories, overall and per stratum.
+func Compare(base, method *MethodScore, metric string, draws int, seed int64) ([]Paired, error) {
+	strata, rows, err := PairRows(base, method, metric)
+	if err != nil {
+		return nil, err
+	}
+	var out []Paired
+	for _, s := range strata {
+		pairs := make([]stats.Pair, len(rows[s]))
+		for i, r := range rows[s] {
+			pairs[i] = stats.Pair{Cluster: r.Cluster, A: r.A, B: r.B}
+		}
+		c := stats.PairedBootstrap(pairs, draws, seed)
+		out = append(out, Paired{Baseline: base.Method, Method: method.Method, Metric: metric, Stratum: s,
+			N: c.N, MeanA: c.MeanA, MeanB: c.MeanB, Diff: c.Diff, Lo: c.Lo, Hi: c.Hi,
+			Wins: c.Wins, Ties: c.Ties, Losses: c.Losses, Draws: c.Draws, Seed: c.Seed})
+	}
+	return out, nil
 }

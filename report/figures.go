@@ -115,8 +115,9 @@ func writeStrata(path string, in *Input) error {
 		}
 	}
 	p.NominalX(labels...)
+	p.X.Min, p.X.Max = -0.6, float64(len(strata))-0.4
 	p.Y.Min = 0
-	p.Y.Max = math.Max(p.Y.Max*1.2, 10)
+	p.Y.Max = math.Max(p.Y.Max*1.3, 10)
 	return p.Save(figWidth, figHeight, path)
 }
 

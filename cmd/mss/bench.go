@@ -1,13 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/repobench"
+	"github.com/missingcomplement/mss/report"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +23,7 @@ var benchCmd = &cobra.Command{
 }
 
 func init() {
-	benchCmd.AddCommand(newBenchScoreCmd())
+	benchCmd.AddCommand(newBenchScoreCmd(), newBenchCompareCmd(), newBenchReportCmd())
 	addCommand(benchCmd)
 }
 
@@ -141,4 +146,228 @@ its changed line ranges. The output is score.py's, figure for figure.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print score.py's --json output")
 	cmd.MarkFlagRequired("predictions")
 	return cmd
+}
+
+// latencies gathers per-method retrieval+selection times recorded in
+// predictions files (methods without timings are left out).
+func latencies(ps *repobench.PredictionSet) map[string]report.Latency {
+	out := map[string]report.Latency{}
+	for _, m := range ps.Methods() {
+		var xs []float64
+		for _, p := range ps.ByMethod[m] {
+			if p.LatencyMS() > 0 {
+				xs = append(xs, p.LatencyMS())
+			}
+		}
+		if len(xs) > 0 {
+			out[m] = report.Latency{N: len(xs), P50: repobench.Percentile(xs, 50), P95: repobench.Percentile(xs, 95)}
+		}
+	}
+	return out
+}
+
+func newBenchReportCmd() *cobra.Command {
+	var (
+		f                trackFiles
+		preds            []string
+		out, title       string
+		baseline, metric string
+		draws            int
+		seed             int64
+	)
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Write an HTML report with figures comparing methods' predictions",
+		Long: `Score predictions files and write, into --out, an HTML page (index.html)
+with PNG figures beside it: complete@k curves per method, the headline metric
+per stratum (state type, one group or several), and, with --baseline, each
+method's paired difference from the baseline with a repository-clustered
+bootstrap interval. summary.json holds the same figures.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := f.load()
+			if err != nil {
+				return err
+			}
+			defer l.src.Close()
+			ps, err := loadPredictions(cmd.ErrOrStderr(), preds, l)
+			if err != nil {
+				return err
+			}
+			scores, err := f.scorer(l.src).Score(l.states, l.labels, ps)
+			if err != nil {
+				return err
+			}
+			if title == "" {
+				title = "Repository track: " + f.states
+			}
+			in := &report.Input{Title: title, StatesFile: f.states, Predictions: preds, Metric: metric,
+				Scores: scores, Latency: latencies(ps), Baseline: baseline}
+			if err := f.checkMetric(metric); err != nil {
+				return err
+			}
+			if baseline != "" {
+				if in.Paired, err = pairedAgainst(scores, baseline, metric, draws, seed); err != nil {
+					return err
+				}
+			}
+			if err := report.Write(out, in); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(out, report.HTMLFile))
+			return nil
+		},
+	}
+	f.register(cmd, true)
+	fl := cmd.Flags()
+	fl.StringSliceVar(&preds, "predictions", nil, "predictions files (JSONL); repeat or separate with commas")
+	fl.StringVar(&out, "out", "", "output directory")
+	fl.StringVar(&title, "title", "", "page title (default: the states file)")
+	fl.StringVar(&baseline, "baseline", "", "method every other method is compared with (paired bootstrap)")
+	fl.StringVar(&metric, "metric", "complete@5", "metric of the strata and paired figures")
+	fl.IntVar(&draws, "draws", 20000, "bootstrap draws")
+	fl.Int64Var(&seed, "seed", 1, "bootstrap seed")
+	cmd.MarkFlagRequired("predictions")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// pairedAgainst compares every scored method with the baseline.
+func pairedAgainst(scores []*repobench.MethodScore, baseline, metric string, draws int, seed int64) ([]repobench.Paired, error) {
+	var base *repobench.MethodScore
+	var names []string
+	for _, ms := range scores {
+		names = append(names, ms.Method)
+		if ms.Method == baseline {
+			base = ms
+		}
+	}
+	if base == nil {
+		return nil, fmt.Errorf("--baseline %s: no predictions of that method (methods: %s)", baseline, strings.Join(names, ", "))
+	}
+	var out []repobench.Paired
+	for _, ms := range scores {
+		if ms == base {
+			continue
+		}
+		ps, err := repobench.Compare(base, ms, metric, draws, seed)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+// onlyMethod scores the one method of a predictions file.
+func onlyMethod(w io.Writer, f *trackFiles, l *loaded, path string) (*repobench.MethodScore, error) {
+	ps, err := loadPredictions(w, []string{path}, l)
+	if err != nil {
+		return nil, err
+	}
+	if ms := ps.Methods(); len(ms) != 1 {
+		return nil, fmt.Errorf("%s: holds predictions of %d methods (%s); compare takes one method a file", path, len(ms), strings.Join(ms, ", "))
+	}
+	m := ps.Methods()[0]
+	return f.scorer(l.src).ScoreMethod(m, l.states, l.labels, ps.ByMethod[m])
+}
+
+func newBenchCompareCmd() *cobra.Command {
+	var (
+		f                    trackFiles
+		basePath, methodPath string
+		metric               string
+		draws                int
+		seed                 int64
+		asJSON               bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compare",
+		Short: "Paired comparison of two predictions files with a repository-clustered bootstrap",
+		Long: `Score two predictions files (one method each) on the same states and
+compare them state by state: the mean difference (method minus baseline), a
+95% interval from a bootstrap that resamples whole repositories (states of
+one repository are not independent), and how many states the method wins,
+ties and loses; overall and per stratum (state type, one group or several).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.checkMetric(metric); err != nil {
+				return err
+			}
+			l, err := f.load()
+			if err != nil {
+				return err
+			}
+			defer l.src.Close()
+			if err := f.scorer(l.src).Check(l.states); err != nil {
+				return err
+			}
+			base, err := onlyMethod(cmd.ErrOrStderr(), &f, l, basePath)
+			if err != nil {
+				return err
+			}
+			method, err := onlyMethod(cmd.ErrOrStderr(), &f, l, methodPath)
+			if err != nil {
+				return err
+			}
+			if base.Method == method.Method {
+				method.Method += " (" + filepath.Base(methodPath) + ")"
+			}
+			ps, err := repobench.Compare(base, method, metric, draws, seed)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", " ")
+				return enc.Encode(ps)
+			}
+			return writePaired(w, f.states, ps)
+		},
+	}
+	f.register(cmd, true)
+	fl := cmd.Flags()
+	fl.StringVar(&basePath, "baseline", "", "predictions file of the baseline method")
+	fl.StringVar(&methodPath, "method", "", "predictions file of the method compared with it")
+	fl.StringVar(&metric, "metric", "complete@5", "per-state metric compared, e.g. complete@5, group_recall@8, tokens@8")
+	fl.IntVar(&draws, "draws", 20000, "bootstrap draws")
+	fl.Int64Var(&seed, "seed", 1, "bootstrap seed")
+	fl.BoolVar(&asJSON, "json", false, "print the comparisons as JSON")
+	cmd.MarkFlagRequired("baseline")
+	cmd.MarkFlagRequired("method")
+	return cmd
+}
+
+// checkMetric rejects a metric the scorer will not produce.
+func (f *trackFiles) checkMetric(metric string) error {
+	for _, m := range repobench.MetricNames {
+		for _, k := range f.ks {
+			if metric == repobench.Key(m, k) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("--metric %q: want one of %v at k in %v, e.g. complete@5", metric, repobench.MetricNames, f.ks)
+}
+
+// writePaired prints comparisons as a table.
+func writePaired(w io.Writer, statesFile string, ps []repobench.Paired) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	p0 := ps[0]
+	sc, unit := 100.0, " (percentage points)"
+	if strings.HasPrefix(p0.Metric, repobench.Tokens) || strings.HasPrefix(p0.Metric, repobench.ObservedUnits) {
+		sc, unit = 1, ""
+	}
+	fmt.Fprintf(w, "%s minus %s on %s%s, %s; 95%% interval from %d draws resampling repositories, seed %d\n",
+		p0.Method, p0.Baseline, p0.Metric, unit, statesFile, p0.Draws, p0.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "stratum\tn\t%s\t%s\tdiff\t95%% interval\twin/tie/loss\n", p0.Baseline, p0.Method)
+	for _, p := range ps {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%+.1f\t[%+.1f, %+.1f]\t%d/%d/%d\n",
+			p.Stratum, p.N, sc*p.MeanA, sc*p.MeanB, sc*p.Diff, sc*p.Lo, sc*p.Hi, p.Wins, p.Ties, p.Losses)
+	}
+	return tw.Flush()
 }

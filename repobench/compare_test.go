@@ -1,0 +1,74 @@
+package repobench
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func scoreOf(method string, rows []StateScore) *MethodScore {
+	return &MethodScore{Method: method, Ks: []int{5}, States: rows}
+}
+
+func row(id, repo, typ string, groups int, c5 float64) StateScore {
+	return StateScore{StateID: id, Repo: repo, StateType: typ, Groups: groups, Metrics: map[string]float64{"complete@5": c5}}
+}
+
+func TestCompare(t *testing.T) {
+	base := scoreOf("bm25", []StateScore{
+		row("a", "o/x", "before_search", 1, 0), row("b", "o/x", "before_search", 2, 1),
+		row("c", "o/y", "after_file_inspection", 1, 0), row("d", "o/z", "before_search", 3, 0),
+	})
+	base.Strata = map[string]*Stratum{"before_search": {}, "after_file_inspection": {}, OneGroup: {}, TwoGroups: {}}
+	method := scoreOf("complement", []StateScore{
+		row("a", "o/x", "before_search", 1, 1), row("b", "o/x", "before_search", 2, 1),
+		row("c", "o/y", "after_file_inspection", 1, 1), row("d", "o/z", "before_search", 3, 0),
+	})
+	got, err := Compare(base, method, "complete@5", 0, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fig struct {
+		Stratum           string
+		N                 int
+		A, B, Diff, Lo    float64
+		Wins, Ties, Losse int
+	}
+	var g []fig
+	for _, p := range got {
+		if p.Baseline != "bm25" || p.Method != "complement" || p.Metric != "complete@5" || p.Seed != 7 || p.Hi != p.Lo {
+			t.Errorf("comparison header %+v", p)
+		}
+		g = append(g, fig{p.Stratum, p.N, p.MeanA, p.MeanB, p.Diff, p.Lo, p.Wins, p.Ties, p.Losses})
+	}
+	want := []fig{
+		{"all", 4, 0.25, 0.75, 0.5, 0.5, 2, 2, 0},
+		{"after_file_inspection", 1, 0, 1, 1, 1, 1, 0, 0},
+		{"before_search", 3, 1.0 / 3, 2.0 / 3, 1.0 / 3, 1.0 / 3, 1, 2, 0},
+		{OneGroup, 2, 0, 1, 1, 1, 2, 0, 0},
+		{TwoGroups, 2, 0.5, 0.5, 0, 0, 0, 2, 0},
+	}
+	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
+	if diff := cmp.Diff(want, g, approx); diff != "" {
+		t.Errorf("comparisons (-want +got):\n%s", diff)
+	}
+
+	// With resampling, the interval brackets the difference.
+	got, err = Compare(base, method, "complete@5", 2000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got[0]; p.Lo > p.Diff || p.Hi < p.Diff || p.Lo == p.Hi || p.Draws != 2000 {
+		t.Errorf("bootstrap interval %+v", p)
+	}
+
+	if _, err := Compare(base, method, "complete@8", 0, 1); err == nil || !strings.Contains(err.Error(), `metric "complete@8" not scored`) {
+		t.Errorf("unscored metric: got %v", err)
+	}
+	method.States = method.States[:3]
+	if _, err := Compare(base, method, "complete@5", 0, 1); err == nil || !strings.Contains(err.Error(), "different states") {
+		t.Errorf("different states: got %v", err)
+	}
+}
