@@ -91,8 +91,10 @@ func validatePredictions(items *Items, labels *Labels, preds *Predictions, opt O
 		}
 		return labels.Get(id) != nil
 	}
-	universe := items.File
-	if items == nil {
+	var universe string
+	if items != nil {
+		universe = items.File
+	} else {
 		universe = labels.File
 	}
 	covered := map[string]map[string]bool{} // method -> states

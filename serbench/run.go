@@ -1,0 +1,84 @@
+package serbench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/missingcomplement/mss"
+)
+
+// CandidateFunc orders a state's pool into candidates for a controller
+// (retrieve.Pool for the embedded engine).
+type CandidateFunc func(state *mss.State, pool []mss.Unit) []mss.Candidate
+
+// RunOptions configures Run.
+type RunOptions struct {
+	Name     string            // method name written to predictions; default the controller's
+	K        int               // most units per answer (the request's MaxUnits)
+	Budget   int               // source-token budget; 0 means mss.DefaultBudget
+	Settings map[string]string // the method settings, recorded in config
+}
+
+// RunConfig is the configuration recorded with every prediction row.
+type RunConfig struct {
+	Controller string            `json:"controller"`
+	K          int               `json:"k"`
+	Budget     int               `json:"budget"`
+	Settings   map[string]string `json:"settings,omitempty"`
+	Detail     string            `json:"detail,omitempty"` // the controller's own Config string
+}
+
+// Run asks ctrl for every item's answer, in items order, and returns one
+// prediction per state: the ids of the units it returned, in its order.
+// An answer naming a unit outside the pool, or the same unit twice, is an
+// error (the controller broke its contract), not something to repair.
+func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates CandidateFunc, opt RunOptions) ([]*Prediction, error) {
+	name := opt.Name
+	if name == "" {
+		name = ctrl.Name()
+	}
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = mss.DefaultBudget
+	}
+	if opt.K <= 0 {
+		return nil, fmt.Errorf("k must be positive, not %d", opt.K)
+	}
+	out := make([]*Prediction, 0, len(items.Items))
+	for _, it := range items.Items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		st := it.State
+		req := &mss.Request{
+			State:      &st,
+			Candidates: candidates(&st, it.Units()),
+			Budget:     budget,
+			MaxUnits:   opt.K,
+			MinUnits:   min(mss.DefaultMinUnits, opt.K),
+		}
+		res, err := ctrl.Select(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: state %s: %s: %w", items.File, it.Line, st.StateID, name, err)
+		}
+		ids := make([]string, 0, len(res.Units))
+		seen := map[string]bool{}
+		for _, u := range res.Units {
+			if !it.InPool(u.ID) {
+				return nil, fmt.Errorf("%s:%d: state %s: %s returned %q, which is not in the pool", items.File, it.Line, st.StateID, name, u.ID)
+			}
+			if seen[u.ID] {
+				return nil, fmt.Errorf("%s:%d: state %s: %s returned %q twice", items.File, it.Line, st.StateID, name, u.ID)
+			}
+			seen[u.ID] = true
+			ids = append(ids, u.ID)
+		}
+		cfg, err := json.Marshal(RunConfig{Controller: ctrl.Name(), K: opt.K, Budget: budget, Settings: opt.Settings, Detail: res.Config})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &Prediction{StateID: st.StateID, Method: name, RankedIDs: ids, Config: cfg})
+	}
+	return out, nil
+}
