@@ -2,18 +2,12 @@ package server
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller"
-	"github.com/missingcomplement/mss/retrieve"
-	"github.com/missingcomplement/mss/segment"
 )
 
 // fixture files: a small Python and Go repository.
@@ -90,77 +84,12 @@ func writeFixture(t testing.TB) string {
 	return dir
 }
 
-// walkLoader segments every file of a tree and builds an engine over the
-// units: a snapshot that needs no index database.
-type walkLoader struct{ root string }
-
-func (l walkLoader) Load(ctx context.Context) (Snapshot, error) {
-	var units []mss.Unit
-	files := 0
-	err := filepath.WalkDir(l.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != l.root && skipDir(d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(l.root, p)
-		files++
-		units = append(units, segment.File(filepath.ToSlash(rel), src)...)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &walkSnapshot{units: units, eng: retrieve.NewEngineUnits(units, nil, retrieve.Options{}), files: files}, nil
-}
-
-type walkSnapshot struct {
-	units []mss.Unit
-	eng   *retrieve.Engine
-	files int
-}
-
-func (s *walkSnapshot) Candidates(ctx context.Context, st *mss.State, limit int) ([]mss.Candidate, error) {
-	return s.eng.Candidates(ctx, st, limit)
-}
-
-func (s *walkSnapshot) Search(query string, limit int) ([]mss.Unit, error) {
-	var out []mss.Unit
-	for _, u := range s.units {
-		if strings.Contains(u.Content, query) || strings.Contains(u.Symbol, query) {
-			out = append(out, u)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
-}
-
-func (s *walkSnapshot) Info() IndexInfo {
-	return IndexInfo{Units: len(s.units), Files: s.files, Built: time.Now()}
-}
-
-func (s *walkSnapshot) Close() error { return nil }
-
 // newTestService serves a fresh fixture; scanning happens on every request.
 func newTestService(t testing.TB, loader func(root string) Loader) (*Service, string) {
 	t.Helper()
 	dir := writeFixture(t)
 	if loader == nil {
-		loader = func(root string) Loader { return walkLoader{root} }
+		loader = func(root string) Loader { return &IndexLoader{Repo: root} }
 	}
 	svc, err := New(context.Background(), Config{Repo: dir, Loader: loader(dir), ScanInterval: time.Nanosecond})
 	if err != nil {

@@ -188,9 +188,6 @@ func (s *Service) refresh(ctx context.Context, force bool) (bool, error) {
 	}
 	info := snap.Info()
 	info.BuildMS = time.Since(start).Milliseconds()
-	if loaded {
-		info.Changed = changed
-	}
 	s.stamps = cur
 	s.mu.Lock()
 	old := s.snap

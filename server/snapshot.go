@@ -36,6 +36,7 @@ type IndexInfo struct {
 	BuildMS int64     `json:"build_ms"`
 	// Generation counts snapshots loaded since the service started.
 	Generation int `json:"generation"`
-	// Changed is how many files the last incremental build re-parsed.
+	// Changed is how many files the last build parsed (the rest were
+	// reused from the previous index).
 	Changed int `json:"changed_files"`
 }

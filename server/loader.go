@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+// IndexLoader keeps an index file of a work tree up to date with
+// index.Build (which re-parses only files whose content changed) and
+// builds a retrieval engine over it.
+type IndexLoader struct {
+	Repo   string // the work tree
+	DB     string // index file; "" means <Repo>/.mss/index.db
+	Index  index.Options
+	Engine retrieve.Options
+}
+
+// Load implements Loader.
+func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
+	opts := l.Index
+	opts.Repo, opts.DB, opts.Rev = l.Repo, l.DB, ""
+	sum, err := index.Build(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(sum.DB)
+	if err != nil {
+		return nil, err
+	}
+	units, err := ix.Units()
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	eng := retrieve.NewEngineUnits(units, nil, l.Engine)
+	m := ix.Meta()
+	return &indexSnapshot{
+		ix:  ix,
+		eng: eng,
+		info: IndexInfo{
+			Units:   m.Units,
+			Files:   m.Files,
+			DB:      sum.DB,
+			Built:   m.Built,
+			Changed: sum.Parsed,
+		},
+	}, nil
+}
+
+type indexSnapshot struct {
+	ix   *index.Index
+	eng  *retrieve.Engine
+	info IndexInfo
+}
+
+func (s *indexSnapshot) Candidates(ctx context.Context, st *mss.State, limit int) ([]mss.Candidate, error) {
+	return s.eng.Candidates(ctx, st, limit)
+}
+
+func (s *indexSnapshot) Search(query string, limit int) ([]mss.Unit, error) {
+	us, err := s.ix.Search(query, limit)
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
+	return us, nil
+}
+
+func (s *indexSnapshot) Info() IndexInfo { return s.info }
+
+func (s *indexSnapshot) Close() error { return s.ix.Close() }
