@@ -70,8 +70,12 @@ type Config struct {
 	APIKey      string   // from the environment only; never stored or printed
 	Model       string   // model name as the endpoint knows it
 	Temperature *float64 // nil leaves the endpoint default
-	MaxTokens   int      // completion cap; 0 means DefaultMaxTokens
-	Seed        *int64   // sent when set, for endpoints that honour it
+	MaxTokens   int      // completion cap; 0 means DefaultMaxTokens, <0 sends none
+	// MaxTokensField names the cap in the request: "max_tokens" (default,
+	// what most OpenAI-compatible servers read) or "max_completion_tokens"
+	// (OpenAI's reasoning models refuse max_tokens).
+	MaxTokensField string
+	Seed           *int64 // sent when set, for endpoints that honour it
 
 	Timeout    time.Duration // per attempt; 0 means DefaultTimeout
 	Retries    int           // extra attempts after the first; <0 means none, 0 means DefaultRetries
@@ -98,8 +102,11 @@ func (c *Config) setDefaults() {
 	if c.BackoffMax <= 0 {
 		c.BackoffMax = DefaultBackoffMax
 	}
-	if c.MaxTokens <= 0 {
+	if c.MaxTokens == 0 {
 		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.MaxTokensField == "" {
+		c.MaxTokensField = "max_tokens"
 	}
 	if c.Mode == "" {
 		c.Mode = ModeJSONSchema
@@ -159,6 +166,9 @@ func New(cfg Config, cache *Cache, lim *Limiter) (*Client, error) {
 	cfg.setDefaults()
 	if cfg.Model == "" {
 		return nil, ErrNoModel
+	}
+	if cfg.MaxTokensField != "max_tokens" && cfg.MaxTokensField != "max_completion_tokens" {
+		return nil, fmt.Errorf("max tokens field %q: want max_tokens or max_completion_tokens", cfg.MaxTokensField)
 	}
 	if cfg.BaseURL == "" {
 		return nil, errors.New("no base URL")
@@ -430,9 +440,15 @@ func (c *Client) params(req *Request, mode Mode) openai.ChatCompletionNewParams 
 		}
 	}
 	p := openai.ChatCompletionNewParams{
-		Model:     shared.ChatModel(c.cfg.Model),
-		Messages:  msgs,
-		MaxTokens: openai.Int(int64(c.cfg.MaxTokens)),
+		Model:    shared.ChatModel(c.cfg.Model),
+		Messages: msgs,
+	}
+	if c.cfg.MaxTokens > 0 {
+		if c.cfg.MaxTokensField == "max_completion_tokens" {
+			p.MaxCompletionTokens = openai.Int(int64(c.cfg.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(c.cfg.MaxTokens))
+		}
 	}
 	if c.cfg.Temperature != nil {
 		p.Temperature = openai.Float(*c.cfg.Temperature)

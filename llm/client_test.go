@@ -2,10 +2,13 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -249,5 +252,86 @@ func TestNoKey(t *testing.T) {
 	}
 	if n := len(srv.Calls()); n != 0 {
 		t.Errorf("%d calls made without a key", n)
+	}
+}
+
+func TestRequestFields(t *testing.T) {
+	zero := 0.0
+	tests := []struct {
+		name string
+		cfg  Config
+		want map[string]any // top-level body fields; nil value means absent
+	}{
+		{"defaults", Config{Temperature: &zero}, map[string]any{"max_tokens": float64(DefaultMaxTokens), "max_completion_tokens": nil, "temperature": 0.0, "seed": nil}},
+		{"reasoning model", Config{MaxTokens: 500, MaxTokensField: "max_completion_tokens"}, map[string]any{"max_tokens": nil, "max_completion_tokens": 500.0, "temperature": nil}},
+		{"no cap, seed", Config{MaxTokens: -1, Seed: new(int64)}, map[string]any{"max_tokens": nil, "max_completion_tokens": nil, "seed": 0.0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: `{"id":"a"}`} })
+			defer srv.Close()
+			cfg := tc.cfg
+			cfg.BaseURL, cfg.APIKey, cfg.Model = srv.BaseURL(), testKey, "m1"
+			c, err := New(cfg, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Complete(context.Background(), request()); err != nil {
+				t.Fatal(err)
+			}
+			var body map[string]any
+			if err := json.Unmarshal(srv.Calls()[0].Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range tc.want {
+				if got := body[k]; !cmp.Equal(got, want) {
+					t.Errorf("body[%s] = %v, want %v", k, got, want)
+				}
+			}
+		})
+	}
+	if _, err := New(Config{BaseURL: "http://x/v1", Model: "m", MaxTokensField: "max"}, nil, nil); err == nil {
+		t.Error("bad MaxTokensField accepted")
+	}
+}
+
+func TestLimiterBoundsConcurrency(t *testing.T) {
+	var inFlight, peak atomic.Int32
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		inFlight.Add(-1)
+		return llmtest.Reply{Content: `{"id":"a"}`}
+	})
+	defer srv.Close()
+	lim := NewLimiter(2)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		c, err := New(Config{BaseURL: srv.BaseURL(), APIKey: testKey, Model: "m1"}, nil, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			req := request()
+			req.Messages[1].Content = fmt.Sprint(i)
+			if _, err := c.Complete(context.Background(), req); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if p := peak.Load(); p > 2 || p < 1 {
+		t.Errorf("peak concurrency %d, want at most 2", p)
+	}
+	if NewLimiter(0) != nil || NewLimiter(0).Cap() != 0 {
+		t.Error("NewLimiter(0) should not limit")
 	}
 }

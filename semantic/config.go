@@ -51,13 +51,17 @@ const (
 
 // StageConfig is the endpoint and model of one stage.
 type StageConfig struct {
-	BaseURL     string        `json:"base_url"`
-	Model       string        `json:"model"`
-	Temperature float64       `json:"temperature"`
-	MaxTokens   int           `json:"max_tokens"`
-	Timeout     time.Duration `json:"-"` // operational: not in the hash
-	apiKey      string        // from the environment only
-	keyVar      string        // the environment variable it came from
+	BaseURL     string  `json:"base_url"`
+	Model       string  `json:"model"`
+	Temperature float64 `json:"temperature"`
+	// OmitTemperature sends no temperature (temperature=none), for models
+	// that accept only their default.
+	OmitTemperature bool          `json:"omit_temperature,omitempty"`
+	MaxTokens       int           `json:"max_tokens"` // 0 sends no cap
+	MaxTokensField  string        `json:"max_tokens_field"`
+	Timeout         time.Duration `json:"-"` // operational: not in the hash
+	apiKey          string        // from the environment only
+	keyVar          string        // the environment variable it came from
 }
 
 // Config is every knob of the semantic controllers. Fields tagged "-" are
@@ -129,10 +133,10 @@ func (c *Config) Describe() string {
 // settingKeys are the accepted keys; stage-scoped keys take a "propose.",
 // "expand.", "finalize." or "fast." (expand and finalize) prefix.
 var (
-	globalKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "retries", "backoff", "backoff_max",
+	globalKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "retries", "backoff", "backoff_max",
 		"response_format", "seed", "cache_dir", "cache_only", "concurrency", "fallback", "parse_retries", "state_chars", "labels",
 		"ssr.candidates", "ssr.excerpt_chars", "similarity.candidates", "similarity.keep", "similarity.excerpt_chars"}
-	stageKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "candidates", "excerpt_chars", "size", "reserve"}
+	stageKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "candidates", "excerpt_chars", "size", "reserve"}
 )
 
 // knownPrefixes mark settings that belong to this package; keys without
@@ -239,7 +243,9 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 		}
 		sc.Model = m
 		sc.Temperature = DefaultTemperature
-		if v, from := l.get(chain("temperature", "TEMPERATURE", "MSS_LLM_TEMPERATURE")...); from != "" {
+		if v, from := l.get(chain("temperature", "TEMPERATURE", "MSS_LLM_TEMPERATURE")...); from != "" && strings.TrimSpace(v) == "none" {
+			sc.OmitTemperature = true
+		} else if from != "" {
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || f < 0 || f > 2 {
 				fail(from, "%q is not a temperature in [0,2]", v)
@@ -250,7 +256,14 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 		sc.Timeout = llm.DefaultTimeout
 		dur(&sc.Timeout, chain("timeout", "TIMEOUT", "MSS_LLM_TIMEOUT")...)
 		sc.MaxTokens = llm.DefaultMaxTokens
-		atoi(&sc.MaxTokens, 16, chain("max_tokens", "MAX_TOKENS", "MSS_LLM_MAX_TOKENS")...)
+		atoi(&sc.MaxTokens, 0, chain("max_tokens", "MAX_TOKENS", "MSS_LLM_MAX_TOKENS")...)
+		sc.MaxTokensField = "max_tokens"
+		if v, from := l.get(chain("max_tokens_field", "MAX_TOKENS_FIELD", "MSS_LLM_MAX_TOKENS_FIELD")...); from != "" {
+			if v != "max_tokens" && v != "max_completion_tokens" {
+				fail(from, "%q: want max_tokens or max_completion_tokens", v)
+			}
+			sc.MaxTokensField = v
+		}
 		// Keys: environment only. A stage with its own endpoint may have its
 		// own key.
 		for _, name := range []string{"MSS_" + up + "_API_KEY", "MSS_FAST_API_KEY", "MSS_LLM_API_KEY"} {
@@ -425,11 +438,19 @@ func (c *Config) clients(stages ...string) (map[string]*llm.Client, error) {
 	for _, st := range stages {
 		sc := c.Stage(st)
 		t := sc.Temperature
+		temp := &t
+		if sc.OmitTemperature {
+			temp = nil
+		}
+		maxTok := sc.MaxTokens
+		if maxTok == 0 {
+			maxTok = -1 // no cap sent
+		}
 		lc := llm.Config{
-			BaseURL: sc.BaseURL, APIKey: sc.apiKey, Model: sc.Model, Temperature: &t, MaxTokens: sc.MaxTokens, Seed: c.Seed,
+			BaseURL: sc.BaseURL, APIKey: sc.apiKey, Model: sc.Model, Temperature: temp, MaxTokens: maxTok, MaxTokensField: sc.MaxTokensField, Seed: c.Seed,
 			Timeout: sc.Timeout, Retries: c.Retries, Backoff: c.Backoff, BackoffMax: c.BackoffMax, Mode: c.Mode,
 		}
-		id := fmt.Sprintf("%s\x00%s\x00%g\x00%d\x00%s\x00%s", sc.BaseURL, sc.Model, t, sc.MaxTokens, sc.Timeout, sc.keyVar)
+		id := fmt.Sprintf("%s\x00%s\x00%g\x00%v\x00%d\x00%s\x00%s\x00%s", sc.BaseURL, sc.Model, t, sc.OmitTemperature, sc.MaxTokens, sc.MaxTokensField, sc.Timeout, sc.keyVar)
 		if cl, ok := byConf[id]; ok {
 			out[st] = cl
 			continue
@@ -457,7 +478,11 @@ func (c *Config) Summary() string {
 		if model == "" {
 			model = "(none)"
 		}
-		fmt.Fprintf(&b, "%-8s %s model=%s temperature=%g timeout=%s %s\n", st, sc.BaseURL, model, sc.Temperature, sc.Timeout, key)
+		temp := fmt.Sprint(sc.Temperature)
+		if sc.OmitTemperature {
+			temp = "none"
+		}
+		fmt.Fprintf(&b, "%-8s %s model=%s temperature=%s timeout=%s %s=%d %s\n", st, sc.BaseURL, model, temp, sc.Timeout, sc.MaxTokensField, sc.MaxTokens, key)
 	}
 	fmt.Fprintf(&b, "config   %s concurrency=%d retries=%d response_format=%s fallback=%s\n", c.Describe(), c.Concurrency, max(c.Retries, 0), c.Mode, c.Fallback)
 	if c.CacheDir != "" {
