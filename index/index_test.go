@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
@@ -230,5 +231,287 @@ func TestNotARepository(t *testing.T) {
 	plain := t.TempDir()
 	if _, err := Build(context.Background(), Options{Repo: plain, Rev: "HEAD"}); err == nil {
 		t.Error("--rev on a plain directory: want an error")
+	}
+}
+
+func unitByID(units []mss.Unit) map[string]mss.Unit {
+	m := map[string]mss.Unit{}
+	for _, u := range units {
+		m[u.ID] = u
+	}
+	return m
+}
+
+func findUnit(t testing.TB, units []mss.Unit, symbol string) mss.Unit {
+	t.Helper()
+	for _, u := range units {
+		if u.Symbol == symbol {
+			return u
+		}
+	}
+	t.Fatalf("no unit %q", symbol)
+	return mss.Unit{}
+}
+
+func TestEdgesAndImports(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	build(t, Options{Repo: dir})
+	ix := openIndex(t, filepath.Join(dir, ".mss", "index.db"))
+	units, err := ix.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, err := ix.Edges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(sym string) string { return findUnit(t, units, sym).ID }
+	have := map[Edge]bool{}
+	for _, e := range edges {
+		have[e] = true
+	}
+	mainModule := units[0].ID
+	for _, u := range units {
+		if u.Path == "pkg/main.py" {
+			mainModule = u.ID
+			break
+		}
+	}
+	utilModule := ""
+	for _, u := range units {
+		if u.Path == "pkg/util.py" {
+			utilModule = u.ID
+			break
+		}
+	}
+	for _, want := range []Edge{
+		{id("run"), id("lookup_single"), EdgeCall},
+		{id("run"), id("Registry"), EdgeCall},
+		{id("run"), id("Registry.register"), EdgeCall},
+		{id("Registry.register"), id("lookup_single"), EdgeCall},
+		{id("Serve"), id("handleRequest"), EdgeCall},
+		{id("renderPage"), id("fmt"), EdgeCall},
+		{mainModule, utilModule, EdgeImport},
+	} {
+		if !have[want] {
+			t.Errorf("missing edge %+v", want)
+		}
+	}
+	imps, err := ix.FileImports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantImps := []FileImport{{"pkg/main.py", "pkg/util.py"}, {"web/app.js", "web/fmt.js"}}
+	if diff := cmp.Diff(wantImps, imps); diff != "" {
+		t.Errorf("file imports (-want +got):\n%s", diff)
+	}
+}
+
+func TestSearch(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	build(t, Options{Repo: dir})
+	ix := openIndex(t, filepath.Join(dir, ".mss", "index.db"))
+	for _, tc := range []struct{ query, want string }{
+		{"lookupSingle", "lookup_single"},
+		{"handle request", "handleRequest"},
+		{"render page", "renderPage"},
+	} {
+		got, err := ix.Search(tc.query, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0].Symbol != tc.want {
+			var syms []string
+			for _, u := range got {
+				syms = append(syms, u.Symbol)
+			}
+			t.Errorf("Search(%q) = %v, want %q first", tc.query, syms, tc.want)
+		}
+	}
+	if got, err := ix.Search("   ", 5); err != nil || len(got) != 0 {
+		t.Errorf("empty query: %v, %v", got, err)
+	}
+}
+
+// TestIncrementalMove moves an index between commits and checks that only
+// changed files are parsed, unchanged units keep their ids, and the result
+// equals a fresh index of the target commit.
+func TestIncrementalMove(t *testing.T) {
+	dir, c1 := newRepo(t, fixture)
+	writeFiles(t, dir, map[string]string{
+		"pkg/util.py": strings.Replace(fixture["pkg/util.py"], "return os.environ.get(name)", "return os.environ.get(name, \"\")", 1),
+		"pkg/new.py":  "def brand_new():\n    return 1\n",
+	})
+	gitRun(t, dir, "rm", "-q", "web/fmt.js")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "second")
+	c2 := gitRun(t, dir, "rev-parse", "HEAD")
+	gitDir := filepath.Join(dir, ".git")
+
+	db := filepath.Join(t.TempDir(), "move.db")
+	build(t, Options{Repo: gitDir, Rev: c1, DB: db})
+	before := unitByID(mustUnits(t, db))
+
+	sum := build(t, Options{Repo: gitDir, Rev: c2, DB: db})
+	if sum.Parsed != 2 || sum.Rebuilt != "" {
+		t.Errorf("move parsed %d files (rebuilt %q), want 2 (the changed and the new file)", sum.Parsed, sum.Rebuilt)
+	}
+	after := mustUnits(t, db)
+	for _, u := range after {
+		if u.Path == "pkg/main.py" || u.Path == "server/server.go" {
+			if _, ok := before[u.ID]; !ok {
+				t.Errorf("unit %s of unchanged file %s changed id", u.ID, u.Path)
+			}
+		}
+		if u.Path == "web/fmt.js" {
+			t.Errorf("unit of deleted file web/fmt.js kept")
+		}
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	build(t, Options{Repo: gitDir, Rev: c2, DB: fresh})
+	if diff := cmp.Diff(mustUnits(t, fresh), after); diff != "" {
+		t.Errorf("moved index differs from a fresh one (-fresh +moved):\n%s", diff)
+	}
+	ix := openIndex(t, db)
+	if err := ix.Check(); err != nil {
+		t.Error(err)
+	}
+	if got := ix.Meta().Commit; got != c2 {
+		t.Errorf("meta commit %s, want %s", got, c2)
+	}
+	if res, err := ix.Search("brand new", 1); err != nil || len(res) != 1 || res[0].Symbol != "brand_new" {
+		t.Errorf("search after move: %v %v", res, err)
+	}
+	if res, err := ix.Search("fmt String", 10); err != nil {
+		t.Error(err)
+	} else {
+		for _, u := range res {
+			if u.Path == "web/fmt.js" {
+				t.Errorf("search finds deleted file's unit")
+			}
+		}
+	}
+
+	// Back again, and a work-tree update after editing one file.
+	if sum := build(t, Options{Repo: gitDir, Rev: c1, DB: db}); sum.Parsed != 2 {
+		t.Errorf("move back parsed %d, want 2 (changed and re-added file)", sum.Parsed)
+	}
+	build(t, Options{Repo: dir})
+	writeFiles(t, dir, map[string]string{"server/server.go": fixture["server/server.go"] + "\nfunc Extra() {}\n"})
+	if sum := build(t, Options{Repo: dir}); sum.Parsed != 1 || sum.Reused == 0 {
+		t.Errorf("work tree update parsed %d reused %d, want 1 and the rest", sum.Parsed, sum.Reused)
+	}
+}
+
+func mustUnits(t testing.TB, db string) []mss.Unit {
+	t.Helper()
+	ix, err := Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	u, err := ix.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestVersionMismatchRebuilds(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	db := filepath.Join(dir, ".mss", "index.db")
+	build(t, Options{Repo: dir})
+	want := mustUnits(t, db)
+	setMeta(t, db, "feature_version", "999")
+	if _, err := Open(db); !errors.Is(err, ErrVersionMismatch) {
+		t.Fatalf("Open of a future index: %v, want ErrVersionMismatch", err)
+	}
+	sum := build(t, Options{Repo: dir})
+	if sum.Rebuilt == "" || sum.Reused != 0 {
+		t.Errorf("rebuilt %q reused %d: want a full rebuild", sum.Rebuilt, sum.Reused)
+	}
+	if diff := cmp.Diff(want, mustUnits(t, db)); diff != "" {
+		t.Errorf("rebuilt index differs:\n%s", diff)
+	}
+	// Changed options also rebuild.
+	if sum := build(t, Options{Repo: dir, IncludeVendored: true}); sum.Rebuilt != "options changed" {
+		t.Errorf("options change: rebuilt %q", sum.Rebuilt)
+	}
+}
+
+func setMeta(t testing.TB, db, key, value string) {
+	t.Helper()
+	conn, err := sql.Open("sqlite", dsn(db, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec(`UPDATE meta SET value = ? WHERE key = ?`, value, key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckFindsCorruption(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	db := filepath.Join(dir, ".mss", "index.db")
+	build(t, Options{Repo: dir})
+	conn, err := sql.Open("sqlite", dsn(db, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(`UPDATE units SET content = content || 'x' WHERE rowid = (SELECT MIN(rowid) FROM units)`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	ix := openIndex(t, db)
+	if err := ix.Check(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Check of a tampered unit: %v, want ErrCorrupt", err)
+	}
+	setMeta(t, db, "units", "1")
+	ix2 := openIndex(t, db)
+	if err := ix2.Check(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "meta says 1 units") {
+		t.Errorf("Check with wrong count: %v", err)
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.db")
+	os.WriteFile(garbage, []byte("not a database at all, just text"), 0o644)
+	if _, err := Open(garbage); err == nil {
+		t.Error("Open of a text file: want an error")
+	}
+}
+
+func TestBadBytes(t *testing.T) {
+	dir, _ := newRepo(t, map[string]string{
+		"latin1.py": "# caf\xe9\ndef f\xe9():\n    return '\xff'\n",
+		"broken.py": "def ok():\n    return 1\n\n))) ((( not python at all [[[\n}}}}\n",
+		"empty.py":  "",
+	})
+	sum := build(t, Options{Repo: dir})
+	ix := openIndex(t, sum.DB)
+	if err := ix.Check(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := ix.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		got[f.Path] = f.Status
+		if f.Path != "empty.py" && f.Units == 0 {
+			t.Errorf("%s dropped: status %q", f.Path, f.Status)
+		}
+	}
+	if got["latin1.py"] == "" || got["broken.py"] == "" {
+		t.Errorf("file statuses %v", got)
+	}
+}
+
+func TestDBDirUnwritable(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, []byte("x"), 0o644)
+	_, err := Build(context.Background(), Options{Repo: dir, DB: filepath.Join(blocker, "sub", "index.db")})
+	if err == nil {
+		t.Fatal("index under a regular file: want an error")
 	}
 }

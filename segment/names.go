@@ -1,8 +1,10 @@
 package segment
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -13,6 +15,70 @@ var identifierTypes = newSet(
 	"shorthand_property_identifier", "shorthand_property_identifier_pattern",
 	"namespace_identifier", "package_identifier", "constant",
 )
+
+// nameQuery captures, in one pass of the tree-sitter query engine, the
+// identifiers (@ref), calls (@call) and imports (@import) of a grammar.
+// Walking the tree node by node from Go costs several cgo calls per node;
+// the query crosses into C once per capture.
+type nameQuery struct {
+	q              *sitter.Query
+	ref, call, imp uint32
+}
+
+var (
+	queriesMu sync.Mutex
+	queries   = map[*grammar]*nameQuery{}
+)
+
+// query compiles (once) the grammar's name query. Node types the grammar
+// does not have are left out, as the query compiler rejects them.
+func (g *grammar) query() *nameQuery {
+	queriesMu.Lock()
+	defer queriesMu.Unlock()
+	if q, ok := queries[g]; ok {
+		return q
+	}
+	lang := g.language()
+	has := map[string]bool{}
+	for i := uint32(0); i < lang.SymbolCount(); i++ {
+		if lang.SymbolType(sitter.Symbol(i)) == sitter.SymbolTypeRegular {
+			has[lang.SymbolName(sitter.Symbol(i))] = true
+		}
+	}
+	alt := func(types set, capture string) string {
+		var names []string
+		for t := range types {
+			if has[t] {
+				names = append(names, "("+t+")")
+			}
+		}
+		if len(names) == 0 {
+			return ""
+		}
+		sort.Strings(names)
+		return "[" + strings.Join(names, " ") + "] @" + capture + "\n"
+	}
+	src := alt(identifierTypes, "ref") + alt(g.calls, "call") + alt(g.imports, "import")
+	q, err := sitter.NewQuery([]byte(src), lang)
+	if err != nil {
+		// The query is built from the grammar's own node types; failing
+		// here is a programming error caught by the tests of every grammar.
+		panic(fmt.Sprintf("segment: %s name query: %v", g.name, err))
+	}
+	nq := &nameQuery{q: q, ref: ^uint32(0), call: ^uint32(0), imp: ^uint32(0)}
+	for i := uint32(0); i < q.CaptureCount(); i++ {
+		switch q.CaptureNameForId(i) {
+		case "ref":
+			nq.ref = i
+		case "call":
+			nq.call = i
+		case "import":
+			nq.imp = i
+		}
+	}
+	queries[g] = nq
+	return nq
+}
 
 // minNameLen is the shortest name kept as a definition or reference.
 const minNameLen = 2
@@ -120,38 +186,40 @@ func (w *walker) names(root *sitter.Node, spans []span, res *Result) {
 		}
 	}
 	src := f.src
-	var walk func(n *sitter.Node, depth int)
-	walk = func(n *sitter.Node, depth int) {
-		typ := n.Type()
-		if identifierTypes[typ] && n.ChildCount() == 0 {
-			addTo(refs, unitOf(startRow(n)), n.Content(src))
-			return
+	q := w.g.query()
+	qc := sitter.NewQueryCursor()
+	defer qc.Close()
+	qc.Exec(q.q, root)
+	for {
+		m, ci, ok := qc.NextCapture()
+		if !ok {
+			break
 		}
-		if w.g.calls[typ] {
-			if name := calleeName(n, src); name != "" {
-				addTo(calls, unitOf(startRow(n)), name)
-				if name == "require" && (w.g.name == "javascript" || w.g.name == "typescript" || w.g.name == "tsx") {
-					if a := n.ChildByFieldName("arguments"); a != nil && a.NamedChildCount() > 0 && a.NamedChild(0).Type() == "string" {
-						if u := unitOf(startRow(n)); u >= 0 {
-							imps[u] = append(imps[u], unquote(a.NamedChild(0).Content(src)))
-						}
-					}
+		c := m.Captures[ci]
+		n := c.Node
+		start := int(n.StartByte())
+		u := unitOf(f.rowOf(start))
+		if u < 0 {
+			continue
+		}
+		switch c.Index {
+		case q.ref:
+			addTo(refs, u, string(src[start:n.EndByte()]))
+		case q.call:
+			name := calleeName(n, src)
+			if name == "" {
+				continue
+			}
+			addTo(calls, u, name)
+			if name == "require" && (w.g.name == "javascript" || w.g.name == "typescript" || w.g.name == "tsx") {
+				if a := n.ChildByFieldName("arguments"); a != nil && a.NamedChildCount() > 0 && a.NamedChild(0).Type() == "string" {
+					imps[u] = append(imps[u], unquote(a.NamedChild(0).Content(src)))
 				}
 			}
-		}
-		if w.g.imports[typ] {
-			if u := unitOf(startRow(n)); u >= 0 {
-				imps[u] = append(imps[u], w.importNames(n)...)
-			}
-		}
-		if depth > 500 {
-			return
-		}
-		for i := 0; i < int(n.ChildCount()); i++ {
-			walk(n.Child(i), depth+1)
+		case q.imp:
+			imps[u] = append(imps[u], w.importNames(n)...)
 		}
 	}
-	walk(root, 0)
 	for i := range res.Units {
 		u := &res.Units[i]
 		u.Defines = sortedKeys(defs[i], nil)

@@ -138,6 +138,11 @@ func newFile(path string, src []byte) *file {
 
 func (f *file) nlines() int { return len(f.starts) }
 
+// rowOf is the 0-based line holding byte offset off.
+func (f *file) rowOf(off int) int {
+	return sort.Search(len(f.starts), func(i int) bool { return f.starts[i] > off }) - 1
+}
+
 // tokens is the cost of lines s..e (0-based, inclusive) with newlines.
 func (f *file) tokens(s, e int) int { return (f.cum[e+1] - f.cum[s] + 3) / 4 }
 

@@ -1,0 +1,87 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Benchmarks run on a real repository named by the environment:
+//
+//	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
+//	MSS_BENCH_REV2=<another commit> go test -run '^$' -bench . ./index/
+//
+// They skip when MSS_BENCH_REPO is unset.
+func benchRepo(b *testing.B) (repo, rev string) {
+	repo = os.Getenv("MSS_BENCH_REPO")
+	if repo == "" {
+		b.Skip("MSS_BENCH_REPO not set")
+	}
+	return repo, os.Getenv("MSS_BENCH_REV")
+}
+
+// BenchmarkBuild indexes the repository from scratch.
+func BenchmarkBuild(b *testing.B) {
+	repo, rev := benchRepo(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		db := filepath.Join(b.TempDir(), "index.db")
+		sum, err := Build(context.Background(), Options{Repo: repo, Rev: rev, DB: db})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(sum.Files), "files")
+		b.ReportMetric(float64(sum.Units), "units")
+	}
+}
+
+// BenchmarkMove moves an index of MSS_BENCH_REV to MSS_BENCH_REV2 and back.
+func BenchmarkMove(b *testing.B) {
+	repo, rev := benchRepo(b)
+	rev2 := os.Getenv("MSS_BENCH_REV2")
+	if rev2 == "" {
+		b.Skip("MSS_BENCH_REV2 not set")
+	}
+	db := filepath.Join(b.TempDir(), "index.db")
+	if _, err := Build(context.Background(), Options{Repo: repo, Rev: rev, DB: db}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		to := rev2
+		if i%2 == 1 {
+			to = rev
+		}
+		sum, err := Build(context.Background(), Options{Repo: repo, Rev: to, DB: db})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum.Rebuilt != "" {
+			b.Fatalf("index rebuilt instead of moved: %s", sum.Rebuilt)
+		}
+		b.ReportMetric(float64(sum.Parsed), "parsed")
+	}
+}
+
+// BenchmarkSearch runs lexical queries against a built index.
+func BenchmarkSearch(b *testing.B) {
+	repo, rev := benchRepo(b)
+	db := filepath.Join(b.TempDir(), "index.db")
+	if _, err := Build(context.Background(), Options{Repo: repo, Rev: rev, DB: db}); err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Open(db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	queries := strings.Split("parse expression|lookup single name|simplify trig|cache invalidation on update", "|")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.Search(queries[i%len(queries)], 50); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

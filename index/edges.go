@@ -1,0 +1,272 @@
+package index
+
+// Edges are derived, not stored: a unit's references are resolved by name
+// against the units that define that name anywhere in the repository, and
+// its imports against the repository's files. Resolution is deliberately
+// simple and bounded:
+//
+//   - A name defined in the referring unit's own file resolves there only
+//     (a local helper shadows same-named functions elsewhere).
+//   - Otherwise every definition counts, unless more than maxFanout units
+//     define the name (get, run, __init__): such names carry no signal and
+//     would flood the graph, so they make no edge.
+//   - A reference that is also a call makes a "call" edge, any other a
+//     "ref" edge.
+//   - An import resolves to files by the importing language's rules
+//     (Python dotted modules and relative imports, JavaScript relative
+//     specifiers, Go package directories, Java classes, Rust module paths,
+//     C/C++ includes), matching a repository path exactly or by a unique
+//     path suffix (so "pkg.mod" finds "src/pkg/mod.py"). The edge goes from
+//     the importing unit to the first unit of each imported file.
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/missingcomplement/mss/segment"
+)
+
+// maxFanout is the most definitions a name may have and still make edges.
+const maxFanout = 8
+
+// FileImport is one edge of the file-level import graph.
+type FileImport struct {
+	From string `json:"from"` // importing file
+	To   string `json:"to"`   // imported file
+}
+
+type nameRow struct {
+	id, path                      string
+	defines, refs, calls, imports []string
+}
+
+func (ix *Index) nameRows() ([]nameRow, error) {
+	rows, err := ix.db.Query(`SELECT id, path, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: names: %w", ix.path, err)
+	}
+	defer rows.Close()
+	var out []nameRow
+	for rows.Next() {
+		var r nameRow
+		var d, rf, c, im string
+		if err := rows.Scan(&r.id, &r.path, &d, &rf, &c, &im); err != nil {
+			return nil, fmt.Errorf("index %s: names: %w", ix.path, err)
+		}
+		r.defines, r.refs, r.calls, r.imports = splitList(d), splitList(rf), splitList(c), splitList(im)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Edges returns the call, reference and import edges between units, in
+// the order of their source unit (path, line), then target.
+func (ix *Index) Edges() ([]Edge, error) {
+	rows, err := ix.nameRows()
+	if err != nil {
+		return nil, err
+	}
+	defs := map[string][]int{}
+	for i, r := range rows {
+		for _, d := range r.defines {
+			defs[d] = append(defs[d], i)
+		}
+	}
+	firstUnit := map[string]string{}
+	for _, r := range rows {
+		if _, ok := firstUnit[r.path]; !ok {
+			firstUnit[r.path] = r.id
+		}
+	}
+	res := newResolver(firstUnit)
+	var out []Edge
+	for i, r := range rows {
+		calls := map[string]bool{}
+		for _, c := range r.calls {
+			calls[c] = true
+		}
+		for _, name := range r.refs {
+			targets := defs[name]
+			var local []int
+			for _, t := range targets {
+				if rows[t].path == r.path && t != i {
+					local = append(local, t)
+				}
+			}
+			if len(local) > 0 {
+				targets = local
+			} else if len(targets) > maxFanout {
+				continue
+			}
+			kind := EdgeRef
+			if calls[name] {
+				kind = EdgeCall
+			}
+			for _, t := range targets {
+				if t != i {
+					out = append(out, Edge{From: r.id, To: rows[t].id, Kind: kind})
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, imp := range r.imports {
+			for _, p := range res.resolve(r.path, imp) {
+				if to := firstUnit[p]; !seen[to] && p != r.path {
+					seen[to] = true
+					out = append(out, Edge{From: r.id, To: to, Kind: EdgeImport})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// FileImports returns the file-level import graph, sorted.
+func (ix *Index) FileImports() ([]FileImport, error) {
+	rows, err := ix.nameRows()
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]string{}
+	for _, r := range rows {
+		files[r.path] = r.id
+	}
+	res := newResolver(files)
+	seen := map[FileImport]bool{}
+	var out []FileImport
+	for _, r := range rows {
+		for _, imp := range r.imports {
+			for _, p := range res.resolve(r.path, imp) {
+				fi := FileImport{r.path, p}
+				if p != r.path && !seen[fi] {
+					seen[fi] = true
+					out = append(out, fi)
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].To < out[j].To
+	})
+	return out, nil
+}
+
+// resolver maps import strings to repository files.
+type resolver struct {
+	files  map[string]string   // path -> anything
+	suffix map[string][]string // "/"-suffix of a path -> paths
+	dirs   map[string][]string // directory -> its files
+}
+
+func newResolver(files map[string]string) *resolver {
+	r := &resolver{files: files, suffix: map[string][]string{}, dirs: map[string][]string{}}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				r.suffix[p[i+1:]] = append(r.suffix[p[i+1:]], p)
+			}
+		}
+		d := path.Dir(p)
+		r.dirs[d] = append(r.dirs[d], p)
+	}
+	return r
+}
+
+// lookup finds a file by exact path or, failing that, a unique suffix.
+func (r *resolver) lookup(cands ...string) []string {
+	for _, c := range cands {
+		if _, ok := r.files[c]; ok {
+			return []string{c}
+		}
+	}
+	for _, c := range cands {
+		if m := r.suffix[c]; len(m) == 1 {
+			return m
+		}
+	}
+	return nil
+}
+
+func (r *resolver) resolve(from, imp string) []string {
+	dir := path.Dir(from)
+	switch segment.Language(from) {
+	case "python":
+		if strings.HasPrefix(imp, ".") {
+			n := len(imp) - len(strings.TrimLeft(imp, "."))
+			base := dir
+			for i := 1; i < n; i++ {
+				base = path.Dir(base)
+			}
+			rest := strings.ReplaceAll(strings.TrimLeft(imp, "."), ".", "/")
+			p := path.Join(base, rest)
+			if rest == "" {
+				return r.lookup(path.Join(base, "__init__.py"))
+			}
+			return r.lookup(p+".py", p+"/__init__.py")
+		}
+		p := strings.ReplaceAll(imp, ".", "/")
+		return r.lookup(p+".py", p+"/__init__.py")
+	case "javascript", "typescript", "tsx":
+		if !strings.HasPrefix(imp, ".") {
+			return nil
+		}
+		p := path.Join(dir, imp)
+		var cands []string
+		for _, ext := range []string{"", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", "/index.js", "/index.ts", "/index.tsx"} {
+			cands = append(cands, p+ext)
+		}
+		for _, c := range cands {
+			if _, ok := r.files[c]; ok {
+				return []string{c}
+			}
+		}
+		return nil
+	case "go":
+		parts := strings.Split(imp, "/")
+		for k := 0; k < len(parts); k++ {
+			if fs, ok := r.dirs[strings.Join(parts[k:], "/")]; ok {
+				var out []string
+				for _, f := range fs {
+					if strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go") {
+						out = append(out, f)
+					}
+				}
+				return out
+			}
+		}
+		return nil
+	case "java":
+		return r.lookup(strings.ReplaceAll(imp, ".", "/") + ".java")
+	case "rust":
+		parts := strings.Split(strings.SplitN(imp, "{", 2)[0], "::")
+		var clean []string
+		for _, p := range parts {
+			if p != "" && p != "crate" && p != "self" && p != "super" && p != "*" {
+				clean = append(clean, p)
+			}
+		}
+		for k := len(clean); k > 0; k-- {
+			p := strings.Join(clean[:k], "/")
+			if m := r.lookup(p+".rs", p+"/mod.rs"); m != nil {
+				return m
+			}
+		}
+		return nil
+	case "c", "cpp":
+		if m := r.lookup(path.Join(dir, imp)); m != nil {
+			return m
+		}
+		return r.lookup(imp)
+	}
+	return nil
+}
