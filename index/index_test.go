@@ -515,3 +515,44 @@ func TestDBDirUnwritable(t *testing.T) {
 		t.Fatal("index under a regular file: want an error")
 	}
 }
+
+func TestSymlinksAndPlainDirectory(t *testing.T) {
+	outside := t.TempDir()
+	writeFiles(t, outside, map[string]string{"secret.py": "def secret():\n    return 'x'\n"})
+	for _, useGit := range []bool{false, true} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
+		if err := os.Symlink(filepath.Join(outside, "secret.py"), filepath.Join(dir, "link.py")); err != nil {
+			t.Skip("no symlinks:", err)
+		}
+		if err := os.Symlink(outside, filepath.Join(dir, "linkdir")); err != nil {
+			t.Fatal(err)
+		}
+		if useGit {
+			gitRun(t, dir, "init", "-q")
+			gitRun(t, dir, "add", "-A")
+			gitRun(t, dir, "commit", "-q", "-m", "x")
+		}
+		sum := build(t, Options{Repo: dir})
+		units := mustUnits(t, sum.DB)
+		if got := unitPaths(units); !cmp.Equal(got, []string{"a.py"}) {
+			t.Errorf("git=%v: indexed %v, want only a.py (symlinks are not followed)", useGit, got)
+		}
+		if m := openIndex(t, sum.DB).Meta(); useGit && m.Source != "worktree" || !useGit && m.Source != "directory" {
+			t.Errorf("git=%v: source %q", useGit, m.Source)
+		}
+	}
+	{
+		// In a commit, a symlink is a blob of mode 120000: skipped too.
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
+		os.Symlink(filepath.Join(outside, "secret.py"), filepath.Join(dir, "link.py"))
+		gitRun(t, dir, "init", "-q")
+		gitRun(t, dir, "add", "-A")
+		gitRun(t, dir, "commit", "-q", "-m", "x")
+		sum := build(t, Options{Repo: dir, Rev: "HEAD", DB: filepath.Join(t.TempDir(), "c.db")})
+		if got := unitPaths(mustUnits(t, sum.DB)); !cmp.Equal(got, []string{"a.py"}) {
+			t.Errorf("commit: indexed %v, want only a.py", got)
+		}
+	}
+}

@@ -274,6 +274,8 @@ func skipByName(e entry, o *Options) string {
 // skipByContent says why a file is left out after reading it, or "".
 func skipByContent(e entry, data []byte, o *Options) string {
 	switch {
+	case e.size > o.maxBytes():
+		return skipLarge
 	case binary(data):
 		return skipBinary
 	case !o.IncludeGenerated && generated(e.path, data):
@@ -315,7 +317,7 @@ func parseAll(ctx context.Context, src *source, files []entry, data map[string][
 		}
 		if src.commit != "" {
 			seq := 0
-			readErr <- src.catFile(ctx, files, func(e entry, b []byte) error {
+			readErr <- src.catFile(ctx, files, opts.maxBytes(), func(e entry, b []byte) error {
 				seq++
 				return send(seq-1, e, b)
 			})
@@ -548,17 +550,13 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 	q := func(query string, dst ...any) error {
 		return w.tx.QueryRowContext(w.ctx, query).Scan(dst...)
 	}
-	if err := q(`SELECT COUNT(*) FROM units`, &sum.Units); err != nil {
-		return fmt.Errorf("index: counting: %w", err)
-	}
-	if err := q(`SELECT COUNT(*) FROM files WHERE units > 0`, &sum.Files); err != nil {
-		return fmt.Errorf("index: counting: %w", err)
-	}
+	// Counts come from the small files table: scanning units would read
+	// every unit's content.
 	var nfiles int
-	if err := q(`SELECT COUNT(*) FROM files`, &nfiles); err != nil {
+	if err := q(`SELECT COUNT(*), COALESCE(SUM(units), 0), COUNT(CASE WHEN units > 0 THEN 1 END) FROM files`, &nfiles, &sum.Units, &sum.Files); err != nil {
 		return fmt.Errorf("index: counting: %w", err)
 	}
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT language, COUNT(*) FROM units GROUP BY language`)
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT language, SUM(units) FROM files WHERE units > 0 GROUP BY language`)
 	if err != nil {
 		return fmt.Errorf("index: counting: %w", err)
 	}

@@ -32,7 +32,7 @@ const (
 	// maxErrorDensity: a file with more than one syntax error per this
 	// many non-blank lines is not in the grammar's language (or is a
 	// template); it is cut into windows.
-	maxErrorDensity = 10
+	maxErrorDensity = 3
 )
 
 // Unit kinds.
@@ -554,6 +554,12 @@ func (w *walker) defName(n *sitter.Node) string {
 		}
 	case "function_definition":
 		if w.g.name == "c" || w.g.name == "cpp" {
+			// The function declarator, wherever macros left it.
+			if fd := findFuncDeclarator(n, 0); fd != nil {
+				if d := fd.ChildByFieldName("declarator"); d != nil {
+					return declaratorName(d, src)
+				}
+			}
 			if d := n.ChildByFieldName("declarator"); d != nil {
 				return declaratorName(d, src)
 			}
@@ -587,7 +593,20 @@ func dotted(s string) string {
 		}
 		s = b.String()
 	}
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "::", ".")), "")
+	s = strings.ReplaceAll(s, "::", ".")
+	op := ""
+	if i := strings.Index(s, "operator"); i >= 0 {
+		s, op = s[:i], strings.Join(strings.Fields(s[i:]), "")
+		if s != "" && !strings.HasSuffix(s, ".") {
+			return op // "const Char* operator" was a return type
+		}
+	}
+	// Macros can put words before the name ("FMT_API detail::f"): the
+	// name is the last word.
+	if f := strings.Fields(s); len(f) > 0 {
+		s = f[len(f)-1]
+	}
+	return s + op
 }
 
 // declaratorName follows a C/C++ declarator chain to the declared name.
@@ -605,6 +624,28 @@ func declaratorName(d *sitter.Node, src []byte) string {
 		d = next
 	}
 	return ""
+}
+
+// findFuncDeclarator finds the function_declarator of a C/C++ function
+// definition outside its body, also under error nodes macros cause.
+func findFuncDeclarator(n *sitter.Node, depth int) *sitter.Node {
+	if depth > 4 {
+		return nil
+	}
+	body := n.ChildByFieldName("body")
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		if body != nil && c.Equal(body) {
+			continue
+		}
+		if c.Type() == "function_declarator" {
+			return c
+		}
+		if f := findFuncDeclarator(c, depth+1); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 func firstOfType(n *sitter.Node, typ string) *sitter.Node {
