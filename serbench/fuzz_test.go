@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // The loaders read outside input: whatever the bytes, they return rows or
@@ -50,6 +53,22 @@ func FuzzReadItems(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
 	exampleSeeds(f, "items.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The one-pass decoding of a well-formed row agrees with the
+		// careful one.
+		if fast := fastItem(data, 1); fast != nil {
+			e := &errs{file: "F"}
+			obj, ok := decodeLine(data, 1, e)
+			if !ok {
+				t.Fatalf("fast path accepted a line the careful path rejects: %v", e.list)
+			}
+			slow := parseItem(line{n: 1, obj: obj}, e)
+			if len(e.list) > 0 {
+				t.Fatalf("fast path accepted a row with problems: %v", e.list)
+			}
+			if diff := cmp.Diff(slow, fast, cmp.AllowUnexported(Item{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("fast and careful paths differ (-careful +fast):\n%s", diff)
+			}
+		}
 		items, err := ReadItems(bytes.NewReader(data), "F")
 		checkLoadErr(t, err)
 		if items != nil {

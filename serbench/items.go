@@ -1,12 +1,14 @@
 package serbench
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
 )
@@ -111,7 +113,7 @@ func LoadItems(name string) (*Items, error) {
 // ReadItems reads items from r; name is used in messages.
 func ReadItems(r io.Reader, name string) (*Items, error) {
 	e := &errs{file: name}
-	lines, err := readLines(r, e)
+	lines, err := scanLines(r, e, true)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +139,116 @@ func ReadItems(r io.Reader, name string) (*Items, error) {
 	return s, e.list.Err()
 }
 
+// itemJSON is the typed shape of a well-formed item row. Decoding a line
+// into it takes one pass; only a row that fails to decode, or breaks a
+// rule, is decoded again field by field to say exactly what is wrong.
+type itemJSON struct {
+	StateID             string            `json:"state_id"`
+	ItemID              string            `json:"item_id"`
+	InstanceID          string            `json:"instance_id"`
+	Repo                string            `json:"repo"`
+	BaseCommit          string            `json:"base_commit"`
+	Split               string            `json:"split"`
+	StateType           string            `json:"state_type"`
+	Issue               string            `json:"issue"`
+	InformationNeed     string            `json:"information_need"`
+	CurrentObservation  string            `json:"current_observation"`
+	CurrentHypothesis   string            `json:"current_hypothesis"`
+	CurrentSubgoal      string            `json:"current_subgoal"`
+	CurrentDiff         string            `json:"current_diff"`
+	LatestTestOutput    string            `json:"latest_test_output"`
+	OpenedFiles         []string          `json:"opened_files"`
+	SearchQueries       []string          `json:"search_queries"`
+	TrajectoryPrefix    []json.RawMessage `json:"trajectory_prefix"`
+	ObservedEvidenceIDs json.RawMessage   `json:"observed_evidence_ids"`
+	PoolTruncated       bool              `json:"candidate_pool_truncated"`
+	CandidateCount      int               `json:"candidate_count"`
+	CandidateEvidence   *[]evidenceJSON   `json:"candidate_evidence"`
+}
+
+type evidenceJSON struct {
+	EvidenceID      *string `json:"evidence_id"`
+	SourcePath      string  `json:"source_path"`
+	LineStart       int     `json:"line_start"`
+	LineEnd         int     `json:"line_end"`
+	ContentExcerpt  string  `json:"content_excerpt"`
+	Symbol          string  `json:"symbol"`
+	Language        string  `json:"language"`
+	SourceType      string  `json:"source_type"`
+	ContentSHA256   string  `json:"content_sha256"`
+	ObservedByState bool    `json:"observed_by_state"`
+}
+
+// fastItem decodes a well-formed item row in one pass, or returns nil when
+// the row needs the careful path.
+func fastItem(b []byte, n int) *Item {
+	// encoding/json matches keys case-insensitively when no key matches
+	// exactly; the exact keys must be there, so a "State_ID" row is judged
+	// by the careful path as the reference would judge it.
+	if !utf8.Valid(b) || !bytes.Contains(b, []byte(`"state_id"`)) || !bytes.Contains(b, []byte(`"candidate_evidence"`)) {
+		return nil
+	}
+	var j itemJSON
+	if json.Unmarshal(b, &j) != nil || j.CandidateEvidence == nil || strings.TrimSpace(j.StateID) == "" {
+		return nil
+	}
+	if len(*j.CandidateEvidence) > bytes.Count(b, []byte(`"evidence_id"`)) {
+		return nil
+	}
+	it := &Item{Line: n, PoolTruncated: j.PoolTruncated, CandidateCount: j.CandidateCount}
+	if len(j.ObservedEvidenceIDs) > 0 {
+		if json.Unmarshal(j.ObservedEvidenceIDs, &it.State.ObservedEvidenceIDs) != nil || it.State.ObservedEvidenceIDs == nil {
+			return nil
+		}
+		seen := map[string]bool{}
+		for _, id := range it.State.ObservedEvidenceIDs {
+			if strings.TrimSpace(id) == "" || seen[id] {
+				return nil
+			}
+			seen[id] = true
+		}
+	}
+	it.State = mss.State{
+		StateID: j.StateID, ItemID: j.ItemID, InstanceID: j.InstanceID, Repo: j.Repo,
+		BaseCommit: j.BaseCommit, Split: j.Split, StateType: j.StateType, Issue: j.Issue,
+		InformationNeed: j.InformationNeed, CurrentObservation: j.CurrentObservation,
+		CurrentHypothesis: j.CurrentHypothesis, CurrentSubgoal: j.CurrentSubgoal,
+		CurrentDiff: j.CurrentDiff, LatestTestOutput: j.LatestTestOutput,
+		OpenedFiles: j.OpenedFiles, SearchQueries: j.SearchQueries,
+		TrajectoryPrefix: j.TrajectoryPrefix, ObservedEvidenceIDs: it.State.ObservedEvidenceIDs,
+	}
+	pool := *j.CandidateEvidence
+	it.Pool = make([]Evidence, 0, len(pool))
+	it.poolIDs = make(map[string]int, len(pool))
+	for _, c := range pool {
+		if c.EvidenceID == nil || strings.TrimSpace(*c.EvidenceID) == "" {
+			return nil
+		}
+		if _, dup := it.poolIDs[*c.EvidenceID]; dup {
+			return nil
+		}
+		it.poolIDs[*c.EvidenceID] = len(it.Pool)
+		it.Pool = append(it.Pool, Evidence{
+			ID: *c.EvidenceID, Path: c.SourcePath, StartLine: c.LineStart, EndLine: c.LineEnd,
+			Content: c.ContentExcerpt, Symbol: c.Symbol, Language: c.Language,
+			SourceType: c.SourceType, SHA256: c.ContentSHA256, ObservedByState: c.ObservedByState,
+		})
+	}
+	return it
+}
+
 func parseItem(ln line, e *errs) *Item {
+	if ln.raw != nil {
+		if it := fastItem(ln.raw, ln.n); it != nil {
+			return it
+		}
+		if ln.obj == nil {
+			var ok bool
+			if ln.obj, ok = decodeLine(ln.raw, ln.n, e); !ok {
+				return nil
+			}
+		}
+	}
 	r := &fieldReader{e: e, line: ln.n, obj: ln.obj}
 	it := &Item{Line: ln.n}
 	st := &it.State
@@ -169,7 +280,9 @@ func parseItem(ln line, e *errs) *Item {
 	it.CandidateCount, _ = r.integer("candidate_count")
 
 	pool, present := r.list("candidate_evidence")
-	if !present {
+	if raw, ok := r.obj["candidate_evidence"]; ok && isNull(raw) {
+		r.fail("candidate_evidence", "must be a list, not null")
+	} else if !present {
 		r.fail("candidate_evidence", "missing: every item needs its candidate pool (a list)")
 	}
 	it.poolIDs = make(map[string]int, len(pool))

@@ -26,6 +26,7 @@ var gzipMagic = []byte{0x1f, 0x8b}
 type line struct {
 	n   int
 	obj object
+	raw []byte // the line itself, when the reader left decoding to the caller
 }
 
 // open returns a reader of the decompressed content of the named file.
@@ -74,6 +75,13 @@ func (cs closers) Close() error {
 // are not valid JSON objects are reported in e and skipped; an I/O error
 // (including a corrupt gzip stream) is returned.
 func readLines(r io.Reader, e *errs) ([]line, error) {
+	return scanLines(r, e, false)
+}
+
+// scanLines is readLines; with lazy, lines are returned undecoded (raw),
+// for a caller with a faster path of its own, which must fall back to
+// decodeLine for the messages.
+func scanLines(r io.Reader, e *errs, lazy bool) ([]line, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var out []line
 	n := 0
@@ -82,8 +90,10 @@ func readLines(r io.Reader, e *errs) ([]line, error) {
 		if len(b) > 0 {
 			n++
 			if len(bytes.TrimSpace(b)) > 0 {
-				if obj, ok := decodeLine(b, n, e); ok {
-					out = append(out, line{n, obj})
+				if lazy {
+					out = append(out, line{n: n, raw: b})
+				} else if obj, ok := decodeLine(b, n, e); ok {
+					out = append(out, line{n: n, obj: obj})
 				}
 			}
 		}

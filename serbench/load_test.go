@@ -212,3 +212,27 @@ func TestLoadNotGzip(t *testing.T) {
 		t.Error("LoadItems(missing file) gave no error")
 	}
 }
+
+// TestFastItemMatchesCareful decodes every example row both ways.
+func TestFastItemMatchesCareful(t *testing.T) {
+	dir := exampleDir(t)
+	b, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		fast := fastItem(row, i+1)
+		if fast == nil {
+			t.Fatalf("row %d: fast path declined a well-formed row", i+1)
+		}
+		e := &errs{file: "F"}
+		obj, _ := decodeLine(row, i+1, e)
+		slow := parseItem(line{n: i + 1, obj: obj}, e)
+		if len(e.list) > 0 {
+			t.Fatal(e.list)
+		}
+		if diff := cmp.Diff(slow, fast, cmp.AllowUnexported(Item{})); diff != "" {
+			t.Errorf("row %d: fast and careful paths differ (-careful +fast):\n%s", i+1, diff)
+		}
+	}
+}

@@ -307,9 +307,14 @@ type Summary map[string]map[string]float64
 // averages per method. Inputs must have passed validation: a prediction
 // without a label is an error.
 func ScoreAll(labels *Labels, preds *Predictions, ks []int) ([]StateScore, Summary, error) {
+	for _, k := range ks {
+		if k <= 0 {
+			return nil, nil, fmt.Errorf("cutoff k must be positive, not %d", k)
+		}
+	}
 	ks = normalizeKs(ks)
 	if len(ks) == 0 {
-		return nil, nil, fmt.Errorf("no positive cutoff k")
+		return nil, nil, fmt.Errorf("no cutoff k given")
 	}
 	var rows []StateScore
 	sums := map[string]map[string]*big.Rat{}
