@@ -18,6 +18,9 @@ type RunOptions struct {
 	K        int               // most units per answer (the request's MaxUnits)
 	Budget   int               // source-token budget; 0 means mss.DefaultBudget
 	Settings map[string]string // the method settings, recorded in config
+	// SkipObserved removes candidates marked Observed before the method
+	// sees them, so no method can return evidence the agent has read.
+	SkipObserved bool
 }
 
 // RunConfig is the configuration recorded with every prediction row.
@@ -26,7 +29,9 @@ type RunConfig struct {
 	K          int               `json:"k"`
 	Budget     int               `json:"budget"`
 	Settings   map[string]string `json:"settings,omitempty"`
-	Detail     string            `json:"detail,omitempty"` // the controller's own Config string
+	// SkipObserved records that observed candidates were withheld.
+	SkipObserved bool   `json:"skip_observed,omitempty"`
+	Detail       string `json:"detail,omitempty"` // the controller's own Config string
 }
 
 // Run asks ctrl for every item's answer, in items order, and returns one
@@ -51,9 +56,19 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 			return nil, err
 		}
 		st := it.State
+		cands := candidates(&st, it.Units())
+		if opt.SkipObserved {
+			kept := cands[:0:0]
+			for _, c := range cands {
+				if !c.Observed {
+					kept = append(kept, c)
+				}
+			}
+			cands = kept
+		}
 		req := &mss.Request{
 			State:      &st,
-			Candidates: candidates(&st, it.Units()),
+			Candidates: cands,
 			Budget:     budget,
 			MaxUnits:   opt.K,
 			MinUnits:   min(mss.DefaultMinUnits, opt.K),
@@ -74,7 +89,10 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 			seen[u.ID] = true
 			ids = append(ids, u.ID)
 		}
-		cfg, err := json.Marshal(RunConfig{Controller: ctrl.Name(), K: opt.K, Budget: budget, Settings: opt.Settings, Detail: res.Config})
+		cfg, err := json.Marshal(RunConfig{
+			Controller: ctrl.Name(), K: opt.K, Budget: budget, Settings: opt.Settings,
+			SkipObserved: opt.SkipObserved, Detail: res.Config,
+		})
 		if err != nil {
 			return nil, err
 		}

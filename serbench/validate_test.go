@@ -3,6 +3,7 @@ package serbench
 import (
 	"context"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -166,5 +167,51 @@ func TestValidateExampleRuns(t *testing.T) {
 	}
 	if got := sum["none"]["mss_complete@5"]; got != 0 || sum["none"]["states"] != 3 {
 		t.Errorf("abstention summary %v", sum["none"])
+	}
+}
+
+// firstController returns the first candidates it is offered.
+type firstController struct{}
+
+func (firstController) Name() string { return "first" }
+
+func (firstController) Select(_ context.Context, req *mss.Request) (*mss.Result, error) {
+	_, _, maxUnits := req.Limits()
+	res := &mss.Result{Method: "first"}
+	for i := 0; i < len(req.Candidates) && i < maxUnits; i++ {
+		res.Units = append(res.Units, req.Candidates[i].Unit)
+	}
+	return res, nil
+}
+
+func TestRunSkipObserved(t *testing.T) {
+	items := mustItems(t, twoItems) // a2 is observed in state a
+	marked := func(st *mss.State, pool []mss.Unit) []mss.Candidate {
+		cands := poolOrder(st, pool)
+		for i := range cands {
+			for _, id := range st.ObservedEvidenceIDs {
+				if cands[i].Unit.ID == id {
+					cands[i].Observed = true
+				}
+			}
+		}
+		// Observed first, so a method that keeps them returns them.
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Observed && !cands[j].Observed })
+		return cands
+	}
+	for _, tc := range []struct {
+		skip bool
+		want []string
+	}{{false, []string{"a2", "a1"}}, {true, []string{"a1"}}} {
+		preds, err := Run(context.Background(), items, firstController{}, marked, RunOptions{K: 2, SkipObserved: tc.skip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, preds[0].RankedIDs); diff != "" {
+			t.Errorf("skip=%v (-want +got):\n%s", tc.skip, diff)
+		}
+		if got := strings.Contains(string(preds[0].Config), `"skip_observed":true`); got != tc.skip {
+			t.Errorf("skip=%v: config %s", tc.skip, preds[0].Config)
+		}
 	}
 }
