@@ -245,6 +245,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 			case err == nil && e.Rejected:
 				downgrades = append(downgrades, mode)
 				if nm, ok := mode.next(); ok {
+					c.lowerMode(mode, nm)
 					mode = nm
 					continue
 				}
@@ -293,6 +294,9 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 					mode = nm
 					continue
 				}
+			}
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("llm: %s: %w", c.cfg.Model, ctx.Err())
 			}
 			return nil, fmt.Errorf("llm: %s after %d attempt(s): %s", c.cfg.Model, attempts, c.redact(err.Error()))
 		}

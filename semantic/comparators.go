@@ -53,7 +53,7 @@ func (s *SSR) Select(ctx context.Context, req *mss.Request) (*mss.Result, error)
 	sys, user := p.render(fmt.Sprintf(ssrInstructions, lo, hi))
 	picks, _, err := (&stageCall{
 		stage: NameSSR, client: s.clients[StagePropose], system: sys, user: user, list: "units", offered: ids(lead),
-		schema:       &llm.Schema{Name: "ssr", Schema: object(map[string]any{"units": idList(ids(lead), []string{"reason"}, lo, hi)})},
+		schema:       &llm.Schema{Name: "ssr", Schema: object(map[string]any{"units": idList(ids(lead), []string{"reason"})})},
 		parseRetries: s.cfg.ParseRetries,
 	}).run(ctx, ac)
 	if err != nil {
@@ -95,8 +95,8 @@ func (po *ProposeOnly) Select(ctx context.Context, req *mss.Request) (*mss.Resul
 	picks, _, err := (&stageCall{
 		stage: StagePropose, client: po.clients[StagePropose], system: sys, user: user, list: "selected", offered: ids(lead),
 		schema: &llm.Schema{Name: "propose", Schema: object(map[string]any{
-			"selected": idList(ids(lead), []string{"covers"}, 1, size),
-			"missing":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": 8},
+			"selected": idList(ids(lead), []string{"covers"}),
+			"missing":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 		})},
 		parseRetries: po.cfg.ParseRetries,
 	}).run(ctx, ac)
@@ -158,7 +158,7 @@ func (s *Similarity3) Select(ctx context.Context, req *mss.Request) (*mss.Result
 		sys, user := p.render(similarityInstructions)
 		picks, _, err := (&stageCall{
 			stage: stage, client: s.clients[stageNames[i]], system: sys, user: user, list: "scores", offered: ids(batch),
-			schema:       &llm.Schema{Name: "relevance", Schema: object(map[string]any{"scores": idList(ids(batch), []string{"score"}, len(batch), len(batch))})},
+			schema:       &llm.Schema{Name: "relevance", Schema: object(map[string]any{"scores": idList(ids(batch), []string{"score"})})},
 			parseRetries: s.cfg.ParseRetries,
 		}).run(ctx, ac)
 		if err != nil {

@@ -113,7 +113,8 @@ func cardsOf(rs []ranked, origin string) []card {
 // It is looked up by name at run time (package controller registers
 // "complement"), so this package does not import it.
 func (b *base) fallback(ctx context.Context, req *mss.Request, ac *accounting, cause error) (*mss.Result, error) {
-	if b.cfg.Fallback == "" || b.cfg.Fallback == "none" {
+	if b.cfg.Fallback == "" || b.cfg.Fallback == "none" || ctx.Err() != nil {
+		// A cancelled request is not a stage failure: stop, do not fall back.
 		return nil, fmt.Errorf("%s: %w", b.name, cause)
 	}
 	b.fbOnce.Do(func() {
@@ -234,8 +235,8 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	proposal, prep, err := (&stageCall{
 		stage: StagePropose, client: c.clients[StagePropose], system: sys, user: user, list: "selected", offered: ids(lead),
 		schema: &llm.Schema{Name: "propose", Schema: object(map[string]any{
-			"selected": idList(ids(lead), []string{"covers"}, 1, size),
-			"missing":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": 8},
+			"selected": idList(ids(lead), []string{"covers"}),
+			"missing":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 		})},
 		parseRetries: c.cfg.ParseRetries,
 	}).run(ctx, ac)
@@ -282,7 +283,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		expansion, _, err = (&stageCall{
 			stage: StageExpand, client: c.clients[StageExpand], system: sys, user: user, list: "additions", offered: ids(further), allowEmpty: true,
 			schema: &llm.Schema{Name: "expand", Schema: object(map[string]any{
-				"additions": idList(ids(further), []string{"supports"}, 0, c.cfg.ExpandSize),
+				"additions": idList(ids(further), []string{"supports"}),
 			})},
 			parseRetries: c.cfg.ParseRetries,
 		}).run(ctx, ac)
@@ -324,7 +325,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	final, _, err := (&stageCall{
 		stage: StageFinalize, client: c.clients[StageFinalize], system: sys, user: user, list: "units", offered: offered,
 		schema: &llm.Schema{Name: "finalize", Schema: object(map[string]any{
-			"units": idList(offered, []string{"reason"}, lo, hi),
+			"units": idList(offered, []string{"reason"}),
 		})},
 		parseRetries: c.cfg.ParseRetries,
 	}).run(ctx, ac)

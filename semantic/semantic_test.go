@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
@@ -601,5 +603,22 @@ func TestComparators(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s scored %d times", id, n)
 		}
+	}
+}
+
+func TestCancelledIsNotAFallback(t *testing.T) {
+	sc := copyScript(goodScript)
+	sc.replies["propose"] = []llmtest.Reply{{Delay: 3e9}}
+	_, settings := setup(t, sc)
+	settings["timeout"] = "10s"
+	ctl, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res, err := ctl.Select(ctx, request(12))
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Select = %v, %v; want the context's error, no fallback answer", res, err)
 	}
 }

@@ -13,9 +13,12 @@ import (
 )
 
 // idList is the JSON Schema of a list of objects whose "id" is one of ids
-// and whose other fields are strings (or integers for "score"). Strict mode
-// wants every property required and no others.
-func idList(ids []string, fields []string, minItems, maxItems int) map[string]any {
+// and whose other fields are strings ("score" an integer). It keeps to the
+// subset every strict structured-output implementation accepts: every
+// property required, no others, and no numeric or length constraints.
+// Sizes and score ranges are stated in the instructions and enforced here
+// (truncation, clamping, backfill), not in the schema.
+func idList(ids []string, fields []string) map[string]any {
 	enum := make([]any, len(ids))
 	for i, id := range ids {
 		enum[i] = id
@@ -24,23 +27,16 @@ func idList(ids []string, fields []string, minItems, maxItems int) map[string]an
 	req := []any{"id"}
 	for _, f := range fields {
 		if f == "score" {
-			props[f] = map[string]any{"type": "integer", "minimum": 0, "maximum": 10}
+			props[f] = map[string]any{"type": "integer"}
 		} else {
 			props[f] = map[string]any{"type": "string"}
 		}
 		req = append(req, f)
 	}
-	arr := map[string]any{
+	return map[string]any{
 		"type":  "array",
 		"items": map[string]any{"type": "object", "additionalProperties": false, "required": req, "properties": props},
 	}
-	if minItems > 0 {
-		arr["minItems"] = minItems
-	}
-	if maxItems > 0 {
-		arr["maxItems"] = maxItems
-	}
-	return arr
 }
 
 func object(props map[string]any) map[string]any {
