@@ -22,48 +22,72 @@ type Snapshot interface {
 	Candidates(ctx context.Context, state *mss.State, limit int) ([]mss.Candidate, error)
 }
 
+// Opened is a snapshot and what opening it cost.
+type Opened struct {
+	Snapshot Snapshot
+	// Phases times the stages of opening, in seconds by name (e.g.
+	// "index" for building or moving the index, "engine" for loading it).
+	Phases map[string]float64
+}
+
 // OpenFunc builds (or moves) the index of repo at commit and returns a
 // snapshot over it. The runner calls it once per base commit, a
 // repository's commits in the order CommitOrder gives, never for two
 // commits of one repository at once.
-type OpenFunc func(ctx context.Context, repo, gitDir, commit string) (Snapshot, error)
+type OpenFunc func(ctx context.Context, repo, gitDir, commit string) (*Opened, error)
 
-// RunOptions configures a benchmark run.
+// MethodRun is one method of a run and the predictions file it appends to.
+type MethodRun struct {
+	Name   string
+	New    func() (mss.Controller, error) // one controller per worker
+	Output string
+}
+
+// RunOptions configures a benchmark run. Several methods share one pass:
+// each state's candidates are retrieved once and every method selects
+// from them.
 type RunOptions struct {
-	States []*mss.State
-	Source *Source // locates git directories and checks commits
-	Open   OpenFunc
-	// Method names the registered method; NewController builds one per
-	// worker.
-	Method        string
-	NewController func() (mss.Controller, error)
-	Budget        int // 0 means mss.DefaultBudget
-	MaxUnits      int // 0 means mss.DefaultMaxUnits
-	Candidates    int // candidate limit; 0 means the engine's default
-	Output        string
-	Concurrency   int // repositories in flight; 0 means 1
+	States     []*mss.State
+	Source     *Source // locates git directories and checks commits
+	Open       OpenFunc
+	Methods    []MethodRun
+	Budget     int // 0 means mss.DefaultBudget
+	MaxUnits   int // 0 means mss.DefaultMaxUnits
+	Candidates int // candidate limit; 0 means the engine's default
+	// Concurrency is how many repositories are processed at once; 0
+	// means 1.
+	Concurrency int
 	// Notice receives messages worth a person's attention (resumed
 	// states, dropped torn lines). Nil discards them.
 	Notice func(string)
-	// Progress, when set, is called after each state is written.
+	// Progress, when set, is called after each state is answered by
+	// every method.
 	Progress func(stateID string)
 }
 
 // IndexBuild records how long opening a snapshot took.
 type IndexBuild struct {
 	Repo, Commit string
-	Seconds      float64
+	Seconds      float64 // all phases
+	Phases       map[string]float64
 	First        bool // the repository's first snapshot in this run
+}
+
+// MethodStats is one method's share of a run.
+type MethodStats struct {
+	Resumed, Done int
+	// LatencyMS is retrieval plus this method's selection per state
+	// answered in this run, in the order answered.
+	LatencyMS []float64
 }
 
 // RunStats summarises a run.
 type RunStats struct {
-	Total, Resumed, Done int
-	// LatencyMS is retrieval plus selection per state answered in this
-	// run, in the order answered.
-	LatencyMS []float64
-	Builds    []IndexBuild
-	Wall      time.Duration
+	Total   int // states in the states file
+	Pending int // states some method still had to answer
+	Methods map[string]*MethodStats
+	Builds  []IndexBuild
+	Wall    time.Duration
 }
 
 // Percentile returns the p-th percentile (0..100) of xs by the nearest-rank
@@ -89,14 +113,24 @@ type repoWork struct {
 	n       int
 }
 
-// Run answers every state of opts.States not already in opts.Output,
-// appending one prediction line per state. When every state is answered,
-// the file is rewritten in states-file order.
+// methodOut is a method's output file and what it holds.
+type methodOut struct {
+	MethodRun
+	f    *os.File
+	done map[string]*Prediction
+}
+
+// Run answers every state of opts.States that a method's output does not
+// hold yet, appending one prediction line per state and method. When a
+// method's file holds every state, it is rewritten in states-file order.
 func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	start := time.Now()
 	notice := opts.Notice
 	if notice == nil {
 		notice = func(string) {}
+	}
+	if len(opts.Methods) == 0 {
+		return nil, fmt.Errorf("no method to run")
 	}
 	known := map[string]bool{}
 	order := make([]string, 0, len(opts.States))
@@ -104,13 +138,23 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		known[s.StateID] = true
 		order = append(order, s.StateID)
 	}
-	done, err := Resume(opts.Output, opts.Method, known, notice)
-	if err != nil {
-		return nil, err
-	}
-	stats := &RunStats{Total: len(opts.States), Resumed: len(done)}
-	if len(done) > 0 {
-		notice(fmt.Sprintf("%s: %d of %d states already answered; resuming", opts.Output, len(done), len(opts.States)))
+	stats := &RunStats{Total: len(opts.States), Methods: map[string]*MethodStats{}}
+	outs := make([]*methodOut, len(opts.Methods))
+	seenOut := map[string]string{}
+	for i, m := range opts.Methods {
+		if prev, dup := seenOut[m.Output]; dup {
+			return nil, fmt.Errorf("methods %s and %s both write %s", prev, m.Name, m.Output)
+		}
+		seenOut[m.Output] = m.Name
+		done, err := Resume(m.Output, m.Name, known, notice)
+		if err != nil {
+			return nil, err
+		}
+		if len(done) > 0 {
+			notice(fmt.Sprintf("%s: %d of %d states already answered; resuming", m.Output, len(done), len(opts.States)))
+		}
+		outs[i] = &methodOut{MethodRun: m, done: done}
+		stats.Methods[m.Name] = &MethodStats{Resumed: len(done)}
 	}
 
 	// Group what is left by repository and base commit, and check every
@@ -118,9 +162,16 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	byRepo := map[string]*repoWork{}
 	var repos []string
 	for _, s := range opts.States {
-		if done[s.StateID] != nil {
+		pending := false
+		for _, o := range outs {
+			if o.done[s.StateID] == nil {
+				pending = true
+			}
+		}
+		if !pending {
 			continue
 		}
+		stats.Pending++
 		key := strings.ToLower(s.Repo) // one index per repository, however spelled
 		w := byRepo[key]
 		if w == nil {
@@ -142,6 +193,7 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		w.n++
 	}
 	for _, w := range byRepo {
+		var err error
 		if w.commits, err = CommitOrder(ctx, w.gitDir, w.commits); err != nil {
 			return nil, fmt.Errorf("repository %s: %w", w.repo, err)
 		}
@@ -149,11 +201,14 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	// Largest repositories first, so parallel workers finish together.
 	sort.SliceStable(repos, func(a, b int) bool { return byRepo[repos[a]].n > byRepo[repos[b]].n })
 
-	out, err := os.OpenFile(opts.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
+	for _, o := range outs {
+		f, err := os.OpenFile(o.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		o.f = f
+		defer f.Close()
 	}
-	defer out.Close()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -170,42 +225,29 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		mu.Unlock()
 		cancel()
 	}
-	record := func(p *Prediction, build *IndexBuild) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if build != nil {
-			stats.Builds = append(stats.Builds, *build)
-			return nil
-		}
-		if err := appendLine(out, p); err != nil {
-			return fmt.Errorf("%s: %w", opts.Output, err)
-		}
-		done[p.StateID] = p
-		stats.Done++
-		stats.LatencyMS = append(stats.LatencyMS, p.LatencyMS())
-		if opts.Progress != nil {
-			opts.Progress(p.StateID)
-		}
-		return nil
-	}
+	rec := &recorder{mu: &mu, stats: stats, progress: opts.Progress}
 	workers := max(opts.Concurrency, 1)
 	queue := make(chan *repoWork)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctl, err := opts.NewController()
-			if err != nil {
-				fail(fmt.Errorf("method %s: %w", opts.Method, err))
-				for range queue {
+			ctls := make([]mss.Controller, len(outs))
+			for i, o := range outs {
+				c, err := o.New()
+				if err != nil {
+					fail(fmt.Errorf("method %s: %w", o.Name, err))
+					for range queue {
+					}
+					return
 				}
-				return
+				ctls[i] = c
 			}
 			for w := range queue {
 				if ctx.Err() != nil {
 					continue
 				}
-				if err := runRepo(ctx, opts, ctl, w, record); err != nil {
+				if err := runRepo(ctx, opts, outs, ctls, w, rec); err != nil {
 					fail(err)
 				}
 			}
@@ -219,45 +261,79 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
-	if err := out.Close(); err != nil && firstErr == nil {
-		firstErr = err
+	for _, o := range outs {
+		if err := o.f.Close(); err != nil && firstErr == nil {
+			firstErr = err
+		}
 	}
 	stats.Wall = time.Since(start)
 	if firstErr != nil {
 		return stats, firstErr
 	}
-	if len(done) == len(opts.States) {
-		if err := rewriteInOrder(opts.Output, order, done); err != nil {
-			return stats, fmt.Errorf("%s: rewriting in states order: %w", opts.Output, err)
+	for _, o := range outs {
+		if len(o.done) == len(opts.States) {
+			if err := rewriteInOrder(o.Output, order, o.done); err != nil {
+				return stats, fmt.Errorf("%s: rewriting in states order: %w", o.Output, err)
+			}
 		}
 	}
 	return stats, nil
 }
 
+// recorder serialises writes and bookkeeping across workers.
+type recorder struct {
+	mu       *sync.Mutex
+	stats    *RunStats
+	progress func(string)
+}
+
+func (r *recorder) build(b IndexBuild) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats.Builds = append(r.stats.Builds, b)
+}
+
+func (r *recorder) write(o *methodOut, p *Prediction) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := appendLine(o.f, p); err != nil {
+		return fmt.Errorf("%s: %w", o.Output, err)
+	}
+	o.done[p.StateID] = p
+	ms := r.stats.Methods[o.Name]
+	ms.Done++
+	ms.LatencyMS = append(ms.LatencyMS, p.LatencyMS())
+	return nil
+}
+
+func (r *recorder) stateDone(id string) {
+	if r.progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.progress(id)
+}
+
 // runRepo answers one repository's states, commit by commit.
-func runRepo(ctx context.Context, opts RunOptions, ctl mss.Controller, w *repoWork, record func(*Prediction, *IndexBuild) error) error {
+func runRepo(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []mss.Controller, w *repoWork, rec *recorder) error {
 	for i, commit := range w.commits {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		t0 := time.Now()
-		snap, err := opts.Open(ctx, w.repo, w.gitDir, commit)
+		op, err := opts.Open(ctx, w.repo, w.gitDir, commit)
 		if err != nil {
 			return fmt.Errorf("repository %s: indexing %s: %w", w.repo, commit, err)
 		}
-		if err := record(nil, &IndexBuild{Repo: w.repo, Commit: commit, Seconds: time.Since(t0).Seconds(), First: i == 0}); err != nil {
-			return err
-		}
+		rec.build(IndexBuild{Repo: w.repo, Commit: commit, Seconds: time.Since(t0).Seconds(), Phases: op.Phases, First: i == 0})
 		for _, st := range w.states[commit] {
-			p, err := answer(ctx, opts, ctl, snap, st)
-			if err != nil {
+			if err := answerAll(ctx, opts, outs, ctls, op.Snapshot, st, rec); err != nil {
 				return fmt.Errorf("state %s: %w", st.StateID, err)
 			}
-			if err := record(p, nil); err != nil {
-				return err
-			}
+			rec.stateDone(st.StateID)
 		}
-		if c, ok := snap.(interface{ Close() error }); ok {
+		if c, ok := op.Snapshot.(interface{ Close() error }); ok {
 			if err := c.Close(); err != nil {
 				return fmt.Errorf("repository %s: closing index at %s: %w", w.repo, commit, err)
 			}
@@ -266,9 +342,10 @@ func runRepo(ctx context.Context, opts RunOptions, ctl mss.Controller, w *repoWo
 	return nil
 }
 
-// answer retrieves and selects for one state. A panic in the method is
-// recovered and returned as this state's error.
-func answer(ctx context.Context, opts RunOptions, ctl mss.Controller, snap Snapshot, st *mss.State) (p *Prediction, err error) {
+// answerAll retrieves once for a state and lets every method that has not
+// answered it select. A panic is recovered and returned as the state's
+// error.
+func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []mss.Controller, snap Snapshot, st *mss.State, rec *recorder) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
@@ -277,27 +354,38 @@ func answer(ctx context.Context, opts RunOptions, ctl mss.Controller, snap Snaps
 	t0 := time.Now()
 	cands, err := snap.Candidates(ctx, st, opts.Candidates)
 	if err != nil {
-		return nil, fmt.Errorf("retrieving: %w", err)
+		return fmt.Errorf("retrieving: %w", err)
 	}
-	t1 := time.Now()
-	res, err := ctl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: opts.Budget, MaxUnits: opts.MaxUnits})
-	if err != nil {
-		return nil, fmt.Errorf("method %s: %w", opts.Method, err)
+	retrieveMS := roundMS(time.Since(t0))
+	for i, o := range outs {
+		if o.done[st.StateID] != nil {
+			continue
+		}
+		// Each method gets its own copy: a controller may reorder or
+		// annotate the slice it is given.
+		req := &mss.Request{State: st, Candidates: append([]mss.Candidate(nil), cands...), Budget: opts.Budget, MaxUnits: opts.MaxUnits}
+		t1 := time.Now()
+		res, err := ctls[i].Select(ctx, req)
+		if err != nil {
+			return fmt.Errorf("method %s: %w", o.Name, err)
+		}
+		p := &Prediction{
+			StateID:    st.StateID,
+			Method:     o.Name,
+			Config:     res.Config,
+			Units:      make([]PredUnit, 0, len(res.Units)),
+			Candidates: len(cands),
+			RetrieveMS: retrieveMS,
+			SelectMS:   roundMS(time.Since(t1)),
+		}
+		for _, u := range res.Units {
+			p.Units = append(p.Units, PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens})
+		}
+		if err := rec.write(o, p); err != nil {
+			return err
+		}
 	}
-	t2 := time.Now()
-	p = &Prediction{
-		StateID:    st.StateID,
-		Method:     opts.Method,
-		Config:     res.Config,
-		Units:      make([]PredUnit, 0, len(res.Units)),
-		Candidates: len(cands),
-		RetrieveMS: roundMS(t1.Sub(t0)),
-		SelectMS:   roundMS(t2.Sub(t1)),
-	}
-	for _, u := range res.Units {
-		p.Units = append(p.Units, PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens})
-	}
-	return p, nil
+	return nil
 }
 
 // roundMS is d in milliseconds to the microsecond.

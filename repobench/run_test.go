@@ -55,14 +55,14 @@ func TestRunOrderResumeAndRewrite(t *testing.T) {
 	var opened []string
 	var notices []string
 	opts := RunOptions{
-		States: states, Source: src, Method: "first", Output: out,
-		NewController: func() (mss.Controller, error) { return firstController{}, nil },
-		Open: func(_ context.Context, repo, gitDir, commit string) (Snapshot, error) {
+		States: states, Source: src,
+		Methods: []MethodRun{{Name: "first", Output: out, New: func() (mss.Controller, error) { return firstController{}, nil }}},
+		Open: func(_ context.Context, repo, gitDir, commit string) (*Opened, error) {
 			if gitDir != fx.gitDir {
 				t.Errorf("git dir %q, want %q", gitDir, fx.gitDir)
 			}
 			opened = append(opened, repo+"@"+commit[:7])
-			return lineSnapshot{commit}, nil
+			return &Opened{Snapshot: lineSnapshot{commit}}, nil
 		},
 		Notice: func(s string) { notices = append(notices, s) },
 	}
@@ -73,8 +73,8 @@ func TestRunOrderResumeAndRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Resumed != 1 || stats.Done != 2 || len(stats.LatencyMS) != 2 || len(stats.Builds) != 2 {
-		t.Errorf("stats = %+v; want 1 resumed, 2 done, 2 latencies, 2 builds", stats)
+	if ms := stats.Methods["first"]; ms.Resumed != 1 || ms.Done != 2 || len(ms.LatencyMS) != 2 || len(stats.Builds) != 2 || stats.Pending != 2 {
+		t.Errorf("stats = %+v %+v; want 2 pending, 1 resumed, 2 done, 2 latencies, 2 builds", stats, ms)
 	}
 	// Commits in time order, c1 first, though the file names c2 first.
 	if diff := cmp.Diff([]string{"acme/widget@" + fx.c1[:7], "acme/widget@" + fx.c2[:7]}, opened); diff != "" {
@@ -108,7 +108,7 @@ func TestRunOrderResumeAndRewrite(t *testing.T) {
 	// A second run finds everything answered and opens nothing.
 	opened = nil
 	stats, err = Run(context.Background(), opts)
-	if err != nil || stats.Done != 0 || len(opened) != 0 {
+	if err != nil || stats.Methods["first"].Done != 0 || len(opened) != 0 {
 		t.Errorf("rerun: stats %+v, opened %v, err %v", stats, opened, err)
 	}
 }
@@ -118,10 +118,9 @@ func TestRunErrors(t *testing.T) {
 	src := NewSource(fx.root)
 	defer src.Close()
 	base := RunOptions{
-		Source: src, Method: "first",
-		NewController: func() (mss.Controller, error) { return firstController{}, nil },
-		Open: func(_ context.Context, _, _, commit string) (Snapshot, error) {
-			return lineSnapshot{commit}, nil
+		Source: src,
+		Open: func(_ context.Context, _, _, commit string) (*Opened, error) {
+			return &Opened{Snapshot: lineSnapshot{commit}}, nil
 		},
 	}
 	tests := []struct {
@@ -146,9 +145,10 @@ func TestRunErrors(t *testing.T) {
 	for _, tc := range tests {
 		opts := base
 		opts.States = tc.states
-		opts.Output = filepath.Join(t.TempDir(), "pred.jsonl")
+		out := filepath.Join(t.TempDir(), "pred.jsonl")
+		opts.Methods = []MethodRun{{Name: "first", Output: out, New: func() (mss.Controller, error) { return firstController{}, nil }}}
 		if tc.existing != "" {
-			writeFile(t, opts.Output, tc.existing)
+			writeFile(t, out, tc.existing)
 		}
 		_, err := Run(context.Background(), opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -163,5 +163,53 @@ func TestPercentile(t *testing.T) {
 		if got := Percentile(xs, tc.p); got != tc.want {
 			t.Errorf("Percentile(%v) = %v, want %v", tc.p, got, tc.want)
 		}
+	}
+}
+
+// secondController returns the candidates in reverse.
+type secondController struct{}
+
+func (secondController) Name() string { return "second" }
+func (secondController) Select(_ context.Context, req *mss.Request) (*mss.Result, error) {
+	res := &mss.Result{Method: "second"}
+	for i := len(req.Candidates) - 1; i >= 0; i-- {
+		res.Units = append(res.Units, req.Candidates[i].Unit)
+	}
+	return res, nil
+}
+
+func TestRunSeveralMethodsShareRetrieval(t *testing.T) {
+	fx, states := runFixture(t)
+	src := NewSource(fx.root)
+	defer src.Close()
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
+	// first already answered s2.
+	writeFile(t, first, `{"state_id":"s2","method":"first","units":[]}`+"\n")
+	opens := 0
+	opts := RunOptions{
+		States: states, Source: src, Concurrency: 2,
+		Methods: []MethodRun{
+			{Name: "first", Output: first, New: func() (mss.Controller, error) { return firstController{}, nil }},
+			{Name: "second", Output: second, New: func() (mss.Controller, error) { return secondController{}, nil }},
+		},
+		Open: func(_ context.Context, _, _, commit string) (*Opened, error) {
+			opens++
+			return &Opened{Snapshot: lineSnapshot{commit}, Phases: map[string]float64{"index": 0.5}}, nil
+		},
+	}
+	stats, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opens != 2 || stats.Pending != 3 || stats.Methods["first"].Done != 2 || stats.Methods["second"].Done != 3 {
+		t.Errorf("opens %d, stats %+v first %+v second %+v", opens, stats, stats.Methods["first"], stats.Methods["second"])
+	}
+	if stats.Builds[0].Phases["index"] != 0.5 {
+		t.Errorf("phases not recorded: %+v", stats.Builds)
+	}
+	opts.Methods[1].Output = first
+	if _, err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "both write") {
+		t.Errorf("two methods, one file: got %v", err)
 	}
 }
