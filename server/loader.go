@@ -31,12 +31,11 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	units, err := ix.Units()
+	eng, err := retrieve.FromIndex(ix, l.Engine)
 	if err != nil {
 		ix.Close()
 		return nil, err
 	}
-	eng := retrieve.NewEngineUnits(units, nil, l.Engine)
 	m := ix.Meta()
 	return &indexSnapshot{
 		ix:  ix,

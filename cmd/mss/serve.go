@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/missingcomplement/mss"
+	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
+	"github.com/missingcomplement/mss/server"
+	"github.com/spf13/cobra"
+)
+
+// serviceFlags are the flags mss serve and mss mcp share.
+type serviceFlags struct {
+	repo, db, method    string
+	scanInterval        time.Duration
+	sessionTTL          time.Duration
+	maxSessions         int
+	maxSpans            int
+	listen, tokenEnv    string
+	allowRemote         bool
+	maxBody             int64
+	maxConcurrent       int
+	includeVendored     bool
+	includeGenerated    bool
+	maxBudget, maxUnits int
+}
+
+func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
+	f := cmd.Flags()
+	f.StringVar(&sf.repo, "repo", ".", "work tree to serve (indexed on start, re-indexed incrementally as it changes)")
+	f.StringVar(&sf.db, "db", "", "index file (default <repo>/.mss/index.db)")
+	f.StringVar(&sf.method, "method", server.DefaultMethod, "evidence-selection method (see mss methods)")
+	f.DurationVar(&sf.scanInterval, "scan-interval", server.DefaultScanInterval, "least time between two freshness scans of the work tree (negative: never scan)")
+	f.DurationVar(&sf.sessionTTL, "session-ttl", server.DefaultSessionTTL, "forget a session idle this long")
+	f.IntVar(&sf.maxSessions, "max-sessions", server.DefaultMaxSessions, "sessions kept; the least recently used are evicted")
+	f.IntVar(&sf.maxSpans, "max-spans", server.DefaultMaxSpans, "observed spans kept per session; the oldest are forgotten")
+	f.IntVar(&sf.maxBudget, "max-budget", server.DefaultMaxBudget, "largest budget_tokens a request may ask for")
+	f.IntVar(&sf.maxUnits, "max-units", server.DefaultMaxUnitsCap, "largest max_units a request may ask for")
+	f.BoolVar(&sf.includeVendored, "include-vendored", false, "index vendored code too")
+	f.BoolVar(&sf.includeGenerated, "include-generated", false, "index generated files too")
+	f.StringVar(&sf.listen, "listen", listenDefault, "HTTP address to listen on (loopback unless --allow-remote)")
+	f.StringVar(&sf.tokenEnv, "token-env", "MSS_SERVE_TOKEN", "environment variable holding the bearer token HTTP clients must send (unset or empty: no token)")
+	f.BoolVar(&sf.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (a token is then required)")
+	f.Int64Var(&sf.maxBody, "max-body", server.DefaultMaxBody, "largest HTTP request body in bytes")
+	f.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "HTTP requests answered at once; more wait up to 10s, then get 503")
+}
+
+// service indexes the work tree and starts the shared recover service.
+func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer) (*server.Service, error) {
+	opts, err := methodOptions()
+	if err != nil {
+		return nil, err
+	}
+	loader := &server.IndexLoader{Repo: sf.repo, DB: sf.db}
+	loader.Index.IncludeVendored = sf.includeVendored
+	loader.Index.IncludeGenerated = sf.includeGenerated
+	var ignore []string
+	if sf.db != "" {
+		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+			ignore = append(ignore, sf.db+suffix)
+		}
+	}
+	start := time.Now()
+	svc, err := server.New(ctx, server.Config{
+		Repo:          sf.repo,
+		Loader:        loader,
+		Method:        sf.method,
+		MethodOptions: opts,
+		ScanInterval:  sf.scanInterval,
+		Ignore:        ignore,
+		Sessions:      server.SessionLimits{TTL: sf.sessionTTL, MaxSessions: sf.maxSessions, MaxSpans: sf.maxSpans},
+		MaxBudget:     sf.maxBudget,
+		MaxUnits:      sf.maxUnits,
+	})
+	if err != nil {
+		return nil, err
+	}
+	info := svc.Info()
+	fmt.Fprintf(stderr, "mss: indexed %s: %d files, %d units in %s (%s)\n", svc.Root(), info.Files, info.Units, time.Since(start).Round(time.Millisecond), info.DB)
+	return svc, nil
+}
+
+// token reads the bearer token from the environment variable --token-env names.
+func (sf *serviceFlags) token() string {
+	if sf.tokenEnv == "" {
+		return ""
+	}
+	return os.Getenv(sf.tokenEnv)
+}
+
+func (sf *serviceFlags) listenAndServe(ctx context.Context, h http.Handler, stderr io.Writer) error {
+	return server.ListenAndServe(ctx, sf.listen, h, server.ServeOptions{
+		AllowRemote: sf.allowRemote,
+		Token:       sf.token(),
+		Ready: func(addr string) {
+			auth := "no token"
+			if sf.token() != "" {
+				auth = "bearer token from $" + sf.tokenEnv
+			}
+			fmt.Fprintf(stderr, "mss: listening on http://%s (%s)\n", addr, auth)
+		},
+	})
+}
+
+// signalContext ends on SIGINT or SIGTERM.
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+func init() {
+	var sf serviceFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the JSON HTTP API (and MCP at /mcp) for a work tree",
+		Long: `Serve mss over HTTP for one work tree:
+
+  POST /v1/recover   state card (+ session_id, budget_tokens, max_units) -> units
+  POST /v1/observed  {"session_id", "observed_spans"} -> session counts
+  POST /v1/search    {"query", "limit"} -> units
+  POST /v1/index     re-index now
+  GET  /v1/health    status (no token needed)
+  /mcp               MCP over streamable HTTP
+
+Sessions: send the id from the Mss-Session-Id response header (or
+session_id) with later requests; what was delivered and what you report
+reading is then excluded. The tree is re-indexed incrementally when files
+change, so line numbers are always current. See docs/serve.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
+			if err := server.CheckListen(sf.listen, sf.allowRemote); err != nil {
+				return err
+			}
+			svc, err := sf.service(ctx, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer svc.Close()
+			h := server.NewHandler(svc, server.HandlerOptions{
+				MaxBody:       sf.maxBody,
+				MaxConcurrent: sf.maxConcurrent,
+				MCP:           server.NewMCPHandler(server.NewMCPServer(svc, version)),
+			})
+			return sf.listenAndServe(ctx, h, cmd.ErrOrStderr())
+		},
+	}
+	sf.register(cmd, "127.0.0.1:7777")
+	cmd.AddCommand(serveBenchCmd())
+	addCommand(cmd)
+}
+
+// serveBenchCmd measures recover latency over the HTTP API.
+func serveBenchCmd() *cobra.Command {
+	var (
+		url, states, tokenEnv string
+		clients, requests     int
+		budget, maxUnits      int
+		sessions              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure /v1/recover latency (p50/p95) with concurrent clients",
+		Long: `Send --requests recover requests from --clients concurrent clients to a
+running mss serve and print latency percentiles and throughput. States come
+from --states (JSONL of state cards, or a JSON array), used round-robin;
+observed spans in them are sent as is. With --sessions each client keeps
+one session, so later answers exclude what earlier ones delivered.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if clients < 1 || clients > 256 || requests < 1 || requests > 1_000_000 {
+				return errors.New("--clients must be 1..256 and --requests 1..1000000")
+			}
+			cards, err := loadStates(states)
+			if err != nil {
+				return err
+			}
+			token := ""
+			if tokenEnv != "" {
+				token = os.Getenv(tokenEnv)
+			}
+			return runServeBench(cmd.Context(), cmd.OutOrStdout(), benchConfig{
+				url: strings.TrimRight(url, "/"), token: token, states: cards,
+				clients: clients, requests: requests, budget: budget, maxUnits: maxUnits, sessions: sessions,
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&url, "url", "http://127.0.0.1:7777", "base URL of a running mss serve")
+	f.StringVar(&states, "states", "", "state cards, JSONL or a JSON array (required)")
+	f.IntVar(&clients, "clients", 8, "concurrent clients")
+	f.IntVar(&requests, "requests", 200, "total requests")
+	f.IntVar(&budget, "budget", 0, "budget_tokens per request (0: server default)")
+	f.IntVar(&maxUnits, "max-units", 0, "max_units per request (0: server default)")
+	f.BoolVar(&sessions, "sessions", false, "one session per client")
+	f.StringVar(&tokenEnv, "token-env", "MSS_SERVE_TOKEN", "environment variable holding the bearer token")
+	cmd.MarkFlagRequired("states")
+	return cmd
+}
+
+func loadStates(path string) ([]mss.State, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimSpace(data)
+	var out []mss.State
+	if len(data) > 0 && data[0] == '[' {
+		if err := json.Unmarshal(data, &out); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	} else {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for line := 1; sc.Scan(); line++ {
+			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+				continue
+			}
+			var st mss.State
+			if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			}
+			out = append(out, st)
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no states", path)
+	}
+	return out, nil
+}
+
+type benchConfig struct {
+	url, token        string
+	states            []mss.State
+	clients, requests int
+	budget, maxUnits  int
+	sessions          bool
+}
+
+// recoverBody is what the bench sends: the state fields the API accepts.
+type recoverBody struct {
+	Issue              string     `json:"issue"`
+	InformationNeed    string     `json:"information_need,omitempty"`
+	CurrentHypothesis  string     `json:"current_hypothesis,omitempty"`
+	CurrentSubgoal     string     `json:"current_subgoal,omitempty"`
+	CurrentObservation string     `json:"current_observation,omitempty"`
+	OpenedFiles        []string   `json:"opened_files,omitempty"`
+	SearchQueries      []string   `json:"search_queries,omitempty"`
+	ObservedSpans      []mss.Span `json:"observed_spans,omitempty"`
+	SessionID          string     `json:"session_id,omitempty"`
+	BudgetTokens       int        `json:"budget_tokens,omitempty"`
+	MaxUnits           int        `json:"max_units,omitempty"`
+}
+
+func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
+	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.clients}}
+	var (
+		mu        sync.Mutex
+		latencies []time.Duration
+		units     int
+		failures  []string
+		next      int
+	)
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= cfg.requests {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := 0; c < cfg.clients; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for {
+				i, ok := take()
+				if !ok || ctx.Err() != nil {
+					return
+				}
+				st := cfg.states[i%len(cfg.states)]
+				body := recoverBody{
+					Issue: st.Issue, InformationNeed: st.InformationNeed,
+					CurrentHypothesis: st.CurrentHypothesis, CurrentSubgoal: st.CurrentSubgoal,
+					CurrentObservation: st.CurrentObservation, OpenedFiles: st.OpenedFiles,
+					SearchQueries: st.SearchQueries, ObservedSpans: st.ObservedSpans,
+					BudgetTokens: cfg.budget, MaxUnits: cfg.maxUnits,
+				}
+				if cfg.sessions {
+					body.SessionID = fmt.Sprintf("bench-%d", c)
+				}
+				data, _ := json.Marshal(body)
+				req, err := http.NewRequestWithContext(ctx, "POST", cfg.url+"/v1/recover", bytes.NewReader(data))
+				if err != nil {
+					mu.Lock()
+					failures = append(failures, err.Error())
+					mu.Unlock()
+					return
+				}
+				req.Header.Set("Content-Type", "application/json")
+				if cfg.token != "" {
+					req.Header.Set("Authorization", "Bearer "+cfg.token)
+				}
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				var rr struct {
+					Units []json.RawMessage `json:"units"`
+					Error string            `json:"error"`
+				}
+				if err == nil {
+					err = json.NewDecoder(resp.Body).Decode(&rr)
+					resp.Body.Close()
+					if err == nil && resp.StatusCode != 200 {
+						err = fmt.Errorf("status %d: %s", resp.StatusCode, rr.Error)
+					}
+				}
+				d := time.Since(t0)
+				mu.Lock()
+				if err != nil {
+					failures = append(failures, err.Error())
+				} else {
+					latencies = append(latencies, d)
+					units += len(rr.Units)
+				}
+				mu.Unlock()
+			}
+		}(c)
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	if len(latencies) == 0 {
+		if len(failures) > 0 {
+			return fmt.Errorf("every request failed; first: %s", failures[0])
+		}
+		return errors.New("no requests completed")
+	}
+	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+	pct := func(p float64) time.Duration {
+		i := int(p*float64(len(latencies))+0.5) - 1
+		i = max(0, min(i, len(latencies)-1))
+		return latencies[i]
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	fmt.Fprintf(w, "requests   %d ok, %d failed, %d clients, %d states\n", len(latencies), len(failures), cfg.clients, len(cfg.states))
+	fmt.Fprintf(w, "latency    p50 %.1f ms  p95 %.1f ms  p99 %.1f ms  max %.1f ms\n", ms(pct(0.50)), ms(pct(0.95)), ms(pct(0.99)), ms(latencies[len(latencies)-1]))
+	fmt.Fprintf(w, "throughput %.1f requests/s over %.1f s; %.1f units per answer\n", float64(len(latencies))/wall.Seconds(), wall.Seconds(), float64(units)/float64(len(latencies)))
+	if len(failures) > 0 {
+		fmt.Fprintf(w, "first failure: %s\n", failures[0])
+	}
+	return nil
+}
