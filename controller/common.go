@@ -1,0 +1,101 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/render"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+func init() {
+	mss.RegisterMethod(NameComplement, "set-level policy: cover every unresolved requirement of the state, skip what it read (default)",
+		func(opts mss.MethodOptions) (mss.Controller, error) { return NewComplement(opts) })
+	mss.RegisterMethod(NameBM25, "baseline: BM25 order of the lexical view, observed units not skipped",
+		func(opts mss.MethodOptions) (mss.Controller, error) { return simple(NameBM25, opts) })
+	mss.RegisterMethod(NameRRF, "baseline: fused reciprocal-rank order, top k, observed units skipped",
+		func(opts mss.MethodOptions) (mss.Controller, error) { return simple(NameRRF, opts) })
+	mss.RegisterMethod(NameMMR, "baseline: maximal marginal relevance over the fused order, observed units skipped",
+		func(opts mss.MethodOptions) (mss.Controller, error) { return NewMMR(opts) })
+	mss.RegisterMethod(NameSimilarity, "control: fused score alone, fixed 7 units, observed units not skipped",
+		func(opts mss.MethodOptions) (mss.Controller, error) { return simple(NameSimilarity, opts) })
+}
+
+// Method names.
+const (
+	NameComplement = "complement"
+	NameBM25       = "bm25"
+	NameRRF        = "rrf"
+	NameMMR        = "mmr"
+	NameSimilarity = "similarity"
+)
+
+// SimilarityUnits is the similarity control's fixed output size.
+const SimilarityUnits = 7
+
+// observedSet decides whether a candidate is evidence the agent has read:
+// flagged by the candidate stage, named by id, or overlapping a span.
+type observedSet struct {
+	ids   map[string]bool
+	spans map[string][]mss.Span
+}
+
+func newObservedSet(s *mss.State) *observedSet {
+	o := &observedSet{ids: map[string]bool{}, spans: map[string][]mss.Span{}}
+	if s == nil {
+		return o
+	}
+	for _, id := range s.ObservedEvidenceIDs {
+		o.ids[id] = true
+	}
+	for _, sp := range s.ObservedSpans {
+		p := strings.TrimPrefix(strings.ReplaceAll(sp.Path, `\`, "/"), "./")
+		o.spans[p] = append(o.spans[p], sp)
+	}
+	return o
+}
+
+func (o *observedSet) has(c *mss.Candidate) bool {
+	if c.Observed || o.ids[c.Unit.ID] {
+		return true
+	}
+	for _, sp := range o.spans[c.Unit.Path] {
+		if c.Unit.StartLine <= sp.EndLine && c.Unit.EndLine >= sp.StartLine {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRequest rejects requests no method can answer.
+func checkRequest(req *mss.Request) error {
+	if req == nil {
+		return fmt.Errorf("nil request")
+	}
+	if req.State == nil {
+		return fmt.Errorf("request has no state")
+	}
+	return nil
+}
+
+// deliver fits units into the budget and records the render trace.
+func deliver(res *mss.Result, units []mss.Unit, budget, maxUnits int) {
+	out, trace := render.Fit(units, budget, maxUnits)
+	res.Units = out
+	res.Trace = append(res.Trace, trace...)
+	if len(out) == 0 {
+		reason := "no candidate to deliver"
+		if len(units) > 0 {
+			reason = fmt.Sprintf("no candidate fits the budget of %d tokens", budget)
+		}
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "render", Reason: reason})
+	}
+	if res.Units == nil {
+		res.Units = []mss.Unit{}
+	}
+}
+
+func rankReason(rank int, c *mss.Candidate) string {
+	return fmt.Sprintf("fused #%d (%s)", rank+1, retrieve.Explain(c))
+}

@@ -1,0 +1,244 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+// Complement is the deterministic set-level policy. Relevance is scored
+// per unit, but sufficiency belongs to the set, so it selects jointly:
+//
+//  1. Requirements: the facets the state names (entities, stack frames,
+//     files, the behaviour its text describes, and, once the agent has read
+//     code, the code that changes together with it) that no observed unit
+//     covers yet (retrieve.Requirements).
+//  2. Greedy coverage: each step takes the unread unit with the largest
+//     gain, gain being the weight of the still-uncovered requirements it
+//     covers (scaled by its fused relevance) plus its relevance, times a
+//     size factor (a giant unit spends budget a focused one would not) and
+//     a same-file factor (several edit sites are usually spread out). Units
+//     overlapping a chosen one are redundant and skipped.
+//  3. Adaptive size: at least MinUnits; past that it stops once every
+//     requirement is covered and the best remaining gain is weak.
+//  4. Render: units are delivered intact within the token budget.
+type Complement struct {
+	// RelevanceWeight scales a unit's fused relevance in its gain.
+	RelevanceWeight float64
+	// SameFileFactor multiplies the gain of a unit per chosen unit of the
+	// same file.
+	SameFileFactor float64
+	// StopRelevance ends selection past MinUnits once all requirements are
+	// covered and no remaining unit is this relevant (relative to the best).
+	StopRelevance float64
+}
+
+// Complement defaults.
+const (
+	DefaultRelevanceWeight = 1.0
+	DefaultSameFileFactor  = 0.8
+	DefaultStopRelevance   = 0.35
+	// complementPool bounds how deep the policy looks into the fused order.
+	complementPool = 80
+	// sizeSoftShare: units up to this share of the budget cost nothing
+	// extra; larger ones lose gain by the square root of the excess.
+	sizeSoftShare = 0.2
+)
+
+// NewComplement builds the policy; settings relevance_weight,
+// same_file_factor and stop_relevance override the defaults.
+func NewComplement(opts mss.MethodOptions) (*Complement, error) {
+	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
+	for _, k := range sortedSettings(opts.Settings) {
+		v := opts.Settings[k]
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("complement: setting %s=%q: want a non-negative number", k, v)
+		}
+		switch k {
+		case "relevance_weight":
+			c.RelevanceWeight = f
+		case "same_file_factor":
+			if f > 1 {
+				return nil, fmt.Errorf("complement: setting same_file_factor=%q: want a number in [0,1]", v)
+			}
+			c.SameFileFactor = f
+		case "stop_relevance":
+			c.StopRelevance = f
+		default:
+			return nil, fmt.Errorf("complement: unknown setting %q (known: relevance_weight, same_file_factor, stop_relevance)", k)
+		}
+	}
+	return c, nil
+}
+
+// Name implements mss.Controller.
+func (c *Complement) Name() string { return NameComplement }
+
+func (c *Complement) config() string {
+	return fmt.Sprintf("relevance_weight=%g same_file_factor=%g stop_relevance=%g", c.RelevanceWeight, c.SameFileFactor, c.StopRelevance)
+}
+
+// Select implements mss.Controller.
+func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result, error) {
+	if err := checkRequest(req); err != nil {
+		return nil, fmt.Errorf("complement: %w", err)
+	}
+	budget, minUnits, maxUnits := req.Limits()
+	res := &mss.Result{Method: NameComplement, Config: c.config()}
+	cands := req.Candidates
+	obs := newObservedSet(req.State)
+	// Mark observed candidates so requirements they cover count as resolved.
+	marked := make([]mss.Candidate, len(cands))
+	copy(marked, cands)
+	var pool []int
+	for i := range marked {
+		if obs.has(&marked[i]) {
+			marked[i].Observed = true
+			continue
+		}
+		if len(pool) < complementPool {
+			pool = append(pool, i)
+		}
+	}
+	reqs := retrieve.Requirements(req.State, marked)
+	coveredBy := map[int][]int{} // candidate -> requirement indices
+	for r, q := range reqs {
+		for _, i := range q.Covers {
+			coveredBy[i] = append(coveredBy[i], r)
+		}
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "requirements",
+			Reason: fmt.Sprintf("%s weight %.2f, %d candidates cover it", q.ID, q.Weight, len(q.Covers))})
+	}
+	if len(reqs) == 0 {
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "requirements", Reason: "none unresolved; ranking by relevance"})
+	}
+	if len(pool) == 0 {
+		reason := "no unread candidate"
+		if len(cands) == 0 {
+			reason = "no candidates (empty index or nothing matched the state)"
+		}
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: reason})
+		deliver(res, nil, budget, maxUnits)
+		return res, nil
+	}
+	top := marked[pool[0]].Score
+	for _, i := range pool {
+		top = max(top, marked[i].Score)
+	}
+	if top <= 0 {
+		top = 1
+	}
+	soft := max(1, int(sizeSoftShare*float64(budget)))
+	covered := make([]bool, len(reqs))
+	perFile := map[string]int{}
+	var chosen []int
+	spent := 0
+	for len(chosen) < maxUnits {
+		best, bestGain, bestRel := -1, 0.0, 0.0
+		var bestCovers []int
+		for _, i := range pool {
+			cand := &marked[i]
+			u := &cand.Unit
+			cost := unitCost(u)
+			if spent+cost > budget || overlapsAny(u, marked, chosen) {
+				continue
+			}
+			rel := cand.Score / top
+			gain := c.RelevanceWeight * rel
+			var cov []int
+			for _, r := range coveredBy[i] {
+				if !covered[r] {
+					gain += reqs[r].Weight * (0.5 + 0.5*rel)
+					cov = append(cov, r)
+				}
+			}
+			if cost > soft {
+				gain *= math.Sqrt(float64(soft) / float64(cost))
+			}
+			gain *= math.Pow(c.SameFileFactor, float64(perFile[u.Path]))
+			if best < 0 || gain > bestGain {
+				best, bestGain, bestRel, bestCovers = i, gain, rel, cov
+			}
+		}
+		if best < 0 {
+			if len(chosen) == 0 {
+				res.Trace = append(res.Trace, mss.TraceStep{Stage: "select",
+					Reason: fmt.Sprintf("no unread candidate fits the budget of %d tokens", budget)})
+			}
+			break
+		}
+		if len(chosen) >= minUnits && allTrue(covered) && bestRel < c.StopRelevance {
+			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select",
+				Reason: fmt.Sprintf("stop at %d units: every requirement covered, best remaining relevance %.2f < %.2f", len(chosen), bestRel, c.StopRelevance)})
+			break
+		}
+		chosen = append(chosen, best)
+		u := &marked[best].Unit
+		spent += unitCost(u)
+		perFile[u.Path]++
+		var names []string
+		for _, r := range bestCovers {
+			covered[r] = true
+			names = append(names, reqs[r].ID)
+		}
+		why := "relevance"
+		if len(names) > 0 {
+			why = "covers " + strings.Join(names, ", ")
+		}
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: u.ID,
+			Reason: fmt.Sprintf("%s; gain %.3f; %s", why, bestGain, rankReason(best, &marked[best]))})
+	}
+	for r, ok := range covered {
+		if !ok {
+			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered within budget: " + reqs[r].ID})
+		}
+	}
+	units := make([]mss.Unit, len(chosen))
+	for k, i := range chosen {
+		units[k] = marked[i].Unit
+	}
+	deliver(res, units, budget, maxUnits)
+	return res, nil
+}
+
+func unitCost(u *mss.Unit) int {
+	if u.Tokens > 0 {
+		return u.Tokens
+	}
+	return mss.TokenCost(u.Content)
+}
+
+func overlapsAny(u *mss.Unit, cands []mss.Candidate, chosen []int) bool {
+	for _, j := range chosen {
+		v := &cands[j].Unit
+		if v.ID == u.ID || v.EndLine > 0 && u.EndLine > 0 && v.Path == u.Path && u.StartLine <= v.EndLine && u.EndLine >= v.StartLine {
+			return true
+		}
+	}
+	return false
+}
+
+func allTrue(bs []bool) bool {
+	for _, b := range bs {
+		if !b {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedSettings(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

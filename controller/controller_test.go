@@ -1,0 +1,213 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+func unit(path string, start int, symbol, content string) mss.Unit {
+	if !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	n := strings.Count(content, "\n")
+	return mss.Unit{ID: fmt.Sprintf("%s:%d", path, start), Path: path, StartLine: start, EndLine: start + n - 1,
+		Symbol: symbol, Content: content, Tokens: mss.TokenCost(content)}
+}
+
+// fixture: a repository where the issue names two functions in different
+// files, plus near-duplicates that a relevance ranking puts first.
+func fixture() []mss.Unit {
+	return []mss.Unit{
+		unit("lib/parse.py", 1, "parse_header", "def parse_header(line):\n    key, value = line.split(':')\n    return key.strip(), value"),
+		unit("lib/parse.py", 10, "parse_headers", "def parse_headers(lines):\n    return dict(parse_header(l) for l in lines)"),
+		unit("lib/parse.py", 20, "parse_header_value", "def parse_header_value(value):\n    return value.strip()"),
+		unit("lib/parse.py", 30, "header_keys", "def header_keys(headers):\n    return [k for k in headers]"),
+		unit("lib/send.py", 1, "encode_request", "def encode_request(req):\n    return req.method + ' ' + req.url"),
+		unit("lib/util.py", 1, "to_native", "def to_native(s):\n    return s.decode()"),
+		unit("tests/test_parse.py", 1, "test_parse_header", "def test_parse_header():\n    parse_header('a:b') header parse value split"),
+	}
+}
+
+func request(t *testing.T, st *mss.State, budget int) *mss.Request {
+	t.Helper()
+	e := retrieve.NewEngine(fixture(), nil, retrieve.Options{})
+	cands, err := e.Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &mss.Request{State: st, Candidates: cands, Budget: budget}
+}
+
+func paths(units []mss.Unit) []string {
+	var out []string
+	for _, u := range units {
+		out = append(out, u.ID)
+	}
+	return out
+}
+
+func TestComplementCoversNamedEntities(t *testing.T) {
+	st := &mss.State{Issue: "Header parsing breaks: `parse_header` fails on values with ':' and `encode_request` sends them unquoted."}
+	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Select(context.Background(), request(t, st, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := paths(res.Units)
+	if len(got) < 2 || !contains(got[:2], "lib/parse.py:1") || !contains(got[:2], "lib/send.py:1") {
+		t.Errorf("first two units = %v, want parse_header and encode_request", got)
+	}
+	if len(got) < 4 || len(got) > 8 {
+		t.Errorf("delivered %d units, want 4..8", len(got))
+	}
+}
+
+func TestComplementSkipsObserved(t *testing.T) {
+	st := &mss.State{
+		Issue:         "`parse_header` fails on values with ':'",
+		ObservedSpans: []mss.Span{{Path: "lib/parse.py", StartLine: 1, EndLine: 3}},
+	}
+	for _, name := range []string{NameComplement, NameRRF, NameMMR} {
+		c, err := mss.NewMethod(name, mss.MethodOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Select(context.Background(), request(t, st, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range res.Units {
+			if u.Path == "lib/parse.py" && u.StartLine <= 3 {
+				t.Errorf("%s returned the observed unit %s", name, u.ID)
+			}
+		}
+		if len(res.Units) == 0 {
+			t.Errorf("%s returned nothing", name)
+		}
+	}
+}
+
+func TestBudgetAndBadInput(t *testing.T) {
+	st := &mss.State{Issue: "parse_header header value"}
+	for _, name := range mss.Methods() {
+		switch name {
+		case NameComplement, NameBM25, NameRRF, NameMMR, NameSimilarity:
+		default:
+			continue
+		}
+		c, err := mss.NewMethod(name, mss.MethodOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A budget smaller than any unit: a valid empty answer, reason traced.
+		res, err := c.Select(context.Background(), request(t, st, 3))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(res.Units) != 0 {
+			t.Errorf("%s: budget 3 delivered %v", name, paths(res.Units))
+		}
+		if !traceHas(res.Trace, "budget") {
+			t.Errorf("%s: budget 3: trace does not say why: %v", name, res.Trace)
+		}
+		// No candidates at all.
+		res, err = c.Select(context.Background(), &mss.Request{State: st})
+		if err != nil || len(res.Units) != 0 || res.Units == nil {
+			t.Errorf("%s: no candidates: got %v, %v; want an empty non-nil answer", name, res, err)
+		}
+		if _, err := c.Select(context.Background(), &mss.Request{}); err == nil {
+			t.Errorf("%s: request without state: want an error", name)
+		}
+		// Within budget, never more than max units.
+		res, err = c.Select(context.Background(), request(t, st, 60))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spent := 0
+		for _, u := range res.Units {
+			spent += u.Tokens
+		}
+		if spent > 60 || len(res.Units) > mss.DefaultMaxUnits {
+			t.Errorf("%s: %d units, %d tokens; budget 60", name, len(res.Units), spent)
+		}
+	}
+}
+
+func TestBaselineOrders(t *testing.T) {
+	st := &mss.State{Issue: "parse_header header value split", ObservedSpans: []mss.Span{{Path: "lib/parse.py", StartLine: 1, EndLine: 3}}}
+	req := request(t, st, 0)
+	bm, _ := mss.NewMethod(NameBM25, mss.MethodOptions{})
+	res, err := bm.Select(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	ranks := map[int]string{}
+	for _, c := range req.Candidates {
+		if r, ok := c.Views[retrieve.ViewLexical]; ok {
+			ranks[r] = c.Unit.ID
+		}
+	}
+	for r := 1; len(want) < len(res.Units); r++ {
+		want = append(want, ranks[r])
+	}
+	if diff := cmp.Diff(want, paths(res.Units)); diff != "" {
+		t.Errorf("bm25 order (-want +got):\n%s", diff)
+	}
+	sim, _ := mss.NewMethod(NameSimilarity, mss.MethodOptions{})
+	res, err = sim.Select(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := min(SimilarityUnits, len(req.Candidates))
+	var fused []string
+	for _, c := range req.Candidates[:n] {
+		fused = append(fused, c.Unit.ID)
+	}
+	if diff := cmp.Diff(fused, paths(res.Units)); diff != "" {
+		t.Errorf("similarity order (-want +got):\n%s", diff)
+	}
+}
+
+func TestDeterministicAndSettings(t *testing.T) {
+	st := &mss.State{Issue: "`parse_header` and `encode_request` disagree on header values"}
+	c, _ := mss.NewMethod(NameComplement, mss.MethodOptions{})
+	a, _ := c.Select(context.Background(), request(t, st, 0))
+	b, _ := c.Select(context.Background(), request(t, st, 0))
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("two runs differ:\n%s", diff)
+	}
+	if _, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"bogus": "1"}}); err == nil {
+		t.Error("unknown setting accepted")
+	}
+	if _, err := mss.NewMethod(NameMMR, mss.MethodOptions{Settings: map[string]string{"lambda": "2"}}); err == nil {
+		t.Error("lambda=2 accepted")
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func traceHas(tr []mss.TraceStep, word string) bool {
+	for _, s := range tr {
+		if strings.Contains(s.Reason, word) {
+			return true
+		}
+	}
+	return false
+}

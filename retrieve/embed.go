@@ -1,0 +1,169 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Embedder turns texts into vectors, one per text, in order.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Environment variables of the optional embedding view.
+const (
+	EnvEmbedBaseURL = "MSS_EMBED_BASE_URL"
+	EnvEmbedModel   = "MSS_EMBED_MODEL"
+	EnvEmbedAPIKey  = "MSS_EMBED_API_KEY"
+)
+
+// Embedding limits: texts are cut to embedMaxChars (units are embedded
+// for ranking only, never delivered cut) and sent embedBatch at a time.
+const (
+	embedMaxChars = 6000
+	embedBatch    = 64
+)
+
+// OpenAIEmbedder calls an OpenAI-compatible /embeddings endpoint.
+type OpenAIEmbedder struct {
+	client openai.Client
+	model  string
+}
+
+// NewOpenAIEmbedder builds an embedder for baseURL and model; apiKey may be
+// empty for local servers that do not check it.
+func NewOpenAIEmbedder(baseURL, model, apiKey string) *OpenAIEmbedder {
+	if apiKey == "" {
+		apiKey = "none"
+	}
+	c := openai.NewClient(option.WithBaseURL(baseURL), option.WithAPIKey(apiKey), option.WithMaxRetries(2))
+	return &OpenAIEmbedder{client: c, model: model}
+}
+
+// NewEmbedderFromEnv returns the embedder named by MSS_EMBED_BASE_URL and
+// MSS_EMBED_MODEL (key from MSS_EMBED_API_KEY), or nil when either is unset.
+func NewEmbedderFromEnv() Embedder {
+	base, model := os.Getenv(EnvEmbedBaseURL), os.Getenv(EnvEmbedModel)
+	if base == "" || model == "" {
+		return nil
+	}
+	return NewOpenAIEmbedder(base, model, os.Getenv(EnvEmbedAPIKey))
+}
+
+// Embed implements Embedder.
+func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += embedBatch {
+		end := min(start+embedBatch, len(texts))
+		batch := make([]string, end-start)
+		for i, t := range texts[start:end] {
+			if len(t) > embedMaxChars {
+				t = t[:embedMaxChars]
+			}
+			if t == "" {
+				t = " "
+			}
+			batch[i] = t
+		}
+		res, err := o.client.Embeddings.New(ctx, openai.EmbeddingNewParams{
+			Model: o.model,
+			Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: batch},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("embeddings (model %s): %w", o.model, err)
+		}
+		if len(res.Data) != len(batch) {
+			return nil, fmt.Errorf("embeddings (model %s): got %d vectors for %d inputs", o.model, len(res.Data), len(batch))
+		}
+		vecs := make([][]float32, len(batch))
+		for _, d := range res.Data {
+			if d.Index < 0 || int(d.Index) >= len(batch) {
+				return nil, fmt.Errorf("embeddings (model %s): vector index %d out of range", o.model, d.Index)
+			}
+			v := make([]float32, len(d.Embedding))
+			for i, x := range d.Embedding {
+				v[i] = float32(x)
+			}
+			vecs[d.Index] = v
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// embedIndex holds unit vectors, computed on first use.
+type embedIndex struct {
+	emb  Embedder
+	once sync.Once
+	vecs [][]float32
+	err  error
+}
+
+// embeddingView ranks units by cosine similarity of their embedding to the
+// state's.
+func (e *Engine) embeddingView(ctx context.Context, q *query) ([]hit, error) {
+	ix := e.emb
+	ix.once.Do(func() {
+		texts := make([]string, len(e.units))
+		for i := range e.units {
+			u := &e.units[i]
+			texts[i] = u.Path + " " + u.Symbol + "\n" + u.Content
+		}
+		ix.vecs, ix.err = ix.emb.Embed(ctx, texts)
+		if ix.err == nil && len(ix.vecs) != len(texts) {
+			ix.err = fmt.Errorf("got %d vectors for %d units", len(ix.vecs), len(texts))
+		}
+		for _, v := range ix.vecs {
+			normalize(v)
+		}
+	})
+	if ix.err != nil {
+		return nil, ix.err
+	}
+	qv, err := ix.emb.Embed(ctx, []string{q.text})
+	if err != nil {
+		return nil, err
+	}
+	if len(qv) != 1 {
+		return nil, fmt.Errorf("got %d vectors for the state", len(qv))
+	}
+	normalize(qv[0])
+	hs := make([]hit, 0, len(ix.vecs))
+	for i, v := range ix.vecs {
+		if len(v) != len(qv[0]) {
+			return nil, fmt.Errorf("vector sizes differ: unit %d, state %d", len(v), len(qv[0]))
+		}
+		if s := dot(v, qv[0]); s > 0 {
+			hs = append(hs, hit{i, float64(s)})
+		}
+	}
+	return sortHits(hs), nil
+}
+
+func normalize(v []float32) {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}

@@ -1,0 +1,481 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/lexical"
+)
+
+// Options configures an Engine. The zero value is valid: every view that
+// needs nothing outside the units is on, history and embeddings are off.
+type Options struct {
+	// GitDir and Commit turn on the history view: commits reachable from
+	// Commit (the state's base commit) in the git directory GitDir.
+	GitDir string
+	Commit string
+	// HistoryCommits bounds how many commits the history view reads
+	// (newest first); 0 means DefaultHistoryCommits.
+	HistoryCommits int
+	// Embedder, when set, adds the embedding view. NewEmbedderFromEnv
+	// builds one from MSS_EMBED_* variables.
+	Embedder Embedder
+	// Disable names views to leave out (for ablations), e.g. "semantic".
+	Disable []string
+}
+
+// Engine ranks the units of one repository snapshot (or one pool) for
+// states. Build it once per index; Candidates is safe for concurrent use.
+type Engine struct {
+	opts  Options
+	units []mss.Unit
+	info  []unitInfo
+	byID  map[string]int
+	// byPath lists unit indices of each file in line order.
+	byPath map[string][]int
+	paths  []string // sorted
+	// baseName maps a lower-cased file name to the paths that have it.
+	baseName map[string][]string
+	lex      *lexical.Index
+	// defs maps a lower-cased defined name to the units defining it;
+	// quals maps a lower-cased symbol path to its units.
+	defs  map[string][]int
+	quals map[string][]int
+	// refsTo maps a lower-cased name to the units referencing it.
+	refsTo map[string][]int
+	// out and in are explicit edges (from an index), by unit index.
+	out, in [][]edgeTo
+	hist    *history
+	sem     *semantic
+	emb     *embedIndex
+	off     map[string]bool
+	warn    []string
+}
+
+type edgeTo struct {
+	unit   int
+	weight float64
+}
+
+// edgeWeight weighs an index edge kind in the structural view.
+func edgeWeight(kind string) float64 {
+	switch kind {
+	case index.EdgeCall:
+		return structEdgeCall
+	case index.EdgeRef:
+		return structEdgeRef
+	case index.EdgeImport:
+		return structEdgeImport
+	}
+	return 0
+}
+
+type unitInfo struct {
+	name      string // lower-cased last component of Symbol
+	qual      string // lower-cased Symbol
+	parent    string // lower-cased Symbol without its last component
+	class     PathClass
+	nameParts []string
+	defines   []string // lower-cased
+	refs      []string // lower-cased, deduplicated
+}
+
+// NewEngine builds an engine over units with the index's edges (which may
+// be nil: callers and callees are then found by name). Units are ordered by
+// path and line so results do not depend on the order they were given in.
+func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
+	us := make([]mss.Unit, len(units))
+	copy(us, units)
+	sort.SliceStable(us, func(i, j int) bool {
+		a, b := &us[i], &us[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.StartLine != b.StartLine {
+			return a.StartLine < b.StartLine
+		}
+		if a.EndLine != b.EndLine {
+			return a.EndLine < b.EndLine
+		}
+		return a.ID < b.ID
+	})
+	e := &Engine{
+		opts:     opts,
+		units:    us,
+		info:     make([]unitInfo, len(us)),
+		byID:     make(map[string]int, len(us)),
+		byPath:   map[string][]int{},
+		baseName: map[string][]string{},
+		defs:     map[string][]int{},
+		quals:    map[string][]int{},
+		refsTo:   map[string][]int{},
+		off:      map[string]bool{},
+	}
+	for _, v := range opts.Disable {
+		e.off[v] = true
+	}
+	b := lexical.NewBuilder(
+		lexical.Field{Name: "content", Weight: WeightFieldContent},
+		lexical.Field{Name: "symbol", Weight: WeightFieldSymbol},
+		lexical.Field{Name: "path", Weight: WeightFieldPath},
+	)
+	for i := range us {
+		u := &us[i]
+		if u.Tokens == 0 {
+			u.Tokens = mss.TokenCost(u.Content)
+		}
+		if u.ID == "" {
+			u.ID = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+		}
+		if _, dup := e.byID[u.ID]; !dup {
+			e.byID[u.ID] = i
+		}
+		if _, ok := e.byPath[u.Path]; !ok {
+			e.paths = append(e.paths, u.Path)
+			base := strings.ToLower(u.Path[strings.LastIndexByte(u.Path, '/')+1:])
+			e.baseName[base] = append(e.baseName[base], u.Path)
+		}
+		e.byPath[u.Path] = append(e.byPath[u.Path], i)
+		in := &e.info[i]
+		in.class = Classify(u.Path)
+		in.qual = strings.ToLower(normSymbol(u.Symbol))
+		in.name = in.qual
+		if k := strings.LastIndexByte(in.qual, '.'); k >= 0 {
+			in.name, in.parent = in.qual[k+1:], in.qual[:k]
+		}
+		if strings.HasPrefix(in.name, "<") {
+			in.name = ""
+		}
+		in.nameParts = nameParts(in.name)
+		seen := map[string]bool{}
+		add := func(n string) {
+			n = strings.ToLower(n)
+			if n == "" || seen[n] {
+				return
+			}
+			seen[n] = true
+			in.defines = append(in.defines, n)
+			e.defs[n] = append(e.defs[n], i)
+		}
+		add(in.name)
+		for _, d := range u.Defines {
+			add(lastComponent(normSymbol(d)))
+		}
+		if in.qual != "" && !strings.HasPrefix(in.qual, "<") {
+			e.quals[in.qual] = append(e.quals[in.qual], i)
+		}
+		rs := map[string]bool{}
+		for _, r := range u.References {
+			r = strings.ToLower(lastComponent(normSymbol(r)))
+			if r == "" || rs[r] || seen[r] {
+				continue
+			}
+			rs[r] = true
+			in.refs = append(in.refs, r)
+			e.refsTo[r] = append(e.refsTo[r], i)
+		}
+		sort.Strings(in.refs)
+		b.Add(u.Content, u.Symbol, u.Path)
+	}
+	sort.Strings(e.paths)
+	e.lex = b.Build()
+	if len(edges) > 0 {
+		e.out = make([][]edgeTo, len(us))
+		e.in = make([][]edgeTo, len(us))
+		for _, ed := range edges {
+			f, ok1 := e.byID[ed.From]
+			t, ok2 := e.byID[ed.To]
+			w := edgeWeight(ed.Kind)
+			if !ok1 || !ok2 || f == t || w == 0 {
+				continue
+			}
+			e.out[f] = append(e.out[f], edgeTo{t, w})
+			e.in[t] = append(e.in[t], edgeTo{f, w})
+		}
+	}
+	if !e.off[ViewSemantic] {
+		e.sem = buildSemantic(e)
+	}
+	if opts.GitDir != "" && opts.Commit != "" && !e.off[ViewHistory] {
+		h, err := loadHistory(opts.GitDir, opts.Commit, opts.HistoryCommits, e)
+		if err != nil {
+			e.warn = append(e.warn, fmt.Sprintf("history view off: %v", err))
+		} else {
+			e.hist = h
+		}
+	}
+	if opts.Embedder != nil && !e.off[ViewEmbedding] {
+		e.emb = &embedIndex{emb: opts.Embedder}
+	}
+	return e
+}
+
+// Warnings lists what the engine could not set up (a view left off and
+// why). They are repeated in every candidate list's explanation.
+func (e *Engine) Warnings() []string { return e.warn }
+
+// Units returns the engine's units in its order (path, line).
+func (e *Engine) Units() []mss.Unit { return e.units }
+
+// Len is the number of units.
+func (e *Engine) Len() int { return len(e.units) }
+
+func normSymbol(s string) string {
+	s = strings.ReplaceAll(s, "::", ".")
+	s = strings.ReplaceAll(s, "#", ".")
+	s = strings.ReplaceAll(s, "->", ".")
+	return s
+}
+
+func lastComponent(s string) string {
+	if k := strings.LastIndexByte(s, '.'); k >= 0 {
+		return s[k+1:]
+	}
+	return s
+}
+
+// nameParts splits a lower-cased name into its snake/camel parts.
+func nameParts(name string) []string {
+	var out []string
+	for _, p := range strings.Split(name, "_") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Pool ranks a supplied candidate pool for a state (the SERBench pool
+// track): every pool unit is returned once, fused order, best first, with
+// Observed set for the ids in state.ObservedEvidenceIDs and for units that
+// overlap state.ObservedSpans.
+func Pool(state *mss.State, pool []mss.Unit) []mss.Candidate {
+	e := NewEngine(pool, nil, Options{})
+	cands, _ := e.Candidates(context.Background(), state, len(pool))
+	if len(cands) < len(pool) {
+		// Units no view reached keep their pool order at the end.
+		seen := make(map[string]bool, len(cands))
+		for _, c := range cands {
+			seen[c.Unit.ID] = true
+		}
+		obs := e.observed(state)
+		for _, u := range pool {
+			if u.ID != "" && seen[u.ID] {
+				continue
+			}
+			i, ok := e.byID[u.ID]
+			c := mss.Candidate{Unit: u}
+			if ok {
+				c.Unit = e.units[i]
+				c.Observed = obs[i]
+			}
+			cands = append(cands, c)
+		}
+	}
+	return cands
+}
+
+// query is one state's precomputed facets, shared by the views.
+type query struct {
+	state    *mss.State
+	text     string
+	terms    map[string]int
+	mentions *Mentions
+	observed map[int]bool
+	// obsOrder lists observed units, the last-read span's units last.
+	obsOrder []int
+	// files named by the state (paths and frames), path -> strength.
+	files   map[string]float64
+	lexHits []hit
+}
+
+// hit is one unit's score in one view.
+type hit struct {
+	idx   int
+	score float64
+}
+
+// observed marks units the state has already read.
+func (e *Engine) observed(s *mss.State) map[int]bool {
+	obs := map[int]bool{}
+	for _, id := range s.ObservedEvidenceIDs {
+		if i, ok := e.byID[id]; ok {
+			obs[i] = true
+		}
+	}
+	for _, sp := range s.ObservedSpans {
+		for _, i := range e.byPath[normPath(sp.Path)] {
+			if e.units[i].Overlaps(mss.Span{Path: e.units[i].Path, StartLine: sp.StartLine, EndLine: sp.EndLine}) {
+				obs[i] = true
+			}
+		}
+	}
+	return obs
+}
+
+// Candidates ranks units for a state: every view ranks, the ranks are fused
+// by weighted reciprocal rank, and the best limit candidates (all when
+// limit <= 0... bounded by DefaultCandidates) come back best first.
+// Observed units are included and flagged; controllers decide what to do
+// with them.
+func (e *Engine) Candidates(ctx context.Context, state *mss.State, limit int) ([]mss.Candidate, error) {
+	if state == nil {
+		return nil, fmt.Errorf("retrieve: nil state")
+	}
+	if limit <= 0 {
+		limit = DefaultCandidates
+	}
+	if len(e.units) == 0 {
+		return nil, nil
+	}
+	q := e.prepare(state)
+	views := map[string][]hit{}
+	run := func(name string, f func(*query) []hit) {
+		if e.off[name] {
+			return
+		}
+		if hs := f(q); len(hs) > 0 {
+			views[name] = hs
+		}
+	}
+	run(ViewLexical, e.lexicalView)
+	run(ViewEntity, e.entityView)
+	run(ViewRecency, e.recencyView)
+	run(ViewStructural, func(q *query) []hit { return e.structuralView(q, views[ViewEntity]) })
+	if e.hist != nil {
+		run(ViewHistory, func(q *query) []hit { return e.historyView(q, views) })
+	}
+	if e.sem != nil {
+		run(ViewSemantic, e.semanticView)
+	}
+	if e.emb != nil {
+		hs, err := e.embeddingView(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("retrieve: embedding view: %w", err)
+		}
+		if len(hs) > 0 {
+			views[ViewEmbedding] = hs
+		}
+	}
+	return e.fuse(q, views, limit), nil
+}
+
+// prepare extracts the state's facets once for all views.
+func (e *Engine) prepare(s *mss.State) *query {
+	q := &query{state: s, text: StateText(s)}
+	q.terms = lexical.QueryTerms(q.text)
+	q.mentions = ExtractText(q.text)
+	q.observed = e.observed(s)
+	for _, sp := range s.ObservedSpans {
+		for _, i := range e.byPath[normPath(sp.Path)] {
+			u := &e.units[i]
+			if u.StartLine <= sp.EndLine && u.EndLine >= sp.StartLine {
+				q.obsOrder = append(q.obsOrder, i)
+			}
+		}
+	}
+	for _, id := range s.ObservedEvidenceIDs {
+		if i, ok := e.byID[id]; ok {
+			q.obsOrder = append(q.obsOrder, i)
+		}
+	}
+	q.files = map[string]float64{}
+	for _, p := range q.mentions.Paths {
+		for path, s := range e.resolvePath(p) {
+			q.files[path] = max(q.files[path], s)
+		}
+	}
+	for _, qual := range q.mentions.Qualified {
+		for path, s := range e.resolveModule(qual) {
+			q.files[path] = max(q.files[path], s)
+		}
+	}
+	return q
+}
+
+// resolvePath maps a mentioned path to repository files with a match
+// strength in (0,1]: 1 for the whole path, less for a shorter suffix.
+func (e *Engine) resolvePath(p string) map[string]float64 {
+	out := map[string]float64{}
+	parts := strings.Split(strings.ToLower(p), "/")
+	cands := e.baseName[parts[len(parts)-1]]
+	if len(cands) == 0 {
+		return out
+	}
+	best := 0
+	scores := map[string]int{}
+	for _, c := range cands {
+		cp := strings.Split(strings.ToLower(c), "/")
+		n := 0
+		for n < len(cp) && n < len(parts) && cp[len(cp)-1-n] == parts[len(parts)-1-n] {
+			n++
+		}
+		scores[c] = n
+		best = max(best, n)
+	}
+	// A bare file name shared by many files names none of them.
+	if best == 1 && len(cands) > 3 {
+		return out
+	}
+	for c, n := range scores {
+		if n == best {
+			out[c] = float64(n) / float64(max(len(parts), n))
+			if best == 1 {
+				out[c] *= 0.5
+			}
+		}
+	}
+	return out
+}
+
+// resolveModule maps a dotted name (package.module.Class.method) to the
+// source files its prefixes name, e.g. _pytest.mark.structures ->
+// src/_pytest/mark/structures.py.
+func (e *Engine) resolveModule(qual string) map[string]float64 {
+	parts := strings.Split(qual, ".")
+	out := map[string]float64{}
+	for n := len(parts); n >= 2; n-- {
+		stem := strings.Join(parts[:n], "/")
+		for _, suffix := range []string{".py", "/__init__.py"} {
+			for path, s := range e.resolvePath(stem + suffix) {
+				if s >= 0.99 || float64(n)/float64(len(parts)) > 0.5 {
+					out[path] = max(out[path], s)
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return out
+}
+
+// sortHits orders hits best first, ties by unit index.
+func sortHits(hs []hit) []hit {
+	sort.Slice(hs, func(i, j int) bool {
+		if hs[i].score != hs[j].score {
+			return hs[i].score > hs[j].score
+		}
+		return hs[i].idx < hs[j].idx
+	})
+	if len(hs) > ViewDepth {
+		hs = hs[:ViewDepth]
+	}
+	return hs
+}
+
+// mapHits turns a score map into sorted hits, dropping non-positive scores.
+func mapHits(m map[int]float64) []hit {
+	hs := make([]hit, 0, len(m))
+	for i, s := range m {
+		if s > 0 && !math.IsNaN(s) {
+			hs = append(hs, hit{i, s})
+		}
+	}
+	return sortHits(hs)
+}

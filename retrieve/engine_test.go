@@ -1,0 +1,176 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+// unit builds a unit whose content is lines of text.
+func unit(path string, start int, symbol, content string, defines, refs []string) mss.Unit {
+	if !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	n := strings.Count(content, "\n")
+	return mss.Unit{
+		ID: fmt.Sprintf("%s:%d", path, start), Path: path, StartLine: start, EndLine: start + n - 1,
+		Symbol: symbol, Content: content, Tokens: mss.TokenCost(content), Defines: defines, References: refs,
+	}
+}
+
+// corpus is a small repository: a mapping module, its grid caller, a test
+// that mentions everything, and docs.
+func corpus() []mss.Unit {
+	return []mss.Unit{
+		unit("pkg/mapping.py", 10, "HueMapping._lookup_single", "def _lookup_single(self, key):\n    value = self.lookup_table[key]\n    normed = self.norm(key)\n    return self.cmap(normed)", []string{"_lookup_single"}, []string{"norm", "cmap"}),
+		unit("pkg/mapping.py", 20, "HueMapping.norm", "def norm(self, key):\n    return key / 2", []string{"norm"}, nil),
+		unit("pkg/mapping.py", 30, "HueMapping._lookup_many", "def _lookup_many(self, keys):\n    return [self._lookup_single(k) for k in keys]", []string{"_lookup_many"}, []string{"_lookup_single"}),
+		unit("pkg/grid.py", 5, "PairGrid.map", "def map(self, func, **kwargs):\n    self._map_bivariate(func, **kwargs)", []string{"map"}, []string{"_map_bivariate"}),
+		unit("pkg/grid.py", 15, "PairGrid._map_bivariate", "def _map_bivariate(self, func, **kwargs):\n    for ax in self.axes:\n        func(hue=kwargs['hue'])", []string{"_map_bivariate"}, nil),
+		unit("pkg/colors.py", 1, "palette", "def palette(n):\n    return ['red'] * n", []string{"palette"}, nil),
+		unit("tests/test_mapping.py", 1, "test_lookup_single", "def test_lookup_single():\n    m = HueMapping()\n    m._lookup_single('setosa')  # KeyError lookup_table norm", []string{"test_lookup_single"}, []string{"_lookup_single"}),
+		unit("docs/mapping.md", 1, "", "The lookup table maps hue keys; _lookup_single raises KeyError.", nil, nil),
+	}
+}
+
+func ids(cs []mss.Candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Unit.ID)
+	}
+	return out
+}
+
+func TestCandidatesEntityAndPrior(t *testing.T) {
+	e := NewEngine(corpus(), nil, Options{})
+	st := &mss.State{StateID: "s", Issue: "KeyError in `_lookup_single` when a hue is passed to map",
+		InformationNeed: "Find the code that must change to resolve this issue."}
+	cands, err := e.Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) == 0 || cands[0].Unit.ID != "pkg/mapping.py:10" {
+		t.Fatalf("first candidate = %v, want pkg/mapping.py:10", ids(cands))
+	}
+	rank := map[string]int{}
+	for i, c := range cands {
+		rank[c.Unit.ID] = i
+	}
+	if r, ok := rank["tests/test_mapping.py:1"]; ok && r < rank["pkg/grid.py:5"] {
+		t.Errorf("test unit ranks %d, above the source unit PairGrid.map at %d", r, rank["pkg/grid.py:5"])
+	}
+	if _, ok := cands[0].Views[ViewEntity]; !ok {
+		t.Errorf("first candidate has no entity rank: %v", cands[0].Views)
+	}
+	if got := cands[0].Signals[SignalPrior]; got != 1 {
+		t.Errorf("source prior = %v, want 1", got)
+	}
+}
+
+func TestCandidatesDeterministic(t *testing.T) {
+	units := corpus()
+	st := &mss.State{Issue: "lookup_single norm PairGrid map hue palette"}
+	a, _ := NewEngine(units, nil, Options{}).Candidates(context.Background(), st, 0)
+	// Same units in reverse order: same answer.
+	rev := make([]mss.Unit, len(units))
+	for i, u := range units {
+		rev[len(units)-1-i] = u
+	}
+	b, _ := NewEngine(rev, nil, Options{}).Candidates(context.Background(), st, 0)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("candidates depend on unit order (-a +b):\n%s", diff)
+	}
+}
+
+func TestCandidatesObservedAndStructure(t *testing.T) {
+	e := NewEngine(corpus(), nil, Options{})
+	st := &mss.State{
+		Issue:           "KeyError in _lookup_single",
+		InformationNeed: "HueMapping._lookup_single in pkg/mapping.py has been read. Find the other code that must change together with it.",
+		ObservedSpans:   []mss.Span{{Path: "pkg/mapping.py", StartLine: 10, EndLine: 13}},
+	}
+	cands, err := e.Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []string
+	structural := map[string]int{}
+	for _, c := range cands {
+		if c.Observed {
+			obs = append(obs, c.Unit.ID)
+		}
+		if r, ok := c.Views[ViewStructural]; ok {
+			structural[c.Unit.ID] = r
+		}
+	}
+	if diff := cmp.Diff([]string{"pkg/mapping.py:10"}, obs); diff != "" {
+		t.Errorf("observed (-want +got):\n%s", diff)
+	}
+	// The callee (norm) and the caller (_lookup_many) are structural neighbours.
+	for _, id := range []string{"pkg/mapping.py:20", "pkg/mapping.py:30"} {
+		if _, ok := structural[id]; !ok {
+			t.Errorf("%s has no structural rank; structural view: %v", id, structural)
+		}
+	}
+}
+
+func TestPoolReturnsEveryUnit(t *testing.T) {
+	pool := corpus()
+	st := &mss.State{Issue: "palette colors", ObservedEvidenceIDs: []string{"pkg/colors.py:1"}}
+	cands := Pool(st, pool)
+	if len(cands) != len(pool) {
+		t.Fatalf("Pool returned %d candidates, want %d", len(cands), len(pool))
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if seen[c.Unit.ID] {
+			t.Errorf("duplicate %s", c.Unit.ID)
+		}
+		seen[c.Unit.ID] = true
+		if want := c.Unit.ID == "pkg/colors.py:1"; c.Observed != want {
+			t.Errorf("%s Observed = %v, want %v", c.Unit.ID, c.Observed, want)
+		}
+	}
+	if cands[0].Unit.ID != "pkg/colors.py:1" {
+		t.Errorf("first = %s, want the palette unit", cands[0].Unit.ID)
+	}
+}
+
+func TestCandidatesEmptyAndNil(t *testing.T) {
+	e := NewEngine(nil, nil, Options{})
+	cands, err := e.Candidates(context.Background(), &mss.State{Issue: "anything"}, 0)
+	if err != nil || len(cands) != 0 {
+		t.Errorf("empty engine: got %v, %v; want no candidates, no error", cands, err)
+	}
+	if _, err := e.Candidates(context.Background(), nil, 0); err == nil {
+		t.Error("nil state: want an error")
+	}
+}
+
+func TestResolvePath(t *testing.T) {
+	e := NewEngine([]mss.Unit{
+		unit("src/_pytest/mark/structures.py", 1, "f", "x", nil, nil),
+		unit("src/_pytest/python.py", 1, "g", "y", nil, nil),
+	}, nil, Options{})
+	tests := []struct {
+		mention string
+		want    map[string]float64
+	}{
+		{"/usr/lib/site-packages/_pytest/mark/structures.py", map[string]float64{"src/_pytest/mark/structures.py": 1}},
+		{"lib/mark/structures.py", map[string]float64{"src/_pytest/mark/structures.py": 2.0 / 3}},
+		{"_pytest/python.py", map[string]float64{"src/_pytest/python.py": 1}},
+		{"other.py", map[string]float64{}},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, e.resolvePath(normPath(tc.mention))); diff != "" {
+			t.Errorf("resolvePath(%q) (-want +got):\n%s", tc.mention, diff)
+		}
+	}
+	if got := e.resolveModule("_pytest.mark.structures.Mark"); got["src/_pytest/mark/structures.py"] == 0 {
+		t.Errorf("resolveModule: %v lacks structures.py", got)
+	}
+}

@@ -1,0 +1,105 @@
+package retrieve
+
+import (
+	"sort"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Fusion: a unit's fused score is its path-class prior times the weighted
+// sum over views of 1/(RRFK + rank). Reciprocal ranks make views with
+// incomparable raw scores commensurable; the constant RRFK sets how fast a
+// view's opinion fades with rank.
+const (
+	RRFK = 20.0
+
+	WeightLexical    = 1.0
+	WeightEntity     = 1.4
+	WeightStructural = 0.8
+	WeightRecency    = 0.6
+	WeightHistory    = 0.4
+	WeightSemantic   = 0.6
+	WeightEmbedding  = 1.0
+)
+
+// ViewWeight is the fusion weight of a view.
+func ViewWeight(view string) float64 {
+	switch view {
+	case ViewLexical:
+		return WeightLexical
+	case ViewEntity:
+		return WeightEntity
+	case ViewStructural:
+		return WeightStructural
+	case ViewRecency:
+		return WeightRecency
+	case ViewHistory:
+		return WeightHistory
+	case ViewSemantic:
+		return WeightSemantic
+	case ViewEmbedding:
+		return WeightEmbedding
+	}
+	return 0
+}
+
+// Signal keys besides view names: the prior applied and the per-view
+// contributions to the fused score ("rrf:<view>").
+const (
+	SignalPrior = "prior"
+	signalRRF   = "rrf:"
+)
+
+// fuse combines view rankings into candidates, best first.
+func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candidate {
+	type acc struct {
+		score   float64
+		views   map[string]int
+		signals map[string]float64
+	}
+	accs := map[int]*acc{}
+	for _, name := range sortedKeys(views) {
+		w := ViewWeight(name)
+		for r, h := range views[name] {
+			a := accs[h.idx]
+			if a == nil {
+				a = &acc{views: map[string]int{}, signals: map[string]float64{}}
+				accs[h.idx] = a
+			}
+			c := w / (RRFK + float64(r+1))
+			a.score += c
+			a.views[name] = r + 1
+			a.signals[name] = h.score
+			a.signals[signalRRF+name] = c
+		}
+	}
+	idx := make([]int, 0, len(accs))
+	for i, a := range accs {
+		p := e.info[i].class.Prior()
+		a.score *= p
+		a.signals[SignalPrior] = p
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(x, y int) bool {
+		a, b := accs[idx[x]], accs[idx[y]]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return idx[x] < idx[y]
+	})
+	if len(idx) > limit {
+		idx = idx[:limit]
+	}
+	out := make([]mss.Candidate, len(idx))
+	for k, i := range idx {
+		a := accs[i]
+		out[k] = mss.Candidate{
+			Unit:     e.units[i],
+			Score:    a.score,
+			Views:    a.views,
+			Signals:  a.signals,
+			Observed: q.observed[i],
+		}
+	}
+	return out
+}

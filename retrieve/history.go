@@ -1,0 +1,195 @@
+package retrieve
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/missingcomplement/mss/lexical"
+)
+
+// The history view reads the repository's own commits before the state's
+// base commit (never after: that would leak the fix). Two signals come from
+// them: files that changed together with files the state points at
+// (co-change), and files touched by past commits whose messages match the
+// state's text. File scores become unit scores through each file's units'
+// lexical scores.
+const (
+	// DefaultHistoryCommits bounds the commits read, newest first.
+	DefaultHistoryCommits = 2000
+	// histMaxFiles skips commits touching more files than this (mass
+	// renames, reformatting): they relate everything to everything.
+	histMaxFiles = 25
+	// histMessageTop is how many best-matching commit messages count.
+	histMessageTop = 20
+	histCoChange   = 1.0
+	histMessage    = 0.7
+	// Anchor files: observed, named by the state, best of other views.
+	histAnchorObserved = 1.0
+	histAnchorNamed    = 0.7
+	histAnchorTop      = 0.3
+	histAnchorTopN     = 5
+)
+
+type history struct {
+	commits  [][]string // files per commit, present in the snapshot
+	byFile   map[string][]int
+	messages *lexical.Index
+}
+
+var (
+	historyMu    sync.Mutex
+	historyCache = map[string]*historyLog{}
+)
+
+// historyLog is the parsed git log of one (gitdir, commit, n), shared by
+// engines built over the same snapshot.
+type historyLog struct {
+	files    [][]string
+	messages []string
+}
+
+func readHistory(gitDir, commit string, n int) (*historyLog, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%d", gitDir, commit, n)
+	historyMu.Lock()
+	defer historyMu.Unlock()
+	if h, ok := historyCache[key]; ok {
+		return h, nil
+	}
+	cmd := exec.Command("git", "--git-dir", gitDir, "log", "--no-merges", "--no-renames",
+		fmt.Sprintf("-n%d", n), "--format=%x00%s%n%b%x01", "--name-only", commit, "--")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git log %s in %s: %w: %s", commit, gitDir, err, strings.TrimSpace(stderr.String()))
+	}
+	h := &historyLog{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		msg, files, ok := strings.Cut(rec, "\x01")
+		if !ok {
+			continue
+		}
+		var fs []string
+		for _, f := range strings.Split(files, "\n") {
+			if f = strings.TrimSpace(f); f != "" {
+				fs = append(fs, f)
+			}
+		}
+		h.files = append(h.files, fs)
+		h.messages = append(h.messages, msg)
+	}
+	historyCache[key] = h
+	return h, nil
+}
+
+func loadHistory(gitDir, commit string, n int, e *Engine) (*history, error) {
+	if n <= 0 {
+		n = DefaultHistoryCommits
+	}
+	log, err := readHistory(gitDir, commit, n)
+	if err != nil {
+		return nil, err
+	}
+	h := &history{byFile: map[string][]int{}}
+	b := lexical.NewBuilder(lexical.Field{Name: "message", Weight: 1})
+	for i, fs := range log.files {
+		var keep []string
+		if len(fs) <= histMaxFiles {
+			for _, f := range fs {
+				if _, ok := e.byPath[f]; ok {
+					keep = append(keep, f)
+				}
+			}
+		}
+		sort.Strings(keep)
+		c := len(h.commits)
+		h.commits = append(h.commits, keep)
+		for _, f := range keep {
+			h.byFile[f] = append(h.byFile[f], c)
+		}
+		b.Add(log.messages[i])
+	}
+	h.messages = b.Build()
+	return h, nil
+}
+
+// historyView scores files by co-change with the state's anchor files and
+// by matching commit messages, then spreads file scores over their units.
+func (e *Engine) historyView(q *query, views map[string][]hit) []hit {
+	h := e.hist
+	anchors := map[string]float64{}
+	for _, i := range q.obsOrder {
+		anchors[e.units[i].Path] = max(anchors[e.units[i].Path], histAnchorObserved)
+	}
+	for p, s := range q.files {
+		anchors[p] = max(anchors[p], histAnchorNamed*s)
+	}
+	for _, v := range []string{ViewEntity, ViewLexical} {
+		for k, hh := range views[v] {
+			if k >= histAnchorTopN {
+				break
+			}
+			p := e.units[hh.idx].Path
+			anchors[p] = max(anchors[p], histAnchorTop)
+		}
+	}
+	file := map[string]float64{}
+	for _, a := range sortedKeys(anchors) {
+		w := anchors[a]
+		cs := h.byFile[a]
+		if len(cs) == 0 {
+			continue
+		}
+		co := map[string]int{}
+		for _, c := range cs {
+			for _, f := range h.commits[c] {
+				if f != a {
+					co[f]++
+				}
+			}
+		}
+		for _, f := range sortedKeys(co) {
+			file[f] += w * histCoChange * float64(co[f]) / math.Sqrt(float64(len(cs)*len(h.byFile[f])))
+		}
+	}
+	if h.messages.Len() > 0 {
+		hits := h.messages.Search(q.terms, histMessageTop)
+		if len(hits) > 0 && hits[0].Score > 0 {
+			top := hits[0].Score
+			for _, hh := range hits {
+				fs := h.commits[hh.Doc]
+				for _, f := range fs {
+					file[f] += histMessage * hh.Score / top / float64(len(fs))
+				}
+			}
+		}
+	}
+	if len(file) == 0 {
+		return nil
+	}
+	lex := map[int]float64{}
+	top := 0.0
+	for _, hh := range q.lexHits {
+		lex[hh.idx] = hh.score
+		top = max(top, hh.score)
+	}
+	score := map[int]float64{}
+	for f, s := range file {
+		for _, i := range e.byPath[f] {
+			if q.observed[i] {
+				continue
+			}
+			l := 0.0
+			if top > 0 {
+				l = lex[i] / top
+			}
+			score[i] = s * (0.1 + 0.9*l)
+		}
+	}
+	return mapHits(score)
+}

@@ -1,0 +1,232 @@
+package retrieve
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/tokenize"
+)
+
+// Mentions are the facets a state names in its text: identifiers, file
+// paths and stack-trace frames. They are what the entity view matches
+// against definitions and what the complement policy turns into
+// requirements.
+type Mentions struct {
+	// Idents maps each identifier as written to how strongly the state
+	// names it (occurrences, boosted for code-looking names and frames).
+	Idents map[string]float64
+	// Qualified are dotted names (a.b.C.m) as written, in order of first
+	// appearance.
+	Qualified []string
+	// Paths are source paths named anywhere in the text, normalized to
+	// forward slashes, in order of first appearance.
+	Paths []string
+	// Frames are stack-trace frames, outermost first as they appear.
+	Frames []Frame
+}
+
+// Frame is one stack-trace frame: a source path, a line (0 when unknown)
+// and the function (empty when the format does not name it).
+type Frame struct {
+	Path string
+	Line int
+	Func string
+}
+
+// Weights of mention sources.
+const (
+	mentionCodeBoost  = 1.0 // identifier with _ or inner capitals or call parens
+	mentionFrameBoost = 2.0 // function named by a stack-trace frame
+	mentionTickBoost  = 1.0 // identifier inside `backticks`
+)
+
+// sourceExt lists file extensions recognized as source paths.
+const sourceExt = `py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|scala|c|cc|cpp|cxx|h|hh|hpp|hxx|inl|rb|php|cs|swift|m|mm|lua|sh`
+
+var (
+	pathRe      = regexp.MustCompile(`(?:[A-Za-z0-9_.~@$-]+[/\\])*[A-Za-z0-9_.$-]+\.(?:` + sourceExt + `)\b`)
+	pyFrameRe   = regexp.MustCompile(`File "([^"]+)", line (\d+), in ([A-Za-z_][A-Za-z0-9_<>]*)`)
+	ipyFrameRe  = regexp.MustCompile(`([^\s"']+\.py) in ([A-Za-z_][A-Za-z0-9_]*)\(`)
+	javaFrameRe = regexp.MustCompile(`at ([A-Za-z0-9_$.]+)\.([A-Za-z0-9_$<>]+)\(([A-Za-z0-9_$]+\.(?:java|kt|scala)):(\d+)\)`)
+	jsFrameRe   = regexp.MustCompile(`at (?:(?:new |async )?([A-Za-z0-9_$.<>]+) \()?([^\s()]+\.(?:js|jsx|mjs|cjs|ts|tsx)):(\d+)(?::\d+)?\)?`)
+	lineRefRe   = regexp.MustCompile(`([A-Za-z0-9_.~@$/\\-]+\.(?:` + sourceExt + `)):(\d+)`)
+	goFuncRe    = regexp.MustCompile(`(?m)^\s*(?:[A-Za-z0-9_.\-/]+\.)?(?:\(\*?([A-Za-z0-9_]+)\)\.)?([A-Za-z0-9_]+)\([^)]*\)\s*$`)
+	tickRe      = regexp.MustCompile("`([^`\n]{1,200})`")
+	qualRe      = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+`)
+)
+
+// StateText is the text of a state that views read, field by field in a
+// fixed order: issue, need, hypothesis, subgoal, observation, test output,
+// diff and search queries.
+func StateText(s *mss.State) string {
+	var b strings.Builder
+	for _, t := range []string{s.Issue, s.InformationNeed, s.CurrentHypothesis, s.CurrentSubgoal,
+		s.CurrentObservation, s.LatestTestOutput, s.CurrentDiff} {
+		if t != "" {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	for _, q := range s.SearchQueries {
+		b.WriteString(q)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Extract finds the mentions in a state's text. It never fails: text that
+// matches no pattern simply yields no mention.
+func Extract(s *mss.State) *Mentions {
+	return ExtractText(StateText(s))
+}
+
+// ExtractText finds the mentions in text.
+func ExtractText(text string) *Mentions {
+	m := &Mentions{Idents: map[string]float64{}}
+	counts := map[string]int{}
+	boost := map[string]float64{}
+	for _, id := range tokenize.Identifiers(text) {
+		counts[id]++
+		if b := codeLike(id); b > boost[id] {
+			boost[id] = b
+		}
+	}
+	for _, t := range tickRe.FindAllStringSubmatch(text, -1) {
+		for _, id := range tokenize.Identifiers(t[1]) {
+			boost[id] = max(boost[id], mentionTickBoost+codeLike(id))
+		}
+	}
+	seenPath := map[string]bool{}
+	addPath := func(p string) {
+		p = normPath(p)
+		if p == "" || seenPath[p] {
+			return
+		}
+		seenPath[p] = true
+		m.Paths = append(m.Paths, p)
+	}
+	seenFrame := map[Frame]bool{}
+	// seenLine keys frames by file name and line, so the generic path:line
+	// pass does not repeat a frame a specific format already gave.
+	seenLine := map[string]bool{}
+	addFrame := func(f Frame) {
+		f.Path = normPath(f.Path)
+		lk := f.Path[strings.LastIndexByte(f.Path, '/')+1:] + ":" + strconv.Itoa(f.Line)
+		if f.Path == "" || seenFrame[f] || f.Func == "" && f.Line > 0 && seenLine[lk] {
+			return
+		}
+		seenFrame[f] = true
+		if f.Line > 0 {
+			seenLine[lk] = true
+		}
+		m.Frames = append(m.Frames, f)
+		addPath(f.Path)
+		if f.Func != "" && !strings.HasPrefix(f.Func, "<") {
+			boost[f.Func] = max(boost[f.Func], mentionFrameBoost+codeLike(f.Func))
+			if counts[f.Func] == 0 {
+				counts[f.Func] = 1
+			}
+		}
+	}
+	for _, g := range pyFrameRe.FindAllStringSubmatch(text, -1) {
+		line, _ := strconv.Atoi(g[2])
+		addFrame(Frame{Path: g[1], Line: line, Func: g[3]})
+	}
+	for _, g := range ipyFrameRe.FindAllStringSubmatch(text, -1) {
+		addFrame(Frame{Path: g[1], Func: g[2]})
+	}
+	for _, g := range javaFrameRe.FindAllStringSubmatch(text, -1) {
+		line, _ := strconv.Atoi(g[4])
+		// The class path gives the directory: com.x.Foo + Foo.java.
+		dir := g[1]
+		if i := strings.LastIndexByte(dir, '.'); i >= 0 {
+			dir = dir[:i]
+		} else {
+			dir = ""
+		}
+		p := g[3]
+		if dir != "" {
+			p = strings.ReplaceAll(dir, ".", "/") + "/" + p
+		}
+		addFrame(Frame{Path: p, Line: line, Func: g[2]})
+	}
+	for _, g := range jsFrameRe.FindAllStringSubmatch(text, -1) {
+		line, _ := strconv.Atoi(g[3])
+		fn := g[1]
+		if i := strings.LastIndexByte(fn, '.'); i >= 0 {
+			fn = fn[i+1:]
+		}
+		addFrame(Frame{Path: g[2], Line: line, Func: fn})
+	}
+	// Go panics print the function on one line and file:line on the next.
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		for _, g := range lineRefRe.FindAllStringSubmatch(l, -1) {
+			line, _ := strconv.Atoi(g[2])
+			fn := ""
+			if strings.HasSuffix(g[1], ".go") && i > 0 {
+				if f := goFuncRe.FindStringSubmatch(lines[i-1]); f != nil {
+					fn = f[2]
+				}
+			}
+			addFrame(Frame{Path: g[1], Line: line, Func: fn})
+		}
+	}
+	for _, p := range pathRe.FindAllString(text, -1) {
+		addPath(p)
+	}
+	seenQual := map[string]bool{}
+	for _, q := range qualRe.FindAllString(text, -1) {
+		q = strings.ReplaceAll(q, "::", ".")
+		if !seenQual[q] {
+			seenQual[q] = true
+			m.Qualified = append(m.Qualified, q)
+		}
+	}
+	for id, c := range counts {
+		m.Idents[id] = (1 + math.Log(float64(c))) * (1 + boost[id])
+	}
+	return m
+}
+
+// codeLike scores how much an identifier looks like code rather than prose.
+func codeLike(id string) float64 {
+	t := strings.Trim(id, "_")
+	if t == "" {
+		return 0
+	}
+	if strings.Contains(t, "_") || id != t {
+		return mentionCodeBoost
+	}
+	// An inner capital (camelCase, PascalCase beyond the first letter).
+	for i := 1; i < len(t); i++ {
+		if t[i] >= 'A' && t[i] <= 'Z' && t[i-1] >= 'a' && t[i-1] <= 'z' {
+			return mentionCodeBoost
+		}
+	}
+	return 0
+}
+
+// normPath turns a mentioned path into a forward-slash relative form.
+func normPath(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	p = strings.TrimLeft(p, "./~")
+	if i := strings.Index(p, "site-packages/"); i >= 0 {
+		p = p[i+len("site-packages/"):]
+	}
+	return p
+}
+
+// sortedKeys returns the keys of a map in sorted order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,97 @@
+package retrieve
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestExtractFrames(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []Frame
+	}{
+		{"python", "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/seaborn/axisgrid.py\", line 1265, in map\n    self._map_bivariate(func)\n",
+			[]Frame{{Path: "seaborn/axisgrid.py", Line: 1265, Func: "map"}}},
+		{"ipython", "~/envs/lib/python3.8/site-packages/seaborn/_core.py in _lookup_single(self, key)\n",
+			[]Frame{{Path: "seaborn/_core.py", Func: "_lookup_single"}}},
+		{"java", "\tat com.google.gson.internal.bind.TypeAdapters$7.read(TypeAdapters.java:245)\n",
+			[]Frame{{Path: "com/google/gson/internal/bind/TypeAdapters.java", Line: 245, Func: "read"}}},
+		{"js", "    at Object.format (/app/node_modules/dayjs/esm/index.js:10:5)\n",
+			[]Frame{{Path: "app/node_modules/dayjs/esm/index.js", Line: 10, Func: "format"}}},
+		{"go", "goroutine 1 [running]:\ngithub.com/zeromicro/go-zero/core/mr.(*Writer).Write(...)\n\t/src/core/mr/mapreduce.go:120 +0x1f\n",
+			[]Frame{{Path: "src/core/mr/mapreduce.go", Line: 120, Func: "Write"}}},
+		{"rust", "thread 'main' panicked at 'boom', tokio/src/runtime/task/harness.rs:42:9\n",
+			[]Frame{{Path: "tokio/src/runtime/task/harness.rs", Line: 42}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ExtractText(tc.text).Frames
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("frames mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExtractIdentsAndPaths(t *testing.T) {
+	m := ExtractText("The `lookup` in xarray/core/dataset.py calls Dataset.quantile and _maybe_null_out; see the docs.")
+	if got, want := m.Paths, []string{"xarray/core/dataset.py"}; !cmp.Equal(got, want) {
+		t.Errorf("Paths = %v, want %v", got, want)
+	}
+	for _, q := range []string{"Dataset.quantile"} {
+		found := false
+		for _, x := range m.Qualified {
+			found = found || x == q
+		}
+		if !found {
+			t.Errorf("Qualified %v lacks %q", m.Qualified, q)
+		}
+	}
+	// Code-looking and backticked identifiers weigh more than prose words.
+	if !(m.Idents["_maybe_null_out"] > m.Idents["docs"]) {
+		t.Errorf("weight(_maybe_null_out)=%v not above weight(docs)=%v", m.Idents["_maybe_null_out"], m.Idents["docs"])
+	}
+	if !(m.Idents["lookup"] > m.Idents["docs"]) {
+		t.Errorf("weight(`lookup`)=%v not above weight(docs)=%v", m.Idents["lookup"], m.Idents["docs"])
+	}
+}
+
+func FuzzExtractText(f *testing.F) {
+	f.Add("File \"a.py\", line 3, in f\n")
+	f.Add("at x.y.Z.m(Z.java:1)")
+	f.Add("pkg.(*T).M()\n\t/a/b.go:9 +0x1")
+	f.Add("`a.b` c::d src/x.rs:1:2")
+	f.Fuzz(func(t *testing.T, s string) {
+		m := ExtractText(s)
+		for _, fr := range m.Frames {
+			if fr.Path == "" {
+				t.Errorf("frame without path from %q", s)
+			}
+		}
+	})
+}
+
+func TestClassify(t *testing.T) {
+	tests := map[string]PathClass{
+		"src/_pytest/python.py":              ClassSource,
+		"testing/test_python.py":             ClassTest,
+		"xarray/tests/test_dataset.py":       ClassTest,
+		"pkg/server_test.go":                 ClassTest,
+		"src/test/java/com/x/FooTest.java":   ClassTest,
+		"test/plugin/utc.test.js":            ClassTest,
+		"doc/conf.py":                        ClassDoc,
+		"README.md":                          ClassDoc,
+		"examples/basic.py":                  ClassExample,
+		"vendor/github.com/x/y.go":           ClassVendor,
+		"test/gtest/gtest.h":                 ClassVendor,
+		"api/service.pb.go":                  ClassGenerated,
+		"src/main/java/com/google/Gson.java": ClassSource,
+	}
+	for p, want := range tests {
+		if got := Classify(p); got != want {
+			t.Errorf("Classify(%q) = %s, want %s", p, got, want)
+		}
+	}
+}

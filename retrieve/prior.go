@@ -1,0 +1,102 @@
+package retrieve
+
+import (
+	"path"
+	"strings"
+)
+
+// PathClass says what kind of file a path is, as far as its name tells.
+type PathClass string
+
+// Path classes. A "where is the code to change" need is usually answered by
+// source; tests, documentation, examples, benchmarks and vendored or
+// generated code are ranked lower by a multiplicative prior.
+const (
+	ClassSource    PathClass = "source"
+	ClassTest      PathClass = "test"
+	ClassDoc       PathClass = "doc"
+	ClassExample   PathClass = "example"
+	ClassVendor    PathClass = "vendor"
+	ClassGenerated PathClass = "generated"
+)
+
+// Priors multiply the fused score of a unit by its path class.
+const (
+	PriorSource    = 1.0
+	PriorTest      = 0.3
+	PriorDoc       = 0.4
+	PriorExample   = 0.5
+	PriorVendor    = 0.25
+	PriorGenerated = 0.25
+)
+
+// Prior is the multiplicative prior of a path class.
+func (c PathClass) Prior() float64 {
+	switch c {
+	case ClassTest:
+		return PriorTest
+	case ClassDoc:
+		return PriorDoc
+	case ClassExample:
+		return PriorExample
+	case ClassVendor:
+		return PriorVendor
+	case ClassGenerated:
+		return PriorGenerated
+	}
+	return PriorSource
+}
+
+var (
+	vendorDirs = map[string]bool{"vendor": true, "third_party": true, "thirdparty": true, "third-party": true,
+		"node_modules": true, "external": true, "extern": true, "deps": true, "_vendor": true, "vendored": true,
+		"gtest": true, "gmock": true, "googletest": true, "googlemock": true, "bower_components": true}
+	testDirs = map[string]bool{"test": true, "tests": true, "testing": true, "testdata": true, "__tests__": true,
+		"spec": true, "specs": true, "test-data": true, "testutil": true, "testutils": true, "fixtures": true, "mocks": true}
+	docDirs     = map[string]bool{"doc": true, "docs": true, "documentation": true, "website": true, "site": true, "changelog": true}
+	exampleDirs = map[string]bool{"example": true, "examples": true, "samples": true, "sample": true, "demo": true,
+		"demos": true, "bench": true, "benches": true, "benchmark": true, "benchmarks": true, "tutorial": true}
+	docExt = map[string]bool{".md": true, ".rst": true, ".txt": true, ".adoc": true, ".html": true}
+)
+
+// Classify assigns a path class from directory and file names alone.
+func Classify(p string) PathClass {
+	p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
+	dirs := strings.Split(p, "/")
+	base := dirs[len(dirs)-1]
+	dirs = dirs[:len(dirs)-1]
+	for _, d := range dirs {
+		if vendorDirs[d] {
+			return ClassVendor
+		}
+	}
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	if strings.HasSuffix(stem, ".min") || strings.Contains(base, ".pb.") || strings.HasSuffix(stem, "_pb2") ||
+		strings.HasSuffix(stem, "_generated") || strings.HasPrefix(stem, "zz_generated") || strings.Contains(stem, "amalgamat") {
+		return ClassGenerated
+	}
+	for _, d := range dirs {
+		if testDirs[d] {
+			return ClassTest
+		}
+	}
+	if strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, "_tests") ||
+		strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") || stem == "conftest" || stem == "test" ||
+		(strings.HasSuffix(stem, "test") && (ext == ".java" || ext == ".kt")) ||
+		(strings.HasSuffix(stem, "tests") && (ext == ".java" || ext == ".kt" || ext == ".cs")) {
+		return ClassTest
+	}
+	if docExt[ext] {
+		return ClassDoc
+	}
+	for _, d := range dirs {
+		if docDirs[d] {
+			return ClassDoc
+		}
+		if exampleDirs[d] {
+			return ClassExample
+		}
+	}
+	return ClassSource
+}

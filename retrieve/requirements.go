@@ -1,0 +1,214 @@
+package retrieve
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Requirement is one facet of a state that the evidence must cover: an
+// entity it names, a stack-trace frame, a file, the behaviour its text
+// describes, or the code that changes together with what it already read.
+// Requirements already covered by observed units are not returned: the
+// agent has that evidence.
+type Requirement struct {
+	ID     string  // kind:text, stable
+	Kind   string  // RequirementEntity, ...
+	Weight float64 // how much covering it is worth
+	// Covers lists indices into the candidate slice of the candidates that
+	// cover the requirement.
+	Covers []int
+}
+
+// Requirement kinds.
+const (
+	RequirementFrame     = "frame"
+	RequirementEntity    = "entity"
+	RequirementFile      = "file"
+	RequirementBehaviour = "behaviour"
+	RequirementPartner   = "partner"
+)
+
+// Requirement weights and bounds.
+const (
+	reqFrameWeight     = 1.5
+	reqFileWeight      = 0.6
+	reqBehaviourWeight = 1.0
+	reqPartnerWeight   = 1.0
+	// reqEntityMax keeps the strongest entity requirements only; an issue
+	// quoting a long script names many identifiers.
+	reqEntityMax = 6
+	// reqEntityMaxDefs: a name defined by more candidates than this is too
+	// common to be a requirement.
+	reqEntityMaxDefs = 6
+	// reqViewTop: a candidate within this rank of a view covers the
+	// behaviour (lexical, semantic, embedding) or partner (structural,
+	// recency, history) requirement.
+	reqViewTop = 3
+)
+
+// Requirements derives the unresolved requirements of a state over a
+// candidate list, strongest first. It reads only the state and the
+// candidates (content, symbols, per-view ranks), so it serves the pool
+// track and the repository track alike.
+func Requirements(state *mss.State, cands []mss.Candidate) []Requirement {
+	m := Extract(state)
+	type cinfo struct {
+		name, qual, path string
+		defines          map[string]bool
+	}
+	ci := make([]cinfo, len(cands))
+	for i := range cands {
+		u := &cands[i].Unit
+		q := strings.ToLower(normSymbol(u.Symbol))
+		c := cinfo{qual: q, name: strings.ToLower(lastComponent(q)), path: strings.ToLower(u.Path), defines: map[string]bool{}}
+		if c.name != "" && !strings.HasPrefix(c.name, "<") {
+			c.defines[c.name] = true
+		}
+		for _, d := range u.Defines {
+			c.defines[strings.ToLower(lastComponent(normSymbol(d)))] = true
+		}
+		ci[i] = c
+	}
+	var out []Requirement
+	// covered reports whether an observed candidate covers the list, in
+	// which case the requirement is resolved already.
+	resolved := func(cov []int) bool {
+		for _, i := range cov {
+			if cands[i].Observed {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(r Requirement) {
+		if len(r.Covers) == 0 || resolved(r.Covers) {
+			return
+		}
+		out = append(out, r)
+	}
+	pathMatch := func(candPath, mentioned string) bool {
+		mentioned = strings.ToLower(mentioned)
+		return candPath == mentioned || strings.HasSuffix(candPath, "/"+mentioned) ||
+			strings.HasSuffix(mentioned, "/"+candPath)
+	}
+	seenFrame := map[string]bool{}
+	for _, f := range m.Frames {
+		if f.Func == "" || strings.HasPrefix(f.Func, "<") {
+			continue
+		}
+		id := RequirementFrame + ":" + f.Path + ":" + f.Func
+		if seenFrame[id] {
+			continue
+		}
+		seenFrame[id] = true
+		fn := strings.ToLower(f.Func)
+		r := Requirement{ID: id, Kind: RequirementFrame, Weight: reqFrameWeight}
+		for i := range cands {
+			if ci[i].defines[fn] && pathMatch(ci[i].path, f.Path) {
+				r.Covers = append(r.Covers, i)
+			}
+		}
+		add(r)
+	}
+	var ents []Requirement
+	for _, id := range sortedKeys(m.Idents) {
+		lid := strings.ToLower(id)
+		var cov []int
+		for i := range cands {
+			if ci[i].defines[lid] {
+				cov = append(cov, i)
+			}
+		}
+		if len(cov) == 0 || len(cov) > reqEntityMaxDefs {
+			continue
+		}
+		w := m.Idents[id] / (1 + math.Log(float64(len(cov))))
+		ents = append(ents, Requirement{ID: RequirementEntity + ":" + id, Kind: RequirementEntity, Weight: w, Covers: cov})
+	}
+	// Normalize entity weights so the strongest is worth 1.
+	sort.SliceStable(ents, func(i, j int) bool { return ents[i].Weight > ents[j].Weight })
+	var kept []Requirement
+	for _, r := range ents {
+		if resolved(r.Covers) {
+			continue
+		}
+		kept = append(kept, r)
+		if len(kept) == reqEntityMax {
+			break
+		}
+	}
+	if len(kept) > 0 {
+		top := kept[0].Weight
+		for _, r := range kept {
+			r.Weight /= top
+			out = append(out, r)
+		}
+	}
+	for _, p := range m.Paths {
+		r := Requirement{ID: RequirementFile + ":" + p, Kind: RequirementFile, Weight: reqFileWeight}
+		for i := range cands {
+			if pathMatch(ci[i].path, p) {
+				r.Covers = append(r.Covers, i)
+			}
+		}
+		// A file the agent has read part of is still a requirement: the
+		// rest of it is not observed.
+		var open []int
+		for _, i := range r.Covers {
+			if !cands[i].Observed {
+				open = append(open, i)
+			}
+		}
+		r.Covers = open
+		if len(r.Covers) > 0 {
+			out = append(out, r)
+		}
+	}
+	viewReq := func(kind string, weight float64, views ...string) {
+		r := Requirement{ID: kind, Kind: kind, Weight: weight}
+		for i := range cands {
+			if cands[i].Observed {
+				continue
+			}
+			for _, v := range views {
+				if rk, ok := cands[i].Views[v]; ok && rk <= reqViewTop {
+					r.Covers = append(r.Covers, i)
+					break
+				}
+			}
+		}
+		if len(r.Covers) > 0 {
+			out = append(out, r)
+		}
+	}
+	viewReq(RequirementBehaviour, reqBehaviourWeight, ViewLexical, ViewSemantic, ViewEmbedding)
+	if hasObserved(state) {
+		viewReq(RequirementPartner, reqPartnerWeight, ViewStructural, ViewRecency, ViewHistory)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Weight > out[j].Weight })
+	return out
+}
+
+func hasObserved(s *mss.State) bool {
+	return len(s.ObservedSpans) > 0 || len(s.ObservedEvidenceIDs) > 0
+}
+
+// Explain describes why a candidate ranks where it does: its per-view
+// ranks and the prior, e.g. "lexical #2, entity #1, prior 1".
+func Explain(c *mss.Candidate) string {
+	var parts []string
+	for _, v := range sortedKeys(c.Views) {
+		parts = append(parts, fmt.Sprintf("%s #%d", v, c.Views[v]))
+	}
+	if p, ok := c.Signals[SignalPrior]; ok && p != 1 {
+		parts = append(parts, fmt.Sprintf("prior %.2g", p))
+	}
+	if len(parts) == 0 {
+		return "no view"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,150 @@
+package retrieve
+
+import (
+	"hash/fnv"
+	"math"
+	"sort"
+
+	"github.com/missingcomplement/mss/tokenize"
+)
+
+// The semantic view needs no downloaded model. It learns term vectors from
+// the repository itself by reflective random indexing, a cheap stand-in for
+// latent semantic analysis: every unit gets a fixed sparse random signature;
+// a term's vector is the idf-weighted sum of the signatures of the units it
+// occurs in, so terms used in the same units get similar vectors. A unit's
+// (and a state's) vector is the tf-idf-weighted sum of its terms' vectors.
+// Ranking by cosine then finds units that use vocabulary related to the
+// state's even when they share few exact words with it.
+const (
+	semDim      = 256 // vector size
+	semNonZero  = 8   // nonzero entries per random signature
+	semMinDF    = 2   // terms in fewer units carry no co-occurrence
+	semMaxShare = 0.2 // terms in more than this share of units are noise
+)
+
+type semantic struct {
+	termVec map[string][]float32 // unit-normalized
+	idf     map[string]float64
+	docVec  [][]float32 // unit-normalized, nil for units with no known term
+}
+
+func buildSemantic(e *Engine) *semantic {
+	n := len(e.units)
+	if n < 2 {
+		return nil
+	}
+	docTerms := make([]map[string]int, n)
+	df := map[string]int{}
+	for i := range e.units {
+		m := map[string]int{}
+		tokenize.Each(e.units[i].Symbol, func(t string) { m[t] += 2 })
+		tokenize.Each(e.units[i].Content, func(t string) { m[t]++ })
+		docTerms[i] = m
+		for t := range m {
+			df[t]++
+		}
+	}
+	maxDF := int(semMaxShare*float64(n)) + 1
+	s := &semantic{termVec: map[string][]float32{}, idf: map[string]float64{}, docVec: make([][]float32, n)}
+	for t, d := range df {
+		if d >= semMinDF && d <= maxDF {
+			s.idf[t] = math.Log(float64(n) / float64(d))
+			s.termVec[t] = make([]float32, semDim)
+		}
+	}
+	// Terms in sorted order make float sums reproducible.
+	for i, m := range docTerms {
+		sig := signature(e.units[i].ID)
+		for _, t := range sortedKeys(m) {
+			v, ok := s.termVec[t]
+			if !ok {
+				continue
+			}
+			w := float32(s.idf[t])
+			for _, p := range sig {
+				v[p.pos] += p.sign * w
+			}
+		}
+	}
+	for _, v := range s.termVec {
+		normalize(v)
+	}
+	for i, m := range docTerms {
+		s.docVec[i] = s.vector(m)
+	}
+	return s
+}
+
+// vector is the tf-idf-weighted, normalized sum of known term vectors.
+func (s *semantic) vector(terms map[string]int) []float32 {
+	var v []float32
+	for _, t := range sortedKeys(terms) {
+		tv, ok := s.termVec[t]
+		if !ok {
+			continue
+		}
+		if v == nil {
+			v = make([]float32, semDim)
+		}
+		w := float32((1 + math.Log(float64(terms[t]))) * s.idf[t])
+		for k, x := range tv {
+			v[k] += w * x
+		}
+	}
+	if v != nil {
+		normalize(v)
+	}
+	return v
+}
+
+type sigEntry struct {
+	pos  int
+	sign float32
+}
+
+// signature is a unit's deterministic sparse random ±1 vector.
+func signature(id string) []sigEntry {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	x := h.Sum64() | 1
+	out := make([]sigEntry, 0, semNonZero)
+	used := map[int]bool{}
+	for len(out) < semNonZero {
+		// xorshift64*
+		x ^= x >> 12
+		x ^= x << 25
+		x ^= x >> 27
+		r := x * 2685821657736338717
+		pos := int(r % semDim)
+		if used[pos] {
+			continue
+		}
+		used[pos] = true
+		sign := float32(1)
+		if r>>63 == 1 {
+			sign = -1
+		}
+		out = append(out, sigEntry{pos, sign})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pos < out[j].pos })
+	return out
+}
+
+// semanticView ranks units by cosine similarity to the state's vector.
+func (e *Engine) semanticView(q *query) []hit {
+	qv := e.sem.vector(q.terms)
+	if qv == nil {
+		return nil
+	}
+	hs := make([]hit, 0, 512)
+	for i, v := range e.sem.docVec {
+		if v == nil {
+			continue
+		}
+		if s := dot(v, qv); s > 0 {
+			hs = append(hs, hit{i, float64(s)})
+		}
+	}
+	return sortHits(hs)
+}

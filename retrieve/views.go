@@ -1,0 +1,306 @@
+package retrieve
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// View names, as they appear in Candidate.Views and explanations.
+const (
+	ViewLexical    = "lexical"
+	ViewEntity     = "entity"
+	ViewStructural = "structural"
+	ViewRecency    = "recency"
+	ViewHistory    = "history"
+	ViewSemantic   = "semantic"
+	ViewEmbedding  = "embedding"
+)
+
+// Sizes.
+const (
+	// ViewDepth is how many units each view ranks; deeper ranks add
+	// nothing to a reciprocal-rank fusion.
+	ViewDepth = 200
+	// DefaultCandidates is how many fused candidates Candidates returns
+	// when the caller gives no limit.
+	DefaultCandidates = 200
+)
+
+// Lexical field weights: a query term naming a symbol or a path counts
+// more than the same term in a body.
+const (
+	WeightFieldContent = 1.0
+	WeightFieldSymbol  = 2.0
+	WeightFieldPath    = 0.5
+	// maxTermDocShare drops query terms found in more than this share of
+	// units: they cost time and rank nothing.
+	maxTermDocShare = 0.3
+	minTermDocLimit = 200
+)
+
+// Entity view weights.
+const (
+	entityQualified = 3.0 // a dotted name whose tail is the unit's symbol path
+	entityFrameFunc = 3.0 // a frame's function defined in the frame's file
+	entityFrameLine = 1.5 // ... whose line falls inside the unit
+	entityFile      = 0.6 // a unit of a file the state names
+	// entityMaxDefs ignores names defined by more units than this: they
+	// are too common to point anywhere.
+	entityMaxDefs = 40
+)
+
+// Structural view weights, per relation to an anchor.
+const (
+	structCallee   = 1.0 // the anchor references a name the unit defines
+	structCaller   = 0.8 // the unit references a name the anchor defines
+	structSameName = 1.2 // same name, another class or file (overrides, twins)
+	structSibling  = 0.5 // same class or scope, same file
+	structNameLike = 1.0 // shares name parts with the anchor, same file
+	// explicit index edges, either way, by kind
+	structEdgeCall   = 0.6
+	structEdgeRef    = 0.3
+	structEdgeImport = 0.1
+	// structMaxFanout ignores names with more definitions or references
+	// than this when following them.
+	structMaxFanout = 30
+	// anchor weights
+	anchorObserved = 1.0
+	anchorEntity   = 0.5
+	anchorEntityN  = 3 // top entity units used as anchors
+)
+
+// lexicalView is BM25 over content, symbol and path fields.
+func (e *Engine) lexicalView(q *query) []hit {
+	terms := map[string]int{}
+	limit := max(int(maxTermDocShare*float64(e.lex.Len())), minTermDocLimit)
+	for t, c := range q.terms {
+		if df := e.lex.DocFreq("content", t); df > 0 && df <= limit || e.lex.DocFreq("symbol", t) > 0 && df <= limit {
+			terms[t] = c
+		}
+	}
+	hs := make([]hit, 0, 256)
+	for d, s := range e.lex.Scores(terms) {
+		hs = append(hs, hit{int(d), s})
+	}
+	q.lexHits = sortHits(hs)
+	return q.lexHits
+}
+
+// entityView matches the identifiers, dotted names, paths and frames the
+// state names to the units that define them.
+func (e *Engine) entityView(q *query) []hit {
+	score := map[int]float64{}
+	n := float64(len(e.units))
+	m := q.mentions
+	for _, id := range sortedKeys(m.Idents) {
+		w := m.Idents[id]
+		defs := e.defs[strings.ToLower(id)]
+		if len(defs) == 0 || len(defs) > entityMaxDefs {
+			continue
+		}
+		idf := math.Log(1 + n/float64(len(defs)))
+		for _, d := range defs {
+			score[d] += w * idf
+		}
+	}
+	for _, qual := range m.Qualified {
+		parts := strings.Split(strings.ToLower(qual), ".")
+		// Match the longest tail of at least two components to a symbol path.
+		for k := len(parts); k >= 2; k-- {
+			us := e.quals[strings.Join(parts[len(parts)-k:], ".")]
+			if len(us) == 0 || len(us) > entityMaxDefs {
+				continue
+			}
+			for _, d := range us {
+				score[d] += entityQualified * float64(k) / 2
+			}
+			break
+		}
+	}
+	for _, f := range m.Frames {
+		for path, s := range e.resolvePath(f.Path) {
+			for _, i := range e.byPath[path] {
+				u := &e.units[i]
+				if f.Func != "" && e.info[i].name == strings.ToLower(f.Func) {
+					score[i] += entityFrameFunc * s
+				}
+				if f.Line > 0 && u.StartLine <= f.Line && f.Line <= u.EndLine {
+					score[i] += entityFrameLine * s
+				}
+			}
+		}
+	}
+	// Files the state names: their units, ordered by lexical score.
+	if len(q.files) > 0 {
+		lex := map[int]float64{}
+		top := 0.0
+		for _, h := range q.lexHits {
+			lex[h.idx] = h.score
+			top = max(top, h.score)
+		}
+		for _, path := range sortedKeys(q.files) {
+			s := q.files[path]
+			for _, i := range e.byPath[path] {
+				l := 0.0
+				if top > 0 {
+					l = lex[i] / top
+				}
+				score[i] += entityFile * s * (0.3 + 0.7*l)
+			}
+		}
+	}
+	return mapHits(score)
+}
+
+// recencyView ranks the neighbours of what the agent read last: units of
+// the same file, nearest first, then units of files it opened.
+func (e *Engine) recencyView(q *query) []hit {
+	score := map[int]float64{}
+	s := q.state
+	spans := s.ObservedSpans
+	for k, sp := range spans {
+		// The last span read weighs most.
+		w := 1.0 / float64(len(spans)-k)
+		for _, i := range e.byPath[normPath(sp.Path)] {
+			if q.observed[i] {
+				continue
+			}
+			u := &e.units[i]
+			d := 0
+			if u.EndLine < sp.StartLine {
+				d = sp.StartLine - u.EndLine
+			} else if u.StartLine > sp.EndLine {
+				d = u.StartLine - sp.EndLine
+			}
+			score[i] += w / (1 + float64(d)/40)
+		}
+	}
+	for _, f := range s.OpenedFiles {
+		for _, i := range e.byPath[normPath(f)] {
+			if !q.observed[i] {
+				score[i] += 0.05
+			}
+		}
+	}
+	return mapHits(score)
+}
+
+// structuralView ranks units related to the anchors (observed units and
+// the best entity matches): callees, callers, same-name twins, siblings in
+// the same scope and units with a similar name in the same file.
+func (e *Engine) structuralView(q *query, entity []hit) []hit {
+	anchors := map[int]float64{}
+	for _, i := range q.obsOrder {
+		anchors[i] = anchorObserved
+	}
+	for k, h := range entity {
+		if k >= anchorEntityN {
+			break
+		}
+		if _, ok := anchors[h.idx]; !ok {
+			anchors[h.idx] = anchorEntity / float64(k+1)
+		}
+	}
+	if len(anchors) == 0 {
+		return nil
+	}
+	score := map[int]float64{}
+	for _, a := range sortedInts(anchors) {
+		w := anchors[a]
+		ai := &e.info[a]
+		for _, r := range ai.refs {
+			ds := e.defs[r]
+			if len(ds) == 0 || len(ds) > structMaxFanout {
+				continue
+			}
+			for _, d := range ds {
+				if d != a {
+					score[d] += w * structCallee / float64(len(ds))
+				}
+			}
+		}
+		for _, name := range ai.defines {
+			rs := e.refsTo[name]
+			if len(rs) > structMaxFanout {
+				continue
+			}
+			for _, r := range rs {
+				if r != a {
+					score[r] += w * structCaller / math.Sqrt(float64(len(rs)))
+				}
+			}
+			if len(name) > 2 && !strings.HasPrefix(name, "__") {
+				ds := e.defs[name]
+				if len(ds) <= structMaxFanout {
+					for _, d := range ds {
+						if d != a {
+							score[d] += w * structSameName / math.Sqrt(float64(len(ds)))
+						}
+					}
+				}
+			}
+		}
+		if e.out != nil {
+			for _, t := range e.out[a] {
+				score[t.unit] += w * t.weight
+			}
+			for _, f := range e.in[a] {
+				score[f.unit] += w * f.weight
+			}
+		}
+		au := &e.units[a]
+		for _, i := range e.byPath[au.Path] {
+			if i == a {
+				continue
+			}
+			in := &e.info[i]
+			u := &e.units[i]
+			d := 0
+			if u.EndLine < au.StartLine {
+				d = au.StartLine - u.EndLine
+			} else if u.StartLine > au.EndLine {
+				d = u.StartLine - au.EndLine
+			}
+			near := 1 / (1 + float64(d)/200)
+			if in.parent != "" && in.parent == ai.parent {
+				score[i] += w * structSibling * near
+			}
+			if sim := partsJaccard(in.nameParts, ai.nameParts); sim > 0 {
+				score[i] += w * structNameLike * sim * (0.5 + 0.5*near)
+			}
+		}
+	}
+	// Observed anchors are read already; an entity anchor may still be
+	// another anchor's neighbour, but not its own.
+	for _, a := range q.obsOrder {
+		delete(score, a)
+	}
+	return mapHits(score)
+}
+
+// partsJaccard is the Jaccard similarity of two name-part lists.
+func partsJaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				inter++
+				break
+			}
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+func sortedInts[V any](m map[int]V) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
+}
