@@ -35,6 +35,11 @@ type Unit struct {
 	Defines    []string `json:"defines,omitempty"`
 	References []string `json:"references,omitempty"`
 	Imports    []string `json:"imports,omitempty"`
+
+	// Context is set on the later parts of a definition split for size:
+	// the definition's signature lines, so a part can be read in place. It
+	// is not part of Content and costs no Tokens.
+	Context string `json:"context,omitempty"`
 }
 
 // Span names lines of a file an agent has seen.

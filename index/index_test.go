@@ -556,3 +556,27 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitPartsKeepContext(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("def long_one(x):\n")
+	for i := 0; i < 400; i++ {
+		b.WriteString("    x = x + step_value(x)\n")
+	}
+	b.WriteString("    return x\n")
+	dir, _ := newRepo(t, map[string]string{"long.py": b.String()})
+	sum := build(t, Options{Repo: dir})
+	units := mustUnits(t, sum.DB)
+	if len(units) < 2 {
+		t.Fatalf("%d units, want the function split", len(units))
+	}
+	for i, u := range units {
+		want := "def long_one(x):\n"
+		if i == 0 {
+			want = ""
+		}
+		if u.Symbol != "long_one" || u.Context != want {
+			t.Errorf("part %d: symbol %q context %q, want long_one and %q", i, u.Symbol, u.Context, want)
+		}
+	}
+}

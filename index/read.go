@@ -25,7 +25,7 @@ package index
 //	units(rowid INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT,
 //	      start_line INTEGER, end_line INTEGER, symbol TEXT, kind TEXT,
 //	      language TEXT, content TEXT, hash TEXT, tokens INTEGER,
-//	      defines TEXT, refs TEXT, calls TEXT, imports TEXT)
+//	      defines TEXT, refs TEXT, calls TEXT, imports TEXT, context TEXT)
 //	    One row per mss.Unit; the name lists are joined with "\n". An
 //	    index on (path, start_line) gives Units its order.
 //
@@ -44,7 +44,13 @@ package index
 // another version (ErrVersionMismatch); Build rebuilds it from scratch.
 //
 //	format 1: first version.
+//	format 2: units.context (signature of a split definition's later parts).
 //	feature 1: first version.
+//	feature 2: C/C++ names found through macros; files fall back to windows
+//	           only above one syntax error per 3 lines.
+//	feature 3: references and calls lexed from unit text (comments and
+//	           strings skipped); Python imports found inside functions too;
+//	           split parts carry their definition's signature as context.
 
 import (
 	"context"
@@ -64,8 +70,8 @@ import (
 
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
-	FormatVersion  = 1
-	FeatureVersion = 1
+	FormatVersion  = 2
+	FeatureVersion = 3
 )
 
 // ErrVersionMismatch is returned by Open for an index written by another
@@ -82,7 +88,8 @@ CREATE TABLE files(path TEXT PRIMARY KEY, blob TEXT NOT NULL, size INTEGER NOT N
 CREATE TABLE units(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
 	start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL,
 	language TEXT NOT NULL, content TEXT NOT NULL, hash TEXT NOT NULL, tokens INTEGER NOT NULL,
-	defines TEXT NOT NULL, refs TEXT NOT NULL, calls TEXT NOT NULL, imports TEXT NOT NULL);
+	defines TEXT NOT NULL, refs TEXT NOT NULL, calls TEXT NOT NULL, imports TEXT NOT NULL,
+	context TEXT NOT NULL);
 CREATE INDEX units_path ON units(path, start_line);
 CREATE VIRTUAL TABLE units_fts USING fts5(symbol, path, body, content='', contentless_delete=1,
 	tokenize="unicode61 tokenchars '_' remove_diacritics 0");
@@ -211,13 +218,13 @@ func (ix *Index) Path() string { return ix.path }
 // Close releases the index.
 func (ix *Index) Close() error { return ix.db.Close() }
 
-const unitColumns = `id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, imports`
+const unitColumns = `id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, imports, context`
 
 func scanUnit(sc interface{ Scan(...any) error }) (mss.Unit, error) {
 	var u mss.Unit
 	var defs, refs, imps string
 	err := sc.Scan(&u.ID, &u.Path, &u.StartLine, &u.EndLine, &u.Symbol, &u.Kind, &u.Language,
-		&u.Content, &u.Hash, &u.Tokens, &defs, &refs, &imps)
+		&u.Content, &u.Hash, &u.Tokens, &defs, &refs, &imps, &u.Context)
 	u.Defines, u.References, u.Imports = splitList(defs), splitList(refs), splitList(imps)
 	return u, err
 }

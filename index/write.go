@@ -473,7 +473,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		sql string
 	}{
 		{&w.insFile, `INSERT INTO files(path, blob, size, language, units, status) VALUES(?,?,?,?,?,?)`},
-		{&w.insUnit, `INSERT INTO units(id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.insUnit, `INSERT INTO units(id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.insFTS, `INSERT INTO units_fts(rowid, symbol, path, body) VALUES(?,?,?,?)`},
 		{&w.delFTS, `DELETE FROM units_fts WHERE rowid IN (SELECT rowid FROM units WHERE path = ?)`},
 		{&w.delUnits, `DELETE FROM units WHERE path = ?`},
@@ -530,7 +530,7 @@ func (w *writer) parsed(p parsed) error {
 	}
 	for i, u := range p.res.Units {
 		r, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
-			u.Content, u.Hash, u.Tokens, joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports))
+			u.Content, u.Hash, u.Tokens, joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports), u.Context)
 		if err != nil {
 			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
 		}

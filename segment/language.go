@@ -42,8 +42,6 @@ type grammar struct {
 	// attach are nodes that belong to the definition that directly follows
 	// them: comments, attributes, decorators.
 	attach set
-	// calls are call expressions; callee says where the called name is.
-	calls set
 	// imports are import statements; their module names go to Imports.
 	imports set
 }
@@ -67,7 +65,6 @@ var (
 		types:       newSet(),
 		wrappers:    newSet("decorated_definition"),
 		attach:      newSet("comment"),
-		calls:       newSet("call"),
 		imports:     newSet("import_statement", "import_from_statement", "future_import_statement"),
 		transparent: newSet("ERROR"),
 	}
@@ -80,11 +77,9 @@ var (
 		transparent: newSet("ERROR"),
 		wrappers:    newSet(),
 		attach:      newSet("comment"),
-		calls:       newSet("call_expression"),
 		imports:     newSet("import_declaration"),
 	}
 	jsFuncs           = []string{"function_declaration", "generator_function_declaration", "method_definition", "function_signature", "abstract_method_signature"}
-	jsCalls           = []string{"call_expression", "new_expression"}
 	jsImports         = []string{"import_statement", "export_statement"}
 	javascriptGrammar = &grammar{
 		name:        "javascript",
@@ -95,7 +90,6 @@ var (
 		transparent: newSet("ERROR"),
 		wrappers:    newSet("export_statement"),
 		attach:      newSet("comment", "decorator"),
-		calls:       newSet(jsCalls...),
 		imports:     newSet(jsImports...),
 	}
 	typescriptGrammar = &grammar{
@@ -107,7 +101,6 @@ var (
 		transparent: newSet("ERROR", "internal_module", "module", "ambient_declaration", "statement_block"),
 		wrappers:    newSet("export_statement"),
 		attach:      newSet("comment", "decorator"),
-		calls:       newSet(jsCalls...),
 		imports:     newSet(jsImports...),
 	}
 	javaGrammar = &grammar{
@@ -119,7 +112,6 @@ var (
 		transparent: newSet("ERROR", "enum_body_declarations"),
 		wrappers:    newSet(),
 		attach:      newSet("line_comment", "block_comment"),
-		calls:       newSet("method_invocation", "object_creation_expression"),
 		imports:     newSet("import_declaration"),
 	}
 	rustGrammar = &grammar{
@@ -131,7 +123,6 @@ var (
 		transparent: newSet("ERROR", "mod_item", "foreign_mod_item", "declaration_list"),
 		wrappers:    newSet(),
 		attach:      newSet("line_comment", "block_comment", "attribute_item"),
-		calls:       newSet("call_expression", "macro_invocation"),
 		imports:     newSet("use_declaration", "extern_crate_declaration", "mod_item"),
 	}
 	cGrammar = &grammar{
@@ -143,7 +134,6 @@ var (
 		transparent: newSet("ERROR", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification", "declaration_list"),
 		wrappers:    newSet("declaration"),
 		attach:      newSet("comment"),
-		calls:       newSet("call_expression"),
 		imports:     newSet("preproc_include"),
 	}
 	cppGrammar = &grammar{
@@ -155,7 +145,6 @@ var (
 		transparent: newSet("ERROR", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification", "namespace_definition", "declaration_list"),
 		wrappers:    newSet("template_declaration", "declaration", "field_declaration"),
 		attach:      newSet("comment"),
-		calls:       newSet("call_expression"),
 		imports:     newSet("preproc_include"),
 	}
 	tsxGrammar = func() *grammar {

@@ -1,84 +1,11 @@
 package segment
 
 import (
-	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
-
-// identifierTypes are the leaf node types that name something.
-var identifierTypes = newSet(
-	"identifier", "type_identifier", "field_identifier", "property_identifier",
-	"shorthand_property_identifier", "shorthand_property_identifier_pattern",
-	"namespace_identifier", "package_identifier", "constant",
-)
-
-// nameQuery captures, in one pass of the tree-sitter query engine, the
-// identifiers (@ref), calls (@call) and imports (@import) of a grammar.
-// Walking the tree node by node from Go costs several cgo calls per node;
-// the query crosses into C once per capture.
-type nameQuery struct {
-	q              *sitter.Query
-	ref, call, imp uint32
-}
-
-var (
-	queriesMu sync.Mutex
-	queries   = map[*grammar]*nameQuery{}
-)
-
-// query compiles (once) the grammar's name query. Node types the grammar
-// does not have are left out, as the query compiler rejects them.
-func (g *grammar) query() *nameQuery {
-	queriesMu.Lock()
-	defer queriesMu.Unlock()
-	if q, ok := queries[g]; ok {
-		return q
-	}
-	lang := g.language()
-	has := map[string]bool{}
-	for i := uint32(0); i < lang.SymbolCount(); i++ {
-		if lang.SymbolType(sitter.Symbol(i)) == sitter.SymbolTypeRegular {
-			has[lang.SymbolName(sitter.Symbol(i))] = true
-		}
-	}
-	alt := func(types set, capture string) string {
-		var names []string
-		for t := range types {
-			if has[t] {
-				names = append(names, "("+t+")")
-			}
-		}
-		if len(names) == 0 {
-			return ""
-		}
-		sort.Strings(names)
-		return "[" + strings.Join(names, " ") + "] @" + capture + "\n"
-	}
-	src := alt(identifierTypes, "ref") + alt(g.calls, "call") + alt(g.imports, "import")
-	q, err := sitter.NewQuery([]byte(src), lang)
-	if err != nil {
-		// The query is built from the grammar's own node types; failing
-		// here is a programming error caught by the tests of every grammar.
-		panic(fmt.Sprintf("segment: %s name query: %v", g.name, err))
-	}
-	nq := &nameQuery{q: q, ref: ^uint32(0), call: ^uint32(0), imp: ^uint32(0)}
-	for i := uint32(0); i < q.CaptureCount(); i++ {
-		switch q.CaptureNameForId(i) {
-		case "ref":
-			nq.ref = i
-		case "call":
-			nq.call = i
-		case "import":
-			nq.imp = i
-		}
-	}
-	queries[g] = nq
-	return nq
-}
 
 // minNameLen is the shortest name kept as a definition or reference.
 const minNameLen = 2
@@ -148,8 +75,9 @@ func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
 }
 
 // names fills Defines, References, Imports and Calls of the units built
-// from spans with one walk over the tree.
-func (w *walker) names(root *sitter.Node, spans []span, res *Result) {
+// from spans: definitions and tree-found imports by row, references and
+// calls by lexing each unit's text.
+func (w *walker) names(spans []span, res *Result) {
 	f := w.f
 	rowUnit := make([]int32, f.nlines())
 	for i := range rowUnit {
@@ -168,100 +96,45 @@ func (w *walker) names(root *sitter.Node, spans []span, res *Result) {
 	}
 	n := len(spans)
 	defs := make([]map[string]bool, n)
-	refs := make([]map[string]bool, n)
-	calls := make([]map[string]bool, n)
 	imps := make([][]string, n)
-	addTo := func(m []map[string]bool, u int, name string) {
-		if u < 0 || len(name) < minNameLen {
-			return
-		}
-		if m[u] == nil {
-			m[u] = map[string]bool{}
-		}
-		m[u][name] = true
-	}
 	for _, s := range spans {
 		for _, d := range s.defs {
-			addTo(defs, unitOf(d.row), d.name)
+			if u := unitOf(d.row); u >= 0 && len(d.name) >= minNameLen {
+				if defs[u] == nil {
+					defs[u] = map[string]bool{}
+				}
+				defs[u][d.name] = true
+			}
 		}
 	}
-	src := f.src
-	q := w.g.query()
-	qc := sitter.NewQueryCursor()
-	defer qc.Close()
-	qc.Exec(q.q, root)
-	for {
-		m, ci, ok := qc.NextCapture()
-		if !ok {
-			break
-		}
-		c := m.Captures[ci]
-		n := c.Node
-		start := int(n.StartByte())
-		u := unitOf(f.rowOf(start))
-		if u < 0 {
-			continue
-		}
-		switch c.Index {
-		case q.ref:
-			addTo(refs, u, string(src[start:n.EndByte()]))
-		case q.call:
-			name := calleeName(n, src)
-			if name == "" {
-				continue
-			}
-			addTo(calls, u, name)
-			if name == "require" && (w.g.name == "javascript" || w.g.name == "typescript" || w.g.name == "tsx") {
-				if a := n.ChildByFieldName("arguments"); a != nil && a.NamedChildCount() > 0 && a.NamedChild(0).Type() == "string" {
-					imps[u] = append(imps[u], unquote(a.NamedChild(0).Content(src)))
-				}
-			}
-		case q.imp:
-			imps[u] = append(imps[u], w.importNames(n)...)
+	for _, im := range w.imports {
+		if u := unitOf(im.row); u >= 0 {
+			imps[u] = append(imps[u], im.name)
 		}
 	}
 	for i := range res.Units {
 		u := &res.Units[i]
+		refs, calls := lexNames(u.Content, w.g.name)
 		u.Defines = sortedKeys(defs[i], nil)
-		u.References = sortedKeys(refs[i], defs[i])
-		res.Calls[i] = sortedKeys(calls[i], defs[i])
-		u.Imports = uniqueSorted(imps[i])
+		u.References = without(refs, defs[i])
+		res.Calls[i] = without(calls, defs[i])
+		u.Imports = uniqueSorted(append(imps[i], lexImports(u.Content, w.g.name)...))
 	}
 }
 
-// calleeName is the last name of a call's callee: f, obj.f, pkg::f, new C.
-func calleeName(n *sitter.Node, src []byte) string {
-	var c *sitter.Node
-	for _, field := range []string{"function", "constructor", "macro", "name", "type"} {
-		if c = n.ChildByFieldName(field); c != nil {
-			break
+// without returns the names not in except, sorted.
+func without(names []string, except map[string]bool) []string {
+	out := names[:0]
+	for _, n := range names {
+		if !except[n] {
+			out = append(out, n)
 		}
 	}
-	for i := 0; c != nil && i < 8; i++ {
-		switch c.Type() {
-		case "identifier", "field_identifier", "property_identifier", "type_identifier":
-			return c.Content(src)
-		case "attribute":
-			c = c.ChildByFieldName("attribute")
-		case "member_expression":
-			c = c.ChildByFieldName("property")
-		case "field_expression":
-			c = c.ChildByFieldName("field")
-		case "selector_expression":
-			c = c.ChildByFieldName("field")
-		case "scoped_identifier", "qualified_identifier", "scoped_type_identifier":
-			c = c.ChildByFieldName("name")
-		case "generic_function", "template_function", "generic_type":
-			if f := c.ChildByFieldName("function"); f != nil {
-				c = f
-			} else {
-				c = c.ChildByFieldName("name")
-			}
-		default:
-			return ""
-		}
+	if len(out) == 0 {
+		return nil
 	}
-	return ""
+	sort.Strings(out)
+	return out
 }
 
 // importNames returns the module names an import statement names.

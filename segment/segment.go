@@ -235,6 +235,7 @@ type span struct {
 	cuts         []int        // for runs: rows where a statement starts
 	module       bool         // run: use the module limits
 	trivial      bool         // run of closing lines, joins the unit before
+	context      string       // signature of the definition a later part belongs to
 	defs         []named
 }
 
@@ -266,8 +267,9 @@ func (f *file) windows(lang, reason string) *Result {
 
 // walker collects the definition spans of one parsed file.
 type walker struct {
-	f *file
-	g *grammar
+	f       *file
+	g       *grammar
+	imports []named // modules named by import statements met in the walk
 }
 
 func (f *file) segment(g *grammar, root *sitter.Node) *Result {
@@ -315,15 +317,22 @@ func (f *file) segment(g *grammar, root *sitter.Node) *Result {
 		if s.node != nil {
 			cuts = w.statementCuts(s.node, ml, nil, 0)
 		}
-		for _, p := range f.pack(s.start, s.end, cuts, ml, mt) {
+		sig := ""
+		if s.node != nil {
+			sig = f.signature(s.node)
+		}
+		for i, p := range f.pack(s.start, s.end, cuts, ml, mt) {
 			part := s
 			part.start, part.end = p[0], p[1]
+			if i > 0 {
+				part.context = sig
+			}
 			final = append(final, part)
 		}
 	}
 	units := f.units(final, g.name)
 	res := &Result{Units: units, Language: g.name, Calls: make([][]string, len(units))}
-	w.names(root, final, res)
+	w.names(final, res)
 	return res
 }
 
@@ -355,6 +364,11 @@ func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []spa
 		pendStart, pendEnd = -1, -1
 		lastEnd = ce
 		kind, inner, name := w.classify(c)
+		if kind == "" && w.g.imports[typ] {
+			for _, m := range w.importNames(c) {
+				w.imports = append(w.imports, named{m, cs})
+			}
+		}
 		sym := joinSymbol(prefix, name)
 		def := []named{}
 		if name != "" {
@@ -778,9 +792,26 @@ func (f *file) units(spans []span, lang string) []mss.Unit {
 			Content:   content,
 			Hash:      hash,
 			Tokens:    mss.TokenCost(content),
+			Context:   s.context,
 		})
 	}
 	return out
+}
+
+// maxSignatureLines bounds the signature kept as context of split parts.
+const maxSignatureLines = 4
+
+// signature is a definition's header: its lines from its first up to the
+// line before its body (at most maxSignatureLines), or its first line.
+func (f *file) signature(n *sitter.Node) string {
+	s, e := startRow(n), startRow(n)
+	if body := n.ChildByFieldName("body"); body != nil && startRow(body) > s {
+		e = startRow(body) - 1
+	}
+	if e-s+1 > maxSignatureLines {
+		e = s + maxSignatureLines - 1
+	}
+	return f.content(s, e)
 }
 
 // content is rows s..e, each followed by "\n".

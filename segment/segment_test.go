@@ -225,6 +225,15 @@ func TestSplitLongFunction(t *testing.T) {
 			t.Errorf("part %d-%d starts inside a statement: %q", p.StartLine, p.EndLine, first)
 		}
 	}
+	for i, p := range parts {
+		want := "def long_function(a, b):\n"
+		if i == 0 {
+			want = ""
+		}
+		if p.Context != want {
+			t.Errorf("part %d context %q, want %q", i, p.Context, want)
+		}
+	}
 	if got := parts[0].Defines; !cmp.Equal(got, []string{"long_function"}) {
 		t.Errorf("first part defines %v, want [long_function]", got)
 	}

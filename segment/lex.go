@@ -1,0 +1,257 @@
+package segment
+
+import (
+	"regexp"
+	"strings"
+)
+
+// References and calls are found by a small lexer over each unit's text
+// rather than from the syntax tree: crossing from Go into tree-sitter once
+// per identifier node cost as much as parsing itself. The lexer skips
+// comments and string literals the way each language family writes them,
+// drops keywords, and counts an identifier followed by "(" (or "!(" for a
+// Rust macro) as a call. Identifiers starting with a digit never occur;
+// names shorter than minNameLen are dropped as elsewhere.
+
+// lexFamily says how comments and strings are written.
+type lexFamily int
+
+const (
+	familyC      lexFamily = iota // // and /* */ comments; "...", '...', `...`
+	familyPython                  // # comments; '...', "...", '''...''', """..."""
+)
+
+var keywords = map[string]set{
+	"python": newSet("False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+		"in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"),
+	"go": newSet("break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough",
+		"for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select",
+		"struct", "switch", "type", "var", "nil", "true", "false"),
+	"javascript": newSet("break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete",
+		"do", "else", "export", "extends", "finally", "for", "function", "if", "import", "in", "instanceof", "new",
+		"return", "super", "switch", "this", "throw", "try", "typeof", "var", "void", "while", "with", "yield",
+		"let", "static", "null", "undefined", "true", "false", "enum", "implements", "private", "public",
+		"protected", "interface"),
+	"java": newSet("abstract", "assert", "boolean", "break", "byte", "case", "catch", "char", "class", "const",
+		"continue", "default", "do", "double", "else", "enum", "extends", "final", "finally", "float", "for",
+		"goto", "if", "implements", "import", "instanceof", "int", "interface", "long", "native", "new", "package",
+		"private", "protected", "public", "return", "short", "static", "strictfp", "super", "switch",
+		"synchronized", "this", "throw", "throws", "transient", "try", "void", "volatile", "while", "true",
+		"false", "null", "var", "record", "yield"),
+	"rust": newSet("as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+		"false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+		"return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+		"while", "union"),
+	"c": newSet("auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+		"extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+		"short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+		"volatile", "while", "define", "include", "ifdef", "ifndef", "endif", "elif", "undef", "pragma",
+		"defined", "NULL", "bool", "true", "false"),
+}
+
+func init() {
+	keywords["typescript"] = keywords["javascript"]
+	keywords["tsx"] = keywords["javascript"]
+	cpp := newSet("alignas", "alignof", "catch", "class", "constexpr", "const_cast", "decltype", "delete",
+		"dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new", "noexcept", "nullptr",
+		"operator", "override", "private", "protected", "public", "reinterpret_cast", "static_assert",
+		"static_cast", "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "final",
+		"concept", "requires", "co_await", "co_return", "co_yield")
+	for k := range keywords["c"] {
+		cpp[k] = true
+	}
+	keywords["cpp"] = cpp
+}
+
+// lexNames returns the identifiers and the called names of text, each
+// once, in order of first appearance.
+func lexNames(text, lang string) (refs, calls []string) {
+	fam := familyC
+	if lang == "python" {
+		fam = familyPython
+	}
+	kw := keywords[lang]
+	seenRef := map[string]bool{}
+	seenCall := map[string]bool{}
+	n := len(text)
+	for i := 0; i < n; {
+		c := text[i]
+		switch {
+		case isIdentStart(c):
+			j := i + 1
+			for j < n && isIdentPart(text[j]) {
+				j++
+			}
+			word := text[i:j]
+			if fam == familyPython && j < n && (text[j] == '\'' || text[j] == '"') && len(word) <= 3 && isStringPrefix(word) {
+				i = j // r"...", b'...', f"...": the string follows
+				continue
+			}
+			i = j
+			if len(word) < minNameLen || kw[word] {
+				continue
+			}
+			if !seenRef[word] {
+				seenRef[word] = true
+				refs = append(refs, word)
+			}
+			k := j
+			if lang == "rust" && k < n && text[k] == '!' {
+				k++
+			}
+			for k < n && (text[k] == ' ' || text[k] == '\t') {
+				k++
+			}
+			if k < n && text[k] == '(' && !seenCall[word] {
+				seenCall[word] = true
+				calls = append(calls, word)
+			}
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < n && isIdentPart(text[j]) {
+				j++
+			}
+			i = j
+		case c >= 0x80:
+			// Non-ASCII letters: part of no name this lexer tracks.
+			i++
+		case fam == familyPython && c == '#':
+			i = skipLine(text, i)
+		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '/':
+			i = skipLine(text, i)
+		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '*':
+			if e := strings.Index(text[i+2:], "*/"); e >= 0 {
+				i += e + 4
+			} else {
+				i = n
+			}
+		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
+			i = skipString(text, i, fam)
+		default:
+			i++
+		}
+	}
+	return refs, calls
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '$'
+}
+func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+func isStringPrefix(w string) bool {
+	for _, r := range strings.ToLower(w) {
+		if r != 'r' && r != 'b' && r != 'f' && r != 'u' {
+			return false
+		}
+	}
+	return true
+}
+
+func skipLine(text string, i int) int {
+	if e := strings.IndexByte(text[i:], '\n'); e >= 0 {
+		return i + e + 1
+	}
+	return len(text)
+}
+
+// charLiteral reports whether the quote at i opens a character literal
+// rather than, in Rust, a lifetime ('a) or a label.
+func charLiteral(text string, i int, lang string) bool {
+	if lang != "rust" {
+		return true
+	}
+	// 'x' or '\n' or '\u{...}': a closing quote comes soon.
+	j := i + 1
+	if j < len(text) && text[j] == '\\' {
+		return true
+	}
+	for k := j; k < len(text) && k <= j+4; k++ {
+		if text[k] == '\'' {
+			return k > j
+		}
+	}
+	return false
+}
+
+// skipString returns the index after the string literal starting at i.
+// Strings end at their closing quote or, unless triple-quoted or a
+// backtick string, at the end of the line.
+func skipString(text string, i int, fam lexFamily) int {
+	q := text[i]
+	n := len(text)
+	if fam == familyPython && i+2 < n && text[i+1] == q && text[i+2] == q {
+		delim := text[i : i+3]
+		if e := strings.Index(text[i+3:], delim); e >= 0 {
+			return i + 3 + e + 3
+		}
+		return n
+	}
+	for j := i + 1; j < n; j++ {
+		switch text[j] {
+		case '\\':
+			if q != '`' || fam == familyC {
+				j++
+			}
+		case q:
+			return j + 1
+		case '\n':
+			if q != '`' {
+				return j + 1
+			}
+		}
+	}
+	return n
+}
+
+// Python imports are found by line, so that imports inside functions
+// (common for avoiding import cycles) count too.
+var (
+	pyFromImport = regexp.MustCompile(`(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]*)`)
+	pyImport     = regexp.MustCompile(`(?m)^[ \t]*import[ \t]+([\w., \t]+)`)
+	jsRequire    = regexp.MustCompile(`\brequire\(\s*['"]([^'"\n]+)['"]\s*\)`)
+)
+
+// lexImports returns the modules text imports, for languages whose imports
+// are found by text (Python; JavaScript's require).
+func lexImports(text, lang string) []string {
+	var out []string
+	switch lang {
+	case "python":
+		if !strings.Contains(text, "import") {
+			return nil
+		}
+		for _, m := range pyFromImport.FindAllStringSubmatch(text, -1) {
+			mod := m[1]
+			out = append(out, mod)
+			for _, name := range strings.Split(m[2], ",") {
+				f := strings.Fields(name)
+				if len(f) == 0 || f[0] == "*" {
+					continue
+				}
+				name = f[0]
+				sep := "."
+				if strings.HasSuffix(mod, ".") {
+					sep = ""
+				}
+				out = append(out, mod+sep+name)
+			}
+		}
+		for _, m := range pyImport.FindAllStringSubmatch(text, -1) {
+			for _, part := range strings.Split(m[1], ",") {
+				if f := strings.Fields(part); len(f) > 0 {
+					out = append(out, f[0])
+				}
+			}
+		}
+	case "javascript", "typescript", "tsx":
+		if !strings.Contains(text, "require(") {
+			return nil
+		}
+		for _, m := range jsRequire.FindAllStringSubmatch(text, -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
