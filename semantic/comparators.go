@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/missingcomplement/mss"
@@ -146,7 +147,7 @@ func (s *Similarity3) Select(ctx context.Context, req *mss.Request) (*mss.Result
 		batches[i%3] = append(batches[i%3], r)
 	}
 	state := stateCard(req.State, s.cfg.StateChars)
-	score := map[string]int{}
+	score := map[string]float64{}
 	for i, batch := range batches {
 		if len(batch) == 0 {
 			continue
@@ -165,6 +166,9 @@ func (s *Similarity3) Select(ctx context.Context, req *mss.Request) (*mss.Result
 			return s.fallback(ctx, req, ac, err)
 		}
 		for _, pk := range picks {
+			if math.IsNaN(pk.Score) {
+				continue
+			}
 			score[pk.ID] = max(0, min(10, pk.Score))
 		}
 	}
@@ -174,7 +178,7 @@ func (s *Similarity3) Select(ctx context.Context, req *mss.Request) (*mss.Result
 	})
 	var units []mss.Unit
 	for _, r := range order[:min(keep, len(order))] {
-		ac.trace("rank", r.c.Unit.ID, fmt.Sprintf("relevance %d, fused rank %d", score[r.c.Unit.ID], r.rank))
+		ac.trace("rank", r.c.Unit.ID, fmt.Sprintf("relevance %g, fused rank %d", score[r.c.Unit.ID], r.rank))
 		units = append(units, r.c.Unit)
 	}
 	return s.finish(units, nil, budget, 0, keep, ac), nil

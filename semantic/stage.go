@@ -54,12 +54,12 @@ func object(props map[string]any) map[string]any {
 
 // pick is one id a model returned with its note or score.
 type pick struct {
-	ID     string `json:"id"`
-	Note   string `json:"-"`
-	Score  int    `json:"score"`
-	Covers string `json:"covers"`
-	Reason string `json:"reason"`
-	Supp   string `json:"supports"`
+	ID     string  `json:"id"`
+	Note   string  `json:"-"`
+	Score  float64 `json:"score"`
+	Covers string  `json:"covers"`
+	Reason string  `json:"reason"`
+	Supp   string  `json:"supports"`
 }
 
 func (p *pick) note() string {
