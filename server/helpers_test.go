@@ -2,6 +2,10 @@ package server
 
 import (
 	"context"
+	"strconv"
+
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/missingcomplement/mss"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,10 +95,18 @@ func newTestService(t testing.TB, loader func(root string) Loader) (*Service, st
 	if loader == nil {
 		loader = func(root string) Loader { return &IndexLoader{Repo: root} }
 	}
-	svc, err := New(context.Background(), Config{Repo: dir, Loader: loader(dir), ScanInterval: time.Nanosecond})
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: loader(dir), ScanInterval: time.Nanosecond, FreshWait: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
 	return svc, dir
 }
+
+func stateFor(need string) mss.State {
+	return mss.State{Issue: "parse_header drops the last field of a header line", InformationNeed: need}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+var sortStrings = cmpopts.SortSlices(func(a, b string) bool { return a < b })

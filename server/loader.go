@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
@@ -23,6 +24,7 @@ type IndexLoader struct {
 func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	opts := l.Index
 	opts.Repo, opts.DB, opts.Rev = l.Repo, l.DB, ""
+	t0 := time.Now()
 	sum, err := index.Build(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -31,6 +33,7 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	t1 := time.Now()
 	eng, err := retrieve.FromIndex(ix, l.Engine)
 	if err != nil {
 		ix.Close()
@@ -41,11 +44,13 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 		ix:  ix,
 		eng: eng,
 		info: IndexInfo{
-			Units:   m.Units,
-			Files:   m.Files,
-			DB:      sum.DB,
-			Built:   m.Built,
-			Changed: sum.Parsed,
+			Units:    m.Units,
+			Files:    m.Files,
+			DB:       sum.DB,
+			Built:    m.Built,
+			Changed:  sum.Parsed,
+			IndexMS:  t1.Sub(t0).Milliseconds(),
+			EngineMS: time.Since(t1).Milliseconds(),
 		},
 	}, nil
 }

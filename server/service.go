@@ -18,6 +18,7 @@ import (
 const (
 	DefaultMethod       = "complement"
 	DefaultScanInterval = time.Second
+	DefaultFreshWait    = time.Second
 	DefaultCandidates   = 200
 	DefaultMaxBudget    = 32768
 	DefaultMaxUnitsCap  = 32
@@ -38,6 +39,11 @@ type Config struct {
 	// work tree; 0 means DefaultScanInterval, negative turns scanning off
 	// (the index then changes only through Reindex).
 	ScanInterval time.Duration
+	// FreshWait is how long a request waits for a re-index it triggered
+	// before answering from the previous snapshot (whose units are then
+	// checked against the files: moved units are re-numbered, changed ones
+	// dropped). 0 means DefaultFreshWait.
+	FreshWait time.Duration
 	// Ignore lists files the freshness scan does not watch (the index
 	// database and its journals, when they live inside Repo).
 	Ignore   []string
@@ -62,10 +68,14 @@ type Service struct {
 	snap Snapshot
 	info IndexInfo
 
-	refreshMu sync.Mutex // one scan or build at a time
+	refreshMu sync.Mutex // guards the fields below
 	lastScan  time.Time
-	stamps    map[string]stamp
+	stamps    map[string]stamp // as of the last build started
 	ignore    map[string]bool
+	building  chan struct{} // non-nil while a build runs; closed when it ends
+	buildErr  error         // the last build's error
+	bg        context.Context
+	stopBG    context.CancelFunc
 }
 
 // BadRequest marks an error caused by the request, not the server.
@@ -89,6 +99,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if cfg.ScanInterval == 0 {
 		cfg.ScanInterval = DefaultScanInterval
+	}
+	if cfg.FreshWait <= 0 {
+		cfg.FreshWait = DefaultFreshWait
 	}
 	if cfg.MaxBudget <= 0 {
 		cfg.MaxBudget = DefaultMaxBudget
@@ -124,6 +137,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		sessions: NewSessions(cfg.Sessions),
 		ignore:   map[string]bool{},
 	}
+	s.bg, s.stopBG = context.WithCancel(context.Background())
 	for _, p := range cfg.Ignore {
 		if a, err := filepath.Abs(p); err == nil {
 			if r, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {
@@ -132,8 +146,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			s.ignore[a] = true
 		}
 	}
-	if _, err := s.refresh(ctx, true); err != nil {
-		files.Close()
+	if err := s.refresh(ctx, true); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -141,6 +155,13 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 
 // Close releases the snapshot and the repository handle.
 func (s *Service) Close() error {
+	s.stopBG()
+	s.refreshMu.Lock()
+	running := s.building
+	s.refreshMu.Unlock()
+	if running != nil {
+		<-running
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
@@ -160,52 +181,93 @@ func (s *Service) Method() string { return s.ctrl.Name() }
 // Sessions is the session store.
 func (s *Service) Sessions() *Sessions { return s.sessions }
 
-// refresh scans the work tree (unless scanned within ScanInterval, or
-// force) and loads a new snapshot when files changed or none is loaded.
-// It reports whether a new snapshot was swapped in.
-func (s *Service) refresh(ctx context.Context, force bool) (bool, error) {
+// refresh brings the snapshot up to date: it scans the work tree (unless
+// scanned within ScanInterval and not forced) and, when files changed or
+// force is set, starts a build in the background. It then waits for the
+// running build, if any, up to FreshWait (without limit when forced).
+func (s *Service) refresh(ctx context.Context, force bool) error {
+	done, err := s.startBuild(force)
+	if err != nil || done == nil {
+		return err
+	}
+	var timeout <-chan time.Time
+	if !force {
+		t := time.NewTimer(s.cfg.FreshWait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-done:
+		s.refreshMu.Lock()
+		defer s.refreshMu.Unlock()
+		return s.buildErr
+	case <-timeout:
+		return nil // answer from the previous snapshot, checked against the files
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// startBuild scans and starts a build if needed. It returns the channel of
+// the running build, or nil when the snapshot is current.
+func (s *Service) startBuild(force bool) (chan struct{}, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
+	if s.building != nil {
+		return s.building, nil
+	}
 	if !force && (s.cfg.ScanInterval < 0 || time.Since(s.lastScan) < s.cfg.ScanInterval) {
-		return false, nil
+		return nil, nil
 	}
 	cur, err := scanTree(s.root, s.ignore)
 	if err != nil {
-		return false, fmt.Errorf("server: scanning %s: %w", s.root, err)
+		return nil, fmt.Errorf("server: scanning %s: %w", s.root, err)
 	}
 	s.lastScan = time.Now()
-	changed := diffStamps(s.stamps, cur)
-	s.mu.RLock()
-	loaded := s.snap != nil
-	s.mu.RUnlock()
-	if loaded && changed == 0 && !force {
-		return false, nil
+	if !force && s.stamps != nil && diffStamps(s.stamps, cur) == 0 {
+		return nil, nil
 	}
-	start := time.Now()
-	snap, err := s.cfg.Loader.Load(ctx)
-	if err != nil {
-		return false, fmt.Errorf("server: indexing %s: %w", s.root, err)
-	}
-	info := snap.Info()
-	info.BuildMS = time.Since(start).Milliseconds()
 	s.stamps = cur
-	s.mu.Lock()
-	old := s.snap
-	info.Generation = s.info.Generation + 1
-	s.snap, s.info = snap, info
-	s.mu.Unlock()
-	if old != nil {
-		// The write lock above waited for every reader of old.
-		if err := old.Close(); err != nil {
-			return true, fmt.Errorf("server: closing the previous index: %w", err)
+	done := make(chan struct{})
+	s.building = done
+	go s.build(done)
+	return done, nil
+}
+
+// build loads a snapshot and swaps it in; it runs alone (startBuild).
+func (s *Service) build(done chan struct{}) {
+	defer close(done)
+	start := time.Now()
+	snap, err := s.cfg.Loader.Load(s.bg)
+	if err == nil {
+		info := snap.Info()
+		info.BuildMS = time.Since(start).Milliseconds()
+		s.mu.Lock()
+		old := s.snap
+		info.Generation = s.info.Generation + 1
+		s.snap, s.info = snap, info
+		s.mu.Unlock()
+		// The write lock waited for every reader of old.
+		if old != nil {
+			if cerr := old.Close(); cerr != nil {
+				err = fmt.Errorf("server: closing the previous index: %w", cerr)
+			}
 		}
+	} else {
+		err = fmt.Errorf("server: indexing %s: %w", s.root, err)
 	}
-	return true, nil
+	s.refreshMu.Lock()
+	s.buildErr = err
+	if snap == nil {
+		s.stamps = nil // the next scan retries
+	}
+	s.building = nil
+	s.refreshMu.Unlock()
 }
 
 // Reindex forces a scan and a reload.
 func (s *Service) Reindex(ctx context.Context) (IndexInfo, error) {
-	if _, err := s.refresh(ctx, true); err != nil {
+	if err := s.refresh(ctx, true); err != nil {
 		return IndexInfo{}, err
 	}
 	return s.Info(), nil
@@ -307,23 +369,12 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	}
 	st.ObservedSpans = spans
 
-	if _, err := s.refresh(ctx, false); err != nil {
+	if err := s.refresh(ctx, false); err != nil {
 		return nil, err
 	}
-	var resp *RecoverResponse
-	for attempt := 0; ; attempt++ {
-		var stale bool
-		resp, stale, err = s.answer(ctx, &st, budget, maxUnits)
-		if err != nil {
-			return nil, err
-		}
-		if !stale || attempt == 1 {
-			break
-		}
-		// A unit's text no longer matches the file: re-index now.
-		if _, err := s.refresh(ctx, true); err != nil {
-			return nil, err
-		}
+	resp, err := s.answer(ctx, &st, budget, maxUnits)
+	if err != nil {
+		return nil, err
 	}
 	if !req.Trace {
 		resp.Trace = nil
@@ -339,44 +390,65 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	return resp, nil
 }
 
-// answer runs one selection on the current snapshot. stale reports that a
-// chosen unit's text differs from the file on disk.
-func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits int) (*RecoverResponse, bool, error) {
+// answer runs one selection on the current snapshot and checks every
+// chosen unit against its file: a unit whose lines moved (an edit above
+// it, not yet re-indexed) is re-numbered, one whose text changed is
+// dropped.
+func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits int) (*RecoverResponse, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.snap == nil {
-		return nil, false, errors.New("server: no index loaded")
+		return nil, errors.New("server: no index loaded")
 	}
 	cands, err := s.snap.Candidates(ctx, st, s.cfg.Candidates)
 	if err != nil {
-		return nil, false, fmt.Errorf("server: ranking candidates: %w", err)
+		return nil, fmt.Errorf("server: ranking candidates: %w", err)
 	}
 	res, err := s.ctrl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits})
 	if err != nil {
-		return nil, false, fmt.Errorf("server: %s: %w", s.ctrl.Name(), err)
+		return nil, fmt.Errorf("server: %s: %w", s.ctrl.Name(), err)
 	}
 	trace := append([]mss.TraceStep(nil), res.Trace...)
+	drop := func(u mss.Unit, why string) {
+		trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: " + why})
+	}
+	files := map[string][]string{}
 	var keep []mss.Unit
-	stale := false
 	for _, u := range res.Units {
 		if overlapsAny(u, st.ObservedSpans) {
-			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: already observed in this session"})
+			drop(u, "already observed in this session")
 			continue
 		}
-		fresh, err := s.current(u)
-		if err != nil {
-			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: " + err.Error()})
-			stale = true
-			continue
-		}
-		if u.Content != "" && fresh != normalizeText(u.Content) {
-			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: file changed since indexing"})
-			stale = true
-			continue
+		lines, ok := files[u.Path]
+		if !ok {
+			lines, err = s.fileLines(u.Path)
+			if err != nil {
+				drop(u, err.Error())
+				continue
+			}
+			files[u.Path] = lines
 		}
 		if u.Content == "" {
-			u.Content = fresh
-			u.Tokens = mss.TokenCost(fresh)
+			if u.StartLine < 1 || u.EndLine > len(lines) || u.EndLine < u.StartLine {
+				drop(u, "lines past the end of the file")
+				continue
+			}
+			u.Content = strings.Join(lines[u.StartLine-1:u.EndLine], "")
+			u.Tokens = mss.TokenCost(u.Content)
+		}
+		at := locate(lines, splitLines(normalizeText(u.Content)), u.StartLine)
+		switch {
+		case at < 0:
+			drop(u, "file changed since indexing (re-index pending)")
+			continue
+		case at != u.StartLine:
+			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: fmt.Sprintf("moved from line %d to %d since indexing", u.StartLine, at)})
+			u.EndLine += at - u.StartLine
+			u.StartLine = at
+			if overlapsAny(u, st.ObservedSpans) {
+				drop(u, "already observed in this session")
+				continue
+			}
 		}
 		u.Defines, u.References, u.Imports = nil, nil, nil
 		keep = append(keep, u)
@@ -393,7 +465,39 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 		Observed: len(st.ObservedSpans),
 		Index:    s.info,
 		Trace:    append(trace, fitTrace...),
-	}, stale, nil
+	}, nil
+}
+
+// locate returns the 1-based line where want (lines with newlines) starts
+// in lines: start itself if it matches there, else the nearest match
+// (the earlier on a tie), else -1.
+func locate(lines, want []string, start int) int {
+	match := func(at int) bool {
+		if at < 1 || at-1+len(want) > len(lines) {
+			return false
+		}
+		for i, l := range want {
+			if lines[at-1+i] != l {
+				return false
+			}
+		}
+		return true
+	}
+	if len(want) == 0 {
+		return -1
+	}
+	if match(start) {
+		return start
+	}
+	for d := 1; d <= len(lines); d++ {
+		if match(start - d) {
+			return start - d
+		}
+		if match(start + d) {
+			return start + d
+		}
+	}
+	return -1
 }
 
 // overlapsAny reports whether u shares lines with a span, or is the
@@ -408,21 +512,27 @@ func overlapsAny(u mss.Unit, spans []mss.Span) bool {
 	return false
 }
 
-// current reads lines StartLine..EndLine of the unit's file as it is now.
-func (s *Service) current(u mss.Unit) (string, error) {
-	p, err := RepoPath(u.Path)
+// fileLines reads a file of the work tree as lines with their newlines.
+// The path must be repository-relative, and os.Root refuses symbolic links
+// that lead out of the tree.
+func (s *Service) fileLines(p string) ([]string, error) {
+	clean, err := RepoPath(p)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	data, err := s.files.ReadFile(filepath.FromSlash(p))
+	data, err := s.files.ReadFile(filepath.FromSlash(clean))
 	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", p, err)
+		return nil, fmt.Errorf("reading %s: %w", clean, err)
 	}
-	lines := strings.SplitAfter(normalizeText(string(data)), "\n")
-	if u.StartLine < 1 || u.EndLine > len(lines) || u.EndLine < u.StartLine {
-		return "", fmt.Errorf("%s:%d-%d is past the end of the file (%d lines)", p, u.StartLine, u.EndLine, len(lines))
+	return splitLines(normalizeText(string(data))), nil
+}
+
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
 	}
-	return normalizeText(strings.Join(lines[u.StartLine-1:u.EndLine], "")), nil
+	return lines
 }
 
 // normalizeText makes text comparable across line-ending conventions.
@@ -460,7 +570,7 @@ func (s *Service) Search(ctx context.Context, query string, limit int) ([]mss.Un
 	if limit > 100 {
 		return nil, badRequest("limit %d exceeds 100", limit)
 	}
-	if _, err := s.refresh(ctx, false); err != nil {
+	if err := s.refresh(ctx, false); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()

@@ -20,8 +20,8 @@ type SessionLimits struct {
 // Session defaults.
 const (
 	DefaultSessionTTL  = 30 * time.Minute
-	DefaultMaxSessions = 1024
-	DefaultMaxSpans    = 4096
+	DefaultMaxSessions = 256
+	DefaultMaxSpans    = 1024
 )
 
 func (l *SessionLimits) setDefaults() {

@@ -34,6 +34,10 @@ type IndexInfo struct {
 	DB      string    `json:"db,omitempty"`
 	Built   time.Time `json:"built"`
 	BuildMS int64     `json:"build_ms"`
+	// IndexMS and EngineMS split BuildMS between the index update and
+	// the retrieval engine's construction, when the loader knows.
+	IndexMS  int64 `json:"index_ms,omitempty"`
+	EngineMS int64 `json:"engine_ms,omitempty"`
 	// Generation counts snapshots loaded since the service started.
 	Generation int `json:"generation"`
 	// Changed is how many files the last build parsed (the rest were

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// gatedLoader holds every load after the first until the gate opens.
+type gatedLoader struct {
+	Loader
+	mu    sync.Mutex
+	loads int
+	gate  chan struct{}
+}
+
+func (g *gatedLoader) Load(ctx context.Context) (Snapshot, error) {
+	g.mu.Lock()
+	g.loads++
+	n := g.loads
+	g.mu.Unlock()
+	if n > 1 {
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.Loader.Load(ctx)
+}
+
+// TestStaleSnapshotRenumbersMovedUnits: while a re-index is still running,
+// answers come from the previous snapshot, with units below an edit moved
+// to their current lines and edited units left out.
+func TestStaleSnapshotRenumbersMovedUnits(t *testing.T) {
+	dir := writeFixture(t)
+	g := &gatedLoader{Loader: &IndexLoader{Repo: dir}, gate: make(chan struct{})}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	defer close(g.gate)
+
+	ask := func() *RecoverResponse {
+		t.Helper()
+		resp, err := svc.Recover(context.Background(), &RecoverRequest{State: stateFor("parse_header emit_header split join header fields"), MaxUnits: 8, Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	before := map[string]int{}
+	for _, u := range ask().Units {
+		before[u.Symbol] = u.StartLine
+	}
+	if before["parse_header"] == 0 || before["emit_header"] == 0 {
+		t.Fatalf("first answer lacks parse_header or emit_header: %v", before)
+	}
+	// Two lines above parse_header, and a changed emit_header body.
+	p := filepath.Join(dir, "widgets/header.py")
+	src, _ := os.ReadFile(p)
+	edited := strings.Replace(string(src), "\n\ndef parse_header", "\n\n# a\n# b\ndef parse_header", 1)
+	edited = strings.Replace(edited, "return SEP.join(fields)", "return SEP.join(f.strip() for f in fields)", 1)
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp := ask()
+	if resp.Index.Generation != 1 {
+		t.Fatalf("answered from generation %d; the re-index should still be held", resp.Index.Generation)
+	}
+	got := map[string]int{}
+	for _, u := range resp.Units {
+		got[u.Symbol] = u.StartLine
+	}
+	if got["parse_header"] != before["parse_header"]+2 {
+		t.Errorf("parse_header at %d, want %d (moved by the edit)", got["parse_header"], before["parse_header"]+2)
+	}
+	if _, ok := got["emit_header"]; ok {
+		t.Errorf("emit_header was delivered with text that no longer matches the file")
+	}
+	var reasons []string
+	for _, tr := range resp.Trace {
+		if tr.Stage == "serve" {
+			reasons = append(reasons, tr.Reason)
+		}
+	}
+	want := []string{"dropped: file changed since indexing (re-index pending)", "moved from line " + itoa(before["parse_header"]) + " to " + itoa(before["parse_header"]+2) + " since indexing"}
+	if d := cmp.Diff(want, reasons, sortStrings); d != "" {
+		t.Errorf("serve trace (-want +got):\n%s", d)
+	}
+}
+
+func TestLocate(t *testing.T) {
+	lines := []string{"a\n", "b\n", "c\n", "a\n", "b\n"}
+	tests := []struct {
+		want  []string
+		start int
+		at    int
+	}{
+		{[]string{"a\n", "b\n"}, 1, 1},
+		{[]string{"a\n", "b\n"}, 4, 4},
+		{[]string{"a\n", "b\n"}, 3, 4}, // nearest: 4 is 1 away, 1 is 2 away
+		{[]string{"b\n", "c\n"}, 5, 2},
+		{[]string{"c\n", "d\n"}, 3, -1},
+		{nil, 1, -1},
+	}
+	for _, tc := range tests {
+		if got := locate(lines, tc.want, tc.start); got != tc.at {
+			t.Errorf("locate(%q, from %d) = %d, want %d", tc.want, tc.start, got, tc.at)
+		}
+	}
+}
