@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,11 +10,17 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/missingcomplement/mss"
+	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
+	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/repobench"
 	"github.com/missingcomplement/mss/report"
+	"github.com/missingcomplement/mss/retrieve"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // benchCmd groups the benchmark harnesses; each track adds a subcommand.
@@ -23,7 +30,7 @@ var benchCmd = &cobra.Command{
 }
 
 func init() {
-	benchCmd.AddCommand(newBenchScoreCmd(), newBenchCompareCmd(), newBenchReportCmd())
+	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd(), newBenchReportCmd())
 	addCommand(benchCmd)
 }
 
@@ -370,4 +377,234 @@ func writePaired(w io.Writer, statesFile string, ps []repobench.Paired) error {
 			p.Stratum, p.N, sc*p.MeanA, sc*p.MeanB, sc*p.Diff, sc*p.Lo, sc*p.Hi, p.Wins, p.Ties, p.Losses)
 	}
 	return tw.Flush()
+}
+
+func newBenchRepoCmd() *cobra.Command {
+	var (
+		f                    trackFiles
+		methods              []string
+		output, indexDir     string
+		maxUnits, candidates int
+		concurrency          int
+	)
+	cmd := &cobra.Command{
+		Use:   "repo",
+		Short: "Run methods on repository-track states and write predictions",
+		Long: `Answer every state of a repository-track states file and append one
+prediction line per state to --output. States are grouped by repository and
+base commit; each repository's index is built once and moved from commit to
+commit in time order, so the index changes as little as possible.
+
+Several methods (--method a,b,c) share one pass: candidates are retrieved
+once per state and each method selects from them; --output then names a
+file per method with the placeholder {method}.
+
+A rerun skips states already in --output (a torn last line left by a
+killed run is dropped, with a notice). With --labels the finished files
+are scored as score.py scores them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency})
+		},
+	}
+	f.register(cmd, false)
+	fl := cmd.Flags()
+	fl.StringSliceVar(&methods, "method", []string{"complement"}, "methods to run, comma-separated (see mss methods)")
+	fl.StringVar(&output, "output", "", "predictions file to append to (JSONL); with several methods it must contain {method}")
+	fl.StringVar(&indexDir, "index-dir", "", "directory for the per-repository index databases, kept between runs (default: a temporary directory, removed)")
+	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
+	fl.IntVar(&candidates, "candidates", 0, "candidates retrieval offers the methods (0: the engine's default)")
+	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
+	cmd.MarkFlagRequired("output")
+	return cmd
+}
+
+type benchRepoFlags struct {
+	methods                    []string
+	output, indexDir           string
+	maxUnits, candidates, conc int
+}
+
+func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	stderr := cmd.ErrOrStderr()
+	mopts, err := methodOptions()
+	if err != nil {
+		return err
+	}
+	if len(bf.methods) == 0 {
+		return fmt.Errorf("--method: name at least one method")
+	}
+	if len(bf.methods) > 1 && !strings.Contains(bf.output, "{method}") {
+		return fmt.Errorf("--output %s: with several methods it must contain {method}", bf.output)
+	}
+	var runs []repobench.MethodRun
+	var outputs []string
+	for _, name := range bf.methods {
+		name := name
+		if _, err := mss.NewMethod(name, mopts); err != nil {
+			return err
+		}
+		out := strings.ReplaceAll(bf.output, "{method}", name)
+		outputs = append(outputs, out)
+		runs = append(runs, repobench.MethodRun{Name: name, Output: out,
+			New: func() (mss.Controller, error) { return mss.NewMethod(name, mopts) }})
+	}
+	l, err := f.load()
+	if err != nil {
+		return err
+	}
+	defer l.src.Close()
+	indexDir := bf.indexDir
+	if indexDir == "" {
+		if indexDir, err = os.MkdirTemp("", "mss-bench-index-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(indexDir)
+	} else if err := os.MkdirAll(indexDir, 0o755); err != nil {
+		return err
+	}
+	var bar *progressbar.ProgressBar
+	if fl, ok := stderr.(*os.File); ok && term.IsTerminal(int(fl.Fd())) {
+		bar = progressbar.NewOptions(len(l.states),
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription(strings.Join(bf.methods, ",")),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+	}
+	opts := repobench.RunOptions{
+		States: l.states, Source: l.src, Methods: runs,
+		Budget: f.budget, MaxUnits: bf.maxUnits, Candidates: bf.candidates, Concurrency: bf.conc,
+		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
+			return openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+		},
+		Notice: func(s string) {
+			if bar != nil {
+				bar.Clear()
+			}
+			fmt.Fprintln(stderr, s)
+		},
+	}
+	if bar != nil {
+		opts.Progress = func(string) { bar.Add(1) }
+	}
+	stats, err := repobench.Run(ctx, opts)
+	if bar != nil {
+		bar.Finish()
+	}
+	if stats != nil {
+		printRunStats(cmd.OutOrStdout(), runs, stats)
+	}
+	if err != nil {
+		return err
+	}
+	if l.labels == nil {
+		return nil
+	}
+	ps, err := loadPredictions(stderr, outputs, l)
+	if err != nil {
+		return err
+	}
+	scores, err := f.scorer(l.src).Score(l.states, l.labels, ps)
+	if err != nil {
+		return err
+	}
+	return repobench.WriteText(cmd.OutOrStdout(), scores)
+}
+
+// printRunStats reports what a run did, its per-state latency and what
+// opening snapshots cost.
+func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStats) {
+	fmt.Fprintf(w, "%d states, %d pending at start, wall %.1fs\n", s.Total, s.Pending, s.Wall.Seconds())
+	for _, r := range runs {
+		ms := s.Methods[r.Name]
+		if ms == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%s -> %s: %d answered now, %d resumed", r.Name, r.Output, ms.Done, ms.Resumed)
+		if len(ms.LatencyMS) > 0 {
+			fmt.Fprintf(w, "; latency per state (retrieval+selection) p50 %.1f ms, p95 %.1f ms",
+				repobench.Percentile(ms.LatencyMS, 50), repobench.Percentile(ms.LatencyMS, 95))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(s.Builds) == 0 {
+		return
+	}
+	// Per repository: first snapshot (a full build unless --index-dir held
+	// one) and the moves after it, by phase.
+	type agg struct {
+		n            int
+		first, moves float64
+		phases       map[string]float64
+	}
+	byRepo := map[string]*agg{}
+	var repos []string
+	var total float64
+	for _, b := range s.Builds {
+		a := byRepo[b.Repo]
+		if a == nil {
+			a = &agg{phases: map[string]float64{}}
+			byRepo[b.Repo] = a
+			repos = append(repos, b.Repo)
+		}
+		a.n++
+		total += b.Seconds
+		if b.First {
+			a.first += b.Seconds
+		} else {
+			a.moves += b.Seconds
+		}
+		for k, v := range b.Phases {
+			a.phases[k] += v
+		}
+	}
+	sort.Strings(repos)
+	fmt.Fprintf(w, "snapshots: %d in %.1fs\n", len(s.Builds), total)
+	for _, r := range repos {
+		a := byRepo[r]
+		var ph []string
+		for _, k := range sortedKeys(a.phases) {
+			ph = append(ph, fmt.Sprintf("%s %.1fs", k, a.phases[k]))
+		}
+		fmt.Fprintf(w, "  %s: %d commits, first %.1fs, %d moves %.1fs (%s)\n", r, a.n, a.first, a.n-1, a.moves, strings.Join(ph, ", "))
+	}
+}
+
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// openSnapshot builds or moves the repository's index to commit and ranks
+// over it. The engine keeps what it needs in memory, so the index file is
+// closed before the states are answered.
+func openSnapshot(ctx context.Context, db, gitDir, commit string) (*repobench.Opened, error) {
+	t0 := time.Now()
+	if _, err := index.Build(ctx, index.Options{Repo: gitDir, Rev: commit, DB: db}); err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	ix, err := index.Open(db)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	eng, err := retrieve.FromIndex(ix, retrieve.Options{GitDir: gitDir, Commit: commit})
+	if err != nil {
+		return nil, err
+	}
+	return &repobench.Opened{Snapshot: eng, Phases: map[string]float64{
+		"index":  t1.Sub(t0).Seconds(),
+		"engine": time.Since(t1).Seconds(),
+	}}, nil
 }
