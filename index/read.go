@@ -144,11 +144,21 @@ func Open(path string) (*Index, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn(path, true))
+	// Read-write, so that SQLite can roll back the journal an interrupted
+	// update left behind (query_only keeps this connection from writing);
+	// read-only where the file cannot be written.
+	db, err := sql.Open("sqlite", dsn(path, false)+"&mode=rw&_pragma=query_only(1)")
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		if db, err = sql.Open("sqlite", dsn(path, true)); err != nil {
+			return nil, fmt.Errorf("open index %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(1)
+	}
 	m, err := readMeta(db)
 	if err != nil {
 		db.Close()

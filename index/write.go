@@ -2,21 +2,27 @@ package index
 
 // Building an index. The hard parts:
 //
-// Atomicity. An index is never written in place. Build writes into a
-// temporary file in the index's directory (index.db.tmp-<pid>-<random>)
-// with SQLite's journal off, syncs it, and renames it over the index. A run
-// killed at any point leaves the previous index as it was plus, at worst,
-// a stale temporary file, which the next Build removes once its process
-// is gone.
+// Atomicity. A new index (none existed, or the existing one is of another
+// version or built with other options) is never written in place: Build
+// writes it into a temporary file in the index's directory
+// (index.db.tmp-<pid>-<random>) with SQLite's journal off, syncs it, and
+// renames it over the index. A run killed at any point leaves the previous
+// index as it was plus, at worst, a stale temporary file, which the next
+// Build removes once its process is gone.
 //
 // Incrementality. Every candidate file is recorded with its git blob id.
 // When a compatible index exists (same format, feature version and options
-// hash), Build copies it to the temporary file, deletes the rows of files
-// that changed or vanished and parses only new and changed files; the
-// units of unchanged files keep their rows and ids. For a git directory
-// the blob ids come from `git ls-tree -r` and only the blobs to parse are
-// read, through one `git cat-file --batch` process, so moving an index
-// between two commits costs a file copy plus the changed files.
+// hash), Build updates it in one SQLite transaction: it deletes the rows of
+// files that changed or vanished and parses only new and changed files;
+// the units of unchanged files keep their rows and ids. That transaction
+// runs with SQLite's rollback journal and full syncs, so it too is atomic:
+// a run killed before the commit leaves a journal that the next open rolls
+// back, restoring the previous index. (Copying the index to a temporary
+// file instead would cost a copy and a sync of the whole file, most of a
+// second for a large repository, on every move.) For a git directory the
+// blob ids come from `git ls-tree -r` and only the blobs to parse are read,
+// through one `git cat-file --batch` process, so moving an index between
+// two commits costs the changed files.
 //
 // Order. Files are parsed in parallel but written in path order, so the
 // same tree gives the same rows, byte for byte.
@@ -29,7 +35,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,22 +139,22 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	old, reason := previousFiles(dbPath, opts.optionsHash())
 	sum.Rebuilt = reason
 
-	tmp, err := tempPath(dbPath)
-	if err != nil {
-		return nil, err
+	// target is the file written: the index itself for an update in
+	// place, a temporary file for a new index.
+	target, conn := dbPath, dsn(dbPath, false)+"&_pragma=journal_mode(DELETE)&_pragma=synchronous(FULL)"
+	if old == nil {
+		if target, err = tempPath(dbPath); err != nil {
+			return nil, err
+		}
+		conn = dsn(target, false) + "&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"
 	}
 	ok := false
 	defer func() {
-		if !ok {
-			os.Remove(tmp)
+		if !ok && target != dbPath {
+			os.Remove(target)
 		}
 	}()
-	if old != nil {
-		if err := copyFile(dbPath, tmp); err != nil {
-			return nil, fmt.Errorf("index: copying %s: %w", dbPath, err)
-		}
-	}
-	db, err := sql.Open("sqlite", dsn(tmp, false)+"&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	db, err := sql.Open("sqlite", conn)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -157,7 +162,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	defer db.Close()
 	if old == nil {
 		if _, err := db.ExecContext(ctx, schema); err != nil {
-			return nil, fmt.Errorf("index: creating %s: %w", tmp, err)
+			return nil, fmt.Errorf("index: creating %s: %w", target, err)
 		}
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -240,19 +245,21 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	w.close()
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("index: commit %s: %w", tmp, err)
+		return nil, fmt.Errorf("index: commit %s: %w", target, err)
 	}
 	if err := db.Close(); err != nil {
-		return nil, fmt.Errorf("index: closing %s: %w", tmp, err)
+		return nil, fmt.Errorf("index: closing %s: %w", target, err)
 	}
-	if err := syncFile(tmp); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	if err := os.Rename(tmp, dbPath); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+	if target != dbPath {
+		if err := syncFile(target); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		if err := os.Rename(target, dbPath); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		syncDir(filepath.Dir(dbPath))
 	}
 	ok = true
-	syncDir(filepath.Dir(dbPath))
 	sum.Seconds = time.Since(t0).Seconds()
 	if len(sum.Skipped) == 0 {
 		sum.Skipped = nil
@@ -425,7 +432,9 @@ func previousFiles(dbPath, optsHash string) (map[string]string, string) {
 	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, ""
 	}
-	db, err := sql.Open("sqlite", dsn(dbPath, true))
+	// Read-write, so that a journal left by an interrupted update is
+	// rolled back before the files table is read.
+	db, err := sql.Open("sqlite", dsn(dbPath, false)+"&mode=rw&_pragma=query_only(1)")
 	if err != nil {
 		return nil, "unreadable: " + err.Error()
 	}
@@ -665,23 +674,6 @@ func processAlive(pid int) bool {
 	}
 	err = p.Signal(syscall.Signal(0))
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func syncFile(p string) error {
