@@ -73,6 +73,7 @@ type Service struct {
 	stamps    map[string]stamp // as of the last build started
 	ignore    map[string]bool
 	building  chan struct{} // non-nil while a build runs; closed when it ends
+	buildFrom time.Time     // when the running build started
 	buildErr  error         // the last build's error
 	bg        context.Context
 	stopBG    context.CancelFunc
@@ -184,15 +185,20 @@ func (s *Service) Sessions() *Sessions { return s.sessions }
 // refresh brings the snapshot up to date: it scans the work tree (unless
 // scanned within ScanInterval and not forced) and, when files changed or
 // force is set, starts a build in the background. It then waits for the
-// running build, if any, up to FreshWait (without limit when forced).
+// running build until FreshWait after the build started (without limit
+// when forced), so a slow build delays requests by FreshWait at most once.
 func (s *Service) refresh(ctx context.Context, force bool) error {
-	done, err := s.startBuild(force)
+	done, started, err := s.startBuild(force)
 	if err != nil || done == nil {
 		return err
 	}
 	var timeout <-chan time.Time
 	if !force {
-		t := time.NewTimer(s.cfg.FreshWait)
+		left := s.cfg.FreshWait - time.Since(started)
+		if left <= 0 {
+			return nil
+		}
+		t := time.NewTimer(left)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -209,29 +215,30 @@ func (s *Service) refresh(ctx context.Context, force bool) error {
 }
 
 // startBuild scans and starts a build if needed. It returns the channel of
-// the running build, or nil when the snapshot is current.
-func (s *Service) startBuild(force bool) (chan struct{}, error) {
+// the running build and when it started, or nil when the snapshot is
+// current.
+func (s *Service) startBuild(force bool) (chan struct{}, time.Time, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
 	if s.building != nil {
-		return s.building, nil
+		return s.building, s.buildFrom, nil
 	}
 	if !force && (s.cfg.ScanInterval < 0 || time.Since(s.lastScan) < s.cfg.ScanInterval) {
-		return nil, nil
+		return nil, time.Time{}, nil
 	}
 	cur, err := scanTree(s.root, s.ignore)
 	if err != nil {
-		return nil, fmt.Errorf("server: scanning %s: %w", s.root, err)
+		return nil, time.Time{}, fmt.Errorf("server: scanning %s: %w", s.root, err)
 	}
 	s.lastScan = time.Now()
 	if !force && s.stamps != nil && diffStamps(s.stamps, cur) == 0 {
-		return nil, nil
+		return nil, time.Time{}, nil
 	}
 	s.stamps = cur
 	done := make(chan struct{})
-	s.building = done
+	s.building, s.buildFrom = done, time.Now()
 	go s.build(done)
-	return done, nil
+	return done, s.buildFrom, nil
 }
 
 // build loads a snapshot and swaps it in; it runs alone (startBuild).

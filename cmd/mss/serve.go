@@ -27,6 +27,7 @@ import (
 type serviceFlags struct {
 	repo, db, method    string
 	scanInterval        time.Duration
+	freshWait           time.Duration
 	sessionTTL          time.Duration
 	maxSessions         int
 	maxSpans            int
@@ -45,6 +46,7 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.StringVar(&sf.db, "db", "", "index file (default <repo>/.mss/index.db)")
 	f.StringVar(&sf.method, "method", server.DefaultMethod, "evidence-selection method (see mss methods)")
 	f.DurationVar(&sf.scanInterval, "scan-interval", server.DefaultScanInterval, "least time between two freshness scans of the work tree (negative: never scan)")
+	f.DurationVar(&sf.freshWait, "fresh-wait", server.DefaultFreshWait, "requests wait for a re-index of changed files at most this long after it started, then answer from the previous index (moved units re-numbered, changed ones left out)")
 	f.DurationVar(&sf.sessionTTL, "session-ttl", server.DefaultSessionTTL, "forget a session idle this long")
 	f.IntVar(&sf.maxSessions, "max-sessions", server.DefaultMaxSessions, "sessions kept; the least recently used are evicted")
 	f.IntVar(&sf.maxSpans, "max-spans", server.DefaultMaxSpans, "observed spans kept per session; the oldest are forgotten")
@@ -81,6 +83,7 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer) (*server.
 		Method:        sf.method,
 		MethodOptions: opts,
 		ScanInterval:  sf.scanInterval,
+		FreshWait:     sf.freshWait,
 		Ignore:        ignore,
 		Sessions:      server.SessionLimits{TTL: sf.sessionTTL, MaxSessions: sf.maxSessions, MaxSpans: sf.maxSpans},
 		MaxBudget:     sf.maxBudget,
