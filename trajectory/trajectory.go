@@ -98,6 +98,13 @@ func Parse(f Format, name string, r io.Reader, opts Options) (*Trajectory, error
 		return nil, err
 	}
 	t.Format = f
+	if t.StateID == "" {
+		// Name the state after the task, or else the file.
+		t.StateID = t.InstanceID
+		if t.StateID == "" {
+			t.StateID = strings.TrimSuffix(path.Base(strings.ReplaceAll(name, `\`, "/")), path.Ext(name))
+		}
+	}
 	return t, nil
 }
 
