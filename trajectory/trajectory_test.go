@@ -71,6 +71,7 @@ func TestJSONL(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &mss.State{
+		StateID:           "sample@3",
 		Issue:             "parse_header drops the last field",
 		InformationNeed:   "where headers are parsed",
 		CurrentHypothesis: "the separator is wrong",
