@@ -340,7 +340,7 @@ func vendored(p string) bool {
 		}
 	}
 	base := strings.ToLower(path.Base(p))
-	for _, suf := range []string{".min.js", ".min.css", "-min.js", ".bundle.js", ".min.mjs"} {
+	for _, suf := range []string{".min.js", ".min.css", "-min.js", ".bundle.js", ".min.mjs", ".pack.js"} {
 		if strings.HasSuffix(base, suf) {
 			return true
 		}
