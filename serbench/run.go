@@ -21,6 +21,8 @@ type RunOptions struct {
 	// SkipObserved removes candidates marked Observed before the method
 	// sees them, so no method can return evidence the agent has read.
 	SkipObserved bool
+	// OnResult, when set, sees every answer (for usage accounting).
+	OnResult func(*mss.Result)
 }
 
 // RunConfig is the configuration recorded with every prediction row.
@@ -76,6 +78,9 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 		res, err := ctrl.Select(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: state %s: %s: %w", items.File, it.Line, st.StateID, name, err)
+		}
+		if opt.OnResult != nil {
+			opt.OnResult(res)
 		}
 		ids := make([]string, 0, len(res.Units))
 		seen := map[string]bool{}

@@ -86,3 +86,63 @@ func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
 	}
 	return mss.MethodOptions{Settings: s}, nil
 }
+
+// operationalSettings change how a run is carried out (where responses are
+// cached, whether the network may be used, how many calls run at once) but
+// not what any method answers, so they are left out of the configuration
+// recorded with predictions: a replay from the cache then writes the same
+// bytes as the run that filled it.
+var operationalSettings = map[string]bool{"cache_dir": true, "cache_only": true, "concurrency": true}
+
+// recordedSettings returns the settings that define a method's answers.
+func recordedSettings(s map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range s {
+		if operationalSettings[k] {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// prepareMethod builds the named method from the --set options and, for a
+// method that calls models, checks its endpoints once before any work
+// starts (unless the response cache alone will serve the run).
+func prepareMethod(ctx context.Context, method string) (mss.Controller, mss.MethodOptions, error) {
+	opts, err := methodOptions()
+	if err != nil {
+		return nil, opts, err
+	}
+	ctrl, err := mss.NewMethod(method, opts)
+	if err != nil {
+		return nil, opts, err
+	}
+	if semantic.UsesModel(method) {
+		if err := semantic.Preflight(ctx, opts); err != nil {
+			return nil, opts, err
+		}
+	}
+	return ctrl, opts, nil
+}
+
+// usageReport collects the model usage of a run's answers and prints the
+// summary (calls, tokens per stage, fallbacks) when any answer used a model.
+type usageReport struct{ usages []*mss.Usage }
+
+func (r *usageReport) add(res *mss.Result) {
+	if res != nil {
+		r.usages = append(r.usages, res.Usage)
+	}
+}
+
+func (r *usageReport) print(w interface{ Write([]byte) (int, error) }) {
+	s := semantic.SummarizeUsage(r.usages)
+	if s.ModelStates == 0 {
+		return
+	}
+	fmt.Fprint(w, s.String())
+}

@@ -357,16 +357,14 @@ bm25 and similarity baselines, like the release's, do not); with
 				}
 				return err
 			}
-			opts, err := methodOptions()
+			ctrl, opts, err := prepareMethod(cmd.Context(), method)
 			if err != nil {
 				return err
 			}
-			ctrl, err := mss.NewMethod(method, opts)
-			if err != nil {
-				return err
-			}
+			var usage usageReport
 			preds, err := serbench.Run(cmd.Context(), items, ctrl, retrieve.Pool, serbench.RunOptions{
-				Name: name, K: k, Budget: budget, Settings: opts.Settings, SkipObserved: skipObserved,
+				Name: name, K: k, Budget: budget, Settings: recordedSettings(opts.Settings), SkipObserved: skipObserved,
+				OnResult: usage.add,
 			})
 			if err != nil {
 				return err
@@ -375,6 +373,7 @@ bm25 and similarity baselines, like the release's, do not); with
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d predictions of %s to %s\n", len(preds), preds[0].Method, output)
+			usage.print(cmd.ErrOrStderr())
 			return nil
 		},
 	}
