@@ -271,8 +271,12 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, opts Serve
 	if err != nil {
 		return err
 	}
+	h = RequireToken(opts.Token, h, "/v1/health")
+	if !opts.AllowRemote {
+		h = LoopbackHosts(h)
+	}
 	srv := &http.Server{
-		Handler:           RequireToken(opts.Token, h, "/v1/health"),
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       opts.ReadTimeout,
 		WriteTimeout:      opts.WriteTimeout,

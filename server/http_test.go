@@ -266,6 +266,19 @@ func TestListenAndServeRefusesRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /x on loopback: %d, want 404 from the handler", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+"/x", nil)
+	req.Host = "attacker.example:80"
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("request naming a foreign host: %d, want 403", resp.StatusCode)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("shutdown: %v", err)

@@ -105,3 +105,23 @@ func RequireToken(token string, h http.Handler, open ...string) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// LoopbackHosts wraps h so that only requests naming a loopback host
+// (localhost, 127.0.0.1, ::1, with any port) are served. A server bound to
+// loopback is then out of reach of DNS-rebinding pages in a browser,
+// which reach it under a host name of their own.
+func LoopbackHosts(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if hst, _, err := net.SplitHostPort(host); err == nil {
+			host = hst
+		}
+		host = strings.Trim(host, "[]")
+		ip := net.ParseIP(host)
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			writeError(w, http.StatusForbidden, fmt.Errorf("host %q is not loopback", r.Host))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
