@@ -1,0 +1,62 @@
+package segment
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLexNames(t *testing.T) {
+	for _, tc := range []struct {
+		lang, text  string
+		refs, calls []string
+	}{
+		{"python", "def f(x):\n    return helper(x) + other.attr  # not_this\n",
+			[]string{"helper", "other", "attr"}, []string{"helper"}},
+		{"python", "s = 'skip_me' + \"and_me\" + f'{nor_me}' + rb'raw_skip'\nkept = 1\n",
+			[]string{"kept"}, nil},
+		{"python", "x = \"\"\"doc with name_inside\nstill_doc\"\"\"\nafter_doc()\n",
+			[]string{"after_doc"}, []string{"after_doc"}},
+		{"go", "// comment_word\nfunc (s *Srv) Run() error { return s.handle (nil) }\n",
+			[]string{"Srv", "Run", "error", "handle"}, []string{"Run", "handle"}},
+		{"go", "x := `raw_skip\nraw_line2` + \"esc\\\"aped_skip\"\nyy := zz\n",
+			[]string{"yy", "zz"}, nil},
+		{"rust", "fn f<'a>(x: &'a str) -> usize { println!(\"fmt_skip\"); x.len() }\n",
+			[]string{"str", "usize", "println", "len"}, []string{"println", "len"}},
+		{"rust", "let c = 'q'; let d = '\\n'; done_now\n",
+			[]string{"done_now"}, nil},
+		{"javascript", "/* block_skip */ const a1 = `tmpl_skip` + get(b2) // tail_skip\n",
+			[]string{"a1", "get", "b2"}, []string{"get"}},
+		{"cpp", "template <typename T> void buf<T>::grow(size_t n) { size_ += n; }\n",
+			[]string{"buf", "grow", "size_t", "size_"}, []string{"grow"}},
+		{"java", "public int count() { return this.items.size(); } // c2\n",
+			[]string{"count", "items", "size"}, []string{"count", "size"}},
+		{"python", "x = 0x1F + 3e10 + value_2\n", []string{"value_2"}, nil},
+	} {
+		refs, calls := lexNames(tc.text, tc.lang)
+		if diff := cmp.Diff(tc.refs, refs); diff != "" {
+			t.Errorf("%s %q refs (-want +got):\n%s", tc.lang, tc.text, diff)
+		}
+		if diff := cmp.Diff(tc.calls, calls); diff != "" {
+			t.Errorf("%s %q calls (-want +got):\n%s", tc.lang, tc.text, diff)
+		}
+	}
+}
+
+func TestLexImports(t *testing.T) {
+	for _, tc := range []struct {
+		lang, text string
+		want       []string
+	}{
+		{"python", "def f():\n    from sympy.core import (Add,\n        Mul)\n    import os.path as p, sys\n",
+			[]string{"sympy.core", "sympy.core.Add", "os.path", "sys"}},
+		{"python", "from . import util\nfrom ..pkg import *\n", []string{".", ".util", "..pkg"}},
+		{"python", "    >>> from sympy import S\n# import nothing\n", nil},
+		{"javascript", "const u = require('./util')\nconst v = require(\"lodash\")\n", []string{"./util", "lodash"}},
+		{"go", "import \"fmt\"\n", nil},
+	} {
+		if diff := cmp.Diff(tc.want, lexImports(tc.text, tc.lang)); diff != "" {
+			t.Errorf("%s %q (-want +got):\n%s", tc.lang, tc.text, diff)
+		}
+	}
+}
