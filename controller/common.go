@@ -84,7 +84,7 @@ func deliver(res *mss.Result, units []mss.Unit, budget, maxUnits int) {
 	out, trace := render.Fit(units, budget, maxUnits)
 	res.Units = out
 	res.Trace = append(res.Trace, trace...)
-	if len(out) == 0 {
+	if len(out) == 0 && (len(units) > 0 || !explained(res.Trace)) {
 		reason := "no candidate to deliver"
 		if len(units) > 0 {
 			reason = fmt.Sprintf("no candidate fits the budget of %d tokens", budget)
@@ -94,6 +94,16 @@ func deliver(res *mss.Result, units []mss.Unit, budget, maxUnits int) {
 	if res.Units == nil {
 		res.Units = []mss.Unit{}
 	}
+}
+
+// explained reports whether a trace already says why nothing was chosen.
+func explained(tr []mss.TraceStep) bool {
+	for _, s := range tr {
+		if s.Stage == "select" && s.UnitID == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func rankReason(rank int, c *mss.Candidate) string {

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
+	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/render"
+	"github.com/missingcomplement/mss/retrieve"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newRecoverCmd()) }
+
+// newRecoverCmd builds "mss recover"; each call has its own flags.
+func newRecoverCmd() *cobra.Command {
+	var (
+		repo, db, statePath, method string
+		budget, maxUnits            int
+		asJSON, explain             bool
+	)
+	cmd := &cobra.Command{
+		Use:   "recover",
+		Short: "Recover the missing complement of evidence for an agent state",
+		Long: `Read a state card and print the few intact source units that cover what
+the state still lacks, within the token budget, skipping what it has read.
+
+The state file is one JSON object with the state-card fields (issue,
+information_need, current_observation, current_hypothesis, current_subgoal,
+opened_files, search_queries, observed_spans, observed_evidence_ids); "-"
+reads standard input. With --repo and no --db the repository is indexed
+(incrementally) into <repo>/.mss/index.db first; --db opens an existing
+index. Without --method the default policy, complement, answers.
+
+Set MSS_EMBED_BASE_URL and MSS_EMBED_MODEL (and MSS_EMBED_API_KEY) to add
+an embedding view through an OpenAI-compatible endpoint.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if repo == "" && db == "" {
+				return errors.New("name the repository (--repo DIR) or an index (--db FILE)")
+			}
+			if budget <= 0 {
+				return fmt.Errorf("--budget %d: want a positive number of tokens", budget)
+			}
+			if maxUnits <= 0 {
+				return fmt.Errorf("--max-units %d: want a positive number", maxUnits)
+			}
+			st, err := readStateCard(statePath, cmd.InOrStdin())
+			if err != nil {
+				return err
+			}
+			ctl, err := mss.NewMethod(method, mss.MethodOptions{})
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			path := db
+			if path == "" {
+				sum, err := index.Build(ctx, index.Options{Repo: repo})
+				if err != nil {
+					return err
+				}
+				path = sum.DB
+			}
+			ix, err := index.Open(path)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			eng, err := retrieve.FromIndex(ix, retrieve.Options{Embedder: retrieve.NewEmbedderFromEnv()})
+			if err != nil {
+				return err
+			}
+			var notes []mss.TraceStep
+			for _, w := range eng.Warnings() {
+				notes = append(notes, mss.TraceStep{Stage: "candidates", Reason: w})
+			}
+			for _, p := range unknownObservedPaths(st, eng) {
+				msg := fmt.Sprintf("observed path %s is not in the index; its spans exclude nothing", p)
+				fmt.Fprintln(cmd.ErrOrStderr(), "mss: warning:", msg)
+				notes = append(notes, mss.TraceStep{Stage: "candidates", Reason: msg})
+			}
+			if eng.Len() == 0 {
+				notes = append(notes, mss.TraceStep{Stage: "candidates", Reason: "the index has no units"})
+			}
+			cands, err := eng.Candidates(ctx, st, 0)
+			if err != nil {
+				return err
+			}
+			res, err := ctl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits})
+			if err != nil {
+				return err
+			}
+			res.Trace = append(notes, res.Trace...)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeRecoverJSON(out, res)
+			}
+			if len(res.Units) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "mss: no units recovered:", lastReason(res.Trace))
+			}
+			if err := render.Text(out, res.Units); err != nil {
+				return err
+			}
+			if explain {
+				fmt.Fprintf(out, "── method %s", res.Method)
+				if res.Config != "" {
+					fmt.Fprintf(out, " (%s)", res.Config)
+				}
+				fmt.Fprintf(out, ", %d units, %d tokens of %d\n", len(res.Units), render.Tokens(res.Units), budget)
+				for _, s := range res.Trace {
+					if s.UnitID != "" {
+						fmt.Fprintf(out, "%-12s %s  %s\n", s.Stage, s.UnitID, s.Reason)
+					} else {
+						fmt.Fprintf(out, "%-12s %s\n", s.Stage, s.Reason)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&repo, "repo", "", "repository to index and search (a work tree or a plain directory)")
+	f.StringVar(&db, "db", "", "existing index file to search (instead of --repo)")
+	f.StringVar(&statePath, "state", "", `state card JSON file, "-" for standard input (required)`)
+	f.IntVar(&budget, "budget", mss.DefaultBudget, "source-token budget of the answer (tokens = ceil(bytes/4))")
+	f.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units to return")
+	f.StringVar(&method, "method", "complement", "evidence-selection method (see mss methods)")
+	f.BoolVar(&asJSON, "json", false, `print {"units": [...], "method", "trace"} as JSON`)
+	f.BoolVar(&explain, "explain", false, "after the units, print why each was chosen (views, requirements)")
+	cmd.MarkFlagRequired("state")
+	return cmd
+}
+
+// stateTextFields are the fields a state needs at least one of.
+var stateTextFields = []string{"issue", "information_need", "current_observation", "current_hypothesis",
+	"current_subgoal", "latest_test_output", "current_diff", "search_queries"}
+
+// readStateCard reads one state card; errors name the file, line and field.
+func readStateCard(path string, stdin io.Reader) (*mss.State, error) {
+	var (
+		data []byte
+		err  error
+		name = path
+	)
+	if path == "-" {
+		name = "<stdin>"
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state %s: %w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var st mss.State
+	if err := dec.Decode(&st); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, fmt.Errorf("state %s:%d: %v", name, lineAt(data, syn.Offset), err)
+		case errors.As(err, &typ):
+			return nil, fmt.Errorf("state %s:%d: field %q: want %v, got JSON %s", name, lineAt(data, typ.Offset), typ.Field, typ.Type, typ.Value)
+		case errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("state %s: empty file, want one JSON object", name)
+		}
+		return nil, fmt.Errorf("state %s: %w", name, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("state %s:%d: more than one JSON value; give one state card", name, lineAt(data, dec.InputOffset()))
+	}
+	if strings.TrimSpace(retrieve.StateText(&st)) == "" {
+		return nil, fmt.Errorf("state %s: no text to recover evidence for: set at least one of %s", name, strings.Join(stateTextFields, ", "))
+	}
+	for i, sp := range st.ObservedSpans {
+		if sp.Path == "" {
+			return nil, fmt.Errorf("state %s: field observed_spans[%d].path is empty", name, i)
+		}
+		if sp.StartLine < 1 || sp.EndLine < sp.StartLine {
+			return nil, fmt.Errorf("state %s: field observed_spans[%d] (%s): lines %d-%d are not a 1-based range", name, i, sp.Path, sp.StartLine, sp.EndLine)
+		}
+	}
+	return &st, nil
+}
+
+func lineAt(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	return 1 + bytes.Count(data[:offset], []byte("\n"))
+}
+
+// unknownObservedPaths lists observed span paths no unit of the engine has.
+func unknownObservedPaths(st *mss.State, eng *retrieve.Engine) []string {
+	known := map[string]bool{}
+	for _, u := range eng.Units() {
+		known[u.Path] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, sp := range st.ObservedSpans {
+		p := strings.TrimPrefix(sp.Path, "./")
+		if !known[p] && !seen[p] {
+			seen[p] = true
+			out = append(out, sp.Path)
+		}
+	}
+	return out
+}
+
+func lastReason(tr []mss.TraceStep) string {
+	for i := len(tr) - 1; i >= 0; i-- {
+		if tr[i].UnitID == "" {
+			return tr[i].Reason
+		}
+	}
+	return "no candidate"
+}
+
+type recoverUnit struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Symbol    string `json:"symbol,omitempty"`
+	Tokens    int    `json:"tokens"`
+	Content   string `json:"content"`
+}
+
+func writeRecoverJSON(w io.Writer, res *mss.Result) error {
+	units := make([]recoverUnit, 0, len(res.Units))
+	for _, u := range res.Units {
+		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content})
+	}
+	trace := res.Trace
+	if trace == nil {
+		trace = []mss.TraceStep{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		Units  []recoverUnit   `json:"units"`
+		Method string          `json:"method"`
+		Config string          `json:"config,omitempty"`
+		Trace  []mss.TraceStep `json:"trace"`
+	}{units, res.Method, res.Config, trace})
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runRecover(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := newRecoverCmd()
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetIn(strings.NewReader(stdin))
+	cmd.SetArgs(args)
+	cmd.SilenceUsage = true
+	cmd.SilenceErrors = true
+	err := cmd.Execute()
+	return out.String(), errb.String(), err
+}
+
+// recoverRepo writes a small Python repository (no git needed).
+func recoverRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n\n\ndef parse_headers(lines):\n    return dict(parse_header(l) for l in lines)\n",
+		"pkg/send.py":  "def encode_request(req):\n    return req.method + ' ' + req.url\n",
+		"pkg/util.py":  "def to_native(s):\n    return s.decode()\n",
+	}
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRecoverJSON(t *testing.T) {
+	repo := recoverRepo(t)
+	state := `{"issue": "parse_header fails on values containing ':'",
+	  "observed_spans": [{"path": "pkg/parse.py", "start_line": 6, "end_line": 7}]}`
+	out, stderr, err := runRecover(t, state, "--repo", repo, "--db", "", "--state", "-", "--json")
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	var got struct {
+		Units []struct {
+			Path      string `json:"path"`
+			StartLine int    `json:"start_line"`
+			EndLine   int    `json:"end_line"`
+			Symbol    string `json:"symbol"`
+			Tokens    int    `json:"tokens"`
+			Content   string `json:"content"`
+		} `json:"units"`
+		Method string            `json:"method"`
+		Trace  []json.RawMessage `json:"trace"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if got.Method != "complement" || len(got.Trace) == 0 {
+		t.Errorf("method %q, %d trace steps; want complement with a trace", got.Method, len(got.Trace))
+	}
+	if len(got.Units) == 0 || got.Units[0].Symbol != "parse_header" || got.Units[0].Content == "" || got.Units[0].Tokens == 0 {
+		t.Fatalf("first unit = %+v, want parse_header with content and tokens", got.Units)
+	}
+	for _, u := range got.Units {
+		if u.Path == "pkg/parse.py" && u.StartLine <= 7 && u.EndLine >= 6 {
+			t.Errorf("returned the observed span: %+v", u)
+		}
+	}
+	// Text output with --explain, from a file, with a baseline method.
+	sp := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(sp, []byte(state), 0o644)
+	out, _, err = runRecover(t, "", "--db", filepath.Join(repo, ".mss", "index.db"), "--state", sp, "--method", "bm25", "--explain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "pkg/parse.py:1-3 parse_header") || !strings.Contains(out, "── method bm25") {
+		t.Errorf("text output lacks the unit header or the explanation:\n%s", out)
+	}
+}
+
+func TestRecoverBadInput(t *testing.T) {
+	repo := recoverRepo(t)
+	empty := t.TempDir()
+	tests := []struct {
+		name, stdin string
+		args        []string
+		wantErr     string // "" means success
+		wantStderr  string
+	}{
+		{"no text", `{"state_id": "x", "opened_files": ["a.py"]}`, []string{"--repo", repo}, "no text to recover evidence for", ""},
+		{"syntax", "{\n\"issue\": \"x\",\n\"observed_spans\": [\n}", []string{"--repo", repo}, "<stdin>:4", ""},
+		{"type", "{\"issue\": \"x\",\n \"observed_spans\": 3}", []string{"--repo", repo}, `field "observed_spans"`, ""},
+		{"bad span", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 5, "end_line": 2}]}`, []string{"--repo", repo}, "observed_spans[0]", ""},
+		{"no repo", `{"issue": "x"}`, nil, "--repo", ""},
+		{"unknown method", `{"issue": "x"}`, []string{"--repo", repo, "--method", "nope"}, "unknown method", ""},
+		{"unknown observed path", `{"issue": "parse_header", "observed_spans": [{"path": "gone.py", "start_line": 1, "end_line": 2}]}`, []string{"--repo", repo}, "", "gone.py is not in the index"},
+		{"empty repository", `{"issue": "parse_header"}`, []string{"--repo", empty}, "", "no units recovered"},
+		{"tiny budget", `{"issue": "parse_header"}`, []string{"--repo", repo, "--budget", "2"}, "", "budget"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--state", "-"}, tc.args...)
+			_, stderr, err := runRecover(t, tc.stdin, args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to mention %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v, want success", err)
+			}
+			if !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("stderr = %q, want it to mention %q", stderr, tc.wantStderr)
+			}
+		})
+	}
+}
