@@ -85,3 +85,34 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEdges resolves the edges of a built index.
+func BenchmarkEdges(b *testing.B) {
+	repo, rev := benchRepo(b)
+	db := os.Getenv("MSS_BENCH_DB") // reuse an index built before, if named
+	if db == "" {
+		db = filepath.Join(b.TempDir(), "index.db")
+		if _, err := Build(context.Background(), Options{Repo: repo, Rev: rev, DB: db}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ix, err := Open(db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		edges, err := ix.Edges()
+		if err != nil {
+			b.Fatal(err)
+		}
+		kinds := map[string]int{}
+		for _, e := range edges {
+			kinds[e.Kind]++
+		}
+		b.ReportMetric(float64(kinds[EdgeCall]), "calls")
+		b.ReportMetric(float64(kinds[EdgeRef]), "refs")
+		b.ReportMetric(float64(kinds[EdgeImport]), "imports")
+	}
+}
