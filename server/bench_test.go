@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"testing"
 
@@ -42,4 +43,22 @@ func BenchmarkSessionMemory(b *testing.B) {
 			b.ReportMetric(perSession+float64(strBytes), "bytes/session")
 		})
 	}
+}
+
+// BenchmarkScanTree times one freshness scan of the work tree named by
+// MSS_BENCH_REPO (skipped when unset).
+func BenchmarkScanTree(b *testing.B) {
+	root := os.Getenv("MSS_BENCH_REPO")
+	if root == "" {
+		b.Skip("MSS_BENCH_REPO names no work tree")
+	}
+	var files int
+	for b.Loop() {
+		st, err := scanTree(root, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = len(st)
+	}
+	b.ReportMetric(float64(files), "files")
 }
