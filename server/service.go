@@ -46,8 +46,12 @@ type Config struct {
 	FreshWait time.Duration
 	// Ignore lists files the freshness scan does not watch (the index
 	// database and its journals, when they live inside Repo).
-	Ignore   []string
-	Sessions SessionLimits
+	Ignore []string
+	// Background makes New return at once and build the first index in
+	// the background; requests wait for it. (MCP clients give a server
+	// little time to start.)
+	Background bool
+	Sessions   SessionLimits
 	// MaxBudget and MaxUnits cap what one request may ask for; Candidates
 	// is how many ranked units the controller sees. Zero means default.
 	MaxBudget  int
@@ -147,6 +151,13 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			s.ignore[a] = true
 		}
 	}
+	if cfg.Background {
+		if _, _, err := s.startBuild(true); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return s, nil
+	}
 	if err := s.refresh(ctx, true); err != nil {
 		s.Close()
 		return nil, err
@@ -192,8 +203,11 @@ func (s *Service) refresh(ctx context.Context, force bool) error {
 	if err != nil || done == nil {
 		return err
 	}
+	s.mu.RLock()
+	loaded := s.snap != nil
+	s.mu.RUnlock()
 	var timeout <-chan time.Time
-	if !force {
+	if !force && loaded {
 		left := s.cfg.FreshWait - time.Since(started)
 		if left <= 0 {
 			return nil
@@ -270,6 +284,16 @@ func (s *Service) build(done chan struct{}) {
 	}
 	s.building = nil
 	s.refreshMu.Unlock()
+}
+
+// notLoaded explains why there is no snapshot.
+func (s *Service) notLoaded() error {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	if s.buildErr != nil {
+		return fmt.Errorf("server: no index loaded: %w", s.buildErr)
+	}
+	return errors.New("server: no index loaded yet")
 }
 
 // Reindex forces a scan and a reload.
@@ -405,7 +429,7 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.snap == nil {
-		return nil, errors.New("server: no index loaded")
+		return nil, s.notLoaded()
 	}
 	cands, err := s.snap.Candidates(ctx, st, s.cfg.Candidates)
 	if err != nil {
@@ -582,6 +606,9 @@ func (s *Service) Search(ctx context.Context, query string, limit int) ([]mss.Un
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.snap == nil {
+		return nil, s.notLoaded()
+	}
 	us, err := s.snap.Search(query, limit)
 	if err != nil {
 		return nil, fmt.Errorf("server: search: %w", err)
@@ -600,5 +627,9 @@ type Status struct {
 
 // Status reports the service's state.
 func (s *Service) Status() Status {
-	return Status{Status: "ok", Repo: s.root, Method: s.ctrl.Name(), Index: s.Info(), Sessions: s.sessions.Len()}
+	st := Status{Status: "ok", Repo: s.root, Method: s.ctrl.Name(), Index: s.Info(), Sessions: s.sessions.Len()}
+	if st.Index.Generation == 0 {
+		st.Status = "indexing"
+	}
+	return st
 }

@@ -117,3 +117,35 @@ func TestLocate(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundFirstIndex: with Background, New returns before the first
+// index exists; status says so, and a request waits for the index.
+func TestBackgroundFirstIndex(t *testing.T) {
+	dir := writeFixture(t)
+	g := &gatedLoader{Loader: &IndexLoader{Repo: dir}, gate: make(chan struct{}), loads: 1} // hold the first load too
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if st := svc.Status(); st.Status != "indexing" {
+		t.Errorf("status before the first index = %q, want indexing", st.Status)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err = svc.Recover(ctx, &RecoverRequest{State: stateFor("parse_header")})
+	cancel()
+	if err == nil {
+		t.Fatal("Recover answered before the first index was built")
+	}
+	close(g.gate)
+	resp, err := svc.Recover(context.Background(), &RecoverRequest{State: stateFor("parse_header")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Units) == 0 || resp.Index.Generation != 1 {
+		t.Errorf("after the first index: %d units, generation %d", len(resp.Units), resp.Index.Generation)
+	}
+	if st := svc.Status(); st.Status != "ok" {
+		t.Errorf("status = %q, want ok", st.Status)
+	}
+}

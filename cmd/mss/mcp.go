@@ -36,7 +36,9 @@ Logs go to stderr. See docs/serve.md.`,
 					return err
 				}
 			}
-			svc, err := sf.service(ctx, cmd.ErrOrStderr())
+			// MCP clients allow a server little time to start: index
+			// in the background, tools wait for it.
+			svc, err := sf.service(ctx, cmd.ErrOrStderr(), true)
 			if err != nil {
 				return err
 			}

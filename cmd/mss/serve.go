@@ -61,8 +61,9 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "HTTP requests answered at once; more wait up to 10s, then get 503")
 }
 
-// service indexes the work tree and starts the shared recover service.
-func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer) (*server.Service, error) {
+// service starts the shared recover service over the work tree: after
+// indexing it, or (background) while it is indexed.
+func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, background bool) (*server.Service, error) {
 	opts, err := methodOptions()
 	if err != nil {
 		return nil, err
@@ -88,9 +89,14 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer) (*server.
 		Sessions:      server.SessionLimits{TTL: sf.sessionTTL, MaxSessions: sf.maxSessions, MaxSpans: sf.maxSpans},
 		MaxBudget:     sf.maxBudget,
 		MaxUnits:      sf.maxUnits,
+		Background:    background,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if background {
+		fmt.Fprintf(stderr, "mss: indexing %s in the background; requests wait for it\n", svc.Root())
+		return svc, nil
 	}
 	info := svc.Info()
 	fmt.Fprintf(stderr, "mss: indexed %s: %d files, %d units in %s (%s)\n", svc.Root(), info.Files, info.Units, time.Since(start).Round(time.Millisecond), info.DB)
@@ -149,7 +155,7 @@ change, so line numbers are always current. See docs/serve.md.`,
 			if err := server.CheckListen(sf.listen, sf.allowRemote); err != nil {
 				return err
 			}
-			svc, err := sf.service(ctx, cmd.ErrOrStderr())
+			svc, err := sf.service(ctx, cmd.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}
