@@ -26,9 +26,29 @@ func skipDir(name string) bool {
 	return false
 }
 
+// ignored reports whether p is one of the ignored files or a companion
+// of one: its journal, WAL, or a temporary file written beside it
+// ("index.db-wal", "index.db.tmp-...").
+func ignored(p string, ignore map[string]bool) bool {
+	if ignore[p] {
+		return true
+	}
+	for i := len(p) - 1; i > 0; i-- {
+		if c := p[i]; c == '.' || c == '-' {
+			if ignore[p[:i]] {
+				return true
+			}
+		}
+		if p[i] == filepath.Separator {
+			break
+		}
+	}
+	return false
+}
+
 // scanTree stats every regular file under root, except those in skipped
-// directories and those named in ignore (absolute paths, e.g. the index
-// database and its journal files).
+// directories and those ignored (absolute paths: the index database, with
+// its journals and temporary files, when it lives in the tree).
 func scanTree(root string, ignore map[string]bool) (map[string]stamp, error) {
 	out := map[string]stamp{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -44,7 +64,7 @@ func scanTree(root string, ignore map[string]bool) (map[string]stamp, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || ignore[p] {
+		if !d.Type().IsRegular() || ignored(p, ignore) {
 			return nil
 		}
 		info, err := d.Info()

@@ -73,9 +73,7 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 	loader.Index.IncludeGenerated = sf.includeGenerated
 	var ignore []string
 	if sf.db != "" {
-		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
-			ignore = append(ignore, sf.db+suffix)
-		}
+		ignore = append(ignore, sf.db) // with its journals and temporary files
 	}
 	start := time.Now()
 	svc, err := server.New(ctx, server.Config{
