@@ -321,19 +321,6 @@ const (
 	searchWeightBody   = 1.0
 )
 
-// ftsTerms is the text an FTS column holds for s: its tokenize terms.
-func ftsTerms(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	tokenize.Each(s, func(t string) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t)
-	})
-	return b.String()
-}
-
 // Search returns up to limit units matching any term of query, best BM25
 // first (ties by path and line). Terms are code-aware: "lookup_single"
 // also finds "lookupSingle".

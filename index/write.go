@@ -471,12 +471,13 @@ func previousFiles(dbPath, optsHash string) (map[string]string, string) {
 // writer holds the prepared statements of one build transaction.
 type writer struct {
 	tx                                                  *sql.Tx
+	terms                                               *termCache
 	ctx                                                 context.Context
 	insFile, insUnit, insFTS, delFTS, delUnits, delFile *sql.Stmt
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{tx: tx, ctx: ctx}
+	w := &writer{tx: tx, ctx: ctx, terms: newTermCache()}
 	for _, s := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -547,7 +548,7 @@ func (w *writer) parsed(p parsed) error {
 		if err != nil {
 			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
 		}
-		if _, err := w.insFTS.ExecContext(w.ctx, rowid, ftsTerms(u.Symbol), ftsTerms(u.Path), ftsTerms(u.Content)); err != nil {
+		if _, err := w.insFTS.ExecContext(w.ctx, rowid, w.terms.terms(u.Symbol), w.terms.terms(u.Path), w.terms.terms(u.Content)); err != nil {
 			return fmt.Errorf("index: writing search terms of %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
 		}
 	}
