@@ -284,3 +284,49 @@ func TestListenAndServeRefusesRemote(t *testing.T) {
 		t.Errorf("shutdown: %v", err)
 	}
 }
+
+// TestHTTPBusy: beyond MaxConcurrent, a request waits QueueWait and then
+// gets 503.
+func TestHTTPBusy(t *testing.T) {
+	dir := writeFixture(t)
+	g := &gatedLoader{Loader: &IndexLoader{Repo: dir}, gate: make(chan struct{})}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	ts := httptest.NewServer(NewHandler(svc, HandlerOptions{MaxConcurrent: 1, QueueWait: 20 * time.Millisecond}))
+	defer ts.Close()
+	held := make(chan int, 1)
+	go func() {
+		// Holds the only slot until the gate opens.
+		resp, err := http.Post(ts.URL+"/v1/index", "application/json", nil)
+		if err != nil {
+			held <- 0
+			return
+		}
+		resp.Body.Close()
+		held <- resp.StatusCode
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		g.mu.Lock()
+		n := g.loads
+		g.mu.Unlock()
+		if n >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	resp, data := post(t, ts.URL+"/v1/recover", recoverBody, nil)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("request beyond the limit: %d %s, want 503 with Retry-After", resp.StatusCode, data)
+	}
+	close(g.gate)
+	if code := <-held; code != 200 {
+		t.Errorf("the slot holder got %d, want 200", code)
+	}
+	if resp, data := post(t, ts.URL+"/v1/recover", recoverBody, nil); resp.StatusCode != 200 {
+		t.Errorf("after the slot freed: %d %s", resp.StatusCode, data)
+	}
+}
