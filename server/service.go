@@ -370,11 +370,6 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	if err != nil {
 		return nil, &BadRequest{err}
 	}
-	for i, f := range st.OpenedFiles {
-		if _, err := RepoPath(f); err != nil {
-			return nil, badRequest("opened_files[%d]: %w", i, err)
-		}
-	}
 	budget, maxUnits := req.BudgetTokens, req.MaxUnits
 	if budget < 0 || maxUnits < 0 {
 		return nil, badRequest("budget_tokens and max_units must not be negative")
