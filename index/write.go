@@ -120,6 +120,14 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, fmt.Errorf("index: %s is a git directory: name the index file (--db)", opts.Repo)
 		}
 		dbPath = filepath.Join(src.root, ".mss", "index.db")
+		if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		// Keep the index out of git status; never overwrite a user's file.
+		ignore := filepath.Join(filepath.Dir(dbPath), ".gitignore")
+		if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
+			os.WriteFile(ignore, []byte("# written by mss index\n*\n"), 0o644)
+		}
 	}
 	dbPath, err = filepath.Abs(dbPath)
 	if err != nil {

@@ -14,7 +14,10 @@ import (
 	"golang.org/x/term"
 )
 
-func init() {
+func init() { addCommand(newIndexCmd()) }
+
+// newIndexCmd builds "mss index" and its "check" subcommand.
+func newIndexCmd() *cobra.Command {
 	var (
 		opts   index.Options
 		asJSON bool
@@ -95,7 +98,7 @@ work tree.`,
 	check.Flags().StringVar(&checkDB, "db", ".mss/index.db", "index file")
 	check.Flags().BoolVar(&checkAll, "all", true, "hash every unit (false: a sample)")
 	cmd.AddCommand(check)
-	addCommand(cmd)
+	return cmd
 }
 
 func orNone(s string) string {
@@ -114,23 +117,26 @@ func printSummary(w io.Writer, s *index.Summary) {
 	if s.Rebuilt != "" {
 		fmt.Fprintf(w, "rebuilt  %s\n", s.Rebuilt)
 	}
-	langs := make([]string, 0, len(s.Languages))
-	for l := range s.Languages {
-		langs = append(langs, l)
+	type count struct {
+		name string
+		n    int
+	}
+	var langs []count
+	for l, n := range s.Languages {
+		if l == "" {
+			l = "text"
+		}
+		langs = append(langs, count{l, n})
 	}
 	sort.Slice(langs, func(i, j int) bool {
-		if s.Languages[langs[i]] != s.Languages[langs[j]] {
-			return s.Languages[langs[i]] > s.Languages[langs[j]]
+		if langs[i].n != langs[j].n {
+			return langs[i].n > langs[j].n
 		}
-		return langs[i] < langs[j]
+		return langs[i].name < langs[j].name
 	})
 	var parts []string
 	for _, l := range langs {
-		name := l
-		if name == "" {
-			name = "text"
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", name, s.Languages[l]))
+		parts = append(parts, fmt.Sprintf("%s %d", l.name, l.n))
 	}
 	fmt.Fprintf(w, "units    %s\n", strings.Join(parts, ", "))
 	if len(s.Skipped) > 0 {
