@@ -51,6 +51,7 @@ package index
 //	feature 3: references and calls lexed from unit text (comments and
 //	           strings skipped); Python imports found inside functions too;
 //	           split parts carry their definition's signature as context.
+//	feature 4: *.pack.js bundles count as vendored.
 
 import (
 	"context"
@@ -71,7 +72,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 2
-	FeatureVersion = 3
+	FeatureVersion = 4
 )
 
 // ErrVersionMismatch is returned by Open for an index written by another
