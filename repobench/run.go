@@ -60,8 +60,10 @@ type RunOptions struct {
 	// Notice receives messages worth a person's attention (resumed
 	// states, dropped torn lines). Nil discards them.
 	Notice func(string)
-	// Progress, when set, is called after each state is answered by
-	// every method.
+	// Start, when set, learns how many states are pending once the
+	// outputs have been read; Progress, when set, is called after each of
+	// them is answered by every method.
+	Start    func(pending int)
 	Progress func(stateID string)
 }
 
@@ -197,6 +199,9 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		if w.commits, err = CommitOrder(ctx, w.gitDir, w.commits); err != nil {
 			return nil, fmt.Errorf("repository %s: %w", w.repo, err)
 		}
+	}
+	if opts.Start != nil {
+		opts.Start(stats.Pending)
 	}
 	// Largest repositories first, so parallel workers finish together.
 	sort.SliceStable(repos, func(a, b int) bool { return byRepo[repos[a]].n > byRepo[repos[b]].n })

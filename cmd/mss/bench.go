@@ -468,14 +468,9 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 		return err
 	}
 	var bar *progressbar.ProgressBar
+	tty := false
 	if fl, ok := stderr.(*os.File); ok && term.IsTerminal(int(fl.Fd())) {
-		bar = progressbar.NewOptions(len(l.states),
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription(strings.Join(bf.methods, ",")),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish())
+		tty = true
 	}
 	opts := repobench.RunOptions{
 		States: l.states, Source: l.src, Methods: runs,
@@ -490,7 +485,16 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 			fmt.Fprintln(stderr, s)
 		},
 	}
-	if bar != nil {
+	if tty {
+		opts.Start = func(pending int) {
+			bar = progressbar.NewOptions(pending,
+				progressbar.OptionSetWriter(stderr),
+				progressbar.OptionSetDescription(strings.Join(bf.methods, ",")),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionClearOnFinish())
+		}
 		opts.Progress = func(string) { bar.Add(1) }
 	}
 	stats, err := repobench.Run(ctx, opts)
