@@ -116,3 +116,25 @@ func BenchmarkEdges(b *testing.B) {
 		b.ReportMetric(float64(kinds[EdgeImport]), "imports")
 	}
 }
+
+// BenchmarkOpenUnits opens an index and reads every unit, as a consumer
+// starting on a base commit does. MSS_BENCH_DB names a built index.
+func BenchmarkOpenUnits(b *testing.B) {
+	db := os.Getenv("MSS_BENCH_DB")
+	if db == "" {
+		b.Skip("MSS_BENCH_DB not set")
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ix, err := Open(db)
+		if err != nil {
+			b.Fatal(err)
+		}
+		units, err := ix.Units()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+		b.ReportMetric(float64(len(units)), "units")
+	}
+}
