@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/missingcomplement/mss/repobench"
@@ -32,6 +33,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	}
 	p.Legend.TextStyle.Font.Size = fontSize - 1
 	p.Add(plotter.NewGrid())
+	p.Y.Tick.Marker = plainTicks{}
 	return p
 }
 
@@ -74,6 +76,19 @@ func writeCurves(path string, in *Input) error {
 }
 
 type intTicks []int
+
+// plainTicks are the default ticks labelled without trailing zeros.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
+}
 
 func (t intTicks) Ticks(_, _ float64) []plot.Tick {
 	out := make([]plot.Tick, len(t))
