@@ -15,9 +15,11 @@ package index
 //
 //	files(path TEXT PRIMARY KEY, blob TEXT, size INTEGER, language TEXT,
 //	      units INTEGER, status TEXT)
-//	    Every candidate file of the tree, indexed or not. blob is git's
+//	    Every candidate file of the tree (regular files; symlinks and
+//	    submodules are not candidates), indexed or not. blob is git's
 //	    object id of the bytes (computed for work tree files), which is
-//	    what an incremental build compares. status is "parsed", a window
+//	    what an incremental build compares. size is in bytes, -1 for a
+//	    commit's file skipped before it was read. status is "parsed", a window
 //	    fallback reason ("no grammar", "syntax errors", "parse failed:
 //	    ..."), or why the file was skipped ("vendored", "generated",
 //	    "too large", "binary", "unreadable: ...").
@@ -40,8 +42,9 @@ package index
 // files and never re-resolves the rest.
 //
 // Versions. FormatVersion changes when the tables change; FeatureVersion
-// when segmentation changes what units are. Open refuses an index of
-// another version (ErrVersionMismatch); Build rebuilds it from scratch.
+// when segmentation or file selection changes what units are. Open
+// refuses an index of another version (ErrVersionMismatch); Build rebuilds
+// it from scratch. The options hash also covers the feature version.
 //
 //	format 1: first version.
 //	format 2: units.context (signature of a split definition's later parts).
