@@ -17,8 +17,10 @@ package index
 //	      units INTEGER, status TEXT)
 //	    Every candidate file of the tree (regular files; symlinks and
 //	    submodules are not candidates), indexed or not. blob is git's
-//	    object id of the bytes (computed for work tree files), which is
-//	    what an incremental build compares. size is in bytes, -1 for a
+//	    object id of the bytes (computed for work tree files; "size:N" for
+//	    a work tree file over the size cap, which is not read, and
+//	    "unreadable" for one that could not be read), which is what an
+//	    incremental build compares. size is in bytes, -1 for a
 //	    commit's file skipped before it was read. status is "parsed", a window
 //	    fallback reason ("no grammar", "syntax errors", "parse failed:
 //	    ..."), or why the file was skipped ("vendored", "generated",
