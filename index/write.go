@@ -185,9 +185,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	defer w.close()
 
 	// Decide what to parse. For a work tree the bytes are read now to get
-	// blob ids; they are kept only for files that will be parsed.
+	// blob ids, and read again when parsed (from the page cache), so that
+	// memory holds only the files in flight.
 	var toParse []entry
-	data := map[string][]byte{}
 	keep := map[string]bool{}
 	for _, e := range entries {
 		if src.commit == "" {
@@ -202,23 +202,16 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 					if err := w.deleteFile(e.path, old); err != nil {
 						return nil, err
 					}
-					var pe *fs.PathError
-					msg := err.Error()
-					if errors.As(err, &pe) {
-						msg = pe.Err.Error()
-					}
-					if err := w.file(e, "", 0, "unreadable: "+msg); err != nil {
+					if err := w.file(e, "", 0, unreadable(err)); err != nil {
 						return nil, err
 					}
 					continue
 				}
 				e.blob = blobID(b)
-				data[e.path] = b
 			}
 		}
 		keep[e.path] = true
 		if prev, found := old[e.path]; found && prev == e.blob {
-			delete(data, e.path)
 			sum.Reused++
 			continue
 		}
@@ -226,7 +219,6 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, err
 		}
 		if reason := skipByName(e, &opts); reason != "" {
-			delete(data, e.path)
 			if err := w.file(e, segment.Language(e.path), 0, reason); err != nil {
 				return nil, err
 			}
@@ -242,7 +234,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		}
 	}
 
-	if err := parseAll(ctx, src, toParse, data, &opts, w, sum); err != nil {
+	if err := parseAll(ctx, src, toParse, &opts, w, sum); err != nil {
 		return nil, err
 	}
 
@@ -301,15 +293,16 @@ func skipByContent(e entry, data []byte, o *Options) string {
 
 // parseAll segments files with opts.Workers goroutines and writes the
 // results in path order.
-func parseAll(ctx context.Context, src *source, files []entry, data map[string][]byte, opts *Options, w *writer, sum *Summary) error {
+func parseAll(ctx context.Context, src *source, files []entry, opts *Options, w *writer, sum *Summary) error {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	type job struct {
-		seq  int
-		e    entry
-		data []byte
+		seq     int
+		e       entry
+		data    []byte
+		readErr error // the work tree file could not be read
 	}
 	type done struct {
 		seq int
@@ -322,9 +315,9 @@ func parseAll(ctx context.Context, src *source, files []entry, data map[string][
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(jobs)
-		send := func(seq int, e entry, b []byte) error {
+		send := func(seq int, e entry, b []byte, rerr error) error {
 			select {
-			case jobs <- job{seq, e, b}:
+			case jobs <- job{seq, e, b, rerr}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -334,14 +327,20 @@ func parseAll(ctx context.Context, src *source, files []entry, data map[string][
 			seq := 0
 			readErr <- src.catFile(ctx, files, opts.maxBytes(), func(e entry, b []byte) error {
 				seq++
-				return send(seq-1, e, b)
+				return send(seq-1, e, b, nil)
 			})
 			return
 		}
 		for i, e := range files {
-			b := data[e.path]
-			delete(data, e.path)
-			if err := send(i, e, b); err != nil {
+			b, rerr := src.readFile(e.path)
+			if rerr == nil {
+				// The bytes parsed are the bytes recorded, even if the
+				// file changed since it was listed.
+				e.blob, e.size = blobID(b), int64(len(b))
+			} else {
+				e.blob = "unreadable"
+			}
+			if err := send(i, e, b, rerr); err != nil {
 				readErr <- err
 				return
 			}
@@ -354,7 +353,12 @@ func parseAll(ctx context.Context, src *source, files []entry, data map[string][
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				p := parseOne(j.e, j.data, opts)
+				var p parsed
+				if j.readErr != nil {
+					p = parsed{e: j.e, lang: segment.Language(j.e.path), status: unreadable(j.readErr)}
+				} else {
+					p = parseOne(j.e, j.data, opts)
+				}
 				select {
 				case results <- done{j.seq, p}:
 				case <-ctx.Done():
@@ -403,6 +407,15 @@ func parseAll(ctx context.Context, src *source, files []entry, data map[string][
 		return fmt.Errorf("index: %d of %d files processed", next, len(files))
 	}
 	return ctx.Err()
+}
+
+// unreadable is the status of a file that could not be read.
+func unreadable(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return "unreadable: " + pe.Err.Error()
+	}
+	return "unreadable: " + err.Error()
 }
 
 // parseOne segments one file, recovering from a panic in a grammar so one
