@@ -23,16 +23,23 @@ import (
 //     gain, gain being the weight of the still-uncovered requirements it
 //     covers (scaled by its fused relevance) plus its relevance, times a
 //     size factor (a giant unit spends budget a focused one would not) and
-//     a same-file factor (several edit sites are usually spread out). Units
-//     overlapping a chosen one are redundant and skipped.
+//     an optional same-file factor, plus a companion bonus for units tied
+//     by name to a chosen one (callers, callees, twins, siblings: the
+//     other edit sites of one change). Units overlapping a chosen one are
+//     redundant and skipped.
 //  3. Adaptive size: at least MinUnits; past that it stops once every
 //     requirement is covered and the best remaining gain is weak.
 //  4. Render: units are delivered intact within the token budget.
 type Complement struct {
 	// RelevanceWeight scales a unit's fused relevance in its gain.
 	RelevanceWeight float64
+	// CoverageWeight scales the requirements a unit covers in its gain.
+	CoverageWeight float64
+	// CompanionWeight scales the bonus of a unit related to a chosen one.
+	CompanionWeight float64
 	// SameFileFactor multiplies the gain of a unit per chosen unit of the
-	// same file.
+	// same file. 1 (the default) is neutral: on real issues the other
+	// edit sites are as often in the same file as elsewhere.
 	SameFileFactor float64
 	// StopRelevance ends selection past MinUnits once all requirements are
 	// covered and no remaining unit is this relevant (relative to the best).
@@ -42,7 +49,9 @@ type Complement struct {
 // Complement defaults.
 const (
 	DefaultRelevanceWeight = 1.0
-	DefaultSameFileFactor  = 0.8
+	DefaultCoverageWeight  = 0.5
+	DefaultCompanionWeight = 1.0
+	DefaultSameFileFactor  = 1.0
 	DefaultStopRelevance   = 0.35
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
@@ -52,9 +61,10 @@ const (
 )
 
 // NewComplement builds the policy; settings relevance_weight,
-// same_file_factor and stop_relevance override the defaults.
+// coverage_weight, companion_weight, same_file_factor and stop_relevance
+// override the defaults.
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
-	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
+	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
 	for _, k := range sortedSettings(opts.Settings) {
 		v := opts.Settings[k]
 		f, err := strconv.ParseFloat(v, 64)
@@ -64,15 +74,16 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 		switch k {
 		case "relevance_weight":
 			c.RelevanceWeight = f
+		case "coverage_weight":
+			c.CoverageWeight = f
+		case "companion_weight":
+			c.CompanionWeight = f
 		case "same_file_factor":
-			if f > 1 {
-				return nil, fmt.Errorf("complement: setting same_file_factor=%q: want a number in [0,1]", v)
-			}
 			c.SameFileFactor = f
 		case "stop_relevance":
 			c.StopRelevance = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: relevance_weight, same_file_factor, stop_relevance)", k)
+			return nil, fmt.Errorf("complement: unknown setting %q (known: relevance_weight, coverage_weight, companion_weight, same_file_factor, stop_relevance)", k)
 		}
 	}
 	return c, nil
@@ -82,7 +93,8 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("relevance_weight=%g same_file_factor=%g stop_relevance=%g", c.RelevanceWeight, c.SameFileFactor, c.StopRelevance)
+	return fmt.Sprintf("relevance_weight=%g coverage_weight=%g companion_weight=%g same_file_factor=%g stop_relevance=%g",
+		c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.SameFileFactor, c.StopRelevance)
 }
 
 // Select implements mss.Controller.
@@ -155,9 +167,19 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			var cov []int
 			for _, r := range coveredBy[i] {
 				if !covered[r] {
-					gain += reqs[r].Weight * (0.5 + 0.5*rel)
+					gain += c.CoverageWeight * reqs[r].Weight * (0.5 + 0.5*rel)
 					cov = append(cov, r)
 				}
+			}
+			// Companions: units related to one already chosen (caller,
+			// callee, same-scope sibling, same-name twin) are likely
+			// further edit sites of the same change.
+			if c.CompanionWeight > 0 {
+				comp := 0.0
+				for _, j := range chosen {
+					comp = max(comp, related(&marked[j].Unit, u)*marked[j].Score/top)
+				}
+				gain += c.CompanionWeight * comp * rel
 			}
 			if cost > soft {
 				gain *= math.Sqrt(float64(soft) / float64(cost))
@@ -206,6 +228,56 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 	deliver(res, units, budget, maxUnits)
 	return res, nil
+}
+
+// related says how closely two units are tied by their names: 1 when one
+// references a name the other defines (a call either way) or both define
+// the same name (twins in two classes or files), 0.5 for siblings of one
+// scope in one file, else 0.
+func related(a, b *mss.Unit) float64 {
+	an, bn := unitName(a), unitName(b)
+	if an == "" || bn == "" {
+		return 0
+	}
+	if an == bn && !strings.HasPrefix(an, "__") {
+		return 1
+	}
+	for _, r := range a.References {
+		if strings.EqualFold(lastPart(r), bn) {
+			return 1
+		}
+	}
+	for _, r := range b.References {
+		if strings.EqualFold(lastPart(r), an) {
+			return 1
+		}
+	}
+	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) {
+		return 0.5
+	}
+	return 0
+}
+
+func unitName(u *mss.Unit) string {
+	n := strings.ToLower(lastPart(u.Symbol))
+	if strings.HasPrefix(n, "<") {
+		return ""
+	}
+	return n
+}
+
+func lastPart(s string) string {
+	if i := strings.LastIndexAny(s, ".:#"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func scope(symbol string) string {
+	if i := strings.LastIndexAny(symbol, ".:#"); i >= 0 {
+		return symbol[:i]
+	}
+	return ""
 }
 
 func unitCost(u *mss.Unit) int {

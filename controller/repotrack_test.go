@@ -45,12 +45,31 @@ func TestRepoTrackPredictions(t *testing.T) {
 		cache = t.TempDir()
 	}
 	methods := []string{"complement", "bm25", "rrf", "mmr", "similarity"}
+	// MSS_REPOTRACK_METHODS: methods separated by ";", each a name with
+	// optional settings, "complement?coverage_weight=0.3&same_file_factor=1";
+	// the whole spec labels its predictions.
 	if m := os.Getenv("MSS_REPOTRACK_METHODS"); m != "" {
-		methods = strings.Split(m, ",")
+		methods = strings.Split(m, ";")
 	}
 	var disable []string
 	if d := os.Getenv("MSS_REPOTRACK_DISABLE"); d != "" {
 		disable = strings.Split(d, ",")
+	}
+	// MSS_REPOTRACK_WEIGHTS overrides fusion weights: "history=0.8,semantic=0.3".
+	weights := map[string]float64{}
+	if ws := os.Getenv("MSS_REPOTRACK_WEIGHTS"); ws != "" {
+		for _, kv := range strings.Split(ws, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			var f float64
+			if _, err := fmt.Sscan(v, &f); err != nil {
+				t.Fatalf("MSS_REPOTRACK_WEIGHTS %q: %v", kv, err)
+			}
+			weights[k] = f
+		}
+	}
+	var rrfk float64
+	if v := os.Getenv("MSS_REPOTRACK_RRFK"); v != "" {
+		fmt.Sscan(v, &rrfk)
 	}
 	states := readStates(t, statesPath)
 	// Group states by snapshot so each is indexed once.
@@ -78,11 +97,12 @@ func TestRepoTrackPredictions(t *testing.T) {
 		gitDir := mirrorDir(t, root, k.repo)
 		t0 := time.Now()
 		units := snapshotUnits(t, gitDir, k.commit, cache)
-		eng := retrieve.NewEngine(units, nil, retrieve.Options{GitDir: gitDir, Commit: k.commit, Disable: disable})
+		eng := retrieve.NewEngine(units, nil, retrieve.Options{GitDir: gitDir, Commit: k.commit, Disable: disable, Weights: weights, RRFK: rrfk})
 		indexTime += time.Since(t0)
 		for _, st := range groups[k] {
 			for _, m := range methods {
-				ctl, err := mss.NewMethod(m, mss.MethodOptions{})
+				name, settings := parseSpec(m)
+				ctl, err := mss.NewMethod(name, mss.MethodOptions{Settings: settings})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -95,7 +115,7 @@ func TestRepoTrackPredictions(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if m == "complement" {
+				if m == methods[0] {
 					lat = append(lat, time.Since(t1))
 				}
 				type pu struct {
@@ -109,7 +129,7 @@ func TestRepoTrackPredictions(t *testing.T) {
 				}
 				b, _ := json.Marshal(map[string]any{"state_id": st.StateID, "method": m, "units": us})
 				w.Write(append(b, '\n'))
-				if os.Getenv("MSS_REPOTRACK_TRACE") != "" && m == "complement" {
+				if os.Getenv("MSS_REPOTRACK_TRACE") != "" && m == methods[0] {
 					fmt.Printf("== %s\n", st.StateID)
 					for _, s := range res.Trace {
 						fmt.Printf("   %s %s %s\n", s.Stage, s.UnitID, s.Reason)
@@ -124,6 +144,20 @@ func TestRepoTrackPredictions(t *testing.T) {
 		fmt.Printf("states=%d snapshots=%d index+history total=%v latency p50=%v p95=%v max=%v\n",
 			len(lat), len(keys), indexTime.Round(time.Millisecond), p(0.5), p(0.95), lat[len(lat)-1])
 	}
+}
+
+// parseSpec splits "name?k=v&k=v" into the method name and its settings.
+func parseSpec(spec string) (string, map[string]string) {
+	name, q, ok := strings.Cut(spec, "?")
+	if !ok {
+		return name, nil
+	}
+	settings := map[string]string{}
+	for _, kv := range strings.Split(q, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		settings[k] = v
+	}
+	return name, settings
 }
 
 func readStates(t *testing.T, path string) []*mss.State {

@@ -27,6 +27,10 @@ type Options struct {
 	Embedder Embedder
 	// Disable names views to leave out (for ablations), e.g. "semantic".
 	Disable []string
+	// Weights override fusion weights by view name (see ViewWeight).
+	Weights map[string]float64
+	// RRFK overrides the fusion's rank constant (0 means RRFK).
+	RRFK float64
 }
 
 // Engine ranks the units of one repository snapshot (or one pool) for

@@ -58,15 +58,22 @@ func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candida
 		signals map[string]float64
 	}
 	accs := map[int]*acc{}
+	k := RRFK
+	if e.opts.RRFK > 0 {
+		k = e.opts.RRFK
+	}
 	for _, name := range sortedKeys(views) {
 		w := ViewWeight(name)
+		if o, ok := e.opts.Weights[name]; ok {
+			w = o
+		}
 		for r, h := range views[name] {
 			a := accs[h.idx]
 			if a == nil {
 				a = &acc{views: map[string]int{}, signals: map[string]float64{}}
 				accs[h.idx] = a
 			}
-			c := w / (RRFK + float64(r+1))
+			c := w / (k + float64(r+1))
 			a.score += c
 			a.views[name] = r + 1
 			a.signals[name] = h.score

@@ -19,6 +19,10 @@ type Mentions struct {
 	// Idents maps each identifier as written to how strongly the state
 	// names it (occurrences, boosted for code-looking names and frames).
 	Idents map[string]float64
+	// Code marks the identifiers written as code: with underscores or
+	// inner capitals, in backticks, in a frame, or part of a dotted name.
+	// The rest are words that happen to be identifiers too.
+	Code map[string]bool
 	// Qualified are dotted names (a.b.C.m) as written, in order of first
 	// appearance.
 	Qualified []string
@@ -86,7 +90,7 @@ func Extract(s *mss.State) *Mentions {
 
 // ExtractText finds the mentions in text.
 func ExtractText(text string) *Mentions {
-	m := &Mentions{Idents: map[string]float64{}}
+	m := &Mentions{Idents: map[string]float64{}, Code: map[string]bool{}}
 	counts := map[string]int{}
 	boost := map[string]float64{}
 	for _, id := range tokenize.Identifiers(text) {
@@ -186,9 +190,21 @@ func ExtractText(text string) *Mentions {
 			seenQual[q] = true
 			m.Qualified = append(m.Qualified, q)
 		}
+		// A dotted name's parts are code, unless it reads like prose
+		// ("e.g", a sentence end without a space).
+		if parts := strings.Split(q, "."); len(parts) >= 2 && !strings.Contains(q, "..") {
+			for _, p := range parts {
+				if len(p) >= 2 {
+					boost[p] = max(boost[p], mentionCodeBoost*0.5)
+				}
+			}
+		}
 	}
 	for id, c := range counts {
 		m.Idents[id] = (1 + math.Log(float64(c))) * (1 + boost[id])
+		if boost[id] > 0 {
+			m.Code[id] = true
+		}
 	}
 	return m
 }

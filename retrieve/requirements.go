@@ -25,19 +25,18 @@ type Requirement struct {
 
 // Requirement kinds.
 const (
-	RequirementFrame     = "frame"
-	RequirementEntity    = "entity"
-	RequirementFile      = "file"
-	RequirementBehaviour = "behaviour"
-	RequirementPartner   = "partner"
+	RequirementFrame   = "frame"
+	RequirementEntity  = "entity"
+	RequirementFile    = "file"
+	RequirementPartner = "partner"
 )
 
 // Requirement weights and bounds.
 const (
-	reqFrameWeight     = 1.5
-	reqFileWeight      = 0.6
-	reqBehaviourWeight = 1.0
-	reqPartnerWeight   = 1.0
+	reqFrameWeight   = 1.0
+	reqFrameMax      = 3 // innermost frames that become requirements
+	reqFileWeight    = 0.4
+	reqPartnerWeight = 1.0
 	// reqEntityMax keeps the strongest entity requirements only; an issue
 	// quoting a long script names many identifiers.
 	reqEntityMax = 6
@@ -45,8 +44,7 @@ const (
 	// common to be a requirement.
 	reqEntityMaxDefs = 6
 	// reqViewTop: a candidate within this rank of a view covers the
-	// behaviour (lexical, semantic, embedding) or partner (structural,
-	// recency, history) requirement.
+	// partner requirement (structural, recency, history).
 	reqViewTop = 3
 )
 
@@ -96,8 +94,9 @@ func Requirements(state *mss.State, cands []mss.Candidate) []Requirement {
 			strings.HasSuffix(mentioned, "/"+candPath)
 	}
 	seenFrame := map[string]bool{}
-	for _, f := range m.Frames {
-		if f.Func == "" || strings.HasPrefix(f.Func, "<") {
+	nframes := 0
+	for _, f := range innermostFirst(m.Frames) {
+		if f.Func == "" || strings.HasPrefix(f.Func, "<") || nframes == reqFrameMax {
 			continue
 		}
 		id := RequirementFrame + ":" + f.Path + ":" + f.Func
@@ -106,16 +105,24 @@ func Requirements(state *mss.State, cands []mss.Candidate) []Requirement {
 		}
 		seenFrame[id] = true
 		fn := strings.ToLower(f.Func)
-		r := Requirement{ID: id, Kind: RequirementFrame, Weight: reqFrameWeight}
+		// The innermost frame of the repository's code is most often where
+		// the fix goes; outer frames are callers.
+		r := Requirement{ID: id, Kind: RequirementFrame, Weight: reqFrameWeight / float64(nframes+1)}
 		for i := range cands {
 			if ci[i].defines[fn] && pathMatch(ci[i].path, f.Path) {
 				r.Covers = append(r.Covers, i)
 			}
 		}
+		if len(r.Covers) > 0 && !resolved(r.Covers) {
+			nframes++
+		}
 		add(r)
 	}
 	var ents []Requirement
 	for _, id := range sortedKeys(m.Idents) {
+		if !m.Code[id] {
+			continue
+		}
 		lid := strings.ToLower(id)
 		var cov []int
 		for i := range cands {
@@ -185,11 +192,30 @@ func Requirements(state *mss.State, cands []mss.Candidate) []Requirement {
 			out = append(out, r)
 		}
 	}
-	viewReq(RequirementBehaviour, reqBehaviourWeight, ViewLexical, ViewSemantic, ViewEmbedding)
 	if hasObserved(state) {
 		viewReq(RequirementPartner, reqPartnerWeight, ViewStructural, ViewRecency, ViewHistory)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Weight > out[j].Weight })
+	return out
+}
+
+// innermostFirst orders frames innermost first. Python prints the
+// innermost call last ("most recent call last"); the other runtimes print
+// it first.
+func innermostFirst(fs []Frame) []Frame {
+	out := make([]Frame, len(fs))
+	copy(out, fs)
+	py := 0
+	for _, f := range fs {
+		if strings.HasSuffix(f.Path, ".py") {
+			py++
+		}
+	}
+	if 2*py > len(fs) {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
 	return out
 }
 
