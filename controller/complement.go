@@ -153,7 +153,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	var chosen []int
 	spent := 0
 	for len(chosen) < maxUnits {
-		best, bestGain, bestRel := -1, 0.0, 0.0
+		best, bestGain, bestRel, bestComp := -1, 0.0, 0.0, -1
 		var bestCovers []int
 		for _, i := range pool {
 			cand := &marked[i]
@@ -174,10 +174,13 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			// Companions: units related to one already chosen (caller,
 			// callee, same-scope sibling, same-name twin) are likely
 			// further edit sites of the same change.
+			compOf := -1
 			if c.CompanionWeight > 0 {
 				comp := 0.0
 				for _, j := range chosen {
-					comp = max(comp, related(&marked[j].Unit, u)*marked[j].Score/top)
+					if v := related(&marked[j].Unit, u) * marked[j].Score / top; v > comp {
+						comp, compOf = v, j
+					}
 				}
 				gain += c.CompanionWeight * comp * rel
 			}
@@ -186,7 +189,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			}
 			gain *= math.Pow(c.SameFileFactor, float64(perFile[u.Path]))
 			if best < 0 || gain > bestGain {
-				best, bestGain, bestRel, bestCovers = i, gain, rel, cov
+				best, bestGain, bestRel, bestCovers, bestComp = i, gain, rel, cov, compOf
 			}
 		}
 		if best < 0 {
@@ -213,6 +216,9 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		why := "relevance"
 		if len(names) > 0 {
 			why = "covers " + strings.Join(names, ", ")
+		}
+		if bestComp >= 0 {
+			why += "; companion of " + marked[bestComp].Unit.ID
 		}
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: u.ID,
 			Reason: fmt.Sprintf("%s; gain %.3f; %s", why, bestGain, rankReason(best, &marked[best]))})

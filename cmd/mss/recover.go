@@ -115,9 +115,27 @@ an embedding view through an OpenAI-compatible endpoint.`,
 					fmt.Fprintf(out, " (%s)", res.Config)
 				}
 				fmt.Fprintf(out, ", %d units, %d tokens of %d\n", len(res.Units), render.Tokens(res.Units), budget)
+				where := map[string]string{}
+				for _, c := range cands {
+					u := c.Unit
+					where[u.ID] = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+					if u.Symbol != "" {
+						where[u.ID] += " " + u.Symbol
+					}
+				}
 				for _, s := range res.Trace {
 					if s.UnitID != "" {
-						fmt.Fprintf(out, "%-12s %s  %s\n", s.Stage, s.UnitID, s.Reason)
+						reason := s.Reason
+						for id, w := range where {
+							if strings.Contains(reason, id) {
+								reason = strings.ReplaceAll(reason, id, w)
+							}
+						}
+						name := where[s.UnitID]
+						if name == "" {
+							name = s.UnitID
+						}
+						fmt.Fprintf(out, "%-12s %s  %s\n", s.Stage, name, reason)
 					} else {
 						fmt.Fprintf(out, "%-12s %s\n", s.Stage, s.Reason)
 					}
