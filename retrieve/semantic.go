@@ -21,6 +21,7 @@ const (
 	semNonZero  = 8   // nonzero entries per random signature
 	semMinDF    = 2   // terms in fewer units carry no co-occurrence
 	semMaxShare = 0.2 // terms in more than this share of units are noise
+	semMinMaxDF = 50  // ... unless they are in no more than this many
 )
 
 type semantic struct {
@@ -45,7 +46,9 @@ func buildSemantic(e *Engine) *semantic {
 			df[t]++
 		}
 	}
-	maxDF := int(semMaxShare*float64(n)) + 1
+	// Small corpora (pools) keep common terms: a share of a few units is
+	// no evidence that a term is noise.
+	maxDF := max(int(semMaxShare*float64(n))+1, min(n-1, semMinMaxDF))
 	s := &semantic{termVec: map[string][]float32{}, idf: map[string]float64{}, docVec: make([][]float32, n)}
 	for t, d := range df {
 		if d >= semMinDF && d <= maxDF {

@@ -1,0 +1,186 @@
+package retrieve
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/missingcomplement/mss"
+)
+
+// gitRepo makes a repository with a commit history in which a.py and b.py
+// always change together and c.py changes alone; it returns the git dir
+// and the head commit.
+func gitRepo(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("init", "-q")
+	write := func(p, s string) {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, msg := range []string{"add codec", "fix codec padding", "codec: handle empty input"} {
+		write("a.py", strings.Repeat("x = 1\n", i+1))
+		write("b.py", strings.Repeat("y = 1\n", i+1))
+		run("add", ".")
+		run("commit", "-qm", msg)
+		write("c.py", strings.Repeat("z = 1\n", i+1))
+		run("add", ".")
+		run("commit", "-qm", "tidy logging")
+	}
+	return filepath.Join(dir, ".git"), run("rev-parse", "HEAD")
+}
+
+func TestHistoryView(t *testing.T) {
+	gitDir, head := gitRepo(t)
+	units := []mss.Unit{
+		unit("a.py", 1, "encode", "def encode(s): return s", []string{"encode"}, nil),
+		unit("b.py", 1, "decode", "def decode(s): return s", []string{"decode"}, nil),
+		unit("c.py", 1, "log", "def log(s): print(s)", []string{"log"}, nil),
+	}
+	e := NewEngine(units, nil, Options{GitDir: gitDir, Commit: head})
+	if len(e.Warnings()) > 0 {
+		t.Fatalf("warnings: %v", e.Warnings())
+	}
+	st := &mss.State{Issue: "something about padding", ObservedSpans: []mss.Span{{Path: "a.py", StartLine: 1, EndLine: 1}}}
+	cands, err := e.Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := map[string]int{}
+	for _, c := range cands {
+		if r, ok := c.Views[ViewHistory]; ok {
+			hist[c.Unit.Path] = r
+		}
+	}
+	if hist["b.py"] != 1 {
+		t.Errorf("history ranks %v; want b.py (co-changed with the observed a.py) first", hist)
+	}
+	if _, ok := hist["a.py"]; ok {
+		t.Errorf("history ranks the observed a.py: %v", hist)
+	}
+	// A bad git dir leaves the view off with a warning, not an error.
+	e = NewEngine(units, nil, Options{GitDir: t.TempDir(), Commit: head})
+	if len(e.Warnings()) != 1 {
+		t.Errorf("warnings = %v, want one about the history view", e.Warnings())
+	}
+}
+
+func TestSemanticViewRelatesCoOccurringTerms(t *testing.T) {
+	// "tz" never appears with "offset" in the query's unit, but co-occurs
+	// with it elsewhere; the semantic view should rank the tz unit above an
+	// unrelated one for a query about offsets.
+	var units []mss.Unit
+	for i := 0; i < 6; i++ {
+		units = append(units, unit("lib/zone.py", 1+10*i, "", "utc offset tz zone", nil, nil))
+		units = append(units, unit("lib/io.py", 1+10*i, "", "file read write buffer", nil, nil))
+	}
+	units = append(units, unit("lib/target.py", 1, "", "tz zone", nil, nil))
+	units = append(units, unit("lib/other.py", 1, "", "buffer write", nil, nil))
+	e := NewEngine(units, nil, Options{})
+	hs := e.semanticView(e.prepare(&mss.State{Issue: "wrong utc offset"}))
+	rank := map[string]int{}
+	for r, h := range hs {
+		rank[e.units[h.idx].ID] = r + 1
+	}
+	tr, ok := rank["lib/target.py:1"]
+	if !ok {
+		t.Fatalf("semantic view does not rank the tz unit: %v", rank)
+	}
+	if or, ok := rank["lib/other.py:1"]; ok && or < tr {
+		t.Errorf("unrelated unit ranks %d above the related one at %d", or, tr)
+	}
+}
+
+func TestEmbeddingView(t *testing.T) {
+	// A fake endpoint: vectors by keyword, so "alpha" texts point one way.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/embeddings" {
+			http.Error(w, "not found", 404)
+			return
+		}
+		if got := r.Header.Get("Authorization"); got != "Bearer k" {
+			http.Error(w, "bad key "+got, 401)
+			return
+		}
+		var req struct {
+			Input []string `json:"input"`
+			Model string   `json:"model"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "m" {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		type item struct {
+			Object    string    `json:"object"`
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		}
+		var data []item
+		for i, s := range req.Input {
+			v := []float64{0.1, 0.1}
+			if strings.Contains(s, "alpha") {
+				v[0] = 1
+			}
+			if strings.Contains(s, "beta") {
+				v[1] = 1
+			}
+			data = append(data, item{"embedding", i, v})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "m"})
+	}))
+	defer srv.Close()
+	t.Setenv(EnvEmbedBaseURL, srv.URL)
+	t.Setenv(EnvEmbedModel, "m")
+	t.Setenv(EnvEmbedAPIKey, "k")
+	emb := NewEmbedderFromEnv()
+	if emb == nil {
+		t.Fatal("embedder from env is nil")
+	}
+	units := []mss.Unit{
+		unit("x.py", 1, "f", "beta beta", nil, nil),
+		unit("y.py", 1, "g", "alpha things", nil, nil),
+	}
+	e := NewEngine(units, nil, Options{Embedder: emb})
+	cands, err := e.Candidates(context.Background(), &mss.State{Issue: "alpha"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := map[string]int{}
+	for _, c := range cands {
+		if r, ok := c.Views[ViewEmbedding]; ok {
+			ranks[c.Unit.Path] = r
+		}
+	}
+	if ranks["y.py"] != 1 || ranks["x.py"] != 2 {
+		t.Errorf("embedding ranks %v, want y.py 1, x.py 2", ranks)
+	}
+	// Unset: no embedder.
+	t.Setenv(EnvEmbedModel, "")
+	if NewEmbedderFromEnv() != nil {
+		t.Error("embedder built without a model")
+	}
+	// A failing endpoint is an error, not a silent fallback.
+	bad := NewOpenAIEmbedder(srv.URL, "other-model", "k")
+	if _, err := NewEngine(units, nil, Options{Embedder: bad}).Candidates(context.Background(), &mss.State{Issue: "alpha"}, 0); err == nil {
+		t.Error("failing endpoint: want an error")
+	}
+}
