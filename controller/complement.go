@@ -37,6 +37,9 @@ type Complement struct {
 	CoverageWeight float64
 	// CompanionWeight scales the bonus of a unit related to a chosen one.
 	CompanionWeight float64
+	// ObservedCompanion is the relevance credited to an observed unit when
+	// a candidate is its companion (chosen units count their own).
+	ObservedCompanion float64
 	// SameFileFactor multiplies the gain of a unit per chosen unit of the
 	// same file. 1 (the default) is neutral: on real issues the other
 	// edit sites are as often in the same file as elsewhere.
@@ -48,11 +51,12 @@ type Complement struct {
 
 // Complement defaults.
 const (
-	DefaultRelevanceWeight = 1.0
-	DefaultCoverageWeight  = 0.5
-	DefaultCompanionWeight = 1.0
-	DefaultSameFileFactor  = 1.0
-	DefaultStopRelevance   = 0.35
+	DefaultRelevanceWeight   = 1.0
+	DefaultCoverageWeight    = 0.5
+	DefaultCompanionWeight   = 1.0
+	DefaultObservedCompanion = 1.0
+	DefaultSameFileFactor    = 1.0
+	DefaultStopRelevance     = 0.35
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -61,10 +65,11 @@ const (
 )
 
 // NewComplement builds the policy; settings relevance_weight,
-// coverage_weight, companion_weight, same_file_factor and stop_relevance
-// override the defaults.
+// coverage_weight, companion_weight, observed_companion, same_file_factor
+// and stop_relevance override the defaults.
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
-	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
+	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
+		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
 	for _, k := range sortedSettings(opts.Settings) {
 		v := opts.Settings[k]
 		f, err := strconv.ParseFloat(v, 64)
@@ -78,12 +83,14 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.CoverageWeight = f
 		case "companion_weight":
 			c.CompanionWeight = f
+		case "observed_companion":
+			c.ObservedCompanion = f
 		case "same_file_factor":
 			c.SameFileFactor = f
 		case "stop_relevance":
 			c.StopRelevance = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: relevance_weight, coverage_weight, companion_weight, same_file_factor, stop_relevance)", k)
+			return nil, fmt.Errorf("complement: unknown setting %q (known: relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance)", k)
 		}
 	}
 	return c, nil
@@ -93,8 +100,8 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("relevance_weight=%g coverage_weight=%g companion_weight=%g same_file_factor=%g stop_relevance=%g",
-		c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.SameFileFactor, c.StopRelevance)
+	return fmt.Sprintf("relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g",
+		c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance)
 }
 
 // Select implements mss.Controller.
@@ -109,10 +116,11 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	// Mark observed candidates so requirements they cover count as resolved.
 	marked := make([]mss.Candidate, len(cands))
 	copy(marked, cands)
-	var pool []int
+	var pool, observed []int
 	for i := range marked {
 		if obs.has(&marked[i]) {
 			marked[i].Observed = true
+			observed = append(observed, i)
 			continue
 		}
 		if len(pool) < complementPool {
@@ -179,6 +187,12 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				comp := 0.0
 				for _, j := range chosen {
 					if v := related(&marked[j].Unit, u) * marked[j].Score / top; v > comp {
+						comp, compOf = v, j
+					}
+				}
+				// What the agent read is the surest edit site of all.
+				for _, j := range observed {
+					if v := related(&marked[j].Unit, u) * c.ObservedCompanion; v > comp {
 						comp, compOf = v, j
 					}
 				}
