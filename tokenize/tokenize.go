@@ -56,6 +56,31 @@ func emitWord(w string, fn func(string)) {
 	if trimmed == "" {
 		return
 	}
+	if !isASCII(trimmed) {
+		emitWordRunes(trimmed, fn)
+		return
+	}
+	// ASCII fast path: parts are byte ranges of trimmed, and a part with no
+	// upper-case letter is emitted as a substring, without allocating.
+	whole := lowerASCII(trimmed)
+	if len(whole) >= minLen && !isNumber(whole) {
+		fn(whole)
+	}
+	var bounds [32]int
+	cuts := splitASCII(trimmed, bounds[:0])
+	if len(cuts) <= 2 {
+		return // one part: the whole word, already emitted
+	}
+	for i := 0; i+1 < len(cuts); i += 2 {
+		p := trimmed[cuts[i]:cuts[i+1]]
+		if len(p) >= minLen && !isNumber(p) {
+			fn(lowerASCII(p))
+		}
+	}
+}
+
+// emitWordRunes is emitWord for words with non-ASCII letters.
+func emitWordRunes(trimmed string, fn func(string)) {
 	whole := strings.ToLower(trimmed)
 	parts := Split(trimmed)
 	if len(whole) >= minLen && !isNumber(whole) {
@@ -68,6 +93,70 @@ func emitWord(w string, fn func(string)) {
 			}
 		}
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII lower-cases an ASCII string, returning s itself when it has no
+// upper-case letter.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigitASCII(c byte) bool { return '0' <= c && c <= '9' }
+
+// splitASCII appends to cuts the [start, end) byte offsets of the parts of
+// an ASCII identifier, by the same rules as Split.
+func splitASCII(id string, cuts []int) []int {
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			cuts = append(cuts, start, end)
+		}
+		start = end
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c == '_' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := id[i-1]
+		switch {
+		case isUpperASCII(c) && isLowerASCII(prev):
+			flush(i)
+		case isUpperASCII(c) && isUpperASCII(prev) && i+1 < len(id) && isLowerASCII(id[i+1]):
+			flush(i)
+		case isDigitASCII(c) != isDigitASCII(prev) && prev != '_':
+			flush(i)
+		}
+	}
+	flush(len(id))
+	return cuts
 }
 
 func isNumber(s string) bool {

@@ -1,7 +1,9 @@
 package tokenize
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -52,4 +54,62 @@ func FuzzTerms(f *testing.F) {
 			}
 		}
 	})
+}
+
+// referenceTerms is the plain rune-based definition of Terms that the
+// ASCII fast path must agree with.
+func referenceTerms(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWord(r) }) {
+		trimmed := strings.Trim(w, "_")
+		if trimmed == "" {
+			continue
+		}
+		whole := strings.ToLower(trimmed)
+		if len(whole) >= minLen && !isNumber(whole) {
+			out = append(out, whole)
+		}
+		if parts := Split(trimmed); len(parts) > 1 {
+			for _, p := range parts {
+				if len(p) >= minLen && !isNumber(p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestTermsMatchesReference(t *testing.T) {
+	for _, s := range []string{
+		"HTTPServer utf8Decode __init__ parseJSON2XML a_B_c ABC abc1def2 X11Display",
+		"self._plot_bivariate(x_var, y_var, ax, func, **kws)",
+		"héllo wörld_ÄÖ ÄpfelBaum 123abc",
+	} {
+		if diff := cmp.Diff(referenceTerms(s), Terms(s)); diff != "" {
+			t.Errorf("Terms(%q) differs from reference (-want +got):\n%s", s, diff)
+		}
+	}
+}
+
+func FuzzTermsMatchesReference(f *testing.F) {
+	f.Add("HTTPServer utf8Decode __init__ parseJSON2XML")
+	f.Add("ÄpfelBaum_x9Y")
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		if diff := cmp.Diff(referenceTerms(s), Terms(s)); diff != "" {
+			t.Fatalf("Terms(%q) differs from reference (-want +got):\n%s", s, diff)
+		}
+	})
+}
+
+func BenchmarkTerms(b *testing.B) {
+	text := strings.Repeat("def _lookup_single(self, key):\n    value = self.lookupTable[key]  # HTTPServer utf8decode\n", 50)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Each(text, func(string) {})
+	}
 }
