@@ -117,6 +117,15 @@ type Request struct {
 	Budget     int         // source-token budget; 0 means DefaultBudget
 	MaxUnits   int         // 0 means DefaultMaxUnits
 	MinUnits   int         // 0 means DefaultMinUnits
+	// Source, when set, gives every unit of a file, so a policy can deliver
+	// a chosen unit with its intact surroundings. Repository engines set it;
+	// a supplied pool leaves it nil.
+	Source UnitSource
+}
+
+// UnitSource lists the units of a file in line order.
+type UnitSource interface {
+	FileUnits(path string) []Unit
 }
 
 // Limits returns the request's budget and unit bounds with defaults applied.

@@ -1,0 +1,227 @@
+// Package expand grows a chosen set of units into their intact
+// surroundings while the token budget allows.
+//
+// A set policy chooses the few units that cover the state's requirements;
+// it usually leaves much of the budget unspent, because the units that
+// cover a requirement are small (a method, a field block). The code that
+// must change with them is most often next to them: the class header above
+// a method, the sibling method below it, the rest of a short module. Grow
+// spends the remaining budget on that context, one neighbouring unit at a
+// time, round-robin over the chosen units in their delivery order, so the
+// best-ranked unit grows first but no unit takes the whole remainder.
+//
+// Growth never cuts a unit: a grown unit is a contiguous run of whole
+// units of one file, and it never reaches into lines the agent has already
+// read or into another chosen unit. The chosen units keep their order, so
+// whatever prefix a reader takes still holds the same choices.
+package expand
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Options bound the growth.
+type Options struct {
+	// MaxUnitTokens caps one grown unit; 0 means a quarter of the budget.
+	MaxUnitTokens int
+	// Reserve is the share of the budget left unspent, covering blank lines
+	// between units whose exact bytes the units do not carry.
+	Reserve float64
+}
+
+// DefaultReserve keeps 2% of the budget for blank-line slack.
+const DefaultReserve = 0.02
+
+// Score rates a neighbouring unit for growth (higher first); nil rates all
+// neighbours alike, and growth then prefers the unit above (the enclosing
+// header or the preceding sibling) on ties.
+type Score func(u *mss.Unit) float64
+
+// Grow returns units grown within budget, and a trace of each growth.
+// Units whose file the source does not know are returned unchanged.
+func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int, score Score, opt Options) ([]mss.Unit, []mss.TraceStep) {
+	if src == nil || len(units) == 0 {
+		return units, nil
+	}
+	if opt.Reserve <= 0 {
+		opt.Reserve = DefaultReserve
+	}
+	maxUnit := opt.MaxUnitTokens
+	if maxUnit <= 0 {
+		maxUnit = budget / 4
+	}
+	limit := budget - int(float64(budget)*opt.Reserve)
+
+	type run struct {
+		file     []mss.Unit // every unit of the file, line order
+		lo, hi   int        // grown run is file[lo..hi]
+		grown    bool
+		stuck    bool
+		tokens   int
+		original mss.Unit
+	}
+	runs := make([]*run, len(units))
+	spent := 0
+	files := map[string][]mss.Unit{}
+	for i, u := range units {
+		spent += cost(&u)
+		r := &run{original: u, tokens: cost(&u), stuck: true}
+		runs[i] = r
+		fu, ok := files[u.Path]
+		if !ok {
+			fu = src.FileUnits(u.Path)
+			files[u.Path] = fu
+		}
+		// The chosen unit must be exactly a run of the file's units to grow.
+		lo, hi := -1, -1
+		for j := range fu {
+			if fu[j].StartLine == u.StartLine {
+				lo = j
+			}
+			if fu[j].EndLine == u.EndLine {
+				hi = j
+			}
+		}
+		if lo >= 0 && hi >= lo {
+			r.file, r.lo, r.hi, r.stuck = fu, lo, hi, false
+		}
+	}
+	if spent >= limit {
+		return units, nil
+	}
+	// taken reports whether a file unit is inside another chosen run or
+	// overlaps what the agent has read.
+	taken := func(self *run, u *mss.Unit) bool {
+		for _, o := range observed {
+			if u.Overlaps(o) {
+				return true
+			}
+		}
+		for _, r := range runs {
+			if r == self {
+				continue
+			}
+			ru := r.original
+			if r.file != nil {
+				ru.StartLine, ru.EndLine = r.file[r.lo].StartLine, r.file[r.hi].EndLine
+			}
+			if ru.Path == u.Path && ru.StartLine <= u.EndLine && ru.EndLine >= u.StartLine {
+				return true
+			}
+		}
+		return false
+	}
+	var trace []mss.TraceStep
+	for progress := true; progress; {
+		progress = false
+		for _, r := range runs {
+			if r.stuck {
+				continue
+			}
+			var cands []int
+			if r.lo > 0 && !taken(r, &r.file[r.lo-1]) {
+				cands = append(cands, r.lo-1)
+			}
+			if r.hi+1 < len(r.file) && !taken(r, &r.file[r.hi+1]) {
+				cands = append(cands, r.hi+1)
+			}
+			best := -1
+			for _, c := range cands {
+				add := gapCost(r.file, r.lo, r.hi, c)
+				if r.tokens+add > maxUnit || spent+add > limit {
+					continue
+				}
+				if best < 0 || (score != nil && score(&r.file[c]) > score(&r.file[best])) {
+					best = c
+				}
+			}
+			if best < 0 {
+				r.stuck = true
+				continue
+			}
+			add := gapCost(r.file, r.lo, r.hi, best)
+			if best < r.lo {
+				r.lo = best
+			} else {
+				r.hi = best
+			}
+			r.tokens += add
+			spent += add
+			r.grown = true
+			progress = true
+			n := &r.file[best]
+			trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID,
+				Reason: fmt.Sprintf("grown by %s:%d-%d %s (+%d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, add, spent, budget)})
+		}
+	}
+	out := make([]mss.Unit, len(units))
+	for i, r := range runs {
+		if !r.grown {
+			out[i] = units[i]
+			continue
+		}
+		out[i] = merged(r.file[r.lo:r.hi+1], &r.original)
+	}
+	return out, trace
+}
+
+func cost(u *mss.Unit) int {
+	if u.Tokens > 0 {
+		return u.Tokens
+	}
+	return mss.TokenCost(u.Content)
+}
+
+// gapCost is what adding file[c] to the run file[lo..hi] costs: the unit
+// and the blank lines between it and the run, counted as bare newlines.
+func gapCost(file []mss.Unit, lo, hi, c int) int {
+	u := &file[c]
+	var gap int
+	if c < lo {
+		gap = file[lo].StartLine - u.EndLine - 1
+	} else {
+		gap = u.StartLine - file[hi].EndLine - 1
+	}
+	return mss.TokenCost(u.Content + strings.Repeat("\n", max(gap, 0)))
+}
+
+// merged joins a run of whole units into one unit; blank lines between
+// them are restored as empty lines. The grown unit keeps the chosen unit's
+// symbol and kind, so its provenance still names what was chosen.
+func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
+	var b strings.Builder
+	line := run[0].StartLine
+	for _, u := range run {
+		for ; line < u.StartLine; line++ {
+			b.WriteByte('\n')
+		}
+		b.WriteString(u.Content)
+		line = u.EndLine + 1
+	}
+	content := b.String()
+	sum := sha256.Sum256([]byte(content))
+	m := mss.Unit{
+		Path:      chosen.Path,
+		StartLine: run[0].StartLine,
+		EndLine:   run[len(run)-1].EndLine,
+		Symbol:    chosen.Symbol,
+		Kind:      chosen.Kind,
+		Language:  chosen.Language,
+		Content:   content,
+		Hash:      hex.EncodeToString(sum[:]),
+		Tokens:    mss.TokenCost(content),
+	}
+	id := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d\x00%s", m.Path, m.StartLine, m.EndLine, m.Hash)))
+	m.ID = hex.EncodeToString(id[:8])
+	for _, u := range run {
+		m.Defines = append(m.Defines, u.Defines...)
+		m.References = append(m.References, u.References...)
+		m.Imports = append(m.Imports, u.Imports...)
+	}
+	return m
+}

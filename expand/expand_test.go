@@ -1,0 +1,135 @@
+package expand
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+// fileSource serves fixed units per path.
+type fileSource map[string][]mss.Unit
+
+func (f fileSource) FileUnits(path string) []mss.Unit { return f[path] }
+
+// unit makes a unit of n lines starting at start, each line "xxxxxxx\n"
+// (8 bytes, so 2 tokens a line).
+func unit(path string, start, n int, sym string) mss.Unit {
+	content := strings.Repeat("xxxxxxx\n", n)
+	return mss.Unit{ID: fmt.Sprintf("%s:%d", path, start), Path: path, StartLine: start, EndLine: start + n - 1,
+		Symbol: sym, Content: content, Tokens: mss.TokenCost(content)}
+}
+
+func ranges(us []mss.Unit) []string {
+	var out []string
+	for _, u := range us {
+		out = append(out, fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine))
+	}
+	return out
+}
+
+func TestGrow(t *testing.T) {
+	// a.py: units at 1-10, 12-21, 23-32, 34-43 (blank lines 11, 22, 33).
+	a := []mss.Unit{unit("a.py", 1, 10, "A"), unit("a.py", 12, 10, "A.f"), unit("a.py", 23, 10, "A.g"), unit("a.py", 34, 10, "A.h")}
+	b := []mss.Unit{unit("b.py", 1, 10, "B"), unit("b.py", 11, 10, "B.f")}
+	src := fileSource{"a.py": a, "b.py": b}
+	tests := []struct {
+		name     string
+		chosen   []mss.Unit
+		observed []mss.Span
+		budget   int
+		want     []string
+	}{
+		{
+			name:   "no room: unchanged",
+			chosen: []mss.Unit{a[1]},
+			budget: 20,
+			want:   []string{"a.py:12-21"},
+		},
+		{
+			// Budget 100, reserve 2 -> 98; cap 25 per unit: one neighbour
+			// (20 tokens + a blank line) makes 41 > 25, so nothing grows.
+			name:   "unit cap holds",
+			chosen: []mss.Unit{a[1]},
+			budget: 100,
+			want:   []string{"a.py:12-21"},
+		},
+		{
+			// Cap 200/4 = 50: the unit above first (tie), then nothing more fits the cap.
+			name:   "grows upward first",
+			chosen: []mss.Unit{a[1]},
+			budget: 200,
+			want:   []string{"a.py:1-21"},
+		},
+		{
+			name:     "never into observed lines",
+			chosen:   []mss.Unit{a[1]},
+			observed: []mss.Span{{Path: "a.py", StartLine: 5, EndLine: 6}},
+			budget:   200,
+			want:     []string{"a.py:12-32"},
+		},
+		{
+			name:   "never into another chosen unit; round robin",
+			chosen: []mss.Unit{a[1], a[2], b[0]},
+			budget: 400,
+			want:   []string{"a.py:1-21", "a.py:23-43", "b.py:1-20"},
+		},
+		{
+			name:   "unknown file unchanged",
+			chosen: []mss.Unit{unit("c.py", 1, 5, "C")},
+			budget: 400,
+			want:   []string{"c.py:1-5"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := Grow(tt.chosen, src, tt.observed, tt.budget, nil, Options{})
+			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
+				t.Errorf("Grow mismatch (-want +got):\n%s", diff)
+			}
+			spent := 0
+			for _, u := range got {
+				spent += u.Tokens
+				if u.Tokens != mss.TokenCost(u.Content) {
+					t.Errorf("%s: tokens %d, content costs %d", u.ID, u.Tokens, mss.TokenCost(u.Content))
+				}
+				if n := strings.Count(u.Content, "\n"); n != u.EndLine-u.StartLine+1 {
+					t.Errorf("%s: %d content lines for range %d-%d", u.ID, n, u.StartLine, u.EndLine)
+				}
+			}
+			if spent > tt.budget {
+				t.Errorf("spent %d over budget %d", spent, tt.budget)
+			}
+		})
+	}
+}
+
+func TestGrowPrefersScoredNeighbour(t *testing.T) {
+	a := []mss.Unit{unit("a.py", 1, 10, "A"), unit("a.py", 12, 10, "A.f"), unit("a.py", 23, 10, "A.g")}
+	score := func(u *mss.Unit) float64 {
+		if u.Symbol == "A.g" {
+			return 1
+		}
+		return 0
+	}
+	got, trace := Grow([]mss.Unit{a[1]}, fileSource{"a.py": a}, nil, 200, score, Options{})
+	if diff := cmp.Diff([]string{"a.py:12-32"}, ranges(got)); diff != "" {
+		t.Errorf("Grow mismatch (-want +got):\n%s", diff)
+	}
+	if len(trace) != 1 || trace[0].Stage != "expand" {
+		t.Errorf("trace = %v, want one expand step", trace)
+	}
+	if got[0].Symbol != "A.f" || got[0].ID == a[1].ID {
+		t.Errorf("grown unit keeps symbol %q and needs its own id, got id %q", got[0].Symbol, got[0].ID)
+	}
+}
+
+func TestGrowNilSource(t *testing.T) {
+	in := []mss.Unit{unit("a.py", 1, 3, "A")}
+	got, trace := Grow(in, nil, nil, 1000, nil, Options{})
+	if diff := cmp.Diff(in, got); diff != "" || trace != nil {
+		t.Errorf("nil source changed units: %s %v", diff, trace)
+	}
+}
