@@ -368,7 +368,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 		}
 		// Each method gets its own copy: a controller may reorder or
 		// annotate the slice it is given.
-		req := &mss.Request{State: st, Candidates: append([]mss.Candidate(nil), cands...), Budget: opts.Budget, MaxUnits: opts.MaxUnits}
+		req := &mss.Request{State: st, Candidates: append([]mss.Candidate(nil), cands...), Budget: opts.Budget, MaxUnits: opts.MaxUnits, Source: sourceOf(snap)}
 		t1 := time.Now()
 		res, err := ctls[i].Select(ctx, req)
 		if err != nil {
@@ -442,4 +442,12 @@ func CommitOrder(ctx context.Context, gitDir string, commits []string) ([]string
 		ordered[i] = c.name
 	}
 	return ordered, nil
+}
+
+// sourceOf gives policies the snapshot's units by file when it has them.
+func sourceOf(s Snapshot) mss.UnitSource {
+	if u, ok := s.(mss.UnitSource); ok {
+		return u
+	}
+	return nil
 }

@@ -61,6 +61,9 @@ type indexSnapshot struct {
 	info IndexInfo
 }
 
+// FileUnits makes the snapshot an mss.UnitSource.
+func (s *indexSnapshot) FileUnits(path string) []mss.Unit { return s.eng.FileUnits(path) }
+
 func (s *indexSnapshot) Candidates(ctx context.Context, st *mss.State, limit int) ([]mss.Candidate, error) {
 	return s.eng.Candidates(ctx, st, limit)
 }

@@ -430,7 +430,11 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 	if err != nil {
 		return nil, fmt.Errorf("server: ranking candidates: %w", err)
 	}
-	res, err := s.ctrl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits})
+	req := &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits}
+	if src, ok := s.snap.(mss.UnitSource); ok {
+		req.Source = src
+	}
+	res, err := s.ctrl.Select(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("server: %s: %w", s.ctrl.Name(), err)
 	}
@@ -476,6 +480,12 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 				continue
 			}
 		}
+		// Deliver the file's own bytes: a unit grown over blank lines
+		// carries them as bare newlines, the file may hold spaces there.
+		if n := u.EndLine - u.StartLine + 1; u.EndLine <= len(lines) && n > 0 {
+			u.Content = strings.Join(lines[u.StartLine-1:u.EndLine], "")
+			u.Tokens = mss.TokenCost(u.Content)
+		}
 		u.Defines, u.References, u.Imports = nil, nil, nil
 		keep = append(keep, u)
 	}
@@ -503,7 +513,7 @@ func locate(lines, want []string, start int) int {
 			return false
 		}
 		for i, l := range want {
-			if lines[at-1+i] != l {
+			if !sameLine(lines[at-1+i], l) {
 				return false
 			}
 		}
@@ -559,6 +569,15 @@ func splitLines(s string) []string {
 		lines = lines[:n-1]
 	}
 	return lines
+}
+
+// sameLine compares a file line with an indexed one; blank lines match
+// whatever white space they hold.
+func sameLine(file, want string) bool {
+	if file == want {
+		return true
+	}
+	return strings.TrimSpace(want) == "" && strings.TrimSpace(file) == ""
 }
 
 // normalizeText makes text comparable across line-ending conventions.
