@@ -53,7 +53,7 @@ type Complement struct {
 const (
 	DefaultRelevanceWeight   = 1.0
 	DefaultCoverageWeight    = 0.5
-	DefaultCompanionWeight   = 1.0
+	DefaultCompanionWeight   = 0.5
 	DefaultObservedCompanion = 1.0
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
@@ -128,6 +128,12 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		}
 	}
 	reqs := retrieve.Requirements(req.State, marked)
+	defs := map[string]int{}
+	for i := range marked {
+		if n := unitName(&marked[i].Unit); n != "" {
+			defs[n]++
+		}
+	}
 	coveredBy := map[int][]int{} // candidate -> requirement indices
 	for r, q := range reqs {
 		for _, i := range q.Covers {
@@ -186,13 +192,13 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if c.CompanionWeight > 0 {
 				comp := 0.0
 				for _, j := range chosen {
-					if v := related(&marked[j].Unit, u) * marked[j].Score / top; v > comp {
+					if v := related(&marked[j].Unit, u, defs) * marked[j].Score / top; v > comp {
 						comp, compOf = v, j
 					}
 				}
 				// What the agent read is the surest edit site of all.
 				for _, j := range observed {
-					if v := related(&marked[j].Unit, u) * c.ObservedCompanion; v > comp {
+					if v := related(&marked[j].Unit, u, defs) * c.ObservedCompanion; v > comp {
 						comp, compOf = v, j
 					}
 				}
@@ -250,26 +256,37 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	return res, nil
 }
 
+// maxTwins: a name defined by more candidates than this relates none of
+// them by name.
+const maxTwins = 3
+
 // related says how closely two units are tied by their names: 1 when one
 // references a name the other defines (a call either way) or both define
 // the same name (twins in two classes or files), 0.5 for siblings of one
-// scope in one file, else 0.
-func related(a, b *mss.Unit) float64 {
+// scope in one file, else 0. defs counts the candidates defining each
+// name.
+func related(a, b *mss.Unit, defs map[string]int) float64 {
 	an, bn := unitName(a), unitName(b)
 	if an == "" || bn == "" {
 		return 0
 	}
-	if an == bn && !strings.HasPrefix(an, "__") {
+	// A name many candidates define (String, format, a locale's fields)
+	// ties nothing together.
+	if an == bn && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
 		return 1
 	}
-	for _, r := range a.References {
-		if strings.EqualFold(lastPart(r), bn) {
-			return 1
+	if defs[bn] <= maxTwins {
+		for _, r := range a.References {
+			if strings.EqualFold(lastPart(r), bn) {
+				return 1
+			}
 		}
 	}
-	for _, r := range b.References {
-		if strings.EqualFold(lastPart(r), an) {
-			return 1
+	if defs[an] <= maxTwins {
+		for _, r := range b.References {
+			if strings.EqualFold(lastPart(r), an) {
+				return 1
+			}
 		}
 	}
 	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) {

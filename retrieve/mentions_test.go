@@ -88,6 +88,7 @@ func TestClassify(t *testing.T) {
 		"test/gtest/gtest.h":                 ClassVendor,
 		"api/service.pb.go":                  ClassGenerated,
 		"src/main/java/com/google/Gson.java": ClassSource,
+		"types/index.d.ts":                   ClassDeclaration,
 	}
 	for p, want := range tests {
 		if got := Classify(p); got != want {

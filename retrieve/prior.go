@@ -18,16 +18,20 @@ const (
 	ClassExample   PathClass = "example"
 	ClassVendor    PathClass = "vendor"
 	ClassGenerated PathClass = "generated"
+	// ClassDeclaration is a type declaration file (.d.ts, .pyi) that
+	// restates names an implementation defines.
+	ClassDeclaration PathClass = "declaration"
 )
 
 // Priors multiply the fused score of a unit by its path class.
 const (
-	PriorSource    = 1.0
-	PriorTest      = 0.3
-	PriorDoc       = 0.4
-	PriorExample   = 0.5
-	PriorVendor    = 0.25
-	PriorGenerated = 0.25
+	PriorSource      = 1.0
+	PriorTest        = 0.3
+	PriorDoc         = 0.4
+	PriorExample     = 0.5
+	PriorVendor      = 0.25
+	PriorGenerated   = 0.25
+	PriorDeclaration = 0.5
 )
 
 // Prior is the multiplicative prior of a path class.
@@ -43,6 +47,8 @@ func (c PathClass) Prior() float64 {
 		return PriorVendor
 	case ClassGenerated:
 		return PriorGenerated
+	case ClassDeclaration:
+		return PriorDeclaration
 	}
 	return PriorSource
 }
@@ -89,6 +95,9 @@ func Classify(p string) PathClass {
 	}
 	if docExt[ext] {
 		return ClassDoc
+	}
+	if strings.HasSuffix(base, ".d.ts") || ext == ".pyi" {
+		return ClassDeclaration
 	}
 	for _, d := range dirs {
 		if docDirs[d] {
