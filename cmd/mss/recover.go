@@ -94,7 +94,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
-			res, err := ctl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits})
+			res, err := ctl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits, Source: eng})
 			if err != nil {
 				return err
 			}
