@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/missingcomplement/mss/expand"
 	"strings"
 	"sync"
 
@@ -347,5 +348,19 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	for _, cd := range all {
 		fill = append(fill, cd.c.Unit)
 	}
-	return c.finish(chosen, fill, budget, minUnits, maxUnits, ac), nil
+	res := c.finish(chosen, fill, budget, minUnits, maxUnits, ac)
+	if c.cfg.Grow && req.Source != nil {
+		var observed []mss.Span
+		if req.State != nil {
+			observed = req.State.ObservedSpans
+		}
+		grown, steps := expand.Grow(res.Units, req.Source, observed, budget, nil, expand.Options{})
+		res.Units = grown
+		res.Trace = append(res.Trace, steps...)
+		res.Usage.SourceTokens = 0
+		for _, u := range grown {
+			res.Usage.SourceTokens += unitTokens(&u)
+		}
+	}
+	return res, nil
 }

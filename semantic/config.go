@@ -90,6 +90,9 @@ type Config struct {
 	Mode                llm.Mode `json:"response_format"`
 	Seed                *int64   `json:"seed,omitempty"`
 	Fallback            string   `json:"fallback"`
+	// Grow spends what the chosen set leaves of the budget on the chosen
+	// units' intact surroundings (package expand); mss-complement only.
+	Grow bool `json:"grow"`
 
 	Retries     int               `json:"-"`
 	Backoff     time.Duration     `json:"-"`
@@ -134,7 +137,7 @@ func (c *Config) Describe() string {
 // "expand.", "finalize." or "fast." (expand and finalize) prefix.
 var (
 	globalKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "retries", "backoff", "backoff_max",
-		"response_format", "seed", "cache_dir", "cache_only", "concurrency", "fallback", "parse_retries", "state_chars", "labels",
+		"response_format", "seed", "grow", "cache_dir", "cache_only", "concurrency", "fallback", "parse_retries", "state_chars", "labels",
 		"ssr.candidates", "ssr.excerpt_chars", "similarity.candidates", "similarity.keep", "similarity.excerpt_chars"}
 	stageKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "candidates", "excerpt_chars", "size", "reserve"}
 )
@@ -181,7 +184,7 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 		SSRCandidates: DefaultSSRCands, SSRExcerpt: DefaultSSRExcerpt,
 		SimilarityCandidate: DefaultSimilarityCands, SimilarityKeep: DefaultSimilarityKeep, SimilarityExcerpt: DefaultSimilarityExcerp,
 		StateChars: DefaultStateChars, ParseRetries: DefaultParseRetries, Mode: llm.ModeJSONSchema,
-		Fallback: DefaultFallback, Concurrency: DefaultConcurrency,
+		Fallback: DefaultFallback, Concurrency: DefaultConcurrency, Grow: true,
 		FallbackOpt: map[string]string{},
 	}
 	l := &lookup{settings: opts.Settings, used: map[string]bool{}}
@@ -317,6 +320,13 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 			fail(from, "%q is not an integer", v)
 		}
 		c.Seed = &n
+	}
+	if v, from := l.get([2]string{"grow", ""}); from != "" {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			fail(from, "%q is not true or false", v)
+		}
+		c.Grow = b
 	}
 	if v, from := l.get([2]string{"fallback", ""}); from != "" {
 		c.Fallback = strings.TrimSpace(v)
