@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"github.com/missingcomplement/mss/expand"
 	"math"
 	"sort"
 	"strconv"
@@ -30,7 +31,13 @@ import (
 //  3. Adaptive size: at least MinUnits; past that it stops once every
 //     requirement is covered and the best remaining gain is weak.
 //  4. Render: units are delivered intact within the token budget.
+//  5. Grow: what the chosen set leaves of the budget is spent on the chosen
+//     units' intact surroundings (the class header above a method, the
+//     sibling below it), most relevant neighbour first, when the runner
+//     gives the index's units (mss.Request.Source); see package expand.
 type Complement struct {
+	// Grow turns step 5 on (the default).
+	Grow bool
 	// RelevanceWeight scales a unit's fused relevance in its gain.
 	RelevanceWeight float64
 	// CoverageWeight scales the requirements a unit covers in its gain.
@@ -68,10 +75,18 @@ const (
 // coverage_weight, companion_weight, observed_companion, same_file_factor
 // and stop_relevance override the defaults.
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
-	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
+	c := &Complement{Grow: true, RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
 		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
 	for _, k := range sortedSettings(opts.Settings) {
 		v := opts.Settings[k]
+		if k == "grow" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("complement: setting grow=%q: want true or false", v)
+			}
+			c.Grow = b
+			continue
+		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil, fmt.Errorf("complement: setting %s=%q: want a non-negative number", k, v)
@@ -90,7 +105,7 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 		case "stop_relevance":
 			c.StopRelevance = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance)", k)
+			return nil, fmt.Errorf("complement: unknown setting %q (known: grow, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance)", k)
 		}
 	}
 	return c, nil
@@ -100,8 +115,8 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g",
-		c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance)
+	return fmt.Sprintf("grow=%t relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g",
+		c.Grow, c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance)
 }
 
 // Select implements mss.Controller.
@@ -253,7 +268,32 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		units[k] = marked[i].Unit
 	}
 	deliver(res, units, budget, maxUnits)
+	if c.Grow && req.Source != nil && len(res.Units) > 0 {
+		c.grow(res, req, marked, observed, budget)
+	}
 	return res, nil
+}
+
+// grow spends the rest of the budget on the delivered units' surroundings,
+// preferring neighbours the fused ranking rates, and never reaching into
+// what the agent has read.
+func (c *Complement) grow(res *mss.Result, req *mss.Request, marked []mss.Candidate, observed []int, budget int) {
+	score := make(map[string]float64, len(marked))
+	for i := range marked {
+		score[marked[i].Unit.ID] = marked[i].Score
+	}
+	var spans []mss.Span
+	if req.State != nil {
+		spans = append(spans, req.State.ObservedSpans...)
+	}
+	for _, i := range observed {
+		u := &marked[i].Unit
+		spans = append(spans, mss.Span{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine})
+	}
+	grown, steps := expand.Grow(res.Units, req.Source, spans, budget,
+		func(u *mss.Unit) float64 { return score[u.ID] }, expand.Options{})
+	res.Units = grown
+	res.Trace = append(res.Trace, steps...)
 }
 
 // maxTwins: a name defined by more candidates than this relates none of
