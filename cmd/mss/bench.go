@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/missingcomplement/mss/semantic"
 	"io"
 	"os"
 	"path/filepath"
@@ -447,6 +448,11 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 		name := name
 		if _, err := mss.NewMethod(name, mopts); err != nil {
 			return err
+		}
+		if semantic.UsesModel(name) {
+			if err := semantic.Preflight(ctx, mopts); err != nil {
+				return err
+			}
 		}
 		out := strings.ReplaceAll(bf.output, "{method}", name)
 		outputs = append(outputs, out)

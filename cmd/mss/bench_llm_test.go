@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/missingcomplement/mss/llm/llmtest"
+)
+
+// firstIDs answers every stage with the first offered ids, the way a
+// constrained decoder that always picks the top candidates would.
+func firstIDs(c *llmtest.Call) llmtest.Reply {
+	enums := c.Enums()
+	pick := func(path string, n int) []string {
+		ids := enums[path]
+		if len(ids) > n {
+			ids = ids[:n]
+		}
+		return ids
+	}
+	var v any
+	switch c.SchemaName {
+	case "propose":
+		var sel []map[string]string
+		for _, id := range pick("selected[].id", 3) {
+			sel = append(sel, map[string]string{"id": id, "covers": "the failing lookup"})
+		}
+		v = map[string]any{"selected": sel, "missing": []string{"the caller"}}
+	case "expand":
+		var add []map[string]string
+		for _, id := range pick("additions[].id", 1) {
+			add = append(add, map[string]string{"id": id, "supports": "the caller"})
+		}
+		v = map[string]any{"additions": add}
+	case "finalize":
+		var units []map[string]string
+		for _, id := range pick("units[].id", 4) {
+			units = append(units, map[string]string{"id": id, "reason": "needed"})
+		}
+		v = map[string]any{"units": units}
+	default:
+		return llmtest.Reply{Status: 400}
+	}
+	data, _ := json.Marshal(v)
+	return llmtest.Reply{Content: string(data), PromptTokens: 100, CompletionTokens: 10}
+}
+
+// TestBenchRepoSemanticReplay runs mss-complement over the repository
+// track against a scripted endpoint, then replays the run from the
+// response cache with the endpoint gone: same predictions, byte for byte.
+func TestBenchRepoSemanticReplay(t *testing.T) {
+	fx := newBenchFixture(t)
+	srv := llmtest.New(firstIDs)
+	srv.Key = "sk-test-key"
+	srv.Models = []string{"strong-1", "fast-1"}
+	t.Setenv("MSS_LLM_API_KEY", "sk-test-key")
+	cache := filepath.Join(fx.dir, "cache")
+	setFlags = []string{"base_url=" + srv.BaseURL(), "propose.model=strong-1", "fast.model=fast-1", "cache_dir=" + cache, "retries=0"}
+	defer func() { setFlags, cacheOnlyFlag = nil, false }()
+
+	run := func(out string) []byte {
+		t.Helper()
+		stdout, stderr, err := runBench(t, newBenchRepoCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+			"--method", "mss-complement", "--output", out, "--index-dir", filepath.Join(fx.dir, "idx"))
+		if err != nil {
+			t.Fatalf("bench repo: %v\n%s\n%s", err, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "mss-complement: states=2 missing=0") {
+			t.Errorf("output lacks the score line:\n%s", stdout)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	online := run(filepath.Join(fx.dir, "online.jsonl"))
+	if n := len(srv.Calls()); n != 6 {
+		t.Errorf("%d model calls for 2 states, want 6 (three stages each)", n)
+	}
+	if e := srv.ShapeErrors(); len(e) > 0 {
+		t.Errorf("request shape errors: %v", e)
+	}
+	if bytes.Contains(online, []byte("sk-test-key")) {
+		t.Error("the API key reached the predictions file")
+	}
+	srv.Close()
+	cacheOnlyFlag = true
+	offline := run(filepath.Join(fx.dir, "offline.jsonl"))
+	if !bytes.Equal(stripLatency(t, online), stripLatency(t, offline)) {
+		t.Errorf("replay differs:\nonline:\n%s\noffline:\n%s", online, offline)
+	}
+}
+
+// stripLatency drops the per-state timing fields, the only part of a
+// prediction line that may differ between two runs.
+func stripLatency(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		for k := range m {
+			if strings.Contains(k, "ms") || strings.Contains(k, "latency") {
+				delete(m, k)
+			}
+		}
+		b, _ := json.Marshal(m)
+		fmt.Fprintf(&out, "%s\n", b)
+	}
+	return out.Bytes()
+}
