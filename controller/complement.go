@@ -38,6 +38,11 @@ import (
 type Complement struct {
 	// Grow turns step 5 on (the default).
 	Grow bool
+	// GrowByPosition grows into the unit above first (the enclosing header
+	// or preceding sibling) instead of the neighbour the ranking rates.
+	GrowByPosition bool
+	// GrowMaxShare caps one grown unit at this share of the budget.
+	GrowMaxShare float64
 	// RelevanceWeight scales a unit's fused relevance in its gain.
 	RelevanceWeight float64
 	// CoverageWeight scales the requirements a unit covers in its gain.
@@ -64,6 +69,7 @@ const (
 	DefaultObservedCompanion = 1.0
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
+	DefaultGrowMaxShare      = 0.25
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -75,10 +81,21 @@ const (
 // coverage_weight, companion_weight, observed_companion, same_file_factor
 // and stop_relevance override the defaults.
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
-	c := &Complement{Grow: true, RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
+	c := &Complement{Grow: true, GrowMaxShare: DefaultGrowMaxShare, RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
 		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
 	for _, k := range sortedSettings(opts.Settings) {
 		v := opts.Settings[k]
+		if k == "grow_order" {
+			switch v {
+			case "relevance":
+				c.GrowByPosition = false
+			case "position":
+				c.GrowByPosition = true
+			default:
+				return nil, fmt.Errorf("complement: setting grow_order=%q: want relevance or position", v)
+			}
+			continue
+		}
 		if k == "grow" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -104,19 +121,31 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.SameFileFactor = f
 		case "stop_relevance":
 			c.StopRelevance = f
+		case "grow_max_share":
+			if f <= 0 || f > 1 {
+				return nil, fmt.Errorf("complement: setting grow_max_share=%q: want a share in (0, 1]", v)
+			}
+			c.GrowMaxShare = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: grow, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance)", k)
+			return nil, fmt.Errorf("complement: unknown setting %q (known: grow, grow_order, grow_max_share, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance)", k)
 		}
 	}
 	return c, nil
+}
+
+func (c *Complement) growOrder() string {
+	if c.GrowByPosition {
+		return "position"
+	}
+	return "relevance"
 }
 
 // Name implements mss.Controller.
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("grow=%t relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g",
-		c.Grow, c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance)
+	return fmt.Sprintf("grow=%t grow_order=%s grow_max_share=%g relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g",
+		c.Grow, c.growOrder(), c.GrowMaxShare, c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance)
 }
 
 // Select implements mss.Controller.
@@ -290,8 +319,12 @@ func (c *Complement) grow(res *mss.Result, req *mss.Request, marked []mss.Candid
 		u := &marked[i].Unit
 		spans = append(spans, mss.Span{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine})
 	}
-	grown, steps := expand.Grow(res.Units, req.Source, spans, budget,
-		func(u *mss.Unit) float64 { return score[u.ID] }, expand.Options{})
+	rate := func(u *mss.Unit) float64 { return score[u.ID] }
+	if c.GrowByPosition {
+		rate = nil
+	}
+	grown, steps := expand.Grow(res.Units, req.Source, spans, budget, rate,
+		expand.Options{MaxUnitTokens: int(c.GrowMaxShare * float64(budget))})
 	res.Units = grown
 	res.Trace = append(res.Trace, steps...)
 }
