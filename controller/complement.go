@@ -69,7 +69,7 @@ const (
 	DefaultObservedCompanion = 1.0
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
-	DefaultGrowMaxShare      = 0.25
+	DefaultGrowMaxShare      = 0.4
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
