@@ -56,11 +56,11 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
-			ctl, err := mss.NewMethod(method, mss.MethodOptions{})
+			ctx := cmd.Context()
+			ctl, _, err := prepareMethod(ctx, method)
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
 			path := db
 			if path == "" {
 				sum, err := index.Build(ctx, index.Options{Repo: repo})
@@ -99,6 +99,9 @@ an embedding view through an OpenAI-compatible endpoint.`,
 				return err
 			}
 			res.Trace = append(notes, res.Trace...)
+			usage := usageReport{}
+			usage.add(res)
+			usage.print(cmd.ErrOrStderr())
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeRecoverJSON(out, res)
