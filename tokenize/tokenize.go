@@ -26,6 +26,11 @@ func Terms(text string) []string {
 
 // Each calls fn for every term of text, in order, without allocating a slice.
 func Each(text string, fn func(term string)) {
+	words(text, func(w string) { emitWord(w, fn) })
+}
+
+// words calls fn for every maximal run of letters, digits and underscores.
+func words(text string, fn func(word string)) {
 	i := 0
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -41,7 +46,7 @@ func Each(text string, fn func(term string)) {
 			}
 			j += s2
 		}
-		emitWord(text[i:j], fn)
+		fn(text[i:j])
 		i = j
 	}
 }
@@ -211,26 +216,10 @@ func Split(ident string) []string {
 // all digits. Entity views match these against defined symbols.
 func Identifiers(text string) []string {
 	var out []string
-	i := 0
-	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !isWord(r) {
-			i += size
-			continue
-		}
-		j := i
-		for j < len(text) {
-			r2, s2 := utf8.DecodeRuneInString(text[j:])
-			if !isWord(r2) {
-				break
-			}
-			j += s2
-		}
-		w := text[i:j]
+	words(text, func(w string) {
 		if len(strings.Trim(w, "_")) >= minLen && !isNumber(w) {
 			out = append(out, w)
 		}
-		i = j
-	}
+	})
 	return out
 }
