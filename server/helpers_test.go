@@ -95,13 +95,20 @@ func newTestService(t testing.TB, loader func(root string) Loader) (*Service, st
 	if loader == nil {
 		loader = func(root string) Loader { return &IndexLoader{Repo: root} }
 	}
-	svc, err := New(context.Background(), Config{Repo: dir, Loader: loader(dir), ScanInterval: time.Nanosecond, FreshWait: time.Minute})
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: loader(dir), ScanInterval: time.Nanosecond, FreshWait: time.Minute,
+		MethodOptions: noGrow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
 	return svc, dir
 }
+
+// noGrow keeps delivered units as the index cut them, so tests of the
+// serving mechanics (sessions, re-numbering after edits) can follow one
+// unit by its symbol and start line; TestGrownUnitsServeFileBytes covers
+// growth.
+var noGrow = mss.MethodOptions{Settings: map[string]string{"grow": "false"}}
 
 func stateFor(need string) mss.State {
 	return mss.State{Issue: "parse_header drops the last field of a header line", InformationNeed: need}

@@ -431,7 +431,13 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 		return nil, fmt.Errorf("server: ranking candidates: %w", err)
 	}
 	req := &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits}
-	if src, ok := s.snap.(mss.UnitSource); ok {
+	// Units grow into their neighbours only from a current snapshot: while
+	// a re-index is pending, a neighbour may be text the file no longer
+	// holds, and the grown unit would be dropped with what was chosen.
+	s.refreshMu.Lock()
+	stale := s.building != nil
+	s.refreshMu.Unlock()
+	if src, ok := s.snap.(mss.UnitSource); ok && !stale {
 		req.Source = src
 	}
 	res, err := s.ctrl.Select(ctx, req)

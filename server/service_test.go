@@ -41,7 +41,7 @@ func (g *gatedLoader) Load(ctx context.Context) (Snapshot, error) {
 func TestStaleSnapshotRenumbersMovedUnits(t *testing.T) {
 	dir := writeFixture(t)
 	g := &gatedLoader{Loader: &IndexLoader{Repo: dir}, gate: make(chan struct{})}
-	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: time.Millisecond})
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: time.Millisecond, MethodOptions: noGrow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,5 +147,46 @@ func TestBackgroundFirstIndex(t *testing.T) {
 	}
 	if st := svc.Status(); st.Status != "ok" {
 		t.Errorf("status = %q, want ok", st.Status)
+	}
+}
+
+// TestGrownUnitsServeFileBytes: with the default policy, units grow into
+// their neighbours from a current snapshot, and what is delivered is the
+// file's own text at the delivered lines, within the budget.
+func TestGrownUnitsServeFileBytes(t *testing.T) {
+	dir := writeFixture(t)
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	resp, err := svc.Recover(context.Background(), &RecoverRequest{State: stateFor("parse_header emit_header split join header fields"), MaxUnits: 2, Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grew := false
+	for _, tr := range resp.Trace {
+		if tr.Stage == "expand" {
+			grew = true
+		}
+	}
+	if !grew {
+		t.Errorf("no unit grew with the default policy; trace: %v", resp.Trace)
+	}
+	total := 0
+	for _, u := range resp.Units {
+		src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(u.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(src), "\n")
+		want := strings.Join(lines[u.StartLine-1:u.EndLine], "")
+		if u.Content != want {
+			t.Errorf("%s:%d-%d: content differs from the file's lines", u.Path, u.StartLine, u.EndLine)
+		}
+		total += u.Tokens
+	}
+	if total > resp.Budget {
+		t.Errorf("delivered %d tokens over budget %d", total, resp.Budget)
 	}
 }
