@@ -93,6 +93,22 @@ func (f *trackFiles) scorer(src *repobench.Source) *repobench.Scorer {
 	return &repobench.Scorer{Source: src, Ks: f.ks, Budget: f.budget}
 }
 
+// scoreFiles loads the track files and the predictions files and scores
+// every method in them.
+func (f *trackFiles) scoreFiles(stderr io.Writer, preds []string) (*repobench.PredictionSet, []*repobench.MethodScore, error) {
+	l, err := f.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.src.Close()
+	ps, err := loadPredictions(stderr, preds, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	scores, err := f.scorer(l.src).Score(l.states, l.labels, ps)
+	return ps, scores, err
+}
+
 // loadPredictions reads predictions files and reports lines for states the
 // states file does not hold (they are ignored, as score.py ignores them).
 func loadPredictions(w io.Writer, paths []string, l *loaded) (*repobench.PredictionSet, error) {
@@ -130,16 +146,7 @@ the budget, and a group is covered when a unit on its path overlaps one of
 its changed line ranges. The output is score.py's, figure for figure.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := f.load()
-			if err != nil {
-				return err
-			}
-			defer l.src.Close()
-			ps, err := loadPredictions(cmd.ErrOrStderr(), preds, l)
-			if err != nil {
-				return err
-			}
-			scores, err := f.scorer(l.src).Score(l.states, l.labels, ps)
+			_, scores, err := f.scoreFiles(cmd.ErrOrStderr(), preds)
 			if err != nil {
 				return err
 			}
@@ -193,16 +200,7 @@ method's paired difference from the baseline with a repository-clustered
 bootstrap interval. summary.json holds the same figures.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := f.load()
-			if err != nil {
-				return err
-			}
-			defer l.src.Close()
-			ps, err := loadPredictions(cmd.ErrOrStderr(), preds, l)
-			if err != nil {
-				return err
-			}
-			scores, err := f.scorer(l.src).Score(l.states, l.labels, ps)
+			ps, scores, err := f.scoreFiles(cmd.ErrOrStderr(), preds)
 			if err != nil {
 				return err
 			}
