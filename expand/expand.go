@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // Options bound the growth.
@@ -216,8 +217,7 @@ func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
 		Hash:      hex.EncodeToString(sum[:]),
 		Tokens:    mss.TokenCost(content),
 	}
-	id := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d\x00%s", m.Path, m.StartLine, m.EndLine, m.Hash)))
-	m.ID = hex.EncodeToString(id[:8])
+	m.ID = segment.UnitID(m.Path, m.StartLine, m.EndLine, m.Hash)
 	for _, u := range run {
 		m.Defines = append(m.Defines, u.Defines...)
 		m.References = append(m.References, u.References...)

@@ -260,15 +260,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 
 	// 2. Expand: further candidates, excluding the proposal.
-	var further []ranked
-	for _, r := range el {
-		if len(further) >= c.cfg.ExpandCandidates {
-			break
-		}
-		if inSet[r.c.Unit.ID] == "" {
-			further = append(further, r)
-		}
-	}
+	further := outside(el, inSet, c.cfg.ExpandCandidates)
 	var expansion []pick
 	if len(further) > 0 && c.cfg.ExpandSize > 0 {
 		p := &prompt{}
@@ -304,15 +296,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 
 	// 3. Finalize over proposal, expansion and a ranked reserve.
-	var reserve []ranked
-	for _, r := range el {
-		if len(reserve) >= c.cfg.FinalizeReserve {
-			break
-		}
-		if inSet[r.c.Unit.ID] == "" {
-			reserve = append(reserve, r)
-		}
-	}
+	reserve := outside(el, inSet, c.cfg.FinalizeReserve)
 	all := append(append(append([]card(nil), propCards...), expCards...), cardsOf(reserve, "reserve")...)
 	offered := make([]string, len(all))
 	for i, cd := range all {
@@ -363,4 +347,19 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		}
 	}
 	return res, nil
+}
+
+// outside returns the first n eligible candidates, in fused order, that
+// are not yet in the set.
+func outside(el []ranked, inSet map[string]string, n int) []ranked {
+	var out []ranked
+	for _, r := range el {
+		if len(out) >= n {
+			break
+		}
+		if inSet[r.c.Unit.ID] == "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
