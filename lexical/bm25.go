@@ -171,19 +171,6 @@ func (ix *Index) Scores(query map[string]int) map[int32]float64 {
 	return scores
 }
 
-// IDF is the inverse document frequency of a term in a field, 0 for an
-// unknown field or term.
-func (ix *Index) IDF(field, term string) float64 {
-	for f, fl := range ix.fields {
-		if fl.Name == field {
-			if df := len(ix.postings[f][term]); df > 0 {
-				return ix.idf(df)
-			}
-		}
-	}
-	return 0
-}
-
 // DocFreq is the number of documents whose field contains term.
 func (ix *Index) DocFreq(field, term string) int {
 	for f, fl := range ix.fields {

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -139,7 +140,7 @@ func (r *usageReport) add(res *mss.Result) {
 	}
 }
 
-func (r *usageReport) print(w interface{ Write([]byte) (int, error) }) {
+func (r *usageReport) print(w io.Writer) {
 	s := semantic.SummarizeUsage(r.usages)
 	if s.ModelStates == 0 {
 		return
