@@ -366,6 +366,24 @@ type File struct {
 	Status   string `json:"status"` // "parsed", a fallback reason, or a skip reason
 }
 
+// SkipReason is the short reason a file with the given status has no
+// units: "vendored", "generated", "too large", "binary", "ignored",
+// "unreadable", "missing", or "empty" (read and segmented, nothing but
+// blank lines).
+func SkipReason(status string) string {
+	switch {
+	case strings.HasPrefix(status, "unreadable"):
+		return "unreadable"
+	case strings.HasPrefix(status, skipMissing+":"):
+		return skipMissing
+	}
+	switch status {
+	case skipVendored, skipGenerated, skipLarge, skipBinary, skipIgnored:
+		return status
+	}
+	return "empty"
+}
+
 // Files lists every candidate file, sorted by path.
 func (ix *Index) Files() ([]File, error) {
 	rows, err := ix.db.Query(`SELECT path, blob, size, language, units, status FROM files ORDER BY path`)

@@ -688,16 +688,9 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 			rows.Close()
 			return fmt.Errorf("index: counting: %w", err)
 		}
-		switch {
-		case strings.HasPrefix(s, "unreadable"):
-			s = "unreadable"
-		case strings.HasPrefix(s, skipMissing+":"):
-			s = skipMissing
-		}
-		switch s {
-		case skipVendored, skipGenerated, skipLarge, skipBinary, skipIgnored, skipMissing, "unreadable":
-			sum.Skipped[s] += n
-		}
+		// Every candidate without units is counted under a reason, so
+		// that indexed + skipped = candidates.
+		sum.Skipped[SkipReason(s)] += n
 	}
 	rows.Close()
 	source := "commit"
