@@ -31,7 +31,7 @@ var benchCmd = &cobra.Command{
 }
 
 func init() {
-	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd(), newBenchReportCmd())
+	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd(), newBenchReportCmd(), newBenchBuildCmd())
 	addCommand(benchCmd)
 }
 
