@@ -30,7 +30,8 @@ var (
 		"__fixtures__": true, "__mocks__": true, "e2e": true, "benches": true, "benchmark": true, "benchmarks": true}
 	docDirs    = map[string]bool{"doc": true, "docs": true, "documentation": true, "examples": true, "example": true, "samples": true, "sample": true, "website": true, "man": true}
 	vendorDirs = map[string]bool{"vendor": true, "vendored": true, "third_party": true, "third-party": true,
-		"thirdparty": true, "3rdparty": true, "external": true, "extern": true, "deps": true, "node_modules": true, "bower_components": true}
+		"thirdparty": true, "3rdparty": true, "external": true, "extern": true, "deps": true, "node_modules": true, "bower_components": true,
+		"bundled": true}
 	genDirs   = map[string]bool{"dist": true, "build": true, "single_include": true, "generated": true, "gen": true, "out": true, "lib-cov": true}
 	lockFiles = map[string]bool{"package-lock.json": true, "yarn.lock": true, "pnpm-lock.yaml": true,
 		"Cargo.lock": true, "go.sum": true, "poetry.lock": true, "Pipfile.lock": true, "composer.lock": true,
@@ -152,9 +153,9 @@ var (
 )
 
 // importBlocks marks the base lines (1-based) inside multi-line import
-// statements: Go "import (...)", Python "from x import (...)", JS/TS
-// "import {...} from", Rust "use a::{...};" (not "pub use", a re-export). The line just after a block
-// counts too, so an insertion at its end is inside.
+// statements, with their opening and closing lines: Go "import (...)",
+// Python "from x import (...)", JS/TS "import {...} from", Rust
+// "use a::{...};" (not "pub use", a re-export); one-line imports too.
 func importBlocks(src []byte) map[int]bool {
 	in := map[int]bool{}
 	lines := strings.Split(string(src), "\n")
