@@ -30,7 +30,7 @@ var benchCmd = &cobra.Command{
 }
 
 func init() {
-	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd())
+	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd(), newBenchBuildCmd())
 	addCommand(benchCmd)
 }
 
