@@ -170,7 +170,10 @@ func newIndexLsCmd() *cobra.Command {
 			fmt.Fprintln(tw, "PATH\tLANGUAGE\tUNITS\tSTATUS")
 			for _, r := range rows {
 				status := r.Status
-				if r.Skipped != "" && r.Skipped != r.Status {
+				switch {
+				case r.Skipped == "empty":
+					status = "empty"
+				case r.Skipped != "" && !strings.HasPrefix(r.Status, r.Skipped):
 					status = r.Skipped + ": " + r.Status
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", displayPath(r.Path), languageName(r.Language), r.Units, displayPath(status))
