@@ -201,7 +201,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 		t.Errorf("Probe of a damaged index: %+v, want corrupt", h)
 	}
 	var logged []string
-	sum, err := Build(context.Background(), Options{Repo: dir, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	sum, err := Build(context.Background(), Options{Repo: dir, IntegrityCheck: true, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
 	if err != nil {
 		t.Fatalf("Build over a damaged index: %v", err)
 	}
