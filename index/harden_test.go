@@ -340,6 +340,11 @@ func TestSymlinkedMssDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("Build with .mss a symbolic link: %v, want a refusal", err)
 	}
+	// Naming the index through the link is refused too.
+	_, err = Build(context.Background(), Options{Repo: dir, DB: filepath.Join(dir, ".mss", "index.db")})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Build --db .mss/index.db through the link: %v, want a refusal", err)
+	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("wrote outside the repository: %v", entries)
 	}

@@ -149,6 +149,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInsideRoot(src.root, dbPath); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
