@@ -286,6 +286,21 @@ func errorSites(n *sitter.Node) int {
 // and a node with thousands of children (an ERROR node over a garbled
 // file) took seconds.
 func children(n *sitter.Node, named bool) []*sitter.Node {
+	if named {
+		if k := int(n.NamedChildCount()); k <= cursorFrom {
+			out := make([]*sitter.Node, k)
+			for i := range out {
+				out[i] = n.NamedChild(i)
+			}
+			return out
+		}
+	} else if k := int(n.ChildCount()); k <= cursorFrom {
+		out := make([]*sitter.Node, k)
+		for i := range out {
+			out[i] = n.Child(i)
+		}
+		return out
+	}
 	c := sitter.NewTreeCursor(n)
 	defer c.Close()
 	if !c.GoToFirstChild() {
@@ -301,6 +316,10 @@ func children(n *sitter.Node, named bool) []*sitter.Node {
 		}
 	}
 }
+
+// cursorFrom: below this many children, indexing them one by one is
+// cheaper than setting up a cursor.
+const cursorFrom = 48
 
 func namedChildren(n *sitter.Node) []*sitter.Node { return children(n, true) }
 
