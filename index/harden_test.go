@@ -201,7 +201,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 		t.Errorf("Probe of a damaged index: %+v, want corrupt", h)
 	}
 	var logged []string
-	sum, err := Build(context.Background(), Options{Repo: dir, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	sum, err := Build(context.Background(), Options{Repo: dir, IntegrityCheck: true, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
 	if err != nil {
 		t.Fatalf("Build over a damaged index: %v", err)
 	}
@@ -339,6 +339,11 @@ func TestSymlinkedMssDir(t *testing.T) {
 	_, err := Build(context.Background(), Options{Repo: dir})
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("Build with .mss a symbolic link: %v, want a refusal", err)
+	}
+	// Naming the index through the link is refused too.
+	_, err = Build(context.Background(), Options{Repo: dir, DB: filepath.Join(dir, ".mss", "index.db")})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Build --db .mss/index.db through the link: %v, want a refusal", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("wrote outside the repository: %v", entries)

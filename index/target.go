@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -80,6 +81,36 @@ func defaultIndexPath(root string) (string, bool, error) {
 		}
 	}
 	return filepath.Join(dir, "index.db"), owned, nil
+}
+
+// checkInsideRoot refuses an index path inside the work tree that goes
+// through a symbolic link (`--db .mss/index.db` with a committed
+// `.mss -> ../outside`): mss never writes outside the repository by way of
+// a link in it.
+func checkInsideRoot(root, dbPath string) error {
+	if root == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(root, dbPath)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil // outside the work tree: the user's own path
+	}
+	dir := root
+	parts := strings.Split(rel, string(filepath.Separator))
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		st, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // created below as a real directory
+		}
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("index: %s is a symbolic link inside the repository: refusing to write the index through it", dir)
+		}
+	}
+	return nil
 }
 
 // sqliteMagic starts every SQLite database file.

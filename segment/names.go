@@ -15,8 +15,7 @@ const minNameLen = 2
 // fields, macros.
 func (w *walker) runDefines(container *sitter.Node, s, e int) []named {
 	var out []named
-	for i := 0; i < int(container.NamedChildCount()); i++ {
-		c := container.NamedChild(i)
+	for _, c := range namedChildren(container) {
 		if r := startRow(c); r < s || r > e {
 			continue
 		}
@@ -40,8 +39,7 @@ func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
 				*out = append(*out, named{name, startRow(x)})
 			}
 		case "pattern_list", "tuple_pattern", "expression_list", "identifier_list":
-			for i := 0; i < int(x.NamedChildCount()); i++ {
-				c := x.NamedChild(i)
+			for _, c := range namedChildren(x) {
 				if c.Type() == "identifier" {
 					if name := c.Content(src); len(name) >= minNameLen {
 						*out = append(*out, named{name, startRow(c)})
@@ -69,8 +67,8 @@ func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
 			}
 		}
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		w.definedNames(n.NamedChild(i), depth+1, out)
+	for _, kid := range namedChildren(n) {
+		w.definedNames(kid, depth+1, out)
 	}
 }
 
@@ -146,8 +144,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 		if s := n.ChildByFieldName("source"); s != nil {
 			return []string{unquote(s.Content(src))}
 		}
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			c := n.NamedChild(i)
+		for _, c := range namedChildren(n) {
 			switch c.Type() {
 			case "dotted_name":
 				out = append(out, c.Content(src))
@@ -163,11 +160,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 			mod = m.Content(src)
 			out = append(out, mod)
 		}
-		for i := 0; i < int(n.ChildCount()); i++ {
-			if n.FieldNameForChild(i) != "name" {
-				continue
-			}
-			c := n.Child(i)
+		for _, c := range fieldChildren(n, "name") {
 			if c.Type() == "aliased_import" {
 				c = c.ChildByFieldName("name")
 			}
@@ -193,14 +186,13 @@ func (w *walker) importNames(n *sitter.Node) []string {
 					}
 					return
 				}
-				for i := 0; i < int(x.NamedChildCount()); i++ {
-					specs(x.NamedChild(i))
+				for _, kid := range namedChildren(x) {
+					specs(kid)
 				}
 			}
 			specs(n)
 		} else { // java
-			for i := 0; i < int(n.NamedChildCount()); i++ {
-				c := n.NamedChild(i)
+			for _, c := range namedChildren(n) {
 				if c.Type() == "scoped_identifier" || c.Type() == "identifier" {
 					out = append(out, c.Content(src))
 				}
@@ -263,4 +255,22 @@ func uniqueSorted(s []string) []string {
 		return nil
 	}
 	return out
+}
+
+// fieldChildren returns n's children under the field name, in one pass.
+func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	if !c.GoToFirstChild() {
+		return nil
+	}
+	var out []*sitter.Node
+	for {
+		if c.CurrentFieldName() == field {
+			out = append(out, c.CurrentNode())
+		}
+		if !c.GoToNextSibling() {
+			return out
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -27,8 +28,14 @@ const (
 	windowLines     = 60
 	windowMaxTokens = 1500
 
-	// parseTimeout bounds one file's parse; a file that takes longer is
-	// cut into windows.
+	// A file's parses (two for a C header tried as C++) share a budget
+	// of parseBase plus parsePerMiB per MiB of source, at most
+	// parseTimeout; a file that takes longer is cut into windows. Real
+	// source parses at megabytes per second, so the budget leaves a wide
+	// margin, while a small garbled input that drives a grammar's error
+	// recovery into seconds is cut off early.
+	parseBase    = 1 * time.Second
+	parsePerMiB  = 8 * time.Second
 	parseTimeout = 10 * time.Second
 
 	// maxErrorDensity: a file with more than one syntax error per this
@@ -86,13 +93,15 @@ func Segment(path string, src []byte) *Result {
 	if f.nlines() == 0 {
 		return &Result{Language: g.name}
 	}
-	tree, err := f.parse(g)
+	ctx, cancel := context.WithTimeout(context.Background(), parseBudget(len(src)))
+	defer cancel()
+	tree, err := f.parse(ctx, g)
 	if err != nil {
 		return f.windows(g.name, FallbackParseFailed+": "+err.Error())
 	}
 	if g == cGrammar && tree.RootNode().HasError() {
 		// A ".h" (or C file) that the C grammar does not fit may be C++.
-		if t2, err := f.parse(cppGrammar); err == nil {
+		if t2, err := f.parse(ctx, cppGrammar); err == nil {
 			if errorSites(t2.RootNode()) < errorSites(tree.RootNode()) {
 				tree.Close()
 				tree, g = t2, cppGrammar
@@ -194,13 +203,65 @@ func (f *file) trivial(i int) bool {
 	return true
 }
 
-func (f *file) parse(g *grammar) (*sitter.Tree, error) {
-	p := sitter.NewParser()
-	defer p.Close()
-	p.SetLanguage(g.language())
-	ctx, cancel := context.WithTimeout(context.Background(), parseTimeout)
-	defer cancel()
-	return p.ParseCtx(ctx, nil, f.src)
+// parseBudget is the time the parses of a file of n bytes may take.
+func parseBudget(n int) time.Duration {
+	return min(parseBase+time.Duration(float64(parsePerMiB)*float64(n)/(1<<20)), parseTimeout)
+}
+
+// Parses left running past their budget. tree-sitter looks at its
+// cancellation flag only between parse actions, and in error recovery over
+// a garbled file one action can take seconds (12 KB of "A<B<C<" as Java
+// ran 8 s past a 0.5 s deadline), so a parse over budget is left to finish
+// on its own thread while the file falls back to windows. At most
+// maxAbandoned are left at once; past that, parses are waited for.
+var abandoned atomic.Int32
+
+const (
+	maxAbandoned = 4
+	parseGrace   = 50 * time.Millisecond
+)
+
+func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
+	type result struct {
+		tree *sitter.Tree
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p := sitter.NewParser()
+		defer p.Close()
+		p.SetLanguage(g.language())
+		t, err := p.ParseCtx(ctx, nil, f.src)
+		done <- result{t, err}
+	}()
+	overBudget := fmt.Errorf("over the time budget of %v", parseBudget(len(f.src)))
+	finished := func(r result) (*sitter.Tree, error) {
+		if r.err != nil && ctx.Err() != nil {
+			return nil, overBudget // one message, however the deadline was met
+		}
+		return r.tree, r.err
+	}
+	select {
+	case r := <-done:
+		return finished(r)
+	case <-ctx.Done():
+	}
+	select {
+	case r := <-done:
+		return finished(r)
+	case <-time.After(parseGrace):
+	}
+	if abandoned.Add(1) > maxAbandoned {
+		abandoned.Add(-1)
+		return finished(<-done)
+	}
+	go func() {
+		if r := <-done; r.tree != nil {
+			r.tree.Close()
+		}
+		abandoned.Add(-1)
+	}()
+	return nil, overBudget
 }
 
 // errorSites counts the places a grammar did not fit: syntax error nodes
@@ -213,11 +274,54 @@ func errorSites(n *sitter.Node) int {
 	if n.IsError() || n.IsMissing() {
 		total++
 	}
-	for i := 0; i < int(n.ChildCount()); i++ {
-		total += errorSites(n.Child(i))
+	for _, c := range children(n, false) {
+		total += errorSites(c)
 	}
 	return total
 }
+
+// children returns n's children (only the named ones with named), in one
+// pass of a tree cursor: tree-sitter's ts_node_child(i) walks from the
+// first child on every call, so indexing children in a loop is quadratic,
+// and a node with thousands of children (an ERROR node over a garbled
+// file) took seconds.
+func children(n *sitter.Node, named bool) []*sitter.Node {
+	if named {
+		if k := int(n.NamedChildCount()); k <= cursorFrom {
+			out := make([]*sitter.Node, k)
+			for i := range out {
+				out[i] = n.NamedChild(i)
+			}
+			return out
+		}
+	} else if k := int(n.ChildCount()); k <= cursorFrom {
+		out := make([]*sitter.Node, k)
+		for i := range out {
+			out[i] = n.Child(i)
+		}
+		return out
+	}
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	if !c.GoToFirstChild() {
+		return nil
+	}
+	var out []*sitter.Node
+	for {
+		if nd := c.CurrentNode(); !named || nd.IsNamed() {
+			out = append(out, nd)
+		}
+		if !c.GoToNextSibling() {
+			return out
+		}
+	}
+}
+
+// cursorFrom: below this many children, indexing them one by one is
+// cheaper than setting up a cursor.
+const cursorFrom = 48
+
+func namedChildren(n *sitter.Node) []*sitter.Node { return children(n, true) }
 
 func startRow(n *sitter.Node) int { return int(n.StartPoint().Row) }
 
@@ -345,9 +449,7 @@ func (f *file) segment(g *grammar, root *sitter.Node) *Result {
 func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []span {
 	var out []span
 	pendStart, pendEnd, lastEnd := -1, -1, -1
-	n := int(parent.NamedChildCount())
-	for i := 0; i < n; i++ {
-		c := parent.NamedChild(i)
+	for _, c := range namedChildren(parent) {
 		typ := c.Type()
 		cs, ce := startRow(c), endRow(c)
 		if w.g.attach[typ] {
@@ -423,8 +525,8 @@ func (w *walker) gaps(start, end int, kids []span, container *sitter.Node, kind,
 		}
 	}
 	var childStarts []int
-	for i := 0; i < int(container.NamedChildCount()); i++ {
-		childStarts = append(childStarts, startRow(container.NamedChild(i)))
+	for _, kid := range namedChildren(container) {
+		childStarts = append(childStarts, startRow(kid))
 	}
 	var out []span
 	for r := start; r <= end; {
@@ -492,8 +594,7 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 	case g.transparent[typ]:
 		return "transparent", n, ""
 	case g.wrappers[typ]:
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			c := n.NamedChild(i)
+		for _, c := range namedChildren(n) {
 			k, in, nm := w.classify(c)
 			if k == KindFunction || k == KindClass || k == KindType {
 				if nm == "" {
@@ -560,8 +661,8 @@ func (w *walker) defName(n *sitter.Node) string {
 			return name
 		}
 	case "type_declaration":
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			if nm := n.NamedChild(i).ChildByFieldName("name"); nm != nil {
+		for _, kid := range namedChildren(n) {
+			if nm := kid.ChildByFieldName("name"); nm != nil {
 				return nm.Content(src)
 			}
 		}
@@ -651,8 +752,7 @@ func findFuncDeclarator(n *sitter.Node, depth int) *sitter.Node {
 		return nil
 	}
 	body := n.ChildByFieldName("body")
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
+	for _, c := range namedChildren(n) {
 		if body != nil && c.Equal(body) {
 			continue
 		}
@@ -670,8 +770,8 @@ func firstOfType(n *sitter.Node, typ string) *sitter.Node {
 	if n.Type() == typ {
 		return n
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		if r := firstOfType(n.NamedChild(i), typ); r != nil {
+	for _, kid := range namedChildren(n) {
+		if r := firstOfType(kid, typ); r != nil {
 			return r
 		}
 	}

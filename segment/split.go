@@ -12,8 +12,7 @@ func (w *walker) statementCuts(n *sitter.Node, limit int, cuts []int, depth int)
 	if depth > 40 {
 		return cuts
 	}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
+	for _, c := range namedChildren(n) {
 		cuts = append(cuts, startRow(c))
 		if endRow(c)-startRow(c)+1 > limit/2 || int(c.EndByte()-c.StartByte()) > 4*maxTokens/2 {
 			cuts = w.statementCuts(c, limit, cuts, depth+1)

@@ -81,6 +81,7 @@ work tree.`,
 	f.BoolVar(&opts.IncludeGenerated, "include-generated", false, "index generated files (protobuf output, lock files, \"Code generated\" headers)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel parsers (default: all CPUs)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&opts.IntegrityCheck, "integrity-check", true, "check an existing index with SQLite's quick_check before updating it (rebuild it if damaged)")
 
 	var checkDB string
 	var checkAll bool
@@ -170,7 +171,10 @@ func newIndexLsCmd() *cobra.Command {
 			fmt.Fprintln(tw, "PATH\tLANGUAGE\tUNITS\tSTATUS")
 			for _, r := range rows {
 				status := r.Status
-				if r.Skipped != "" && r.Skipped != r.Status {
+				switch {
+				case r.Skipped == "empty":
+					status = "empty"
+				case r.Skipped != "" && !strings.HasPrefix(r.Status, r.Skipped):
 					status = r.Skipped + ": " + r.Status
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", displayPath(r.Path), languageName(r.Language), r.Units, displayPath(status))
