@@ -117,7 +117,7 @@ func TestEmbeddingView(t *testing.T) {
 			return
 		}
 		if got := r.Header.Get("Authorization"); got != "Bearer k" {
-			http.Error(w, "bad key "+got, 401)
+			http.Error(w, "bad key "+got, http.StatusUnauthorized)
 			return
 		}
 		var req struct {

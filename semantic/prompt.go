@@ -44,9 +44,6 @@ type section struct {
 	text  string
 }
 
-func (p *prompt) plain(title, text string) {
-	p.sections = append(p.sections, section{title, false, text})
-}
 func (p *prompt) data(title, text string) {
 	p.sections = append(p.sections, section{title, true, text})
 }

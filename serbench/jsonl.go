@@ -196,11 +196,6 @@ func (r *fieldReader) fail(field, format string, args ...any) {
 	r.e.add(r.line, field, format, args...)
 }
 
-func (r *fieldReader) has(name string) bool {
-	_, ok := r.obj[name]
-	return ok
-}
-
 // str reads an optional string; null and absence give "".
 func (r *fieldReader) str(name string) string {
 	raw, ok := r.obj[name]
@@ -321,18 +316,4 @@ func (r *fieldReader) sub(field string, raw json.RawMessage) *fieldReader {
 		return nil
 	}
 	return &fieldReader{e: r.e, line: r.line, prefix: field, obj: obj}
-}
-
-// loadFile reads and decodes every line of the named file.
-func loadFile(name string, e *errs) ([]line, error) {
-	rc, err := open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	lines, err := readLines(rc, e)
-	if err != nil {
-		return nil, err
-	}
-	return lines, nil
 }

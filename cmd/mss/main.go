@@ -24,8 +24,6 @@ var rootCmd = &cobra.Command{
 	SilenceErrors: true,
 }
 
-func init() { rootCmd.SetVersionTemplate("mss {{.Version}}\n") }
-
 // addCommand registers a subcommand; every command file calls it from init.
 func addCommand(c *cobra.Command) { rootCmd.AddCommand(c) }
 

@@ -22,7 +22,7 @@ func TestVersion(t *testing.T) {
 		}
 		return out.String()
 	}
-	want := "mss " + buildinfo.Read().String() + "\n"
+	want := "mss version " + buildinfo.Read().String() + "\n"
 	if got := run("version"); got != want {
 		t.Errorf("mss version = %q, want %q", got, want)
 	}
