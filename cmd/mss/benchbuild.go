@@ -20,6 +20,7 @@ type benchBuildFlags struct {
 	rev, since              string
 	limit, maxGroups        int
 	maxFiles                int
+	testNames               bool
 	out                     string
 }
 
@@ -44,6 +45,7 @@ func newBenchBuildCmd() *cobra.Command {
 	fl.StringVar(&f.since, "since", "", "mine only commits after this date (git date syntax, e.g. 2020-01-01)")
 	fl.IntVar(&f.limit, "limit", 0, "mine at most this many fix commits per repository (0: all)")
 	fl.IntVar(&f.maxFiles, "max-files", 50, "commits changing more files are not taken as fixes")
+	fl.BoolVar(&f.testNames, "test-names", false, "with --from-history: name the test functions the fix adds or changes in latest_test_output")
 	fl.IntVar(&f.maxGroups, "max-groups", benchbuild.DefaultMaxGroups, "instances needing more groups are skipped")
 	fl.StringVar(&f.out, "out", "", "output directory: states.jsonl and labels.jsonl")
 	cmd.MarkFlagRequired("out")
@@ -81,6 +83,8 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		return fmt.Errorf("--repo-name names the one --repo; give exactly one")
 	case len(f.alternatives) > 0 && f.fromHistory:
 		return fmt.Errorf("--alternatives go with --instances")
+	case f.testNames && !f.fromHistory:
+		return fmt.Errorf("--test-names goes with --from-history")
 	}
 	b := benchbuild.NewBuilder(f.mirrorRoot)
 	defer b.Close()
@@ -112,7 +116,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		}
 		for _, name := range names {
 			ins, skipped, err := benchbuild.History(ctx, benchbuild.HistoryOptions{
-				GitDir: dirs[name], Repo: name, Rev: f.rev, Since: f.since, Limit: f.limit, MaxFiles: f.maxFiles,
+				GitDir: dirs[name], Repo: name, Rev: f.rev, Since: f.since, Limit: f.limit, MaxFiles: f.maxFiles, TestNames: f.testNames,
 			})
 			if err != nil {
 				return err

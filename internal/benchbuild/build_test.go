@@ -543,6 +543,13 @@ func TestHistory(t *testing.T) {
 	if got := keys(parseLabels(t, l.String())[0]); !reflect.DeepEqual(got, []groupKey{{"calc.py", "sub", [2]int{11, 12}, "[[12 12]]"}}) {
 		t.Errorf("history groups: %+v", got)
 	}
+	if in.TestOutput != "" {
+		t.Errorf("test names without TestNames: %q", in.TestOutput)
+	}
+	named, _, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc", TestNames: true})
+	if err != nil || len(named) != 1 || named[0].TestOutput != "FAILED tests/test_calc.py::test_sub" {
+		t.Errorf("test names: %+v %v", named, err)
+	}
 	limited, _, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc", Limit: 1, Since: "2030-01-01"})
 	if err != nil || len(limited) != 0 {
 		t.Errorf("--since after every commit: %d instances, %v", len(limited), err)

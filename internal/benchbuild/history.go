@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/missingcomplement/mss/segment"
 )
 
 // HistoryOptions say which commits of a repository to mine.
@@ -17,6 +19,9 @@ type HistoryOptions struct {
 	Limit  int    // at most this many fix commits (0: all)
 	// MaxFiles: commits changing more files are not fixes of one issue.
 	MaxFiles int
+	// TestNames puts the names of the test functions the commit adds or
+	// changes into latest_test_output, one "FAILED path::name" a line.
+	TestNames bool
 }
 
 // Reasons a commit is not taken as a fix.
@@ -108,14 +113,20 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 		if err != nil {
 			return nil, nil, err
 		}
-		ins = append(ins, Instance{
+		in := Instance{
 			ID:         fmt.Sprintf("%s__%s-%s", owner, name, sha[:12]),
 			Repo:       o.Repo,
 			BaseCommit: parents[0],
 			Issue:      msg,
 			Patch:      string(patch),
 			Where:      o.GitDir + ":" + sha,
-		})
+		}
+		if o.TestNames {
+			if in.TestOutput, err = testNames(ctx, o.GitDir, sha, string(patch)); err != nil {
+				return nil, nil, err
+			}
+		}
+		ins = append(ins, in)
 		if o.Limit > 0 && len(ins) >= o.Limit {
 			break
 		}
@@ -128,4 +139,68 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// testNames lists the test functions and methods of the fix commit's test
+// files that hold an added line, as "FAILED path::Class::name" lines in
+// path and line order.
+func testNames(ctx context.Context, gitDir, sha, patch string) (string, error) {
+	files, err := ParsePatch(patch)
+	if err != nil {
+		return "", nil // the builder reports a malformed patch
+	}
+	var g *gitRepo
+	defer func() {
+		if g != nil {
+			g.close()
+		}
+	}()
+	var out []string
+	for _, fd := range files {
+		if fd.NewPath == "" || fd.Binary || PathReason(fd.NewPath) != SkipTest || segment.Language(fd.NewPath) == "" {
+			continue
+		}
+		var added []int
+		for _, h := range fd.Hunks {
+			n := h.NewStart
+			for _, l := range h.Lines {
+				switch l[0] {
+				case '+':
+					added = append(added, n)
+					n++
+				case ' ':
+					n++
+				}
+			}
+		}
+		if len(added) == 0 {
+			continue
+		}
+		if g == nil {
+			if g, err = openGit(gitDir); err != nil {
+				return "", err
+			}
+		}
+		src, found, err := g.blob(sha + ":" + fd.NewPath)
+		if err != nil {
+			return "", err
+		}
+		if !found {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, u := range segment.File(fd.NewPath, src) {
+			if u.Kind != segment.KindFunction && u.Kind != segment.KindMethod || u.Symbol == "" || seen[u.Symbol] {
+				continue
+			}
+			for _, l := range added {
+				if u.StartLine <= l && l <= u.EndLine {
+					seen[u.Symbol] = true
+					out = append(out, "FAILED "+fd.NewPath+"::"+strings.ReplaceAll(u.Symbol, ".", "::"))
+					break
+				}
+			}
+		}
+	}
+	return strings.Join(out, "\n"), nil
 }
