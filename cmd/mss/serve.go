@@ -20,6 +20,7 @@ import (
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
 	"github.com/missingcomplement/mss/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -35,6 +36,7 @@ type serviceFlags struct {
 	allowRemote         bool
 	maxBody             int64
 	maxConcurrent       int
+	bodyTimeout         time.Duration
 	includeVendored     bool
 	includeGenerated    bool
 	maxBudget, maxUnits int
@@ -58,7 +60,48 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.StringVar(&sf.tokenEnv, "token-env", "MSS_SERVE_TOKEN", "environment variable holding the bearer token HTTP clients must send (unset or empty: no token)")
 	f.BoolVar(&sf.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (a token is then required)")
 	f.Int64Var(&sf.maxBody, "max-body", server.DefaultMaxBody, "largest HTTP request body in bytes")
-	f.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "HTTP requests answered at once; more wait up to 10s, then get 503")
+	f.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "HTTP requests answered at once (/mcp included); more wait up to 10s, then get 503")
+	f.DurationVar(&sf.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "a request body must arrive within this time (408 otherwise); it is read before the request takes a slot")
+}
+
+// check refuses limits that are zero or negative: a limit of 0 would not
+// mean "the default" silently, it would be a mistake.
+func (sf *serviceFlags) check() error {
+	for _, l := range []struct {
+		flag string
+		v    int64
+	}{
+		{"max-sessions", int64(sf.maxSessions)}, {"max-spans", int64(sf.maxSpans)},
+		{"max-budget", int64(sf.maxBudget)}, {"max-units", int64(sf.maxUnits)},
+		{"max-body", sf.maxBody}, {"max-concurrent", int64(sf.maxConcurrent)},
+	} {
+		if l.v <= 0 {
+			return fmt.Errorf("--%s %d: want a positive number", l.flag, l.v)
+		}
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"session-ttl", sf.sessionTTL}, {"fresh-wait", sf.freshWait}, {"body-timeout", sf.bodyTimeout}} {
+		if d.v <= 0 {
+			return fmt.Errorf("--%s %s: want a positive duration", d.flag, d.v)
+		}
+	}
+	if sf.scanInterval == 0 {
+		return errors.New("--scan-interval 0: want a positive duration, or a negative one to never scan")
+	}
+	_, err := sf.token()
+	return err
+}
+
+// handler is the HTTP API with MCP at /mcp.
+func (sf *serviceFlags) handler(svc *server.Service, s *mcp.Server) http.Handler {
+	return server.NewHandler(svc, server.HandlerOptions{
+		MaxBody:       sf.maxBody,
+		MaxConcurrent: sf.maxConcurrent,
+		BodyTimeout:   sf.bodyTimeout,
+		MCP:           server.NewMCPHandler(s, svc, sf.maxSessions),
+	})
 }
 
 // service starts the shared recover service over the work tree: after
@@ -75,7 +118,6 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 	if sf.db != "" {
 		ignore = append(ignore, sf.db) // with its journals and temporary files
 	}
-	start := time.Now()
 	svc, err := server.New(ctx, server.Config{
 		Repo:          sf.repo,
 		Loader:        loader,
@@ -88,34 +130,43 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 		MaxBudget:     sf.maxBudget,
 		MaxUnits:      sf.maxUnits,
 		Background:    background,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, format+"\n", args...)
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	if background {
 		fmt.Fprintf(stderr, "mss: indexing %s in the background; requests wait for it\n", svc.Root())
-		return svc, nil
 	}
-	info := svc.Info()
-	fmt.Fprintf(stderr, "mss: indexed %s: %d files, %d units in %s (%s)\n", svc.Root(), info.Files, info.Units, time.Since(start).Round(time.Millisecond), info.DB)
 	return svc, nil
 }
 
-// token reads the bearer token from the environment variable --token-env names.
-func (sf *serviceFlags) token() string {
+// token reads the bearer token from the environment variable --token-env
+// names. A token set but blank is refused: nobody could authenticate.
+func (sf *serviceFlags) token() (string, error) {
 	if sf.tokenEnv == "" {
-		return ""
+		return "", nil
 	}
-	return os.Getenv(sf.tokenEnv)
+	tok := os.Getenv(sf.tokenEnv)
+	if err := server.CheckToken(tok); err != nil {
+		return "", fmt.Errorf("$%s: %w", sf.tokenEnv, err)
+	}
+	return tok, nil
 }
 
 func (sf *serviceFlags) listenAndServe(ctx context.Context, h http.Handler, stderr io.Writer) error {
+	token, err := sf.token()
+	if err != nil {
+		return err
+	}
 	return server.ListenAndServe(ctx, sf.listen, h, server.ServeOptions{
 		AllowRemote: sf.allowRemote,
-		Token:       sf.token(),
+		Token:       token,
 		Ready: func(addr string) {
 			auth := "no token"
-			if sf.token() != "" {
+			if token != "" {
 				auth = "bearer token from $" + sf.tokenEnv
 			}
 			fmt.Fprintf(stderr, "mss: listening on http://%s (%s)\n", addr, auth)
@@ -153,16 +204,15 @@ change, so line numbers are always current. See docs/serve.md.`,
 			if err := server.CheckListen(sf.listen, sf.allowRemote); err != nil {
 				return err
 			}
+			if err := sf.check(); err != nil {
+				return err
+			}
 			svc, err := sf.service(ctx, cmd.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
-			h := server.NewHandler(svc, server.HandlerOptions{
-				MaxBody:       sf.maxBody,
-				MaxConcurrent: sf.maxConcurrent,
-				MCP:           server.NewMCPHandler(server.NewMCPServer(svc, version)),
-			})
+			h := sf.handler(svc, server.NewMCPServer(svc, buildVersion()))
 			return sf.listenAndServe(ctx, h, cmd.ErrOrStderr())
 		},
 	}
@@ -331,14 +381,15 @@ func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
 				t0 := time.Now()
 				resp, err := client.Do(req)
 				var rr struct {
-					Units []json.RawMessage `json:"units"`
-					Error string            `json:"error"`
+					Units   []json.RawMessage `json:"units"`
+					Code    string            `json:"code"`
+					Message string            `json:"message"`
 				}
 				if err == nil {
 					err = json.NewDecoder(resp.Body).Decode(&rr)
 					resp.Body.Close()
 					if err == nil && resp.StatusCode != 200 {
-						err = fmt.Errorf("status %d: %s", resp.StatusCode, rr.Error)
+						err = fmt.Errorf("status %d: %s: %s", resp.StatusCode, rr.Code, rr.Message)
 					}
 				}
 				d := time.Since(t0)
