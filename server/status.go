@@ -157,7 +157,9 @@ func (s *Service) snapshotFailed(err error) error {
 	s.refreshMu.Unlock()
 	if first {
 		s.logf("mss: the index failed a query (%v); rebuilding", err)
-		go s.startBuild(true) // a scan error shows in the next request
+		if _, _, serr := s.startBuild(true); serr != nil {
+			s.logf("mss: cannot rebuild: %v", serr)
+		}
 	}
 	return &indexUnavailable{err}
 }

@@ -207,3 +207,26 @@ func refuse(out io.Writer, logf func(string, ...any), id json.RawMessage, code i
 	_, err = out.Write(append(data, '\n'))
 	return err
 }
+
+// ServeStdio serves s over t until the client goes away (the end of its
+// input) or ctx ends. When the client went away while svc was building
+// its index, the build is finished and written before ServeStdio returns:
+// a short-lived client (one call, then exit) still leaves a ready index
+// for the next start. When ctx ends (a signal), it returns at once; the
+// index on disk is then the previous one, intact, since builds write a
+// new file and rename it into place.
+func ServeStdio(ctx context.Context, s *mcp.Server, svc *Service, t mcp.Transport, logf func(string, ...any)) error {
+	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	if st := svc.Status(); st.Build.Running && logf != nil {
+		logf("mss: client disconnected; finishing the index before exit")
+	}
+	if err := svc.Wait(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}

@@ -58,23 +58,9 @@ Logs go to stderr. See docs/serve.md.`,
 			if listen {
 				return sf.listenAndServe(ctx, sf.handler(svc, s), stderr)
 			}
-			t := &server.StdioTransport{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), MaxLine: int(sf.maxBody),
-				Logf: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }}
-			if err := s.Run(ctx, t); err != nil && ctx.Err() == nil {
-				return fmt.Errorf("mcp: %w", err)
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			// The client is gone (stdin closed). A build it started
-			// is finished, so the next start finds the index ready.
-			if st := svc.Status(); st.Build.Running {
-				fmt.Fprintln(stderr, "mss: client disconnected; finishing the index before exit")
-			}
-			if err := svc.Wait(ctx); err != nil && ctx.Err() == nil {
-				return err
-			}
-			return nil
+			logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+			t := &server.StdioTransport{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), MaxLine: int(sf.maxBody), Logf: logf}
+			return server.ServeStdio(ctx, s, svc, t, logf)
 		},
 	}
 	sf.register(cmd, "127.0.0.1:7778")
