@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,32 +46,152 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if limit <= 0 {
 		limit = DefaultMaxLine
 	}
-	out := &lockedWriter{w: t.Out}
+	f := &stdioFilter{out: &lockedWriter{w: t.Out}, limit: limit, logf: t.Logf,
+		pending: map[string]bool{}, idle: make(chan struct{}), closed: make(chan struct{})}
+	f.out.sent = f.answered
 	pr, pw := io.Pipe()
 	go func() {
-		pw.CloseWithError(filterLines(t.In, pw, out, limit, t.Logf))
+		err := f.run(t.In, pw)
+		if err == nil {
+			f.drain()
+		}
+		pw.CloseWithError(err)
 	}()
-	return (&mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: limit + 1}).Connect(ctx)
+	return (&mcp.IOTransport{Reader: &notifyCloser{pr, f}, Writer: f.out, MaxLineLength: limit + 1}).Connect(ctx)
+}
+
+// stdioFilter passes well-formed lines on and answers the others. It
+// keeps the ids of requests passed on and not yet answered: when the
+// client's input ends, the connection is closed only once they are
+// answered, so a client that writes its requests and closes stdin at
+// once still gets every answer.
+type stdioFilter struct {
+	out   *lockedWriter
+	limit int
+	logf  func(string, ...any)
+
+	mu      sync.Mutex
+	pending map[string]bool // ids of requests passed on, not yet answered
+	idle    chan struct{}   // closed when pending empties after the input ended
+	ended   bool
+	closed  chan struct{} // closed when the SDK closes the connection
+	once    sync.Once
+}
+
+// drain waits until every passed request is answered or the connection closes.
+func (f *stdioFilter) drain() {
+	f.mu.Lock()
+	f.ended = true
+	if len(f.pending) == 0 {
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	t := time.NewTimer(drainWait)
+	defer t.Stop()
+	select {
+	case <-f.idle:
+	case <-f.closed:
+	case <-t.C:
+	}
+}
+
+// drainWait bounds the wait for answers after the client's input ended.
+const drainWait = 10 * time.Minute
+
+// idKey is the canonical form of a JSON-RPC id (1, 1.0 and 1e0 are one id).
+func idKey(raw json.RawMessage) (string, bool) {
+	id, err := jsonrpc.MakeID(rawValue(raw))
+	if err != nil || !id.IsValid() {
+		return "", false
+	}
+	return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()), true
+}
+
+func (f *stdioFilter) request(id json.RawMessage) {
+	if k, ok := idKey(id); ok {
+		f.mu.Lock()
+		f.pending[k] = true
+		f.mu.Unlock()
+	}
+}
+
+// cancelled forgets a request the client cancelled: it gets no answer.
+func (f *stdioFilter) cancelled(msg []byte) {
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &n) == nil && n.Method == "notifications/cancelled" {
+		f.done(n.Params.RequestID)
+	}
+}
+
+// answered is told about every message the SDK writes.
+func (f *stdioFilter) answered(msg []byte) {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(msg, &head) != nil || head.Method != nil || len(head.ID) == 0 {
+		return
+	}
+	f.done(head.ID)
+}
+
+func (f *stdioFilter) done(id json.RawMessage) {
+	k, ok := idKey(id)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.pending, k)
+	if f.ended && len(f.pending) == 0 {
+		f.once.Do(func() { close(f.idle) })
+	}
+}
+
+// notifyCloser tells the filter when the SDK closes the connection.
+type notifyCloser struct {
+	*io.PipeReader
+	f *stdioFilter
+}
+
+func (n *notifyCloser) Close() error {
+	select {
+	case <-n.f.closed:
+	default:
+		close(n.f.closed)
+	}
+	return n.PipeReader.Close()
 }
 
 // lockedWriter serialises the SDK's messages and the filter's answers, so
 // lines never interleave. The SDK writes each message in one Write.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	sent func([]byte)
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if err == nil && l.sent != nil {
+		l.sent(p)
+	}
+	return n, err
 }
 
 func (l *lockedWriter) Close() error { return nil }
 
-// filterLines copies well-formed message lines from in to pass and
-// answers the others on out. It returns nil at the end of in.
-func filterLines(in io.Reader, pass io.Writer, out io.Writer, limit int, logf func(string, ...any)) error {
+// run copies well-formed message lines from in to pass and answers the
+// others. It returns nil at the end of in.
+func (f *stdioFilter) run(in io.Reader, pass io.Writer) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var line []byte
 	for {
@@ -81,7 +202,7 @@ func filterLines(in io.Reader, pass io.Writer, out io.Writer, limit int, logf fu
 			var chunk []byte
 			chunk, err = br.ReadSlice('\n')
 			if !tooLong {
-				if len(line)+len(chunk) > limit+1 { // +1: the newline
+				if len(line)+len(chunk) > f.limit+1 { // +1: the newline
 					tooLong, line = true, line[:0]
 				} else {
 					line = append(line, chunk...)
@@ -96,17 +217,25 @@ func filterLines(in io.Reader, pass io.Writer, out io.Writer, limit int, logf fu
 		}
 		eof := err != nil
 		if tooLong {
-			if werr := refuse(out, logf, nil, jsonrpc.CodeParseError, fmt.Sprintf("message line longer than %d bytes", limit)); werr != nil {
+			if werr := f.refuse(nil, jsonrpc.CodeParseError, fmt.Sprintf("message line longer than %d bytes", f.limit)); werr != nil {
 				return werr
 			}
 		} else if msg := bytes.TrimSpace(line); len(msg) > 0 {
 			id, code, why := checkMessage(msg)
-			if code != 0 {
-				if werr := refuse(out, logf, id, code, why); werr != nil {
+			switch {
+			case code != 0:
+				if werr := f.refuse(id, code, why); werr != nil {
 					return werr
 				}
-			} else if _, werr := pass.Write(append(msg, '\n')); werr != nil {
-				return nil // the SDK closed the connection
+			default:
+				if id != nil {
+					f.request(id)
+				} else {
+					f.cancelled(msg)
+				}
+				if _, werr := pass.Write(append(msg, '\n')); werr != nil {
+					return nil // the SDK closed the connection
+				}
 			}
 		}
 		if eof {
@@ -117,7 +246,8 @@ func filterLines(in io.Reader, pass io.Writer, out io.Writer, limit int, logf fu
 
 // checkMessage decides whether msg is one JSON-RPC message the SDK can
 // take. If not, it returns the id to answer (when one can be read), the
-// error code and why.
+// error code and why; if so, the id of a request (nil for notifications
+// and responses) and code 0.
 func checkMessage(msg []byte) (json.RawMessage, int64, string) {
 	if d := jsonDepth(msg); d > maxJSONDepth {
 		return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message nested deeper than %d levels", maxJSONDepth)
@@ -140,8 +270,12 @@ func checkMessage(msg []byte) (json.RawMessage, int64, string) {
 	if _, err := jsonrpc.MakeID(rawValue(id)); err != nil || len(id) == 0 || bytes.Equal(id, []byte("null")) {
 		id = nil // answer with a null id: this one cannot be echoed
 	}
-	if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+	m, err := jsonrpc.DecodeMessage(msg)
+	if err != nil {
 		return id, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
+	}
+	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+		return id, 0, ""
 	}
 	return nil, 0, ""
 }
@@ -189,12 +323,12 @@ func jsonDepth(data []byte) int {
 }
 
 // refuse writes a JSON-RPC error response.
-func refuse(out io.Writer, logf func(string, ...any), id json.RawMessage, code int64, msg string) error {
+func (f *stdioFilter) refuse(id json.RawMessage, code int64, msg string) error {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	if logf != nil {
-		logf("mss: mcp: refused a message: %s", msg)
+	if f.logf != nil {
+		f.logf("mss: mcp: refused a message: %s", msg)
 	}
 	data, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -204,7 +338,7 @@ func refuse(out io.Writer, logf func(string, ...any), id json.RawMessage, code i
 	if err != nil {
 		return err
 	}
-	_, err = out.Write(append(data, '\n'))
+	_, err = f.out.Write(append(data, '\n'))
 	return err
 }
 

@@ -9,7 +9,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
+func init() { addCommand(newMCPCmd()) }
+
+// newMCPCmd is mss mcp.
+func newMCPCmd() *cobra.Command {
 	var sf serviceFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -64,7 +67,7 @@ Logs go to stderr. See docs/serve.md.`,
 		},
 	}
 	sf.register(cmd, "127.0.0.1:7778")
-	addCommand(cmd)
+	return cmd
 }
 
 // buildVersion is the version the MCP server reports: the module version

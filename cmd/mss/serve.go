@@ -179,7 +179,10 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
 
-func init() {
+func init() { addCommand(newServeCmd()) }
+
+// newServeCmd is mss serve.
+func newServeCmd() *cobra.Command {
 	var sf serviceFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -218,7 +221,7 @@ change, so line numbers are always current. See docs/serve.md.`,
 	}
 	sf.register(cmd, "127.0.0.1:7777")
 	cmd.AddCommand(serveBenchCmd())
-	addCommand(cmd)
+	return cmd
 }
 
 // serveBenchCmd measures recover latency over the HTTP API.
