@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -272,32 +271,45 @@ one session, so later answers exclude what earlier ones delivered.`,
 	return cmd
 }
 
+// loadStates reads state cards, JSONL or a JSON array, each through the
+// one state-card reader (mss.ParseState).
 func loadStates(path string) ([]mss.State, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	data = bytes.TrimSpace(data)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxStatesFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > maxStatesFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxStatesFile)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var out []mss.State
-	if len(data) > 0 && data[0] == '[' {
-		if err := json.Unmarshal(data, &out); err != nil {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(t, &raw); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for i, r := range raw {
+			st, err := mss.ParseState(fmt.Sprintf("%s[%d]", path, i), r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *st)
 		}
 	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for line := 1; sc.Scan(); line++ {
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			var st mss.State
-			if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			st, err := mss.ParseState(fmt.Sprintf("%s:%d", path, i+1), line)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, st)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			out = append(out, *st)
 		}
 	}
 	if len(out) == 0 {
@@ -306,27 +318,15 @@ func loadStates(path string) ([]mss.State, error) {
 	return out, nil
 }
 
+// maxStatesFile bounds the states file of mss serve bench.
+const maxStatesFile = 1 << 30
+
 type benchConfig struct {
 	url, token        string
 	states            []mss.State
 	clients, requests int
 	budget, maxUnits  int
 	sessions          bool
-}
-
-// recoverBody is what the bench sends: the state fields the API accepts.
-type recoverBody struct {
-	Issue              string     `json:"issue"`
-	InformationNeed    string     `json:"information_need,omitempty"`
-	CurrentHypothesis  string     `json:"current_hypothesis,omitempty"`
-	CurrentSubgoal     string     `json:"current_subgoal,omitempty"`
-	CurrentObservation string     `json:"current_observation,omitempty"`
-	OpenedFiles        []string   `json:"opened_files,omitempty"`
-	SearchQueries      []string   `json:"search_queries,omitempty"`
-	ObservedSpans      []mss.Span `json:"observed_spans,omitempty"`
-	SessionID          string     `json:"session_id,omitempty"`
-	BudgetTokens       int        `json:"budget_tokens,omitempty"`
-	MaxUnits           int        `json:"max_units,omitempty"`
 }
 
 func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
@@ -359,13 +359,7 @@ func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
 					return
 				}
 				st := cfg.states[i%len(cfg.states)]
-				body := recoverBody{
-					Issue: st.Issue, InformationNeed: st.InformationNeed,
-					CurrentHypothesis: st.CurrentHypothesis, CurrentSubgoal: st.CurrentSubgoal,
-					CurrentObservation: st.CurrentObservation, OpenedFiles: st.OpenedFiles,
-					SearchQueries: st.SearchQueries, ObservedSpans: st.ObservedSpans,
-					BudgetTokens: cfg.budget, MaxUnits: cfg.maxUnits,
-				}
+				body := server.RecoverRequest{State: st, BudgetTokens: cfg.budget, MaxUnits: cfg.maxUnits}
 				if cfg.sessions {
 					body.SessionID = fmt.Sprintf("bench-%d", c)
 				}
