@@ -10,7 +10,10 @@ package render
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
 )
@@ -67,13 +70,29 @@ func Tokens(units []mss.Unit) int {
 	return n
 }
 
+// Name makes a file name or symbol safe to print on one line of text: a
+// name with control characters (ESC, newline, ...) or bytes that are not
+// UTF-8 is printed Go-quoted ("a\x1b[31m.py"), so it can neither break the
+// line structure nor drive a terminal; any other name is printed as is.
+func Name(s string) string {
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 // Text writes units as an agent reads them: a header line per unit with
 // path, lines and symbol, then the numbered source.
 func Text(w io.Writer, units []mss.Unit) error {
 	for i, u := range units {
-		header := fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+		header := fmt.Sprintf("%s:%d-%d", Name(u.Path), u.StartLine, u.EndLine)
 		if u.Symbol != "" {
-			header += " " + u.Symbol
+			header += " " + Name(u.Symbol)
 		}
 		if _, err := fmt.Fprintf(w, "── [%d] %s (%d tokens)\n", i+1, header, u.Tokens); err != nil {
 			return err

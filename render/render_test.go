@@ -51,3 +51,22 @@ func TestText(t *testing.T) {
 		t.Errorf("Text =\n%q\nwant\n%q", buf.String(), want)
 	}
 }
+
+func TestTextQuotesUnsafeNames(t *testing.T) {
+	var buf bytes.Buffer
+	units := []mss.Unit{
+		{Path: "a\x1b[31m.py", StartLine: 1, EndLine: 1, Symbol: "f\nx", Tokens: 1, Content: "x\n"},
+		{Path: "b\xff.py", StartLine: 1, EndLine: 1, Tokens: 1, Content: "y\n"},
+		{Path: "ok/été.py", StartLine: 1, EndLine: 1, Tokens: 1, Content: "z\n"},
+	}
+	if err := Text(&buf, units); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	want := "── [1] \"a\\x1b[31m.py\":1-1 \"f\\nx\" (1 tokens)\n     1  x\n" +
+		"── [2] \"b\\xff.py\":1-1 (1 tokens)\n     1  y\n" +
+		"── [3] ok/été.py:1-1 (1 tokens)\n     1  z\n"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}

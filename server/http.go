@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/missingcomplement/mss"
@@ -18,27 +21,54 @@ const (
 	DefaultMaxBody       = 1 << 20 // bytes per request body
 	DefaultMaxConcurrent = 16      // requests answered at once
 	DefaultQueueWait     = 10 * time.Second
+	DefaultBodyTimeout   = 10 * time.Second // for a request body to arrive
 	SessionHeader        = "Mss-Session-Id"
 )
 
-// HandlerOptions configure the HTTP API.
+// HandlerOptions configure the HTTP API. Zero values take the defaults;
+// Check refuses negative ones.
 type HandlerOptions struct {
 	MaxBody       int64         // request body limit; 0 means DefaultMaxBody
 	MaxConcurrent int           // 0 means DefaultMaxConcurrent
 	QueueWait     time.Duration // how long a request waits for a slot; 0 means DefaultQueueWait
+	// BodyTimeout bounds the time a request body takes to arrive; 0 means
+	// DefaultBodyTimeout. The body is read before the request takes a
+	// slot, so a slow client holds no slot, and gets 408 when it is late.
+	BodyTimeout time.Duration
 	// MCP, when set, is mounted at /mcp (the streamable HTTP transport).
+	// Its POST requests share the body limit, the body deadline and the
+	// concurrency slots with the rest of the API.
 	MCP http.Handler
 }
+
+// Check refuses negative limits.
+func (o *HandlerOptions) Check() error {
+	switch {
+	case o.MaxBody < 0:
+		return fmt.Errorf("max body %d: want a positive number of bytes", o.MaxBody)
+	case o.MaxConcurrent < 0:
+		return fmt.Errorf("max concurrent %d: want a positive number of requests", o.MaxConcurrent)
+	case o.QueueWait < 0:
+		return fmt.Errorf("queue wait %s: want a positive duration", o.QueueWait)
+	case o.BodyTimeout < 0:
+		return fmt.Errorf("body timeout %s: want a positive duration", o.BodyTimeout)
+	}
+	return nil
+}
+
+// route is one path of the API and the method it takes.
+type route struct{ method, path string }
 
 // NewHandler returns the JSON HTTP API over svc:
 //
 //	POST /v1/recover   RecoverRequest -> RecoverResponse
 //	POST /v1/observed  {"session_id", "observed_spans"} -> SessionInfo
 //	POST /v1/search    {"query", "limit"} -> {"units": [...]}
-//	POST /v1/index     re-index now -> IndexInfo
+//	POST /v1/index     {} or no body: re-index now -> IndexInfo
 //	GET  /v1/health    Status
 //
-// Authentication is added by RequireToken around it.
+// Every error is an APIError (JSON, with a stable code), 404 and 405
+// included. Authentication is added by RequireToken around it.
 func NewHandler(svc *Service, opts HandlerOptions) http.Handler {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
@@ -49,78 +79,172 @@ func NewHandler(svc *Service, opts HandlerOptions) http.Handler {
 	if opts.QueueWait <= 0 {
 		opts.QueueWait = DefaultQueueWait
 	}
-	h := &handler{svc: svc, opts: opts, slots: make(chan struct{}, opts.MaxConcurrent)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/recover", h.limited(h.recover))
-	mux.HandleFunc("POST /v1/observed", h.limited(h.observed))
-	mux.HandleFunc("POST /v1/search", h.limited(h.search))
-	mux.HandleFunc("POST /v1/index", h.limited(h.reindex))
-	mux.HandleFunc("GET /v1/health", h.health)
-	if opts.MCP != nil {
-		mux.Handle("/mcp", http.MaxBytesHandler(opts.MCP, opts.MaxBody))
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	return mux
+	h := &handler{svc: svc, opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), routes: map[string]string{}}
+	h.handle("POST", "/v1/recover", h.limited(h.recover))
+	h.handle("POST", "/v1/observed", h.limited(h.observed))
+	h.handle("POST", "/v1/search", h.limited(h.search))
+	h.handle("POST", "/v1/index", h.limited(h.reindex))
+	h.handle("GET", "/v1/health", h.health)
+	if opts.MCP != nil {
+		h.mux.Handle("/mcp", h.mcp(opts.MCP))
+	}
+	return h
 }
 
 type handler struct {
-	svc   *Service
-	opts  HandlerOptions
-	slots chan struct{}
+	svc    *Service
+	opts   HandlerOptions
+	slots  chan struct{}
+	mux    http.ServeMux
+	routes map[string]string // path -> method
 }
 
-// limited bounds concurrent work and the request body.
-func (h *handler) limited(f http.HandlerFunc) http.HandlerFunc {
+func (h *handler) handle(method, path string, f http.HandlerFunc) {
+	h.mux.HandleFunc(method+" "+path, f)
+	h.routes[path] = method
+}
+
+// ServeHTTP answers unknown routes and methods in JSON too.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := h.mux.Handler(r); pattern != "" {
+		h.mux.ServeHTTP(w, r)
+		return
+	}
+	if m, ok := h.routes[r.URL.Path]; ok && !(m == "GET" && r.Method == "HEAD") {
+		w.Header().Set("Allow", m)
+		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, fmt.Sprintf("%s %s: this route takes %s", r.Method, r.URL.Path, m))
+		return
+	}
+	writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s (see GET /v1/health and docs/serve.md)", r.Method, r.URL.Path))
+}
+
+// readBody reads the whole request body, at most MaxBody bytes, within
+// BodyTimeout. It runs before the request takes a slot.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout)) // not every writer supports deadlines (tests)
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	rc.SetReadDeadline(time.Time{})
+	if err == nil {
+		return data, nil
+	}
+	var tooBig *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, err
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return nil, &bodyTimeout{fmt.Errorf("%d bytes in %s", len(data), h.opts.BodyTimeout)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, &BadRequest{fmt.Errorf("request body ended after %d bytes, before its Content-Length", len(data))}
+	}
+	return nil, &BadRequest{fmt.Errorf("reading the request body: %w", err)}
+}
+
+// acquire takes a request slot, waiting up to QueueWait. It answers the
+// request itself and returns false when it gets none.
+func (h *handler) acquire(w http.ResponseWriter, r *http.Request) bool {
+	t := time.NewTimer(h.opts.QueueWait)
+	defer t.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, CodeBusy, "server busy: too many concurrent requests")
+	case <-r.Context().Done():
+		writeFailure(w, r.Context().Err())
+	}
+	return false
+}
+
+func (h *handler) release() { <-h.slots }
+
+// limited reads the body, then bounds concurrent work.
+func (h *handler) limited(f func(http.ResponseWriter, *http.Request, []byte)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		t := time.NewTimer(h.opts.QueueWait)
-		defer t.Stop()
-		select {
-		case h.slots <- struct{}{}:
-			defer func() { <-h.slots }()
-		case <-t.C:
-			w.Header().Set("Retry-After", "1")
-			writeError(w, http.StatusServiceUnavailable, errors.New("server busy: too many concurrent requests"))
-			return
-		case <-r.Context().Done():
+		body, err := h.readBody(w, r)
+		if err != nil {
+			writeFailure(w, err)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxBody)
-		f(w, r)
+		if !h.acquire(w, r) {
+			return
+		}
+		defer h.release()
+		f(w, r, body)
 	}
 }
 
-// decode reads one JSON object, rejecting unknown fields and trailing data.
-func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
+// mcp bounds the streamable HTTP transport like the rest of the API: a
+// POST (a client message) has its body read first, then takes a slot for
+// as long as it is answered. GET (the server's event stream) and DELETE
+// carry no body and take no slot.
+func (h *handler) mcp(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := h.readBody(w, r)
+		if err != nil {
+			writeFailure(w, err)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		if !h.acquire(w, r) {
+			return
+		}
+		defer h.release()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// decode reads one JSON object from body, rejecting unknown fields and
+// trailing data. An empty body decodes as {} when emptyOK.
+func decode(body []byte, v any, emptyOK bool) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		if emptyOK {
+			return nil
+		}
+		return &BadRequest{errors.New("empty body: want a JSON object")}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return err
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return &APIError{Code: CodeBadRequest, Message: "bad JSON: " + syn.Error(), Line: lineOf(body, syn.Offset)}
+		case errors.As(err, &typ):
+			field := strings.TrimPrefix(typ.Field, "State.") // the card embedded in RecoverRequest
+			if field == "" {
+				return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("bad JSON: want an object, got JSON %s", typ.Value)}
+			}
+			return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("field %s: want %v, got JSON %s", field, typ.Type, typ.Value), Field: field, Line: lineOf(body, typ.Offset)}
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return &BadRequest{errors.New("bad JSON: unexpected end of the body")}
 		}
-		if errors.Is(err, io.EOF) {
-			return &BadRequest{errors.New("empty body: want a JSON object")}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			name = strings.Trim(name, `"`)
+			return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("unknown field %q", name), Field: name, Line: lineOf(body, dec.InputOffset())}
 		}
 		return &BadRequest{fmt.Errorf("bad JSON: %w", err)}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if dec.More() {
 		return &BadRequest{errors.New("bad JSON: more than one value in the body")}
 	}
 	return nil
 }
 
-func (h *handler) fail(w http.ResponseWriter, err error) {
-	var tooBig *http.MaxBytesError
-	var bad *BadRequest
-	switch {
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", tooBig.Limit))
-	case errors.As(err, &bad):
-		writeError(w, http.StatusBadRequest, err)
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusServiceUnavailable, err)
-	default:
-		writeError(w, http.StatusInternalServerError, err)
-	}
+func lineOf(data []byte, off int64) int {
+	off = max(0, min(off, int64(len(data))))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
 // sessionID takes the session from the header or the body; a request with
@@ -138,21 +262,21 @@ func sessionID(r *http.Request, body string) (string, error) {
 	return NewSessionID(), nil
 }
 
-func (h *handler) recover(w http.ResponseWriter, r *http.Request) {
+func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req RecoverRequest
-	if err := decode(r, &req); err != nil {
-		h.fail(w, err)
+	if err := decode(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), &req, false); err != nil {
+		writeFailure(w, err)
 		return
 	}
 	id, err := sessionID(r, req.SessionID)
 	if err != nil {
-		h.fail(w, err)
+		writeFailure(w, err)
 		return
 	}
 	req.SessionID = id
 	resp, err := h.svc.Recover(r.Context(), &req)
 	if err != nil {
-		h.fail(w, err)
+		writeFailure(w, err)
 		return
 	}
 	w.Header().Set(SessionHeader, resp.SessionID)
@@ -165,24 +289,24 @@ type ObservedRequest struct {
 	ObservedSpans []mss.Span `json:"observed_spans"`
 }
 
-func (h *handler) observed(w http.ResponseWriter, r *http.Request) {
+func (h *handler) observed(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req ObservedRequest
-	if err := decode(r, &req); err != nil {
-		h.fail(w, err)
+	if err := decode(body, &req, false); err != nil {
+		writeFailure(w, err)
 		return
 	}
 	if req.SessionID == "" && r.Header.Get(SessionHeader) == "" {
-		h.fail(w, &BadRequest{fmt.Errorf("session_id or the %s header is required", SessionHeader)})
+		writeFailure(w, &BadRequest{fmt.Errorf("session_id or the %s header is required", SessionHeader)})
 		return
 	}
 	id, err := sessionID(r, req.SessionID)
 	if err != nil {
-		h.fail(w, err)
+		writeFailure(w, err)
 		return
 	}
 	info, err := h.svc.MarkObserved(id, req.ObservedSpans)
 	if err != nil {
-		h.fail(w, err)
+		writeFailure(w, err)
 		return
 	}
 	w.Header().Set(SessionHeader, id)
@@ -195,58 +319,71 @@ type SearchRequest struct {
 	Limit int    `json:"limit,omitempty"`
 }
 
-func (h *handler) search(w http.ResponseWriter, r *http.Request) {
-	var req SearchRequest
-	if err := decode(r, &req); err != nil {
-		h.fail(w, err)
-		return
-	}
-	units, err := h.svc.Search(r.Context(), req.Query, req.Limit)
-	if err != nil {
-		h.fail(w, err)
-		return
-	}
-	if units == nil {
-		units = []mss.Unit{}
-	}
-	for i := range units {
-		units[i].Defines, units[i].References, units[i].Imports = nil, nil, nil
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"units": units})
+// SearchResponse is the answer to a search.
+type SearchResponse struct {
+	Units []mss.Unit `json:"units"`
+	// Warnings name results left out (a file changed or unreadable since
+	// indexing).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
-func (h *handler) reindex(w http.ResponseWriter, r *http.Request) {
+func (h *handler) search(w http.ResponseWriter, r *http.Request, body []byte) {
+	var req SearchRequest
+	if err := decode(body, &req, false); err != nil {
+		writeFailure(w, err)
+		return
+	}
+	resp, err := h.svc.Search(r.Context(), req.Query, req.Limit)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// IndexRequest is the body of POST /v1/index: no fields yet.
+type IndexRequest struct{}
+
+func (h *handler) reindex(w http.ResponseWriter, r *http.Request, body []byte) {
+	var req IndexRequest
+	if err := decode(body, &req, true); err != nil {
+		writeFailure(w, err)
+		return
+	}
 	info, err := h.svc.Reindex(r.Context())
 	if err != nil {
-		h.fail(w, err)
+		writeFailure(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, info)
 }
 
+// health answers the service's status. Absolute paths (the repository,
+// the index file) are shown only to a request that carried the server's
+// bearer token; a server without a token never shows them here.
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, h.svc.Status())
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v) // the client may be gone; nothing to do about it
-}
-
-func writeError(w http.ResponseWriter, code int, err error) {
-	writeJSON(w, code, map[string]string{"error": err.Error()})
+	st := h.svc.Status()
+	if !Authenticated(r.Context()) {
+		st = st.Public()
+	}
+	code := http.StatusOK
+	if st.Status == StateError {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, st)
 }
 
 // ServeOptions configure ListenAndServe.
 type ServeOptions struct {
 	AllowRemote bool
 	// Token, when set, is required as a bearer token (except on /v1/health).
-	Token        string
-	ReadTimeout  time.Duration // 0 means 30s
-	WriteTimeout time.Duration // 0 means 5m (a first re-index may be slow)
+	// A token that is blank or has white space around it is refused: no
+	// client could send it.
+	Token string
+	// HeaderTimeout bounds the time request headers take to arrive; 0
+	// means 5s. (Bodies are bounded by HandlerOptions.BodyTimeout.)
+	HeaderTimeout time.Duration
+	WriteTimeout  time.Duration // 0 means 5m (a first re-index may be slow)
 	// Ready, when set, receives the bound address once listening.
 	Ready func(addr string)
 }
@@ -261,10 +398,16 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, opts Serve
 	if opts.AllowRemote && opts.Token == "" {
 		return errors.New("remote access needs a bearer token (set MSS_SERVE_TOKEN or --token-env)")
 	}
-	if opts.ReadTimeout <= 0 {
-		opts.ReadTimeout = 30 * time.Second
+	if err := CheckToken(opts.Token); err != nil {
+		return err
 	}
-	if opts.WriteTimeout <= 0 {
+	if opts.HeaderTimeout < 0 || opts.WriteTimeout < 0 {
+		return errors.New("header and write timeouts must not be negative")
+	}
+	if opts.HeaderTimeout == 0 {
+		opts.HeaderTimeout = 5 * time.Second
+	}
+	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = 5 * time.Minute
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -277,8 +420,7 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, opts Serve
 	}
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       opts.ReadTimeout,
+		ReadHeaderTimeout: opts.HeaderTimeout,
 		WriteTimeout:      opts.WriteTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

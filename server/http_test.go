@@ -127,7 +127,11 @@ func TestHTTPRejects(t *testing.T) {
 		{"unknown field", "/v1/recover", `{"isue": "x"}`, nil, 400, `unknown field \"isue\"`},
 		{"two values", "/v1/recover", `{"issue": "x"} {}`, nil, 400, "more than one value"},
 		{"empty", "/v1/recover", ``, nil, 400, "empty body"},
-		{"no issue", "/v1/recover", `{"information_need": " "}`, nil, 400, "issue or information_need is required"},
+		{"no text", "/v1/recover", `{"information_need": " "}`, nil, 400, `"code":"invalid_state","message":"state: no text to recover evidence for`},
+		{"mistyped field", "/v1/recover", `{"issue": "x", "search_queries": "q"}`, nil, 400, `"field":"search_queries"`},
+		{"index unknown field", "/v1/index", `{"full": true}`, nil, 400, `"code":"bad_request","message":"unknown field \"full\""`},
+		{"search negative limit", "/v1/search", `{"query": "x", "limit": -1}`, nil, 400, "want a positive number"},
+		{"no route", "/v1/nothing", `{}`, nil, 404, `"code":"not_found"`},
 		{"dotdot", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "../../etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "observed_spans[0].path"},
 		{"absolute", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "/etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "is absolute"},
 		{"bad lines", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 5, "end_line": 2}]}`, nil, 400, "bad line range"},
@@ -135,7 +139,7 @@ func TestHTTPRejects(t *testing.T) {
 		{"session mismatch", "/v1/recover", `{"issue": "x", "session_id": "a"}`, map[string]string{SessionHeader: "b"}, 400, "differs"},
 		{"bad session", "/v1/recover", `{"issue": "x", "session_id": "a b"}`, nil, 400, "session id"},
 		{"budget cap", "/v1/recover", `{"issue": "x", "budget_tokens": 1000000}`, nil, 400, "exceeds"},
-		{"wrong method", "/v1/health", `{}`, nil, 405, ""},
+		{"wrong method", "/v1/health", `{}`, nil, 405, `"code":"method_not_allowed"`},
 	}
 	for _, tc := range tests {
 		resp, data := post(t, url+tc.path, tc.body, tc.hdr)

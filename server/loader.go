@@ -24,6 +24,9 @@ type IndexLoader struct {
 func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	opts := l.Index
 	opts.Repo, opts.DB, opts.Rev = l.Repo, l.DB, ""
+	if f := Progress(ctx); f != nil {
+		opts.Progress = f
+	}
 	t0 := time.Now()
 	sum, err := index.Build(ctx, opts)
 	if err != nil {
@@ -49,6 +52,7 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 			DB:       sum.DB,
 			Built:    m.Built,
 			Changed:  sum.Parsed,
+			Skipped:  sum.Skipped,
 			IndexMS:  t1.Sub(t0).Milliseconds(),
 			EngineMS: time.Since(t1).Milliseconds(),
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/render"
@@ -14,17 +15,51 @@ import (
 
 // The tool descriptions are read by agents on every turn, so they are short.
 
-// RecoverArgs are the arguments of the recover_evidence tool: the state
-// card fields an agent knows, and what it has already read.
+// RecoverArgs are the arguments of the recover_evidence tool: every field
+// of a state card (a card from mss state from-trajectory passes as is),
+// and the answer's budget. At least one text field must be set.
 type RecoverArgs struct {
-	Issue              string     `json:"issue" jsonschema:"the task or issue text"`
-	InformationNeed    string     `json:"information_need,omitempty" jsonschema:"what the next decision needs to know"`
-	CurrentHypothesis  string     `json:"current_hypothesis,omitempty"`
-	CurrentSubgoal     string     `json:"current_subgoal,omitempty"`
-	CurrentObservation string     `json:"current_observation,omitempty" jsonschema:"latest tool output or error, trimmed"`
-	ObservedSpans      []mss.Span `json:"observed_spans,omitempty" jsonschema:"source lines already read"`
-	BudgetTokens       int        `json:"budget_tokens,omitempty" jsonschema:"source token budget (default 6144)"`
-	MaxUnits           int        `json:"max_units,omitempty" jsonschema:"most units to return (default 8)"`
+	Issue               string     `json:"issue,omitempty" jsonschema:"the task or issue text"`
+	InformationNeed     string     `json:"information_need,omitempty" jsonschema:"what the next decision needs to know"`
+	CurrentHypothesis   string     `json:"current_hypothesis,omitempty"`
+	CurrentSubgoal      string     `json:"current_subgoal,omitempty"`
+	CurrentObservation  string     `json:"current_observation,omitempty" jsonschema:"latest tool output or error, trimmed"`
+	LatestTestOutput    string     `json:"latest_test_output,omitempty" jsonschema:"the last test run's output, trimmed"`
+	CurrentDiff         string     `json:"current_diff,omitempty" jsonschema:"the agent's uncommitted diff"`
+	SearchQueries       []string   `json:"search_queries,omitempty" jsonschema:"searches the agent already ran"`
+	OpenedFiles         []string   `json:"opened_files,omitempty" jsonschema:"files the agent opened"`
+	ObservedSpans       []mss.Span `json:"observed_spans,omitempty" jsonschema:"source lines already read"`
+	ObservedEvidenceIDs []string   `json:"observed_evidence_ids,omitempty" jsonschema:"unit ids already read"`
+	StateID             string     `json:"state_id,omitempty"`
+	ItemID              string     `json:"item_id,omitempty"`
+	InstanceID          string     `json:"instance_id,omitempty"`
+	Repo                string     `json:"repo,omitempty"`
+	BaseCommit          string     `json:"base_commit,omitempty"`
+	Split               string     `json:"split,omitempty"`
+	StateType           string     `json:"state_type,omitempty"`
+	TrajectoryPrefix    []any      `json:"trajectory_prefix,omitempty" jsonschema:"the trajectory so far (kept for the record, not read)"`
+	BudgetTokens        int        `json:"budget_tokens,omitempty" jsonschema:"source token budget (default 6144)"`
+	MaxUnits            int        `json:"max_units,omitempty" jsonschema:"most units to return (default 8)"`
+}
+
+// state is the card the arguments carry.
+func (a *RecoverArgs) state() (mss.State, error) {
+	st := mss.State{
+		StateID: a.StateID, ItemID: a.ItemID, InstanceID: a.InstanceID, Repo: a.Repo, BaseCommit: a.BaseCommit,
+		Split: a.Split, StateType: a.StateType,
+		Issue: a.Issue, InformationNeed: a.InformationNeed, CurrentObservation: a.CurrentObservation,
+		CurrentHypothesis: a.CurrentHypothesis, CurrentSubgoal: a.CurrentSubgoal, CurrentDiff: a.CurrentDiff,
+		LatestTestOutput: a.LatestTestOutput, OpenedFiles: a.OpenedFiles, SearchQueries: a.SearchQueries,
+		ObservedSpans: a.ObservedSpans, ObservedEvidenceIDs: a.ObservedEvidenceIDs,
+	}
+	for _, step := range a.TrajectoryPrefix {
+		raw, err := json.Marshal(step)
+		if err != nil {
+			return st, badRequest("trajectory_prefix: %v", err)
+		}
+		st.TrajectoryPrefix = append(st.TrajectoryPrefix, raw)
+	}
+	return st, nil
 }
 
 // ObservedArgs are the arguments of mark_observed.
@@ -35,7 +70,7 @@ type ObservedArgs struct {
 // SearchArgs are the arguments of search_code.
 type SearchArgs struct {
 	Query string `json:"query" jsonschema:"identifiers or words"`
-	Limit int    `json:"limit,omitempty" jsonschema:"most results (default 10)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most results (default 10, at most 100)"`
 }
 
 // stdioSession names the one session of a transport without session ids.
@@ -54,10 +89,57 @@ func textResult(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
+// progressEvery is how often a waiting tool call reports indexing progress.
+const progressEvery = 200 * time.Millisecond
+
+// reportProgress sends progress notifications for the running build while
+// a tool call waits, when the client sent a progress token. The returned
+// function stops it.
+func reportProgress(ctx context.Context, svc *Service, req *mcp.CallToolRequest) (stop func()) {
+	if req.Session == nil || req.Params == nil || req.Params.GetProgressToken() == nil {
+		return func() {}
+	}
+	token := req.Params.GetProgressToken()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		last := -1
+		for {
+			svc.refreshMu.Lock()
+			running := svc.building != nil
+			svc.refreshMu.Unlock()
+			if running {
+				n, total := svc.progress.get()
+				if n > last {
+					last = n
+					msg := "indexing the repository"
+					if total > 0 {
+						msg = fmt.Sprintf("indexing: %d of %d files", n, total)
+					}
+					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+						ProgressToken: token, Progress: float64(n), Total: float64(total), Message: msg,
+					})
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
 // NewMCPServer returns an MCP server exposing svc as four tools:
-// recover_evidence, mark_observed, search_code and index_status. Each MCP
-// session is an mss session: what recover_evidence delivered and what
-// mark_observed reported count as observed in later calls.
+// recover_evidence, mark_observed, search_code and index_status. Each
+// returns text (what the model reads) and the same answer as structured
+// content, described by the tool's output schema. Each MCP session is an
+// mss session: what recover_evidence delivered and what mark_observed
+// reported count as observed in later calls.
 func NewMCPServer(svc *Service, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mss", Version: version}, &mcp.ServerOptions{
 		Instructions: "Call recover_evidence with your current state to get the few source units your next decision still lacks; report files you read yourself with mark_observed.",
@@ -65,16 +147,14 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "recover_evidence",
 		Description: "Return the missing source evidence (4-8 intact functions/classes with path, lines, source) for your current state, excluding what you have already seen.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in RecoverArgs) (*mcp.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in RecoverArgs) (*mcp.CallToolResult, *RecoverResponse, error) {
+		defer reportProgress(ctx, svc, req)()
+		st, err := in.state()
+		if err != nil {
+			return nil, nil, err
+		}
 		resp, err := svc.Recover(ctx, &RecoverRequest{
-			State: mss.State{
-				Issue:              in.Issue,
-				InformationNeed:    in.InformationNeed,
-				CurrentHypothesis:  in.CurrentHypothesis,
-				CurrentSubgoal:     in.CurrentSubgoal,
-				CurrentObservation: in.CurrentObservation,
-				ObservedSpans:      in.ObservedSpans,
-			},
+			State:        st,
 			SessionID:    mcpSession(req),
 			BudgetTokens: in.BudgetTokens,
 			MaxUnits:     in.MaxUnits,
@@ -82,39 +162,54 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		if err != nil {
 			return nil, nil, err
 		}
+		if resp.SessionID == stdioSession {
+			resp.SessionID = ""
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d units, %d of %d tokens; %d spans already seen were excluded.\n", len(resp.Units), resp.Tokens, resp.Budget, resp.Observed)
+		for _, w := range resp.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
 		if err := render.Text(&b, resp.Units); err != nil {
 			return nil, nil, err
 		}
-		return textResult(b.String()), nil, nil
+		return textResult(b.String()), resp, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "mark_observed",
 		Description: "Record source lines you have read so recover_evidence does not return them.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in ObservedArgs) (*mcp.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in ObservedArgs) (*mcp.CallToolResult, *SessionInfo, error) {
 		info, err := svc.MarkObserved(mcpSession(req), in.ObservedSpans)
 		if err != nil {
 			return nil, nil, err
 		}
-		return textResult(fmt.Sprintf("recorded; this session has seen %d delivered and %d read spans.", info.Delivered, info.Read)), nil, nil
+		if info.ID == stdioSession {
+			info.ID = ""
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "recorded; this session has seen %d delivered and %d read spans.\n", info.Delivered, info.Read)
+		for _, w := range info.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+		return textResult(b.String()), &info, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "search_code",
 		Description: "Lexical/symbol search over the repository's units; returns path:lines symbol.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in SearchArgs) (*mcp.CallToolResult, any, error) {
-		units, err := svc.Search(ctx, in.Query, in.Limit)
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in SearchArgs) (*mcp.CallToolResult, *SearchResponse, error) {
+		defer reportProgress(ctx, svc, req)()
+		resp, err := svc.Search(ctx, in.Query, in.Limit)
 		if err != nil {
 			return nil, nil, err
 		}
 		var b strings.Builder
-		if len(units) == 0 {
+		if len(resp.Units) == 0 {
 			b.WriteString("no matches\n")
 		}
-		for _, u := range units {
-			fmt.Fprintf(&b, "%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+		for _, u := range resp.Units {
+			fmt.Fprintf(&b, "%s:%d-%d", Quote(u.Path), u.StartLine, u.EndLine)
 			if u.Symbol != "" {
-				fmt.Fprintf(&b, " %s", u.Symbol)
+				fmt.Fprintf(&b, " %s", Quote(u.Symbol))
 			}
 			if u.Kind != "" {
 				fmt.Fprintf(&b, " (%s)", u.Kind)
@@ -124,24 +219,35 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			}
 			b.WriteByte('\n')
 		}
-		return textResult(b.String()), nil, nil
+		for _, w := range resp.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+		return textResult(b.String()), resp, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "index_status",
-		Description: "Show the index the answers come from.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		data, err := json.MarshalIndent(svc.Status(), "", "  ")
+		Description: "Show the index the answers come from: state (indexing, ready, stale), counts, build times.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, *Status, error) {
+		st := svc.Status()
+		data, err := json.MarshalIndent(st, "", "  ")
 		if err != nil {
 			return nil, nil, err
 		}
-		return textResult(string(data) + "\n"), nil, nil
+		return textResult(string(data) + "\n"), &st, nil
 	})
 	return s
 }
 
-// NewMCPHandler serves s over the streamable HTTP transport.
-func NewMCPHandler(s *mcp.Server) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+// NewMCPHandler serves s over the streamable HTTP transport. At most
+// maxSessions MCP sessions live at once (0 means DefaultMaxSessions): a
+// new one evicts the least recently used, as HTTP API sessions are.
+// svc, when set, forgets an evicted session's observed spans.
+func NewMCPHandler(s *mcp.Server, svc *Service, maxSessions int) http.Handler {
+	if maxSessions <= 0 {
+		maxSessions = DefaultMaxSessions
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: DefaultSessionTTL,
 	})
+	return newMCPSessionCap(h, s, svc, maxSessions)
 }

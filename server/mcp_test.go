@@ -201,7 +201,7 @@ func hasSymbol(units []shown, sym string) bool {
 
 func TestMCPStreamableHTTPSessions(t *testing.T) {
 	svc, dir := newTestService(t, nil)
-	ts := httptest.NewServer(NewMCPHandler(NewMCPServer(svc, "test")))
+	ts := httptest.NewServer(NewMCPHandler(NewMCPServer(svc, "test"), svc, 0))
 	t.Cleanup(ts.Close) // after the clients' cleanups, which close their streams
 	ctx := context.Background()
 	dial := func() *mcp.ClientSession {

@@ -1,47 +1,24 @@
 package server
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/missingcomplement/mss"
 )
 
 // ErrBadPath is returned for a path that is not a clean repository-relative path.
-var ErrBadPath = errors.New("not a repository-relative path")
+var ErrBadPath = mss.ErrBadPath
 
-// RepoPath validates a path from a request: relative, forward slashes or
-// backslashes, no ".." component, no NUL. It returns the cleaned path.
-func RepoPath(p string) (string, error) {
-	if p == "" {
-		return "", fmt.Errorf("%w: empty", ErrBadPath)
-	}
-	if strings.ContainsRune(p, 0) {
-		return "", fmt.Errorf("%w: %q contains NUL", ErrBadPath, p)
-	}
-	q := strings.ReplaceAll(p, `\`, "/")
-	if strings.HasPrefix(q, "/") || (len(q) >= 2 && q[1] == ':') {
-		return "", fmt.Errorf("%w: %q is absolute", ErrBadPath, p)
-	}
-	for _, part := range strings.Split(q, "/") {
-		if part == ".." {
-			return "", fmt.Errorf("%w: %q climbs out of the repository with a .. element", ErrBadPath, p)
-		}
-	}
-	q = path.Clean(q)
-	if q == "." {
-		return "", fmt.Errorf("%w: %q names the root", ErrBadPath, p)
-	}
-	return q, nil
-}
-
-// maxLine bounds line numbers from requests.
-const maxLine = 1 << 30
+// RepoPath validates a path from a request (mss.CleanPath): relative,
+// forward slashes or backslashes, no ".." component, no NUL. It returns
+// the cleaned path.
+func RepoPath(p string) (string, error) { return mss.CleanPath(p) }
 
 // CheckSpans validates and cleans spans from a request. field names the
 // request field for error messages.
@@ -52,7 +29,7 @@ func CheckSpans(field string, spans []mss.Span) ([]mss.Span, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s[%d].path: %w", field, i, err)
 		}
-		if s.StartLine < 1 || s.EndLine < s.StartLine || s.EndLine > maxLine {
+		if s.StartLine < 1 || s.EndLine < s.StartLine || s.EndLine > mss.MaxLine {
 			return nil, fmt.Errorf("%s[%d]: bad line range %d-%d (want 1 <= start_line <= end_line)", field, i, s.StartLine, s.EndLine)
 		}
 		s.Path = p
@@ -81,28 +58,68 @@ func CheckListen(addr string, allowRemote bool) error {
 	return fmt.Errorf("listen address %q is not loopback; use 127.0.0.1 or pass --allow-remote (with a token)", addr)
 }
 
+// CheckToken refuses a bearer token no client could send: blank, with
+// white space around it, or with control characters.
+func CheckToken(token string) error {
+	if token == "" {
+		return nil
+	}
+	if strings.TrimSpace(token) == "" {
+		return errors.New("the bearer token is blank; unset it to serve without a token, or set a real one")
+	}
+	if strings.TrimSpace(token) != token {
+		return errors.New("the bearer token has white space around it, which HTTP clients cannot send; remove it")
+	}
+	for _, r := range token {
+		if r < 0x20 || r == 0x7f {
+			return errors.New("the bearer token holds a control character, which HTTP clients cannot send")
+		}
+	}
+	return nil
+}
+
+type authKey struct{}
+
+// Authenticated reports whether the request carried the server's bearer
+// token (false when the server has none).
+func Authenticated(ctx context.Context) bool {
+	ok, _ := ctx.Value(authKey{}).(bool)
+	return ok
+}
+
+// bearer returns the credentials of an "Authorization: Bearer <token>"
+// header; the scheme is case-insensitive (RFC 9110, 11.1).
+func bearer(header string) (string, bool) {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(cred, " "), true
+}
+
 // RequireToken wraps h so that every request must carry
 // "Authorization: Bearer <token>". An empty token disables the check.
-// Paths in open are served without a token (health checks).
+// Paths in open are served without a token (health checks); a request
+// that carries the token is marked Authenticated there too.
 func RequireToken(token string, h http.Handler, open ...string) http.Handler {
 	if token == "" {
 		return h
 	}
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := bearer(r.Header.Get("Authorization"))
+		if ok && subtle.ConstantTimeCompare([]byte(got), want) == 1 {
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, true)))
+			return
+		}
 		for _, p := range open {
 			if r.URL.Path == p {
 				h.ServeHTTP(w, r)
 				return
 			}
 		}
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mss"`)
-			writeError(w, http.StatusUnauthorized, errors.New("missing or wrong bearer token"))
-			return
-		}
-		h.ServeHTTP(w, r)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mss"`)
+		writeError(w, http.StatusUnauthorized, CodeUnauthorized, "missing or wrong bearer token")
 	})
 }
 
@@ -119,7 +136,7 @@ func LoopbackHosts(h http.Handler) http.Handler {
 		host = strings.Trim(host, "[]")
 		ip := net.ParseIP(host)
 		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			writeError(w, http.StatusForbidden, fmt.Errorf("host %q is not loopback", r.Host))
+			writeError(w, http.StatusForbidden, CodeForbiddenHost, fmt.Sprintf("host %q is not loopback", r.Host))
 			return
 		}
 		h.ServeHTTP(w, r)

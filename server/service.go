@@ -22,8 +22,7 @@ const (
 	DefaultCandidates   = 200
 	DefaultMaxBudget    = 32768
 	DefaultMaxUnitsCap  = 32
-	maxObservedRequest  = 2048 // observed spans one request may carry
-	maxTextField        = 256 << 10
+	maxTextField        = mss.MaxTextBytes
 )
 
 // Config configures a Service.
@@ -57,6 +56,9 @@ type Config struct {
 	MaxBudget  int
 	MaxUnits   int
 	Candidates int
+	// Logf, when set, receives one line when a build ends (and why a
+	// snapshot was found unusable).
+	Logf func(format string, args ...any)
 }
 
 // Service answers recover, mark-observed, search and status requests for
@@ -79,8 +81,12 @@ type Service struct {
 	building  chan struct{} // non-nil while a build runs; closed when it ends
 	buildFrom time.Time     // when the running build started
 	buildErr  error         // the last build's error
+	buildEnd  time.Time     // when the last build ended
+	damaged   error         // why the current snapshot failed a query; cleared by the next build
 	bg        context.Context
 	stopBG    context.CancelFunc
+
+	progress progressCounter // of the running build
 }
 
 // BadRequest marks an error caused by the request, not the server.
@@ -98,6 +104,9 @@ func badRequest(format string, args ...any) error {
 func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Repo == "" || cfg.Loader == nil {
 		return nil, errors.New("server: Config needs Repo and Loader")
+	}
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	if cfg.Method == "" {
 		cfg.Method = DefaultMethod
@@ -259,7 +268,8 @@ func (s *Service) startBuild(force bool) (chan struct{}, time.Time, error) {
 func (s *Service) build(done chan struct{}) {
 	defer close(done)
 	start := time.Now()
-	snap, err := s.cfg.Loader.Load(s.bg)
+	s.progress.reset()
+	snap, err := s.cfg.Loader.Load(WithProgress(s.bg, s.progress.set))
 	if err == nil {
 		info := snap.Info()
 		info.BuildMS = time.Since(start).Milliseconds()
@@ -279,11 +289,15 @@ func (s *Service) build(done chan struct{}) {
 	}
 	s.refreshMu.Lock()
 	s.buildErr = err
+	s.buildEnd = time.Now()
 	if snap == nil {
 		s.stamps = nil // the next scan retries
+	} else {
+		s.damaged = nil
 	}
 	s.building = nil
 	s.refreshMu.Unlock()
+	s.logBuild(snap, err, time.Since(start))
 }
 
 // notLoaded explains why there is no snapshot.
@@ -291,9 +305,9 @@ func (s *Service) notLoaded() error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
 	if s.buildErr != nil {
-		return fmt.Errorf("server: no index loaded: %w", s.buildErr)
+		return &indexUnavailable{fmt.Errorf("server: no index loaded: %w", s.buildErr)}
 	}
-	return errors.New("server: no index loaded yet")
+	return &indexUnavailable{errors.New("server: no index loaded yet")}
 }
 
 // Reindex forces a scan and a reload.
@@ -333,8 +347,11 @@ type RecoverResponse struct {
 	Budget    int        `json:"budget_tokens"`
 	// Observed is how many spans were treated as already seen (request
 	// plus session).
-	Observed int             `json:"observed_spans"`
-	Index    IndexInfo       `json:"index"`
+	Observed int       `json:"observed_spans"`
+	Index    IndexInfo `json:"index"`
+	// Warnings are things the caller should know and fix: observed paths
+	// the index does not hold (their spans exclude nothing), typically.
+	Warnings []string        `json:"warnings,omitempty"`
 	Trace    []mss.TraceStep `json:"trace,omitempty"`
 }
 
@@ -350,26 +367,11 @@ func checkText(field, v string) error {
 // yet observed, within the budget; the delivered spans join the session.
 func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverResponse, error) {
 	st := req.State
-	if strings.TrimSpace(st.Issue) == "" && strings.TrimSpace(st.InformationNeed) == "" {
-		return nil, badRequest("issue or information_need is required")
+	st.ObservedSpans = append([]mss.Span(nil), st.ObservedSpans...) // Validate cleans paths in place
+	if err := st.Validate(); err != nil {
+		return nil, err
 	}
-	for _, f := range []struct{ name, v string }{
-		{"issue", st.Issue}, {"information_need", st.InformationNeed},
-		{"current_hypothesis", st.CurrentHypothesis}, {"current_subgoal", st.CurrentSubgoal},
-		{"current_observation", st.CurrentObservation}, {"current_diff", st.CurrentDiff},
-		{"latest_test_output", st.LatestTestOutput},
-	} {
-		if err := checkText(f.name, f.v); err != nil {
-			return nil, err
-		}
-	}
-	if len(st.ObservedSpans) > maxObservedRequest {
-		return nil, badRequest("observed_spans: %d spans, limit %d", len(st.ObservedSpans), maxObservedRequest)
-	}
-	spans, err := CheckSpans("observed_spans", st.ObservedSpans)
-	if err != nil {
-		return nil, &BadRequest{err}
-	}
+	spans := st.ObservedSpans
 	budget, maxUnits := req.BudgetTokens, req.MaxUnits
 	if budget < 0 || maxUnits < 0 {
 		return nil, badRequest("budget_tokens and max_units must not be negative")
@@ -398,10 +400,17 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	if err := s.refresh(ctx, false); err != nil {
 		return nil, err
 	}
+	warnings := s.unknownPaths(req.State.ObservedSpans)
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
 	resp, err := s.answer(ctx, &st, budget, maxUnits)
 	if err != nil {
 		return nil, err
 	}
+	var unnamable []string
+	resp.Units, unnamable = dropUnnamable(resp.Units)
+	resp.Warnings = append(append(warnings, resp.Warnings...), unnamable...)
 	if !req.Trace {
 		resp.Trace = nil
 	}
@@ -597,31 +606,43 @@ func (s *Service) MarkObserved(id string, spans []mss.Span) (SessionInfo, error)
 	if err := CheckSessionID(id); err != nil {
 		return SessionInfo{}, &BadRequest{err}
 	}
-	if len(spans) > maxObservedRequest {
-		return SessionInfo{}, badRequest("observed_spans: %d spans, limit %d", len(spans), maxObservedRequest)
+	if len(spans) > mss.MaxObservedSpans {
+		return SessionInfo{}, badRequest("observed_spans: %d spans, limit %d", len(spans), mss.MaxObservedSpans)
 	}
 	clean, err := CheckSpans("observed_spans", spans)
 	if err != nil {
 		return SessionInfo{}, &BadRequest{err}
 	}
-	return s.sessions.Add(id, false, clean), nil
+	info := s.sessions.Add(id, false, clean)
+	info.Warnings = s.unknownPaths(spans)
+	return info, nil
 }
 
-// Search runs a lexical/symbol search on the fresh index.
-func (s *Service) Search(ctx context.Context, query string, limit int) ([]mss.Unit, error) {
+// Search runs a lexical/symbol search on the fresh index. Each result
+// is checked against its file, read through the repository root (no
+// symbolic link out of it is followed): a result whose file moved it is
+// re-numbered, one whose text the file no longer holds is left out with
+// a warning, so a search never shows what the file does not say.
+func (s *Service) Search(ctx context.Context, query string, limit int) (*SearchResponse, error) {
 	if strings.TrimSpace(query) == "" {
 		return nil, badRequest("query is required")
 	}
 	if err := checkText("query", query); err != nil {
 		return nil, err
 	}
-	if limit <= 0 {
+	if limit < 0 {
+		return nil, badRequest("limit %d: want a positive number", limit)
+	}
+	if limit == 0 {
 		limit = 10
 	}
 	if limit > 100 {
 		return nil, badRequest("limit %d exceeds 100", limit)
 	}
 	if err := s.refresh(ctx, false); err != nil {
+		return nil, err
+	}
+	if err := s.usable(); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
@@ -631,25 +652,18 @@ func (s *Service) Search(ctx context.Context, query string, limit int) ([]mss.Un
 	}
 	us, err := s.snap.Search(query, limit)
 	if err != nil {
-		return nil, fmt.Errorf("server: search: %w", err)
+		return nil, s.snapshotFailed(fmt.Errorf("server: search: %w", err))
 	}
-	return us, nil
-}
-
-// Status describes the service.
-type Status struct {
-	Status   string    `json:"status"`
-	Repo     string    `json:"repo"`
-	Method   string    `json:"method"`
-	Index    IndexInfo `json:"index"`
-	Sessions int       `json:"sessions"`
-}
-
-// Status reports the service's state.
-func (s *Service) Status() Status {
-	st := Status{Status: "ok", Repo: s.root, Method: s.ctrl.Name(), Index: s.Info(), Sessions: s.sessions.Len()}
-	if st.Index.Generation == 0 {
-		st.Status = "indexing"
+	resp := &SearchResponse{Units: []mss.Unit{}}
+	files := map[string][]string{}
+	for _, u := range us {
+		v, err := s.verify(u, files)
+		if err != nil {
+			resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s:%d-%d left out: %v", Quote(u.Path), u.StartLine, u.EndLine, err))
+			continue
+		}
+		v.Defines, v.References, v.Imports = nil, nil, nil
+		resp.Units = append(resp.Units, v)
 	}
-	return st
+	return resp, nil
 }

@@ -145,8 +145,8 @@ func TestBackgroundFirstIndex(t *testing.T) {
 	if len(resp.Units) == 0 || resp.Index.Generation != 1 {
 		t.Errorf("after the first index: %d units, generation %d", len(resp.Units), resp.Index.Generation)
 	}
-	if st := svc.Status(); st.Status != "ok" {
-		t.Errorf("status = %q, want ok", st.Status)
+	if st := svc.Status(); st.Status != StateReady || st.Index == nil || st.Index.Built.IsZero() || st.Build.Finished.IsZero() {
+		t.Errorf("status after the first index = %+v, want ready with build times", st)
 	}
 }
 

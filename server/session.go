@@ -64,6 +64,8 @@ type SessionInfo struct {
 	ID        string `json:"session_id"`
 	Delivered int    `json:"delivered_spans"`
 	Read      int    `json:"read_spans"`
+	// Warnings name reported paths the index does not hold.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // NewSessions returns an empty store; zero limits take defaults.

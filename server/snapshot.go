@@ -43,4 +43,6 @@ type IndexInfo struct {
 	// Changed is how many files the last build parsed (the rest were
 	// reused from the previous index).
 	Changed int `json:"changed_files"`
+	// Skipped counts files left out of the index, by reason.
+	Skipped map[string]int `json:"skipped,omitempty"`
 }

@@ -2,13 +2,17 @@ package main
 
 import (
 	"fmt"
+	"runtime/debug"
+	"strings"
 
 	"github.com/missingcomplement/mss/server"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
-func init() {
+func init() { addCommand(newMCPCmd()) }
+
+// newMCPCmd is mss mcp.
+func newMCPCmd() *cobra.Command {
 	var sf serviceFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -16,12 +20,18 @@ func init() {
 		Long: `Serve mss to an MCP-capable agent. Tools: recover_evidence (the missing
 evidence for the agent's state, excluding what the session has seen),
 mark_observed (report lines read), search_code (lexical/symbol search) and
-index_status.
+index_status. Each answers in text and as structured content.
 
 By default the server speaks MCP over stdin/stdout, which is how agents
 launch it:
 
   claude mcp add mss -- mss mcp --repo .
+
+A malformed line gets a JSON-RPC error and the server keeps serving; a
+line longer than --max-body is refused. When the client goes away while
+the index is being built, the build is finished and written before the
+process exits (SIGINT or SIGTERM stop it at once; the previous index
+stays usable).
 
 With --listen it serves the streamable HTTP transport at /mcp instead
 (loopback only unless --allow-remote; bearer token from --token-env).
@@ -36,28 +46,57 @@ Logs go to stderr. See docs/serve.md.`,
 					return err
 				}
 			}
+			if err := sf.check(); err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
 			// MCP clients allow a server little time to start: index
 			// in the background, tools wait for it.
-			svc, err := sf.service(ctx, cmd.ErrOrStderr(), true)
+			svc, err := sf.service(ctx, stderr, true)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
-			s := server.NewMCPServer(svc, version)
-			if !listen {
-				if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
-					return fmt.Errorf("mcp: %w", err)
-				}
-				return nil
+			s := server.NewMCPServer(svc, buildVersion())
+			if listen {
+				return sf.listenAndServe(ctx, sf.handler(svc, s), stderr)
 			}
-			h := server.NewHandler(svc, server.HandlerOptions{
-				MaxBody:       sf.maxBody,
-				MaxConcurrent: sf.maxConcurrent,
-				MCP:           server.NewMCPHandler(s),
-			})
-			return sf.listenAndServe(ctx, h, cmd.ErrOrStderr())
+			logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+			t := &server.StdioTransport{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), MaxLine: int(sf.maxBody), Logf: logf}
+			return server.ServeStdio(ctx, s, svc, t, logf)
 		},
 	}
 	sf.register(cmd, "127.0.0.1:7778")
-	addCommand(cmd)
+	return cmd
+}
+
+// buildVersion is the version the MCP server reports: the module version
+// and VCS revision from the build info, else the -X main.version value.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = version
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" && !strings.Contains(v, rev) {
+		v += " (" + rev + dirty + ")"
+	}
+	return v
 }

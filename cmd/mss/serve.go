@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
 	"github.com/missingcomplement/mss/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -35,6 +35,7 @@ type serviceFlags struct {
 	allowRemote         bool
 	maxBody             int64
 	maxConcurrent       int
+	bodyTimeout         time.Duration
 	includeVendored     bool
 	includeGenerated    bool
 	maxBudget, maxUnits int
@@ -58,7 +59,48 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.StringVar(&sf.tokenEnv, "token-env", "MSS_SERVE_TOKEN", "environment variable holding the bearer token HTTP clients must send (unset or empty: no token)")
 	f.BoolVar(&sf.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (a token is then required)")
 	f.Int64Var(&sf.maxBody, "max-body", server.DefaultMaxBody, "largest HTTP request body in bytes")
-	f.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "HTTP requests answered at once; more wait up to 10s, then get 503")
+	f.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "HTTP requests answered at once (/mcp included); more wait up to 10s, then get 503")
+	f.DurationVar(&sf.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "a request body must arrive within this time (408 otherwise); it is read before the request takes a slot")
+}
+
+// check refuses limits that are zero or negative: a limit of 0 would not
+// mean "the default" silently, it would be a mistake.
+func (sf *serviceFlags) check() error {
+	for _, l := range []struct {
+		flag string
+		v    int64
+	}{
+		{"max-sessions", int64(sf.maxSessions)}, {"max-spans", int64(sf.maxSpans)},
+		{"max-budget", int64(sf.maxBudget)}, {"max-units", int64(sf.maxUnits)},
+		{"max-body", sf.maxBody}, {"max-concurrent", int64(sf.maxConcurrent)},
+	} {
+		if l.v <= 0 {
+			return fmt.Errorf("--%s %d: want a positive number", l.flag, l.v)
+		}
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"session-ttl", sf.sessionTTL}, {"fresh-wait", sf.freshWait}, {"body-timeout", sf.bodyTimeout}} {
+		if d.v <= 0 {
+			return fmt.Errorf("--%s %s: want a positive duration", d.flag, d.v)
+		}
+	}
+	if sf.scanInterval == 0 {
+		return errors.New("--scan-interval 0: want a positive duration, or a negative one to never scan")
+	}
+	_, err := sf.token()
+	return err
+}
+
+// handler is the HTTP API with MCP at /mcp.
+func (sf *serviceFlags) handler(svc *server.Service, s *mcp.Server) http.Handler {
+	return server.NewHandler(svc, server.HandlerOptions{
+		MaxBody:       sf.maxBody,
+		MaxConcurrent: sf.maxConcurrent,
+		BodyTimeout:   sf.bodyTimeout,
+		MCP:           server.NewMCPHandler(s, svc, sf.maxSessions),
+	})
 }
 
 // service starts the shared recover service over the work tree: after
@@ -75,7 +117,6 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 	if sf.db != "" {
 		ignore = append(ignore, sf.db) // with its journals and temporary files
 	}
-	start := time.Now()
 	svc, err := server.New(ctx, server.Config{
 		Repo:          sf.repo,
 		Loader:        loader,
@@ -88,34 +129,43 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 		MaxBudget:     sf.maxBudget,
 		MaxUnits:      sf.maxUnits,
 		Background:    background,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, format+"\n", args...)
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	if background {
 		fmt.Fprintf(stderr, "mss: indexing %s in the background; requests wait for it\n", svc.Root())
-		return svc, nil
 	}
-	info := svc.Info()
-	fmt.Fprintf(stderr, "mss: indexed %s: %d files, %d units in %s (%s)\n", svc.Root(), info.Files, info.Units, time.Since(start).Round(time.Millisecond), info.DB)
 	return svc, nil
 }
 
-// token reads the bearer token from the environment variable --token-env names.
-func (sf *serviceFlags) token() string {
+// token reads the bearer token from the environment variable --token-env
+// names. A token set but blank is refused: nobody could authenticate.
+func (sf *serviceFlags) token() (string, error) {
 	if sf.tokenEnv == "" {
-		return ""
+		return "", nil
 	}
-	return os.Getenv(sf.tokenEnv)
+	tok := os.Getenv(sf.tokenEnv)
+	if err := server.CheckToken(tok); err != nil {
+		return "", fmt.Errorf("$%s: %w", sf.tokenEnv, err)
+	}
+	return tok, nil
 }
 
 func (sf *serviceFlags) listenAndServe(ctx context.Context, h http.Handler, stderr io.Writer) error {
+	token, err := sf.token()
+	if err != nil {
+		return err
+	}
 	return server.ListenAndServe(ctx, sf.listen, h, server.ServeOptions{
 		AllowRemote: sf.allowRemote,
-		Token:       sf.token(),
+		Token:       token,
 		Ready: func(addr string) {
 			auth := "no token"
-			if sf.token() != "" {
+			if token != "" {
 				auth = "bearer token from $" + sf.tokenEnv
 			}
 			fmt.Fprintf(stderr, "mss: listening on http://%s (%s)\n", addr, auth)
@@ -128,7 +178,10 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
 
-func init() {
+func init() { addCommand(newServeCmd()) }
+
+// newServeCmd is mss serve.
+func newServeCmd() *cobra.Command {
 	var sf serviceFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -153,22 +206,21 @@ change, so line numbers are always current. See docs/serve.md.`,
 			if err := server.CheckListen(sf.listen, sf.allowRemote); err != nil {
 				return err
 			}
+			if err := sf.check(); err != nil {
+				return err
+			}
 			svc, err := sf.service(ctx, cmd.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
-			h := server.NewHandler(svc, server.HandlerOptions{
-				MaxBody:       sf.maxBody,
-				MaxConcurrent: sf.maxConcurrent,
-				MCP:           server.NewMCPHandler(server.NewMCPServer(svc, version)),
-			})
+			h := sf.handler(svc, server.NewMCPServer(svc, buildVersion()))
 			return sf.listenAndServe(ctx, h, cmd.ErrOrStderr())
 		},
 	}
 	sf.register(cmd, "127.0.0.1:7777")
 	cmd.AddCommand(serveBenchCmd())
-	addCommand(cmd)
+	return cmd
 }
 
 // serveBenchCmd measures recover latency over the HTTP API.
@@ -219,32 +271,45 @@ one session, so later answers exclude what earlier ones delivered.`,
 	return cmd
 }
 
+// loadStates reads state cards, JSONL or a JSON array, each through the
+// one state-card reader (mss.ParseState).
 func loadStates(path string) ([]mss.State, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	data = bytes.TrimSpace(data)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxStatesFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > maxStatesFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxStatesFile)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var out []mss.State
-	if len(data) > 0 && data[0] == '[' {
-		if err := json.Unmarshal(data, &out); err != nil {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(t, &raw); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for i, r := range raw {
+			st, err := mss.ParseState(fmt.Sprintf("%s[%d]", path, i), r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *st)
 		}
 	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for line := 1; sc.Scan(); line++ {
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			var st mss.State
-			if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			st, err := mss.ParseState(fmt.Sprintf("%s:%d", path, i+1), line)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, st)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			out = append(out, *st)
 		}
 	}
 	if len(out) == 0 {
@@ -253,27 +318,15 @@ func loadStates(path string) ([]mss.State, error) {
 	return out, nil
 }
 
+// maxStatesFile bounds the states file of mss serve bench.
+const maxStatesFile = 1 << 30
+
 type benchConfig struct {
 	url, token        string
 	states            []mss.State
 	clients, requests int
 	budget, maxUnits  int
 	sessions          bool
-}
-
-// recoverBody is what the bench sends: the state fields the API accepts.
-type recoverBody struct {
-	Issue              string     `json:"issue"`
-	InformationNeed    string     `json:"information_need,omitempty"`
-	CurrentHypothesis  string     `json:"current_hypothesis,omitempty"`
-	CurrentSubgoal     string     `json:"current_subgoal,omitempty"`
-	CurrentObservation string     `json:"current_observation,omitempty"`
-	OpenedFiles        []string   `json:"opened_files,omitempty"`
-	SearchQueries      []string   `json:"search_queries,omitempty"`
-	ObservedSpans      []mss.Span `json:"observed_spans,omitempty"`
-	SessionID          string     `json:"session_id,omitempty"`
-	BudgetTokens       int        `json:"budget_tokens,omitempty"`
-	MaxUnits           int        `json:"max_units,omitempty"`
 }
 
 func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
@@ -306,13 +359,7 @@ func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
 					return
 				}
 				st := cfg.states[i%len(cfg.states)]
-				body := recoverBody{
-					Issue: st.Issue, InformationNeed: st.InformationNeed,
-					CurrentHypothesis: st.CurrentHypothesis, CurrentSubgoal: st.CurrentSubgoal,
-					CurrentObservation: st.CurrentObservation, OpenedFiles: st.OpenedFiles,
-					SearchQueries: st.SearchQueries, ObservedSpans: st.ObservedSpans,
-					BudgetTokens: cfg.budget, MaxUnits: cfg.maxUnits,
-				}
+				body := server.RecoverRequest{State: st, BudgetTokens: cfg.budget, MaxUnits: cfg.maxUnits}
 				if cfg.sessions {
 					body.SessionID = fmt.Sprintf("bench-%d", c)
 				}
@@ -331,14 +378,15 @@ func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
 				t0 := time.Now()
 				resp, err := client.Do(req)
 				var rr struct {
-					Units []json.RawMessage `json:"units"`
-					Error string            `json:"error"`
+					Units   []json.RawMessage `json:"units"`
+					Code    string            `json:"code"`
+					Message string            `json:"message"`
 				}
 				if err == nil {
 					err = json.NewDecoder(resp.Body).Decode(&rr)
 					resp.Body.Close()
 					if err == nil && resp.StatusCode != 200 {
-						err = fmt.Errorf("status %d: %s", resp.StatusCode, rr.Error)
+						err = fmt.Errorf("status %d: %s: %s", resp.StatusCode, rr.Code, rr.Message)
 					}
 				}
 				d := time.Since(t0)

@@ -63,6 +63,11 @@ stderr.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", input, err)
 			}
+			// The card must be one every surface accepts (mss recover,
+			// /v1/recover, recover_evidence).
+			if err := st.Validate(); err != nil {
+				return fmt.Errorf("%s: the state card built from it is not usable: %w", input, err)
+			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			enc.SetEscapeHTML(false)

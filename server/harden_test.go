@@ -1,0 +1,387 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/missingcomplement/mss"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func apiError(t *testing.T, data []byte) APIError {
+	t.Helper()
+	var e APIError
+	if err := json.Unmarshal(data, &e); err != nil || e.Code == "" || e.Message == "" {
+		t.Fatalf("error body %s is not an APIError (%v)", data, err)
+	}
+	return e
+}
+
+// TestHTTPSlowBodyHoldsNoSlot: a client trickling its body holds no
+// request slot while it does, and gets 408 when the body is late.
+func TestHTTPSlowBodyHoldsNoSlot(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	active := make(chan struct{}, 16)
+	ts := httptest.NewUnstartedServer(NewHandler(svc, HandlerOptions{MaxConcurrent: 1, QueueWait: time.Minute, BodyTimeout: 300 * time.Millisecond}))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateActive {
+			active <- struct{}{}
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/recover HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"issue\": \"par")
+	<-active // the slow request is being read
+
+	// The only slot is free: a whole request is answered at once.
+	resp, data := post(t, ts.URL+"/v1/recover", recoverBody, nil)
+	if resp.StatusCode != 200 {
+		t.Errorf("request beside a slow body: %d %s, want 200", resp.StatusCode, data)
+	}
+	sr, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Body.Close()
+	var e APIError
+	json.NewDecoder(sr.Body).Decode(&e)
+	if sr.StatusCode != http.StatusRequestTimeout || e.Code != CodeBodyTimeout {
+		t.Errorf("slow body: %d %+v, want 408 %s", sr.StatusCode, e, CodeBodyTimeout)
+	}
+}
+
+// TestMCPOverHTTPSharesSlots: /mcp POSTs take the API's request slots and
+// body limit.
+func TestMCPOverHTTPSharesSlots(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	h := NewHandler(svc, HandlerOptions{MaxConcurrent: 1, QueueWait: 20 * time.Millisecond, MaxBody: 1024,
+		MCP: NewMCPHandler(NewMCPServer(svc, "test"), svc, 0)})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	hdr := map[string]string{"Accept": "application/json, text/event-stream"}
+
+	h.(*handler).slots <- struct{}{} // every slot taken
+	resp, data := post(t, ts.URL+"/mcp", init, hdr)
+	if resp.StatusCode != http.StatusServiceUnavailable || apiError(t, data).Code != CodeBusy {
+		t.Errorf("/mcp with no free slot: %d %s, want 503 busy", resp.StatusCode, data)
+	}
+	<-h.(*handler).slots
+	resp, data = post(t, ts.URL+"/mcp", init, hdr)
+	if resp.StatusCode != 200 {
+		t.Errorf("/mcp with a free slot: %d %s", resp.StatusCode, data)
+	}
+	resp, data = post(t, ts.URL+"/mcp", init[:len(init)-1]+`,"x":"`+strings.Repeat("x", 2000)+`"}`, hdr)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("/mcp body over the limit: %d %s, want 413", resp.StatusCode, data)
+	}
+}
+
+// TestMCPSessionCap: streamable HTTP sessions beyond the cap evict the
+// least recently used, as API sessions do.
+func TestMCPSessionCap(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	s := NewMCPServer(svc, "test")
+	capped := NewMCPHandler(s, svc, 3)
+	ts := httptest.NewServer(capped)
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	var sessions []*mcp.ClientSession
+	for i := 0; i < 8; i++ {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		sessions = append(sessions, cs)
+	}
+	live := 0
+	for range s.Sessions() {
+		live++
+	}
+	if live > 3 || capped.(*mcpSessionCap).Len() > 3 {
+		t.Errorf("%d live MCP sessions (%d counted), cap 3", live, capped.(*mcpSessionCap).Len())
+	}
+	if _, err := sessions[0].CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}}); err == nil {
+		t.Error("the least recently used session still answers after eviction")
+	}
+	if _, err := sessions[7].CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}}); err != nil {
+		t.Errorf("the newest session: %v", err)
+	}
+}
+
+// TestHTTPAuth: the bearer scheme is case-insensitive; health shows
+// absolute paths only with the token; a blank token is refused.
+func TestHTTPAuth(t *testing.T) {
+	svc, dir := newTestService(t, nil)
+	ts := httptest.NewServer(RequireToken("s3cret", NewHandler(svc, HandlerOptions{}), "/v1/health"))
+	t.Cleanup(ts.Close)
+	for _, auth := range []string{"Bearer s3cret", "bearer s3cret", "BEARER  s3cret"} {
+		if resp, data := post(t, ts.URL+"/v1/recover", recoverBody, map[string]string{"Authorization": auth}); resp.StatusCode != 200 {
+			t.Errorf("Authorization %q: %d %s", auth, resp.StatusCode, data)
+		}
+	}
+	resp, data := post(t, ts.URL+"/v1/recover", recoverBody, map[string]string{"Authorization": "Basic s3cret"})
+	if resp.StatusCode != 401 || apiError(t, data).Code != CodeUnauthorized {
+		t.Errorf("Basic scheme: %d %s", resp.StatusCode, data)
+	}
+	root, _ := filepath.EvalSymlinks(dir)
+	health := func(auth string) (int, string) {
+		req, _ := http.NewRequest("GET", ts.URL+"/v1/health", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		bufio.NewReader(resp.Body).WriteTo(&b)
+		return resp.StatusCode, b.String()
+	}
+	if code, body := health(""); code != 200 || strings.Contains(body, root) || strings.Contains(body, `"/`) || !strings.Contains(body, `"status":"ready"`) {
+		t.Errorf("health without a token: %d %s; want ready with no absolute path", code, body)
+	}
+	if code, body := health("Bearer s3cret"); code != 200 || !strings.Contains(body, root) {
+		t.Errorf("health with the token: %d %s; want the repository path", code, body)
+	}
+	for _, tok := range []string{" ", "\t", " s3cret", "s3\ncret"} {
+		if err := CheckToken(tok); err == nil {
+			t.Errorf("CheckToken(%q) accepted", tok)
+		}
+		if err := ListenAndServe(context.Background(), "127.0.0.1:0", http.NotFoundHandler(), ServeOptions{Token: tok}); err == nil {
+			t.Errorf("ListenAndServe with token %q started", tok)
+		}
+	}
+}
+
+// failingLoader fails every load.
+type failingLoader struct{}
+
+func (failingLoader) Load(context.Context) (Snapshot, error) {
+	return nil, errors.New("database disk image is malformed")
+}
+
+// TestHealthReportsUnusableIndex: with no usable index, health says so
+// (503, state error) and requests get 503 index_unavailable, not 500.
+func TestHealthReportsUnusableIndex(t *testing.T) {
+	dir := writeFixture(t)
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: failingLoader{}, Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	svc.Wait(context.Background())
+	ts := httptest.NewServer(NewHandler(svc, HandlerOptions{}))
+	t.Cleanup(ts.Close)
+	resp, err := http.Get(ts.URL + "/v1/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Status
+	json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || st.Status != StateError || !strings.Contains(st.Error, "malformed") {
+		t.Errorf("health: %d %+v; want 503, error, the cause", resp.StatusCode, st)
+	}
+	for _, path := range []string{"/v1/recover", "/v1/search"} {
+		body := recoverBody
+		if path == "/v1/search" {
+			body = `{"query": "parse_header"}`
+		}
+		resp, data := post(t, ts.URL+path, body, nil)
+		if resp.StatusCode != 503 || apiError(t, data).Code != CodeIndexUnavailable {
+			t.Errorf("%s without an index: %d %s; want 503 %s", path, resp.StatusCode, data, CodeIndexUnavailable)
+		}
+	}
+}
+
+// damagedSnapshot fails its searches, as a database with damaged pages does.
+type damagedSnapshot struct{ Snapshot }
+
+func (damagedSnapshot) Search(string, int) ([]mss.Unit, error) {
+	return nil, errors.New("database disk image is malformed")
+}
+
+// damageOnce damages the first snapshot it loads; later loads are sound.
+type damageOnce struct {
+	Loader
+	mu    sync.Mutex
+	loads int
+}
+
+func (d *damageOnce) Load(ctx context.Context) (Snapshot, error) {
+	snap, err := d.Loader.Load(ctx)
+	d.mu.Lock()
+	d.loads++
+	n := d.loads
+	d.mu.Unlock()
+	if err == nil && n == 1 {
+		return damagedSnapshot{snap}, nil
+	}
+	return snap, err
+}
+
+// TestDamagedIndexRebuilt: a snapshot that fails a query is reported
+// (503, not 500), health says it is unusable, and it is rebuilt.
+func TestDamagedIndexRebuilt(t *testing.T) {
+	dir := writeFixture(t)
+	d := &damageOnce{Loader: &IndexLoader{Repo: dir}}
+	var logged []string
+	var mu sync.Mutex
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: d, ScanInterval: -1,
+		Logf: func(f string, a ...any) { mu.Lock(); logged = append(logged, fmt.Sprintf(f, a...)); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	_, err = svc.Search(context.Background(), "parse_header", 5)
+	var un *indexUnavailable
+	if !errors.As(err, &un) {
+		t.Fatalf("search on a damaged index: %v, want index unavailable", err)
+	}
+	if st := svc.Status(); st.Status != StateRebuilding && st.Status != StateReady {
+		t.Errorf("status after the failure: %+v", st)
+	}
+	svc.Wait(context.Background())
+	if st := svc.Status(); st.Status != StateReady || st.Index.Generation != 2 {
+		t.Errorf("status after the rebuild: %+v, want ready, generation 2", st)
+	}
+	resp, err := svc.Search(context.Background(), "parse_header", 5)
+	if err != nil || len(resp.Units) == 0 {
+		t.Errorf("search after the rebuild: %v %v", resp, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if j := strings.Join(logged, "\n"); !strings.Contains(j, "failed a query") || !strings.Contains(j, "mss: indexed") {
+		t.Errorf("log:\n%s\nwant the failure and the rebuild", j)
+	}
+}
+
+// escapingSnapshot returns, besides the index's results, a unit whose
+// path leads through a symbolic link out of the repository.
+type escapingSnapshot struct{ Snapshot }
+
+func (e escapingSnapshot) Search(q string, n int) ([]mss.Unit, error) {
+	us, err := e.Snapshot.Search(q, n)
+	return append([]mss.Unit{{ID: "x", Path: "sub/secret.py", StartLine: 1, EndLine: 1, Content: "TOKEN = 'outside'\n", Symbol: "TOKEN"}}, us...), err
+}
+
+type escapingLoader struct{ Loader }
+
+func (l escapingLoader) Load(ctx context.Context) (Snapshot, error) {
+	snap, err := l.Loader.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return escapingSnapshot{snap}, nil
+}
+
+// TestSearchConfined: search never shows content reached through a
+// symbolic link out of the repository, whatever the index holds.
+func TestSearchConfined(t *testing.T) {
+	dir := writeFixture(t)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.py"), []byte("TOKEN = 'outside'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "sub")); err != nil {
+		t.Skip("symlinks unsupported:", err)
+	}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: escapingLoader{&IndexLoader{Repo: dir}}, ScanInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	resp, err := svc.Search(context.Background(), "TOKEN split_fields", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range resp.Units {
+		if strings.Contains(u.Content, "outside") || u.Path == "sub/secret.py" {
+			t.Errorf("search showed %s: %q", u.Path, u.Content)
+		}
+	}
+	if len(resp.Warnings) == 0 || !strings.Contains(resp.Warnings[0], "sub/secret.py") {
+		t.Errorf("warnings %q, want one naming sub/secret.py", resp.Warnings)
+	}
+}
+
+// TestStateCardEverywhere: HTTP and MCP accept any state-card field
+// alone, as the CLI does, and warn about observed paths the index lacks.
+func TestStateCardEverywhere(t *testing.T) {
+	svc, _, url := newHTTP(t, HandlerOptions{})
+	resp, data := post(t, url+"/v1/recover", `{"latest_test_output": "FAILED test_parse_header: parse_header dropped the last field"}`, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("latest_test_output alone: %d %s", resp.StatusCode, data)
+	}
+	body := `{"issue": "parse_header drops a field", "current_diff": "-    return fields\n+    return fields[:-1]", "search_queries": ["parse_header"],
+		"opened_files": ["widgets/header.py"], "observed_spans": [{"path": "widgets\\hedaer.py", "start_line": 1, "end_line": 3}, {"path": "./widgets/util.py", "start_line": 1, "end_line": 1}]}`
+	resp, data = post(t, url+"/v1/recover", body, nil)
+	var rr RecoverResponse
+	if err := json.Unmarshal(data, &rr); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("full card: %d %s", resp.StatusCode, data)
+	}
+	want := []string{"observed path widgets\\hedaer.py is not in the index; its spans exclude nothing"}
+	if fmt.Sprint(rr.Warnings) != fmt.Sprint(want) {
+		t.Errorf("HTTP warnings %q, want %q", rr.Warnings, want)
+	}
+	resp, data = post(t, url+"/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "nope.py", "start_line": 1, "end_line": 2}]}`, nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(data), "observed path nope.py is not in the index") {
+		t.Errorf("observed with an unknown path: %d %s", resp.StatusCode, data)
+	}
+
+	cs := connect(t, svc)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "recover_evidence", Arguments: map[string]any{
+		"latest_test_output": "FAILED test_parse_header",
+		"observed_spans":     []map[string]any{{"path": "widgets/hedaer.py", "start_line": 1, "end_line": 2}},
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("MCP latest_test_output alone: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var mr RecoverResponse
+	json.Unmarshal(raw, &mr)
+	if len(mr.Warnings) != 1 || !strings.Contains(mr.Warnings[0], "widgets/hedaer.py") {
+		t.Errorf("MCP warnings %q", mr.Warnings)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "warning: observed path widgets/hedaer.py") {
+		t.Errorf("MCP text lacks the warning:\n%s", text)
+	}
+}
+
+// TestNegativeLimitsRefused: a negative limit is an error, not a default.
+func TestNegativeLimitsRefused(t *testing.T) {
+	dir := writeFixture(t)
+	for _, cfg := range []Config{{MaxBudget: -1}, {MaxUnits: -5}, {Sessions: SessionLimits{MaxSessions: -1}}, {FreshWait: -time.Second}} {
+		cfg.Repo, cfg.Loader = dir, &IndexLoader{Repo: dir}
+		if svc, err := New(context.Background(), cfg); err == nil {
+			svc.Close()
+			t.Errorf("New(%+v) accepted a negative limit", cfg)
+		}
+	}
+	for _, o := range []HandlerOptions{{MaxBody: -1}, {MaxConcurrent: -1}, {BodyTimeout: -time.Second}} {
+		if err := o.Check(); err == nil {
+			t.Errorf("HandlerOptions%+v.Check accepted a negative limit", o)
+		}
+	}
+}
