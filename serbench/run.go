@@ -9,8 +9,8 @@ import (
 )
 
 // CandidateFunc orders a state's pool into candidates for a controller
-// (retrieve.Pool for the embedded engine).
-type CandidateFunc func(state *mss.State, pool []mss.Unit) []mss.Candidate
+// (pipeline.PoolCandidates for the embedded engine).
+type CandidateFunc func(ctx context.Context, state *mss.State, pool []mss.Unit) ([]mss.Candidate, error)
 
 // RunOptions configures Run.
 type RunOptions struct {
@@ -58,7 +58,10 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 			return nil, err
 		}
 		st := it.State
-		cands := candidates(&st, it.Units())
+		cands, err := candidates(ctx, &st, it.Units())
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: state %s: %w", items.File, it.Line, st.StateID, err)
+		}
 		if opt.SkipObserved {
 			kept := cands[:0:0]
 			for _, c := range cands {
