@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
@@ -202,17 +203,25 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 			e.in[t] = append(e.in[t], edgeTo{f, w})
 		}
 	}
+	// The semantic and history structures read the units and tables
+	// built above and nothing else: they are built side by side.
+	var wg sync.WaitGroup
 	if !e.off[ViewSemantic] {
-		e.sem = buildSemantic(e)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.sem = buildSemantic(e)
+		}()
 	}
 	if opts.GitDir != "" && opts.Commit != "" && !e.off[ViewHistory] {
-		h, err := loadHistory(opts.GitDir, opts.Commit, opts.HistoryCommits, e)
+		h, err := loadHistory(opts.GitDir, opts.Commit, historyCommits(opts), e)
 		if err != nil {
 			e.warn = append(e.warn, fmt.Sprintf("history view off: %v", err))
 		} else {
 			e.hist = h
 		}
 	}
+	wg.Wait()
 	if opts.Embedder != nil && !e.off[ViewEmbedding] {
 		e.emb = &embedIndex{emb: opts.Embedder}
 	}
