@@ -12,6 +12,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/pipeline"
+	"github.com/missingcomplement/mss/retrieve"
 )
 
 // Defaults and caps of a Service.
@@ -19,7 +20,7 @@ const (
 	DefaultMethod       = "complement"
 	DefaultScanInterval = time.Second
 	DefaultFreshWait    = time.Second
-	DefaultCandidates   = 200
+	DefaultCandidates   = retrieve.DefaultCandidates
 	DefaultMaxBudget    = 32768
 	DefaultMaxUnitsCap  = 32
 	maxObservedRequest  = 2048 // observed spans one request may carry
