@@ -177,31 +177,33 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 	drop := func(u mss.Unit, why string) {
 		trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "dropped: " + why})
 	}
-	cache := map[string][]string{}
+	type file struct{ raw, norm []string }
+	cache := map[string]*file{}
 	var keep []mss.Unit
 	for _, u := range units {
 		if obs.Unit(&u) {
 			drop(u, "already observed")
 			continue
 		}
-		lines, ok := cache[u.Path]
+		f, ok := cache[u.Path]
 		if !ok {
 			data, err := files.ReadFile(u.Path)
 			if err != nil {
 				drop(u, err.Error())
 				continue
 			}
-			lines = splitLines(normalizeText(string(data)))
-			cache[u.Path] = lines
+			f = &file{raw: splitLines(string(data))}
+			f.norm = normalizeLines(f.raw)
+			cache[u.Path] = f
 		}
 		if u.Content == "" {
-			if u.StartLine < 1 || u.EndLine > len(lines) || u.EndLine < u.StartLine {
+			if u.StartLine < 1 || u.EndLine > len(f.raw) || u.EndLine < u.StartLine {
 				drop(u, "lines past the end of the file")
 				continue
 			}
-			u.Content = strings.Join(lines[u.StartLine-1:u.EndLine], "")
+			u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
 		}
-		at := locate(lines, splitLines(normalizeText(u.Content)), u.StartLine)
+		at := locate(f.norm, normalizeLines(splitLines(u.Content)), u.StartLine)
 		switch {
 		case at < 0:
 			drop(u, "file changed since indexing (re-index pending)")
@@ -215,9 +217,10 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 				continue
 			}
 		}
-		// Deliver the file's own bytes: a unit grown over blank lines
-		// carries them as bare newlines, the file may hold spaces there.
-		u.Content = strings.Join(lines[u.StartLine-1:u.EndLine], "")
+		// Deliver the file's own bytes (its line endings too): a unit
+		// grown over blank lines carries them as bare newlines, the file
+		// may hold spaces there.
+		u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
 		u.Tokens = mss.TokenCost(u.Content)
 		u.Defines, u.References, u.Imports = nil, nil, nil
 		keep = append(keep, u)
@@ -271,12 +274,25 @@ func locate(lines, want []string, start int) int {
 	return -1
 }
 
+// splitLines splits text after each newline; a last line without one is
+// a line too.
 func splitLines(s string) []string {
 	lines := strings.SplitAfter(s, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
 	return lines
+}
+
+// normalizeLines makes lines comparable across line-ending conventions:
+// each ends in a bare newline.
+func normalizeLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+		out[i] = l + "\n"
+	}
+	return out
 }
 
 // sameLine compares a file line with an indexed one; blank lines match
@@ -286,10 +302,4 @@ func sameLine(file, want string) bool {
 		return true
 	}
 	return strings.TrimSpace(want) == "" && strings.TrimSpace(file) == ""
-}
-
-// normalizeText makes text comparable across line-ending conventions.
-func normalizeText(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.TrimRight(s, "\n") + "\n"
 }

@@ -144,3 +144,18 @@ func TestCommitFiles(t *testing.T) {
 		t.Error("a path climbing out was read")
 	}
 }
+
+func TestVerifyKeepsLineEndings(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.java": "class A {\r\n  int x;\r\n}\r\n"})
+	tf, err := NewTreeFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	for _, content := range []string{"class A {\r\n  int x;\r\n}\r\n", "class A {\n  int x;\n}\n"} {
+		got, trace := Verify(tf, []mss.Unit{{ID: "a", Path: "a.java", StartLine: 1, EndLine: 3, Content: content}}, mss.ObservedOf(nil))
+		if len(got) != 1 || got[0].Content != "class A {\r\n  int x;\r\n}\r\n" || got[0].Tokens != 6 {
+			t.Errorf("indexed as %q: got %+v, trace %v; want the file's bytes, 6 tokens", content, got, trace)
+		}
+	}
+}
