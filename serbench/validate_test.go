@@ -111,7 +111,7 @@ func poolOrder(_ context.Context, _ *mss.State, pool []mss.Unit) ([]mss.Candidat
 func TestRun(t *testing.T) {
 	items := mustItems(t, twoItems)
 	ctrl := &fakeController{answers: map[string][]string{"a": {"a1"}, "b": nil}}
-	preds, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{Name: "fake_k3", K: 3})
+	preds, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{Name: "fake_k3", K: 3, Budget: mss.DefaultBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,11 +131,14 @@ func TestRun(t *testing.T) {
 		t.Errorf("run output does not validate: %v", es)
 	}
 
+	if _, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{K: 3}); err == nil || !strings.Contains(err.Error(), "budget must be positive") {
+		t.Errorf("no budget: error %v", err)
+	}
 	for name, answers := range map[string]map[string][]string{
 		"out of pool": {"a": {"b1"}},
 		"twice":       {"a": {"a1", "a1"}},
 	} {
-		_, err := Run(context.Background(), items, &fakeController{answers}, poolOrder, RunOptions{K: 3})
+		_, err := Run(context.Background(), items, &fakeController{answers}, poolOrder, RunOptions{K: 3, Budget: mss.DefaultBudget})
 		if err == nil || !strings.HasPrefix(err.Error(), "items.jsonl:1: state a: fake returned") {
 			t.Errorf("%s: error %v", name, err)
 		}
@@ -203,7 +206,7 @@ func TestRunSkipObserved(t *testing.T) {
 		skip bool
 		want []string
 	}{{false, []string{"a2", "a1"}}, {true, []string{"a1"}}} {
-		preds, err := Run(context.Background(), items, firstController{}, marked, RunOptions{K: 2, SkipObserved: tc.skip})
+		preds, err := Run(context.Background(), items, firstController{}, marked, RunOptions{K: 2, Budget: mss.DefaultBudget, SkipObserved: tc.skip})
 		if err != nil {
 			t.Fatal(err)
 		}
