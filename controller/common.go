@@ -2,7 +2,6 @@ package controller
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/render"
@@ -35,37 +34,13 @@ const (
 const SimilarityUnits = 7
 
 // observedSet decides whether a candidate is evidence the agent has read:
-// flagged by the candidate stage, named by id, or overlapping a span.
-type observedSet struct {
-	ids   map[string]bool
-	spans map[string][]mss.Span
-}
+// flagged by the candidate stage, or observed by the state (mss.Observed).
+type observedSet struct{ obs *mss.Observed }
 
-func newObservedSet(s *mss.State) *observedSet {
-	o := &observedSet{ids: map[string]bool{}, spans: map[string][]mss.Span{}}
-	if s == nil {
-		return o
-	}
-	for _, id := range s.ObservedEvidenceIDs {
-		o.ids[id] = true
-	}
-	for _, sp := range s.ObservedSpans {
-		p := strings.TrimPrefix(strings.ReplaceAll(sp.Path, `\`, "/"), "./")
-		o.spans[p] = append(o.spans[p], sp)
-	}
-	return o
-}
+func newObservedSet(s *mss.State) *observedSet { return &observedSet{mss.ObservedOf(s)} }
 
 func (o *observedSet) has(c *mss.Candidate) bool {
-	if c.Observed || o.ids[c.Unit.ID] {
-		return true
-	}
-	for _, sp := range o.spans[c.Unit.Path] {
-		if c.Unit.StartLine <= sp.EndLine && c.Unit.EndLine >= sp.StartLine {
-			return true
-		}
-	}
-	return false
+	return c.Observed || o.obs.Unit(&c.Unit)
 }
 
 // checkRequest rejects requests no method can answer.

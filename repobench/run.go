@@ -16,11 +16,15 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
 )
 
-// Snapshot ranks the units of one repository at one commit.
+// Snapshot answers states over one repository at one commit: the stages
+// of a pipeline.Pipeline, which implements it. Candidates runs once per
+// state, Select once per method.
 type Snapshot interface {
-	Candidates(ctx context.Context, state *mss.State, limit int) ([]mss.Candidate, error)
+	Candidates(ctx context.Context, state *mss.State, lim pipeline.Limits) (*pipeline.Query, error)
+	Select(ctx context.Context, ctrl mss.Controller, q *pipeline.Query, lim pipeline.Limits, so pipeline.SelectOptions) (*pipeline.Answer, error)
 }
 
 // Opened is a snapshot and what opening it cost.
@@ -48,13 +52,12 @@ type MethodRun struct {
 // each state's candidates are retrieved once and every method selects
 // from them.
 type RunOptions struct {
-	States     []*mss.State
-	Source     *Source // locates git directories and checks commits
-	Open       OpenFunc
-	Methods    []MethodRun
-	Budget     int // 0 means mss.DefaultBudget
-	MaxUnits   int // 0 means mss.DefaultMaxUnits
-	Candidates int // candidate limit; 0 means the engine's default
+	States  []*mss.State
+	Source  *Source // locates git directories and checks commits
+	Open    OpenFunc
+	Methods []MethodRun
+	// Limits bound every answer (pipeline.DefaultLimits for the defaults).
+	Limits pipeline.Limits
 	// Concurrency is how many repositories are processed at once; 0
 	// means 1.
 	Concurrency int
@@ -155,6 +158,9 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	}
 	if len(opts.Methods) == 0 {
 		return nil, fmt.Errorf("no method to run")
+	}
+	if err := opts.Limits.Check(); err != nil {
+		return nil, err
 	}
 	known := map[string]bool{}
 	order := make([]string, 0, len(opts.States))
@@ -395,7 +401,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 		}
 	}()
 	t0 := time.Now()
-	cands, err := snap.Candidates(ctx, st, opts.Candidates)
+	q, err := snap.Candidates(ctx, st, opts.Limits)
 	if err != nil {
 		return fmt.Errorf("retrieving: %w", err)
 	}
@@ -404,11 +410,8 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 		if o.done[st.StateID] != nil {
 			continue
 		}
-		// Each method gets its own copy: a controller may reorder or
-		// annotate the slice it is given.
-		req := &mss.Request{State: st, Candidates: append([]mss.Candidate(nil), cands...), Budget: opts.Budget, MaxUnits: opts.MaxUnits, Source: sourceOf(snap)}
 		t1 := time.Now()
-		res, err := ctls[i].Select(ctx, req)
+		res, err := snap.Select(ctx, ctls[i], q, opts.Limits, pipeline.SelectOptions{})
 		if err != nil {
 			return fmt.Errorf("method %s: %w", o.Name, err)
 		}
@@ -417,7 +420,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 			Method:     o.Name,
 			Config:     res.Config,
 			Units:      make([]PredUnit, 0, len(res.Units)),
-			Candidates: len(cands),
+			Candidates: len(q.Candidates),
 			RetrieveMS: retrieveMS,
 			SelectMS:   roundMS(time.Since(t1)),
 		}
@@ -480,12 +483,4 @@ func CommitOrder(ctx context.Context, gitDir string, commits []string) ([]string
 		ordered[i] = c.name
 	}
 	return ordered, nil
-}
-
-// sourceOf gives policies the snapshot's units by file when it has them.
-func sourceOf(s Snapshot) mss.UnitSource {
-	if u, ok := s.(mss.UnitSource); ok {
-		return u
-	}
-	return nil
 }

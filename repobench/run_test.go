@@ -10,19 +10,28 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
 )
 
 // lineSnapshot offers one candidate per state: the file and lines its
 // information need names, as "path:start-end".
 type lineSnapshot struct{ commit string }
 
-func (s lineSnapshot) Candidates(_ context.Context, st *mss.State, _ int) ([]mss.Candidate, error) {
+func (s lineSnapshot) Candidates(_ context.Context, st *mss.State, _ pipeline.Limits) (*pipeline.Query, error) {
 	var path string
 	var a, b int
 	if _, err := fmt.Sscanf(strings.ReplaceAll(st.InformationNeed, ":", " "), "%s %d-%d", &path, &a, &b); err != nil {
 		return nil, fmt.Errorf("bad need %q: %v", st.InformationNeed, err)
 	}
-	return []mss.Candidate{{Unit: mss.Unit{Path: path, StartLine: a, EndLine: b, Symbol: s.commit[:7]}}}, nil
+	return &pipeline.Query{State: st, Candidates: []mss.Candidate{{Unit: mss.Unit{Path: path, StartLine: a, EndLine: b, Symbol: s.commit[:7]}}}}, nil
+}
+
+func (s lineSnapshot) Select(ctx context.Context, ctrl mss.Controller, q *pipeline.Query, lim pipeline.Limits, _ pipeline.SelectOptions) (*pipeline.Answer, error) {
+	res, err := ctrl.Select(ctx, &mss.Request{State: q.State, Candidates: q.Candidates, Budget: lim.Budget, MaxUnits: lim.MaxUnits})
+	if err != nil {
+		return nil, err
+	}
+	return &pipeline.Answer{Result: *res, Candidates: q.Candidates}, nil
 }
 
 // firstController returns the candidates as they come.
@@ -55,7 +64,7 @@ func TestRunOrderResumeAndRewrite(t *testing.T) {
 	var opened []string
 	var notices []string
 	opts := RunOptions{
-		States: states, Source: src,
+		States: states, Source: src, Limits: pipeline.DefaultLimits(),
 		Methods: []MethodRun{{Name: "first", Output: out, New: func() (mss.Controller, error) { return firstController{}, nil }}},
 		Open: func(_ context.Context, repo, gitDir, commit string) (*Opened, error) {
 			if gitDir != fx.gitDir {
@@ -118,7 +127,7 @@ func TestRunErrors(t *testing.T) {
 	src := NewSource(fx.root)
 	defer src.Close()
 	base := RunOptions{
-		Source: src,
+		Source: src, Limits: pipeline.DefaultLimits(),
 		Open: func(_ context.Context, _, _, commit string) (*Opened, error) {
 			return &Opened{Snapshot: lineSnapshot{commit}}, nil
 		},
@@ -188,7 +197,7 @@ func TestRunSeveralMethodsShareRetrieval(t *testing.T) {
 	writeFile(t, first, `{"state_id":"s2","method":"first","units":[]}`+"\n")
 	opens := 0
 	opts := RunOptions{
-		States: states, Source: src, Concurrency: 2,
+		States: states, Source: src, Limits: pipeline.DefaultLimits(), Concurrency: 2,
 		Methods: []MethodRun{
 			{Name: "first", Output: first, New: func() (mss.Controller, error) { return firstController{}, nil }},
 			{Name: "second", Output: second, New: func() (mss.Controller, error) { return secondController{}, nil }},

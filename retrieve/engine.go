@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
@@ -202,17 +203,25 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 			e.in[t] = append(e.in[t], edgeTo{f, w})
 		}
 	}
+	// The semantic and history structures read the units and tables
+	// built above and nothing else: they are built side by side.
+	var wg sync.WaitGroup
 	if !e.off[ViewSemantic] {
-		e.sem = buildSemantic(e)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.sem = buildSemantic(e)
+		}()
 	}
 	if opts.GitDir != "" && opts.Commit != "" && !e.off[ViewHistory] {
-		h, err := loadHistory(opts.GitDir, opts.Commit, opts.HistoryCommits, e)
+		h, err := loadHistory(opts.GitDir, opts.Commit, historyCommits(opts), e)
 		if err != nil {
 			e.warn = append(e.warn, fmt.Sprintf("history view off: %v", err))
 		} else {
 			e.hist = h
 		}
 	}
+	wg.Wait()
 	if opts.Embedder != nil && !e.off[ViewEmbedding] {
 		e.emb = &embedIndex{emb: opts.Embedder}
 	}
@@ -256,18 +265,22 @@ func nameParts(name string) []string {
 
 // Pool ranks a supplied candidate pool for a state (the SERBench pool
 // track): every pool unit is returned once, fused order, best first, with
-// Observed set for the ids in state.ObservedEvidenceIDs and for units that
-// overlap state.ObservedSpans.
+// Observed set for the units the state has seen (mss.Observed).
 func Pool(state *mss.State, pool []mss.Unit) []mss.Candidate {
+	return PoolObserved(state, mss.ObservedOf(state), pool)
+}
+
+// PoolObserved is Pool with what the state has seen already derived.
+func PoolObserved(state *mss.State, obs *mss.Observed, pool []mss.Unit) []mss.Candidate {
 	e := NewEngine(pool, nil, Options{})
-	cands, _ := e.Candidates(context.Background(), state, len(pool))
+	cands, _ := e.CandidatesObserved(context.Background(), state, obs, len(pool))
 	if len(cands) < len(pool) {
 		// Units no view reached keep their pool order at the end.
 		seen := make(map[string]bool, len(cands))
 		for _, c := range cands {
 			seen[c.Unit.ID] = true
 		}
-		obs := e.observed(state)
+		observed := e.observed(state, obs)
 		for _, u := range pool {
 			if u.ID != "" && seen[u.ID] {
 				continue
@@ -276,7 +289,7 @@ func Pool(state *mss.State, pool []mss.Unit) []mss.Candidate {
 			c := mss.Candidate{Unit: u}
 			if ok {
 				c.Unit = e.units[i]
-				c.Observed = obs[i]
+				c.Observed = observed[i]
 			}
 			cands = append(cands, c)
 		}
@@ -291,7 +304,7 @@ type query struct {
 	terms    map[string]int
 	mentions *Mentions
 	observed map[int]bool
-	// obsOrder lists observed units, the last-read span's units last.
+	// obsOrder lists the observed units in engine order.
 	obsOrder []int
 	// files named by the state (paths and frames), path -> strength.
 	files   map[string]float64
@@ -304,22 +317,23 @@ type hit struct {
 	score float64
 }
 
-// observed marks units the state has already read.
-func (e *Engine) observed(s *mss.State) map[int]bool {
-	obs := map[int]bool{}
+// observed marks the units the state has seen (mss.Observed): named by id,
+// or sharing a line with an observed span.
+func (e *Engine) observed(s *mss.State, obs *mss.Observed) map[int]bool {
+	out := map[int]bool{}
 	for _, id := range s.ObservedEvidenceIDs {
 		if i, ok := e.byID[id]; ok {
-			obs[i] = true
+			out[i] = true
 		}
 	}
-	for _, sp := range s.ObservedSpans {
-		for _, i := range e.byPath[normPath(sp.Path)] {
-			if e.units[i].Overlaps(mss.Span{Path: e.units[i].Path, StartLine: sp.StartLine, EndLine: sp.EndLine}) {
-				obs[i] = true
+	for _, p := range obs.Paths() {
+		for _, i := range e.byPath[p] {
+			if obs.Unit(&e.units[i]) {
+				out[i] = true
 			}
 		}
 	}
-	return obs
+	return out
 }
 
 // Candidates ranks units for a state: every view ranks, the ranks are fused
@@ -328,6 +342,12 @@ func (e *Engine) observed(s *mss.State) map[int]bool {
 // Observed units are included and flagged; controllers decide what to do
 // with them.
 func (e *Engine) Candidates(ctx context.Context, state *mss.State, limit int) ([]mss.Candidate, error) {
+	return e.CandidatesObserved(ctx, state, mss.ObservedOf(state), limit)
+}
+
+// CandidatesObserved is Candidates with what the state has seen already
+// derived (mss.ObservedOf), so a request derives it once.
+func (e *Engine) CandidatesObserved(ctx context.Context, state *mss.State, obs *mss.Observed, limit int) ([]mss.Candidate, error) {
 	if state == nil {
 		return nil, fmt.Errorf("retrieve: nil state")
 	}
@@ -337,7 +357,7 @@ func (e *Engine) Candidates(ctx context.Context, state *mss.State, limit int) ([
 	if len(e.units) == 0 {
 		return nil, nil
 	}
-	q := e.prepare(state)
+	q := e.prepare(state, obs)
 	views := map[string][]hit{}
 	run := func(name string, f func(*query) []hit) {
 		if e.off[name] {
@@ -370,24 +390,12 @@ func (e *Engine) Candidates(ctx context.Context, state *mss.State, limit int) ([
 }
 
 // prepare extracts the state's facets once for all views.
-func (e *Engine) prepare(s *mss.State) *query {
+func (e *Engine) prepare(s *mss.State, obs *mss.Observed) *query {
 	q := &query{state: s, text: StateText(s)}
 	q.terms = lexical.QueryTerms(q.text)
 	q.mentions = ExtractText(q.text)
-	q.observed = e.observed(s)
-	for _, sp := range s.ObservedSpans {
-		for _, i := range e.byPath[normPath(sp.Path)] {
-			u := &e.units[i]
-			if u.StartLine <= sp.EndLine && u.EndLine >= sp.StartLine {
-				q.obsOrder = append(q.obsOrder, i)
-			}
-		}
-	}
-	for _, id := range s.ObservedEvidenceIDs {
-		if i, ok := e.byID[id]; ok {
-			q.obsOrder = append(q.obsOrder, i)
-		}
-	}
+	q.observed = e.observed(s, obs)
+	q.obsOrder = sortedInts(q.observed)
 	q.files = map[string]float64{}
 	for _, p := range q.mentions.Paths {
 		for path, s := range e.resolvePath(p) {

@@ -11,15 +11,9 @@ import (
 // FromIndex builds an engine over an open index: its units and edges. When
 // opts names no git directory, the history view reads the repository the
 // index was built from, at the index's commit, if it is a git repository.
+// The git log the history view reads, the units and the edges are read at
+// once, so a cold open waits for the slowest of them, not for their sum.
 func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
-	units, err := ix.Units()
-	if err != nil {
-		return nil, fmt.Errorf("retrieve: reading units of %s: %w", ix.Path(), err)
-	}
-	edges, err := ix.Edges()
-	if err != nil {
-		return nil, fmt.Errorf("retrieve: reading edges of %s: %w", ix.Path(), err)
-	}
 	meta := ix.Meta()
 	if opts.Commit == "" {
 		opts.Commit = meta.Commit
@@ -29,5 +23,36 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 			opts.GitDir = strings.TrimSpace(string(out))
 		}
 	}
-	return NewEngine(units, edges, opts), nil
+	if opts.GitDir != "" && opts.Commit != "" && !disabled(opts, ViewHistory) {
+		// The engine's history view finds the log in the cache, or waits
+		// for this read to finish; an error is reported there.
+		go readHistory(opts.GitDir, opts.Commit, historyCommits(opts))
+	}
+	type edgesRead struct {
+		edges []index.Edge
+		err   error
+	}
+	ec := make(chan edgesRead, 1)
+	go func() {
+		edges, err := ix.Edges()
+		ec <- edgesRead{edges, err}
+	}()
+	units, err := ix.Units()
+	er := <-ec
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: reading units of %s: %w", ix.Path(), err)
+	}
+	if er.err != nil {
+		return nil, fmt.Errorf("retrieve: reading edges of %s: %w", ix.Path(), er.err)
+	}
+	return NewEngine(units, er.edges, opts), nil
+}
+
+func disabled(opts Options, view string) bool {
+	for _, v := range opts.Disable {
+		if v == view {
+			return true
+		}
+	}
+	return false
 }

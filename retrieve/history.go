@@ -87,10 +87,15 @@ func readHistory(gitDir, commit string, n int) (*historyLog, error) {
 	return h, nil
 }
 
-func loadHistory(gitDir, commit string, n int, e *Engine) (*history, error) {
-	if n <= 0 {
-		n = DefaultHistoryCommits
+// historyCommits is how many commits the history view reads.
+func historyCommits(opts Options) int {
+	if opts.HistoryCommits <= 0 {
+		return DefaultHistoryCommits
 	}
+	return opts.HistoryCommits
+}
+
+func loadHistory(gitDir, commit string, n int, e *Engine) (*history, error) {
 	log, err := readHistory(gitDir, commit, n)
 	if err != nil {
 		return nil, err

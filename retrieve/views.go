@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"math"
+
+	"github.com/missingcomplement/mss"
 	"sort"
 	"strings"
 )
@@ -166,7 +168,11 @@ func (e *Engine) recencyView(q *query) []hit {
 	for k, sp := range spans {
 		// The last span read weighs most.
 		w := 1.0 / float64(len(spans)-k)
-		for _, i := range e.byPath[normPath(sp.Path)] {
+		path, err := mss.CleanPath(sp.Path)
+		if err != nil {
+			continue
+		}
+		for _, i := range e.byPath[path] {
 			if q.observed[i] {
 				continue
 			}

@@ -95,7 +95,8 @@ func TestSemanticViewRelatesCoOccurringTerms(t *testing.T) {
 	units = append(units, unit("lib/target.py", 1, "", "tz zone", nil, nil))
 	units = append(units, unit("lib/other.py", 1, "", "buffer write", nil, nil))
 	e := NewEngine(units, nil, Options{})
-	hs := e.semanticView(e.prepare(&mss.State{Issue: "wrong utc offset"}))
+	st := &mss.State{Issue: "wrong utc offset"}
+	hs := e.semanticView(e.prepare(st, mss.ObservedOf(st)))
 	rank := map[string]int{}
 	for r, h := range hs {
 		rank[e.units[h.idx].ID] = r + 1

@@ -54,29 +54,13 @@ type ranked struct {
 // observed_evidence_ids, or overlapping an observed span), never a
 // repeated id.
 func eligible(req *mss.Request) []ranked {
-	ids := map[string]bool{}
-	spans := map[string][]mss.Span{}
-	if s := req.State; s != nil {
-		for _, id := range s.ObservedEvidenceIDs {
-			ids[id] = true
-		}
-		for _, sp := range s.ObservedSpans {
-			p := strings.TrimPrefix(strings.ReplaceAll(sp.Path, `\`, "/"), "./")
-			spans[p] = append(spans[p], sp)
-		}
-	}
+	obs := mss.ObservedOf(req.State)
 	seen := map[string]bool{}
 	var out []ranked
-next:
 	for i := range req.Candidates {
 		c := &req.Candidates[i]
-		if c.Observed || ids[c.Unit.ID] || seen[c.Unit.ID] || c.Unit.ID == "" {
+		if c.Observed || seen[c.Unit.ID] || c.Unit.ID == "" || obs.Unit(&c.Unit) {
 			continue
-		}
-		for _, sp := range spans[c.Unit.Path] {
-			if c.Unit.StartLine <= sp.EndLine && c.Unit.EndLine >= sp.StartLine {
-				continue next
-			}
 		}
 		seen[c.Unit.ID] = true
 		out = append(out, ranked{c, i + 1})

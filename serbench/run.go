@@ -9,14 +9,14 @@ import (
 )
 
 // CandidateFunc orders a state's pool into candidates for a controller
-// (retrieve.Pool for the embedded engine).
-type CandidateFunc func(state *mss.State, pool []mss.Unit) []mss.Candidate
+// (pipeline.PoolCandidates for the embedded engine).
+type CandidateFunc func(ctx context.Context, state *mss.State, pool []mss.Unit) ([]mss.Candidate, error)
 
 // RunOptions configures Run.
 type RunOptions struct {
 	Name     string            // method name written to predictions; default the controller's
 	K        int               // most units per answer (the request's MaxUnits)
-	Budget   int               // source-token budget; 0 means mss.DefaultBudget
+	Budget   int               // source-token budget (mss.DefaultBudget by default); must be positive
 	Settings map[string]string // the method settings, recorded in config
 	// SkipObserved removes candidates marked Observed before the method
 	// sees them, so no method can return evidence the agent has read.
@@ -47,7 +47,7 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 	}
 	budget := opt.Budget
 	if budget <= 0 {
-		budget = mss.DefaultBudget
+		return nil, fmt.Errorf("budget must be positive, not %d", budget)
 	}
 	if opt.K <= 0 {
 		return nil, fmt.Errorf("k must be positive, not %d", opt.K)
@@ -58,7 +58,10 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 			return nil, err
 		}
 		st := it.State
-		cands := candidates(&st, it.Units())
+		cands, err := candidates(ctx, &st, it.Units())
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: state %s: %w", items.File, it.Line, st.StateID, err)
+		}
 		if opt.SkipObserved {
 			kept := cands[:0:0]
 			for _, c := range cands {

@@ -100,18 +100,18 @@ func (f *fakeController) Select(_ context.Context, req *mss.Request) (*mss.Resul
 	return res, nil
 }
 
-func poolOrder(_ *mss.State, pool []mss.Unit) []mss.Candidate {
+func poolOrder(_ context.Context, _ *mss.State, pool []mss.Unit) ([]mss.Candidate, error) {
 	out := make([]mss.Candidate, len(pool))
 	for i, u := range pool {
 		out[i] = mss.Candidate{Unit: u}
 	}
-	return out
+	return out, nil
 }
 
 func TestRun(t *testing.T) {
 	items := mustItems(t, twoItems)
 	ctrl := &fakeController{answers: map[string][]string{"a": {"a1"}, "b": nil}}
-	preds, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{Name: "fake_k3", K: 3})
+	preds, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{Name: "fake_k3", K: 3, Budget: mss.DefaultBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,11 +131,14 @@ func TestRun(t *testing.T) {
 		t.Errorf("run output does not validate: %v", es)
 	}
 
+	if _, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{K: 3}); err == nil || !strings.Contains(err.Error(), "budget must be positive") {
+		t.Errorf("no budget: error %v", err)
+	}
 	for name, answers := range map[string]map[string][]string{
 		"out of pool": {"a": {"b1"}},
 		"twice":       {"a": {"a1", "a1"}},
 	} {
-		_, err := Run(context.Background(), items, &fakeController{answers}, poolOrder, RunOptions{K: 3})
+		_, err := Run(context.Background(), items, &fakeController{answers}, poolOrder, RunOptions{K: 3, Budget: mss.DefaultBudget})
 		if err == nil || !strings.HasPrefix(err.Error(), "items.jsonl:1: state a: fake returned") {
 			t.Errorf("%s: error %v", name, err)
 		}
@@ -186,8 +189,8 @@ func (firstController) Select(_ context.Context, req *mss.Request) (*mss.Result,
 
 func TestRunSkipObserved(t *testing.T) {
 	items := mustItems(t, twoItems) // a2 is observed in state a
-	marked := func(st *mss.State, pool []mss.Unit) []mss.Candidate {
-		cands := poolOrder(st, pool)
+	marked := func(ctx context.Context, st *mss.State, pool []mss.Unit) ([]mss.Candidate, error) {
+		cands, _ := poolOrder(ctx, st, pool)
 		for i := range cands {
 			for _, id := range st.ObservedEvidenceIDs {
 				if cands[i].Unit.ID == id {
@@ -197,13 +200,13 @@ func TestRunSkipObserved(t *testing.T) {
 		}
 		// Observed first, so a method that keeps them returns them.
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Observed && !cands[j].Observed })
-		return cands
+		return cands, nil
 	}
 	for _, tc := range []struct {
 		skip bool
 		want []string
 	}{{false, []string{"a2", "a1"}}, {true, []string{"a1"}}} {
-		preds, err := Run(context.Background(), items, firstController{}, marked, RunOptions{K: 2, SkipObserved: tc.skip})
+		preds, err := Run(context.Background(), items, firstController{}, marked, RunOptions{K: 2, Budget: mss.DefaultBudget, SkipObserved: tc.skip})
 		if err != nil {
 			t.Fatal(err)
 		}

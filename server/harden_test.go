@@ -341,7 +341,7 @@ func TestStateCardEverywhere(t *testing.T) {
 	if err := json.Unmarshal(data, &rr); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("full card: %d %s", resp.StatusCode, data)
 	}
-	want := []string{"observed path widgets\\hedaer.py is not in the index; its spans exclude nothing"}
+	want := []string{"observed path widgets/hedaer.py is not in the index; its spans exclude nothing"}
 	if fmt.Sprint(rr.Warnings) != fmt.Sprint(want) {
 		t.Errorf("HTTP warnings %q, want %q", rr.Warnings, want)
 	}

@@ -3,16 +3,16 @@ package server
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/retrieve"
 )
 
 // IndexLoader keeps an index file of a work tree up to date with
-// index.Build (which re-parses only files whose content changed) and
-// builds a retrieval engine over it.
+// index.Build (which re-parses only files whose content changed) and opens
+// the recover pipeline over it.
 type IndexLoader struct {
 	Repo   string // the work tree
 	DB     string // index file; "" means <Repo>/.mss/index.db
@@ -23,57 +23,39 @@ type IndexLoader struct {
 // Load implements Loader.
 func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	opts := l.Index
-	opts.Repo, opts.DB, opts.Rev = l.Repo, l.DB, ""
 	if f := Progress(ctx); f != nil {
 		opts.Progress = f
 	}
-	t0 := time.Now()
-	sum, err := index.Build(ctx, opts)
+	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine})
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(sum.DB)
-	if err != nil {
-		return nil, err
-	}
-	t1 := time.Now()
-	eng, err := retrieve.FromIndex(ix, l.Engine)
-	if err != nil {
-		ix.Close()
-		return nil, err
-	}
-	m := ix.Meta()
+	m, ph := p.Meta(), p.Phases()
 	return &indexSnapshot{
-		ix:  ix,
-		eng: eng,
+		Pipeline: p,
 		info: IndexInfo{
 			Units:    m.Units,
 			Files:    m.Files,
-			DB:       sum.DB,
+			DB:       p.Summary().DB,
 			Built:    m.Built,
-			Changed:  sum.Parsed,
-			Skipped:  sum.Skipped,
-			IndexMS:  t1.Sub(t0).Milliseconds(),
-			EngineMS: time.Since(t1).Milliseconds(),
+			Changed:  p.Summary().Parsed,
+			Skipped:  p.Summary().Skipped,
+			IndexMS:  int64(ph.Index * 1000),
+			EngineMS: int64(ph.Engine * 1000),
 		},
 	}, nil
 }
 
+// indexSnapshot is a pipeline over one build of the index.
 type indexSnapshot struct {
-	ix   *index.Index
-	eng  *retrieve.Engine
+	*pipeline.Pipeline
 	info IndexInfo
 }
 
-// FileUnits makes the snapshot an mss.UnitSource.
-func (s *indexSnapshot) FileUnits(path string) []mss.Unit { return s.eng.FileUnits(path) }
-
-func (s *indexSnapshot) Candidates(ctx context.Context, st *mss.State, limit int) ([]mss.Candidate, error) {
-	return s.eng.Candidates(ctx, st, limit)
-}
+var _ mss.UnitSource = (*indexSnapshot)(nil)
 
 func (s *indexSnapshot) Search(query string, limit int) ([]mss.Unit, error) {
-	us, err := s.ix.Search(query, limit)
+	us, err := s.Index().Search(query, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
@@ -81,5 +63,3 @@ func (s *indexSnapshot) Search(query string, limit int) ([]mss.Unit, error) {
 }
 
 func (s *indexSnapshot) Info() IndexInfo { return s.info }
-
-func (s *indexSnapshot) Close() error { return s.ix.Close() }

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
-	"github.com/missingcomplement/mss/render"
+	"github.com/missingcomplement/mss/pipeline"
+	"github.com/missingcomplement/mss/retrieve"
 )
 
 // Defaults and caps of a Service.
@@ -19,7 +20,7 @@ const (
 	DefaultMethod       = "complement"
 	DefaultScanInterval = time.Second
 	DefaultFreshWait    = time.Second
-	DefaultCandidates   = 200
+	DefaultCandidates   = retrieve.DefaultCandidates
 	DefaultMaxBudget    = 32768
 	DefaultMaxUnitsCap  = 32
 	maxTextField        = mss.MaxTextBytes
@@ -400,7 +401,6 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	if err := s.refresh(ctx, false); err != nil {
 		return nil, err
 	}
-	warnings := s.unknownPaths(req.State.ObservedSpans)
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
@@ -410,7 +410,7 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	}
 	var unnamable []string
 	resp.Units, unnamable = dropUnnamable(resp.Units)
-	resp.Warnings = append(append(warnings, resp.Warnings...), unnamable...)
+	resp.Warnings = append(resp.Warnings, unnamable...)
 	if !req.Trace {
 		resp.Trace = nil
 	}
@@ -425,180 +425,47 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	return resp, nil
 }
 
-// answer runs one selection on the current snapshot and checks every
-// chosen unit against its file: a unit whose lines moved (an edit above
-// it, not yet re-indexed) is re-numbered, one whose text changed is
-// dropped.
+// answer runs the pipeline on the current snapshot: rank, select, check
+// every chosen unit against its file (a unit whose lines moved since
+// indexing is re-numbered, one whose text changed is dropped), fit.
 func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits int) (*RecoverResponse, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.snap == nil {
 		return nil, s.notLoaded()
 	}
-	cands, err := s.snap.Candidates(ctx, st, s.cfg.Candidates)
+	lim := pipeline.Limits{Budget: budget, MaxUnits: maxUnits, MinUnits: min(mss.DefaultMinUnits, maxUnits), Candidates: s.cfg.Candidates}
+	q, err := s.snap.Candidates(ctx, st, lim)
 	if err != nil {
+		var se *mss.StateError
+		if errors.As(err, &se) {
+			return nil, &BadRequest{err}
+		}
 		return nil, fmt.Errorf("server: ranking candidates: %w", err)
 	}
-	req := &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits}
 	// Units grow into their neighbours only from a current snapshot: while
 	// a re-index is pending, a neighbour may be text the file no longer
 	// holds, and the grown unit would be dropped with what was chosen.
 	s.refreshMu.Lock()
 	stale := s.building != nil
 	s.refreshMu.Unlock()
-	if src, ok := s.snap.(mss.UnitSource); ok && !stale {
-		req.Source = src
-	}
-	res, err := s.ctrl.Select(ctx, req)
+	ans, err := s.snap.Select(ctx, s.ctrl, q, lim, pipeline.SelectOptions{NoGrow: stale})
 	if err != nil {
-		return nil, fmt.Errorf("server: %s: %w", s.ctrl.Name(), err)
+		return nil, fmt.Errorf("server: %w", err)
 	}
-	trace := append([]mss.TraceStep(nil), res.Trace...)
-	drop := func(u mss.Unit, why string) {
-		trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: "dropped: " + why})
-	}
-	files := map[string][]string{}
-	var keep []mss.Unit
-	for _, u := range res.Units {
-		if overlapsAny(u, st.ObservedSpans) {
-			drop(u, "already observed in this session")
-			continue
-		}
-		lines, ok := files[u.Path]
-		if !ok {
-			lines, err = s.fileLines(u.Path)
-			if err != nil {
-				drop(u, err.Error())
-				continue
-			}
-			files[u.Path] = lines
-		}
-		if u.Content == "" {
-			if u.StartLine < 1 || u.EndLine > len(lines) || u.EndLine < u.StartLine {
-				drop(u, "lines past the end of the file")
-				continue
-			}
-			u.Content = strings.Join(lines[u.StartLine-1:u.EndLine], "")
-			u.Tokens = mss.TokenCost(u.Content)
-		}
-		at := locate(lines, splitLines(normalizeText(u.Content)), u.StartLine)
-		switch {
-		case at < 0:
-			drop(u, "file changed since indexing (re-index pending)")
-			continue
-		case at != u.StartLine:
-			trace = append(trace, mss.TraceStep{Stage: "serve", UnitID: u.ID, Reason: fmt.Sprintf("moved from line %d to %d since indexing", u.StartLine, at)})
-			u.EndLine += at - u.StartLine
-			u.StartLine = at
-			if overlapsAny(u, st.ObservedSpans) {
-				drop(u, "already observed in this session")
-				continue
-			}
-		}
-		// Deliver the file's own bytes: a unit grown over blank lines
-		// carries them as bare newlines, the file may hold spaces there.
-		if n := u.EndLine - u.StartLine + 1; u.EndLine <= len(lines) && n > 0 {
-			u.Content = strings.Join(lines[u.StartLine-1:u.EndLine], "")
-			u.Tokens = mss.TokenCost(u.Content)
-		}
-		u.Defines, u.References, u.Imports = nil, nil, nil
-		keep = append(keep, u)
-	}
-	units, fitTrace := render.Fit(keep, budget, maxUnits)
-	if units == nil {
-		units = []mss.Unit{}
+	for i := range ans.Units {
+		ans.Units[i].Defines, ans.Units[i].References, ans.Units[i].Imports = nil, nil, nil
 	}
 	return &RecoverResponse{
-		Method:   res.Method,
-		Units:    units,
-		Tokens:   render.Tokens(units),
+		Method:   ans.Method,
+		Units:    ans.Units,
+		Tokens:   ans.Tokens,
 		Budget:   budget,
 		Observed: len(st.ObservedSpans),
 		Index:    s.info,
-		Trace:    append(trace, fitTrace...),
+		Trace:    ans.Trace,
+		Warnings: ans.Warnings,
 	}, nil
-}
-
-// locate returns the 1-based line where want (lines with newlines) starts
-// in lines: start itself if it matches there, else the nearest match
-// (the earlier on a tie), else -1.
-func locate(lines, want []string, start int) int {
-	match := func(at int) bool {
-		if at < 1 || at-1+len(want) > len(lines) {
-			return false
-		}
-		for i, l := range want {
-			if !sameLine(lines[at-1+i], l) {
-				return false
-			}
-		}
-		return true
-	}
-	if len(want) == 0 {
-		return -1
-	}
-	if match(start) {
-		return start
-	}
-	for d := 1; d <= len(lines); d++ {
-		if match(start - d) {
-			return start - d
-		}
-		if match(start + d) {
-			return start + d
-		}
-	}
-	return -1
-}
-
-// overlapsAny reports whether u shares lines with a span, or is the
-// symbol a span named (line numbers recorded before an edit may have
-// moved; the symbol has not).
-func overlapsAny(u mss.Unit, spans []mss.Span) bool {
-	for _, sp := range spans {
-		if u.Overlaps(sp) || (u.Symbol != "" && sp.Symbol == u.Symbol && sp.Path == u.Path) {
-			return true
-		}
-	}
-	return false
-}
-
-// fileLines reads a file of the work tree as lines with their newlines.
-// The path must be repository-relative, and os.Root refuses symbolic links
-// that lead out of the tree.
-func (s *Service) fileLines(p string) ([]string, error) {
-	clean, err := RepoPath(p)
-	if err != nil {
-		return nil, err
-	}
-	data, err := s.files.ReadFile(filepath.FromSlash(clean))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", clean, err)
-	}
-	return splitLines(normalizeText(string(data))), nil
-}
-
-func splitLines(s string) []string {
-	lines := strings.SplitAfter(s, "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
-	return lines
-}
-
-// sameLine compares a file line with an indexed one; blank lines match
-// whatever white space they hold.
-func sameLine(file, want string) bool {
-	if file == want {
-		return true
-	}
-	return strings.TrimSpace(want) == "" && strings.TrimSpace(file) == ""
-}
-
-// normalizeText makes text comparable across line-ending conventions.
-func normalizeText(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.TrimRight(s, "\n") + "\n"
 }
 
 // MarkObserved records spans the agent has read in session id.
@@ -654,16 +521,11 @@ func (s *Service) Search(ctx context.Context, query string, limit int) (*SearchR
 	if err != nil {
 		return nil, s.snapshotFailed(fmt.Errorf("server: search: %w", err))
 	}
-	resp := &SearchResponse{Units: []mss.Unit{}}
-	files := map[string][]string{}
-	for _, u := range us {
-		v, err := s.verify(u, files)
-		if err != nil {
-			resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s:%d-%d left out: %v", Quote(u.Path), u.StartLine, u.EndLine, err))
-			continue
-		}
-		v.Defines, v.References, v.Imports = nil, nil, nil
-		resp.Units = append(resp.Units, v)
+	verified, warn, err := s.verifyUnits(us)
+	if err != nil {
+		return nil, fmt.Errorf("server: search: %w", err)
 	}
+	resp := &SearchResponse{Units: []mss.Unit{}, Warnings: warn}
+	resp.Units = append(resp.Units, verified...)
 	return resp, nil
 }

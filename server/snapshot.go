@@ -5,13 +5,16 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
 )
 
-// Snapshot is one indexed state of the work tree: the units, a retrieval
-// engine over them and a lexical search. A Service swaps snapshots whole.
+// Snapshot is one indexed state of the work tree: the recover pipeline
+// over it and a lexical search. A Service swaps snapshots whole.
 type Snapshot interface {
-	// Candidates ranks units for a state (retrieve.Engine.Candidates).
-	Candidates(ctx context.Context, state *mss.State, limit int) ([]mss.Candidate, error)
+	// Candidates and Select are the stages of pipeline.Pipeline: rank
+	// units for a state, then select, verify against the files and fit.
+	Candidates(ctx context.Context, state *mss.State, lim pipeline.Limits) (*pipeline.Query, error)
+	Select(ctx context.Context, ctrl mss.Controller, q *pipeline.Query, lim pipeline.Limits, so pipeline.SelectOptions) (*pipeline.Answer, error)
 	// Search is a plain lexical/symbol search over the units.
 	Search(query string, limit int) ([]mss.Unit, error)
 	// Info describes the snapshot.

@@ -3,16 +3,18 @@ package server
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/render"
 )
 
-// Reads of repository content on the answer path live here and in
-// fileLines: every one goes through the service's os.Root, which refuses
-// a path whose any component is a symbolic link leading out of the
-// repository, so nothing outside it is ever shown.
+// Reads of repository content on the answer path go through os.Root
+// (pipeline.TreeFiles), which refuses a path any component of which is a
+// symbolic link leading out of the repository, so nothing outside it is
+// ever shown.
 
 // Quote makes a path safe for one line of text output (render.Name).
 func Quote(p string) string { return render.Name(p) }
@@ -21,53 +23,32 @@ func Quote(p string) string { return render.Name(p) }
 // encoding/json would replace its bytes with U+FFFD and name another file.
 var errNotUTF8 = errors.New("its path is not UTF-8, so no answer can name it faithfully")
 
-// verify checks an indexed unit against its file: it returns the unit
-// with the file's own bytes, re-numbered if the text moved, or an error
-// when the file no longer holds the text (or cannot be read inside the
-// root). files caches the lines of files already read.
-func (s *Service) verify(u mss.Unit, files map[string][]string) (mss.Unit, error) {
-	if !utf8.ValidString(u.Path) {
-		return u, errNotUTF8
+// verifyUnits checks units against their files, read through the
+// repository root (pipeline.Verify over pipeline.TreeFiles, the check every
+// answer passes): a unit whose text moved is re-numbered, one the file no
+// longer holds, or that cannot be read inside the root, is left out with a
+// warning naming it.
+func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string, error) {
+	units, warn := dropUnnamable(units)
+	files, err := pipeline.NewTreeFiles(s.root)
+	if err != nil {
+		return nil, nil, err
 	}
-	lines, ok := files[u.Path]
-	if !ok {
-		var err error
-		lines, err = s.fileLines(u.Path)
-		if err != nil {
-			return u, err
+	defer files.Close()
+	where := make(map[string]mss.Unit, len(units))
+	for _, u := range units {
+		where[u.ID] = u
+	}
+	keep, trace := pipeline.Verify(files, units, mss.ObservedOf(nil))
+	for _, t := range trace {
+		why, dropped := strings.CutPrefix(t.Reason, "dropped: ")
+		if !dropped {
+			continue
 		}
-		files[u.Path] = lines
+		u := where[t.UnitID]
+		warn = append(warn, fmt.Sprintf("%s:%d-%d left out: %s", Quote(u.Path), u.StartLine, u.EndLine, why))
 	}
-	if u.Content == "" {
-		if u.StartLine < 1 || u.EndLine > len(lines) || u.EndLine < u.StartLine {
-			return u, errors.New("lines past the end of the file")
-		}
-		u.Content = joinLines(lines[u.StartLine-1 : u.EndLine])
-	}
-	at := locate(lines, splitLines(normalizeText(u.Content)), u.StartLine)
-	if at < 0 {
-		return u, errors.New("the file changed since indexing (re-index pending)")
-	}
-	u.EndLine += at - u.StartLine
-	u.StartLine = at
-	if u.EndLine > len(lines) {
-		return u, errors.New("lines past the end of the file")
-	}
-	u.Content = joinLines(lines[u.StartLine-1 : u.EndLine])
-	u.Tokens = mss.TokenCost(u.Content)
-	return u, nil
-}
-
-func joinLines(lines []string) string {
-	n := 0
-	for _, l := range lines {
-		n += len(l)
-	}
-	b := make([]byte, 0, n)
-	for _, l := range lines {
-		b = append(b, l...)
-	}
-	return string(b)
+	return keep, warn, nil
 }
 
 // dropUnnamable leaves out units whose path is not UTF-8, with a warning.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
-	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/repobench"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/schollz/progressbar/v3"
@@ -309,7 +309,7 @@ are scored as score.py scores them.`,
 	fl.StringVar(&output, "output", "", "predictions file to append to (JSONL); with several methods it must contain {method}")
 	fl.StringVar(&indexDir, "index-dir", "", "directory for the per-repository index databases, kept between runs (default: a temporary directory, removed)")
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
-	fl.IntVar(&candidates, "candidates", 0, "candidates retrieval offers the methods (0: the engine's default)")
+	fl.IntVar(&candidates, "candidates", retrieve.DefaultCandidates, "candidates retrieval offers the methods")
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
 	cmd.MarkFlagRequired("output")
 	return cmd
@@ -375,7 +375,8 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	opts := repobench.RunOptions{
 		States: l.states, Source: l.src, Methods: runs,
-		Budget: f.budget, MaxUnits: bf.maxUnits, Candidates: bf.candidates, Concurrency: bf.conc,
+		Limits:      pipeline.Limits{Budget: f.budget, MaxUnits: bf.maxUnits, MinUnits: min(mss.DefaultMinUnits, bf.maxUnits), Candidates: bf.candidates},
+		Concurrency: bf.conc,
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
 			return openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
 		},
@@ -493,26 +494,14 @@ func sortedKeys(m map[string]float64) []string {
 	return out
 }
 
-// openSnapshot builds or moves the repository's index to commit and ranks
-// over it. The engine keeps what it needs in memory, so the index file is
-// closed before the states are answered.
+// openSnapshot builds or moves the repository's index to commit and opens
+// the pipeline over it; answers are checked against the commit's blobs.
 func openSnapshot(ctx context.Context, db, gitDir, commit string) (*repobench.Opened, error) {
-	t0 := time.Now()
-	if _, err := index.Build(ctx, index.Options{Repo: gitDir, Rev: commit, DB: db}); err != nil {
-		return nil, err
-	}
-	t1 := time.Now()
-	ix, err := index.Open(db)
+	p, err := pipeline.Open(ctx, pipeline.Options{Repo: gitDir, Rev: commit, DB: db,
+		Engine: retrieve.Options{GitDir: gitDir, Commit: commit}})
 	if err != nil {
 		return nil, err
 	}
-	defer ix.Close()
-	eng, err := retrieve.FromIndex(ix, retrieve.Options{GitDir: gitDir, Commit: commit})
-	if err != nil {
-		return nil, err
-	}
-	return &repobench.Opened{Snapshot: eng, Phases: map[string]float64{
-		"index":  t1.Sub(t0).Seconds(),
-		"engine": time.Since(t1).Seconds(),
-	}}, nil
+	ph := p.Phases()
+	return &repobench.Opened{Snapshot: p, Phases: map[string]float64{"index": ph.Index, "engine": ph.Engine}}, nil
 }

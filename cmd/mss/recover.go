@@ -10,9 +10,8 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
-	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/render"
-	"github.com/missingcomplement/mss/retrieve"
 	"github.com/spf13/cobra"
 )
 
@@ -60,44 +59,29 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
-			path := db
-			if path == "" {
-				sum, err := index.Build(ctx, index.Options{Repo: repo})
-				if err != nil {
-					return err
-				}
-				path = sum.DB
+			o := pipeline.Options{Controller: ctl, Repo: repo}
+			if db != "" {
+				o = pipeline.Options{Controller: ctl, DB: db}
 			}
-			ix, err := index.Open(path)
+			p, err := pipeline.Open(ctx, o)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
-			eng, err := retrieve.FromIndex(ix, retrieve.Options{Embedder: retrieve.NewEmbedderFromEnv()})
+			defer p.Close()
+			lim := pipeline.DefaultLimits()
+			lim.Budget, lim.MaxUnits = budget, maxUnits
+			q, err := p.Candidates(ctx, st, lim)
 			if err != nil {
 				return err
 			}
-			var notes []mss.TraceStep
-			for _, w := range eng.Warnings() {
-				notes = append(notes, mss.TraceStep{Stage: "candidates", Reason: w})
+			for _, w := range q.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "mss: warning:", w)
 			}
-			for _, p := range unknownObservedPaths(st, eng) {
-				msg := fmt.Sprintf("observed path %s is not in the index; its spans exclude nothing", p)
-				fmt.Fprintln(cmd.ErrOrStderr(), "mss: warning:", msg)
-				notes = append(notes, mss.TraceStep{Stage: "candidates", Reason: msg})
-			}
-			if eng.Len() == 0 {
-				notes = append(notes, mss.TraceStep{Stage: "candidates", Reason: "the index has no units"})
-			}
-			cands, err := eng.Candidates(ctx, st, 0)
+			ans, err := p.Select(ctx, ctl, q, lim, pipeline.SelectOptions{})
 			if err != nil {
 				return err
 			}
-			res, err := ctl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits, Source: eng})
-			if err != nil {
-				return err
-			}
-			res.Trace = append(notes, res.Trace...)
+			res, cands := &ans.Result, ans.Candidates
 			usage := usageReport{}
 			usage.add(res)
 			usage.print(cmd.ErrOrStderr())
@@ -171,24 +155,6 @@ func readStateCard(path string, stdin io.Reader) (*mss.State, error) {
 	}
 	defer f.Close()
 	return mss.DecodeState(path, f)
-}
-
-// unknownObservedPaths lists observed span paths no unit of the engine has.
-func unknownObservedPaths(st *mss.State, eng *retrieve.Engine) []string {
-	known := map[string]bool{}
-	for _, u := range eng.Units() {
-		known[u.Path] = true
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, sp := range st.ObservedSpans {
-		p := strings.TrimPrefix(sp.Path, "./")
-		if !known[p] && !seen[p] {
-			seen[p] = true
-			out = append(out, sp.Path)
-		}
-	}
-	return out
 }
 
 func lastReason(tr []mss.TraceStep) string {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
-	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/serbench"
 	"github.com/spf13/cobra"
 )
@@ -336,7 +336,7 @@ func newSerbenchRunCmd() *cobra.Command {
 		Use:   "run --items F --method NAME --output P [--k 8] [--budget 6144]",
 		Short: "Run an mss method over every state's pool and write predictions",
 		Long: `For every state of the items file, rank its candidate pool with the
-embedded retrieval views (retrieve.Pool), ask the named method (see
+embedded retrieval views (pipeline.PoolCandidates), ask the named method (see
 "mss methods") for its answer of at most --k units within --budget source
 tokens, and write one prediction row per state: the ids it returned, in
 its order, with the method's configuration in "config". Method settings
@@ -362,7 +362,7 @@ bm25 and similarity baselines, like the release's, do not); with
 				return err
 			}
 			var usage usageReport
-			preds, err := serbench.Run(cmd.Context(), items, ctrl, retrieve.Pool, serbench.RunOptions{
+			preds, err := serbench.Run(cmd.Context(), items, ctrl, pipeline.PoolCandidates, serbench.RunOptions{
 				Name: name, K: k, Budget: budget, Settings: recordedSettings(opts.Settings), SkipObserved: skipObserved,
 				OnResult: usage.add,
 			})

@@ -1,0 +1,384 @@
+// Package pipeline is the one way evidence is recovered: Open brings an
+// index up to date (or opens one) and builds the retrieval engine over it;
+// Recover validates a state card, ranks candidates, lets the method select
+// (and grow) units, checks every chosen unit against the source it came
+// from, and fits the answer into the budget. The CLI, the HTTP and MCP
+// server, both benchmark runners and library users all call it, so a state
+// card is read, checked and answered the same way everywhere.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/render"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+// DefaultMethod answers when Options names no method.
+const DefaultMethod = "complement"
+
+// Limits bound one answer. Every field must be positive: a caller that
+// wants the defaults starts from DefaultLimits.
+type Limits struct {
+	Budget     int // source tokens delivered (tokens = ceil(bytes/4))
+	MaxUnits   int // most units delivered
+	MinUnits   int // fewest units a method aims for (capped at MaxUnits)
+	Candidates int // ranked units the method chooses from
+}
+
+// DefaultLimits is the one place the defaults of an answer live.
+func DefaultLimits() Limits {
+	return Limits{
+		Budget:     mss.DefaultBudget,
+		MaxUnits:   mss.DefaultMaxUnits,
+		MinUnits:   mss.DefaultMinUnits,
+		Candidates: retrieve.DefaultCandidates,
+	}
+}
+
+// Check refuses a zero or negative limit, naming it.
+func (l Limits) Check() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"budget", l.Budget}, {"max units", l.MaxUnits}, {"min units", l.MinUnits}, {"candidates", l.Candidates}} {
+		if f.v <= 0 {
+			return fmt.Errorf("%s %d: want a positive number", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// Options configures Open.
+type Options struct {
+	// Repo is a work tree, a plain directory or a git directory. With Repo
+	// set, Open builds (or incrementally updates) the index first.
+	Repo string
+	// Rev is the commit to index when Repo is a git directory.
+	Rev string
+	// DB is the index file. With Repo empty it is opened as it is; with
+	// Repo set and DB empty the index lives in <Repo>/.mss/index.db.
+	DB string
+	// Index holds further build options; its Repo, Rev and DB are set
+	// from the fields above.
+	Index index.Options
+	// Engine configures retrieval. Its Embedder, when nil, comes from the
+	// MSS_EMBED_* variables (retrieve.NewEmbedderFromEnv) unless NoEnv.
+	Engine retrieve.Options
+	NoEnv  bool
+	// Controller answers Recover; when nil it is built from Method
+	// ("" means DefaultMethod) and MethodOptions.
+	Controller    mss.Controller
+	Method        string
+	MethodOptions mss.MethodOptions
+	// Files, when set, is what answers are verified against. Otherwise
+	// Open reads a work tree's files inside its root, or a commit's blobs
+	// from the git directory, whichever the index was built from.
+	Files Files
+}
+
+// Phases times the stages of Open, in seconds.
+type Phases struct {
+	Index  float64 // building or moving the index (0 when only opened)
+	Engine float64 // loading the retrieval structures
+}
+
+// Pipeline answers states over one snapshot of a repository (or a pool).
+// It is safe for concurrent use.
+type Pipeline struct {
+	ix     *index.Index // nil for a pool
+	eng    *retrieve.Engine
+	ctrl   mss.Controller
+	files  Files // nil for a pool: its units are their own source
+	known  map[string]bool
+	warn   []string
+	pool   []mss.Unit
+	meta   index.Meta
+	sum    *index.Summary
+	phases Phases
+}
+
+// Open brings the index up to date (when Options.Repo is set), opens it and
+// builds the retrieval engine and the controller.
+func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
+	if o.Repo == "" && o.DB == "" {
+		return nil, errors.New("pipeline: name a repository or an index file")
+	}
+	ctrl, err := newController(o)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{ctrl: ctrl}
+	t0 := time.Now()
+	path := o.DB
+	if o.Repo != "" {
+		bo := o.Index
+		bo.Repo, bo.Rev, bo.DB = o.Repo, o.Rev, o.DB
+		sum, err := index.Build(ctx, bo)
+		if err != nil {
+			return nil, err
+		}
+		p.sum, path = sum, sum.DB
+	}
+	t1 := time.Now()
+	if p.ix, err = index.Open(path); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
+	p.meta = p.ix.Meta()
+	eo := o.Engine
+	if eo.Embedder == nil && !o.NoEnv {
+		eo.Embedder = retrieve.NewEmbedderFromEnv()
+	}
+	if p.eng, err = retrieve.FromIndex(p.ix, eo); err != nil {
+		return nil, err
+	}
+	p.warn = append(p.warn, p.eng.Warnings()...)
+	p.known = map[string]bool{}
+	for _, u := range p.eng.Units() {
+		p.known[u.Path] = true
+	}
+	p.files = o.Files
+	if p.files == nil {
+		if p.files, err = sourceFiles(p.meta, o); err != nil {
+			return nil, err
+		}
+	}
+	p.phases = Phases{Index: t1.Sub(t0).Seconds(), Engine: time.Since(t1).Seconds()}
+	if p.sum == nil {
+		p.phases.Index = 0
+	}
+	return p, nil
+}
+
+// OpenPool builds a pipeline over a supplied candidate pool (the SERBench
+// pool track): every pool unit is a candidate, and the units are their own
+// source, so answers are not checked against files.
+func OpenPool(pool []mss.Unit, o Options) (*Pipeline, error) {
+	ctrl, err := newController(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{ctrl: ctrl, pool: pool}, nil
+}
+
+func newController(o Options) (mss.Controller, error) {
+	if o.Controller != nil {
+		return o.Controller, nil
+	}
+	m := o.Method
+	if m == "" {
+		m = DefaultMethod
+	}
+	ctrl, err := mss.NewMethod(m, o.MethodOptions)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	return ctrl, nil
+}
+
+// sourceFiles picks what answers are verified against: the files of the
+// work tree the index was built from, or the blobs of its commit.
+func sourceFiles(m index.Meta, o Options) (Files, error) {
+	switch m.Source {
+	case "commit":
+		gitDir := o.Engine.GitDir
+		if gitDir == "" {
+			gitDir = gitDirOf(m.Repo)
+		}
+		if gitDir == "" {
+			return nil, fmt.Errorf("pipeline: the index was built from commit %s of %s, which is not a git directory here", m.Commit, m.Repo)
+		}
+		return NewCommitFiles(gitDir, m.Commit), nil
+	default:
+		root, err := NewTreeFiles(m.Repo)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: the index's repository: %w", err)
+		}
+		return root, nil
+	}
+}
+
+// gitDirOf returns the git directory of repo ("" when it is none).
+func gitDirOf(repo string) string {
+	if repo == "" {
+		return ""
+	}
+	out, err := exec.Command("git", "-C", repo, "rev-parse", "--absolute-git-dir").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Close releases the index and the source readers.
+func (p *Pipeline) Close() error {
+	var errs []error
+	if p.ix != nil {
+		errs = append(errs, p.ix.Close())
+	}
+	if c, ok := p.files.(interface{ Close() error }); ok {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Engine is the retrieval engine (nil for a pool pipeline).
+func (p *Pipeline) Engine() *retrieve.Engine { return p.eng }
+
+// Index is the open index (nil for a pool pipeline).
+func (p *Pipeline) Index() *index.Index { return p.ix }
+
+// Meta describes the index.
+func (p *Pipeline) Meta() index.Meta { return p.meta }
+
+// Summary is the build's report (nil when the index was only opened).
+func (p *Pipeline) Summary() *index.Summary { return p.sum }
+
+// Phases reports what Open spent.
+func (p *Pipeline) Phases() Phases { return p.phases }
+
+// Controller is the method Recover uses.
+func (p *Pipeline) Controller() mss.Controller { return p.ctrl }
+
+// Warnings lists what Open could not set up (a view left off and why).
+func (p *Pipeline) Warnings() []string { return p.warn }
+
+// Query is one validated state with what retrieval derived from it.
+type Query struct {
+	State      *mss.State
+	Observed   *mss.Observed
+	Candidates []mss.Candidate
+	// Warnings concern this state (e.g. observed paths the index lacks)
+	// and the pipeline (views left off); every surface shows them.
+	Warnings []string
+}
+
+// Answer is a recovered complement.
+type Answer struct {
+	mss.Result
+	// Tokens is the delivered units' cost; Budget the limit it fits.
+	Tokens int
+	Budget int
+	// Candidates are what the method chose from, in fused order.
+	Candidates []mss.Candidate
+	Warnings   []string
+}
+
+// Candidates validates a state and ranks candidates for it.
+func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*Query, error) {
+	if st == nil {
+		return nil, errors.New("pipeline: no state")
+	}
+	if err := lim.Check(); err != nil {
+		return nil, err
+	}
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	q := &Query{State: st, Observed: mss.ObservedOf(st)}
+	q.Warnings = append(q.Warnings, p.warn...)
+	if p.pool != nil {
+		q.Candidates = retrieve.PoolObserved(st, q.Observed, p.pool)
+		return q, nil
+	}
+	for _, path := range q.Observed.Paths() {
+		if !p.known[path] {
+			q.Warnings = append(q.Warnings, fmt.Sprintf("observed path %s is not in the index; its spans exclude nothing", path))
+		}
+	}
+	if p.eng.Len() == 0 {
+		q.Warnings = append(q.Warnings, "the index has no units")
+	}
+	var err error
+	if q.Candidates, err = p.eng.CandidatesObserved(ctx, st, q.Observed, lim.Candidates); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// SelectOptions adjusts one selection.
+type SelectOptions struct {
+	// NoGrow keeps chosen units as indexed (no growth into their
+	// surroundings), e.g. while the index is known to lag the files.
+	NoGrow bool
+}
+
+// Select lets ctrl choose from q's candidates (a copy: a method may reorder
+// what it is given), checks the chosen units against the source and fits
+// them into the budget.
+func (p *Pipeline) Select(ctx context.Context, ctrl mss.Controller, q *Query, lim Limits, so SelectOptions) (*Answer, error) {
+	if err := lim.Check(); err != nil {
+		return nil, err
+	}
+	req := &mss.Request{
+		State:      q.State,
+		Candidates: append([]mss.Candidate(nil), q.Candidates...),
+		Budget:     lim.Budget,
+		MaxUnits:   lim.MaxUnits,
+		MinUnits:   min(lim.MinUnits, lim.MaxUnits),
+	}
+	if p.eng != nil && !so.NoGrow {
+		req.Source = p.eng
+	}
+	res, err := ctrl.Select(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ctrl.Name(), err)
+	}
+	trace := make([]mss.TraceStep, 0, len(q.Warnings)+len(res.Trace))
+	for _, w := range q.Warnings {
+		trace = append(trace, mss.TraceStep{Stage: "candidates", Reason: w})
+	}
+	trace = append(trace, res.Trace...)
+	units := res.Units
+	if p.files != nil {
+		var steps []mss.TraceStep
+		units, steps = Verify(p.files, units, q.Observed)
+		trace = append(trace, steps...)
+	}
+	units, fitTrace := render.Fit(units, lim.Budget, lim.MaxUnits)
+	if units == nil {
+		units = []mss.Unit{}
+	}
+	res.Units, res.Trace = units, append(trace, fitTrace...)
+	return &Answer{Result: *res, Tokens: render.Tokens(units), Budget: lim.Budget, Candidates: q.Candidates, Warnings: q.Warnings}, nil
+}
+
+// Recover answers a state with the pipeline's method: validate, rank,
+// select and grow, verify against the source, fit.
+func (p *Pipeline) Recover(ctx context.Context, st *mss.State, lim Limits) (*Answer, error) {
+	q, err := p.Candidates(ctx, st, lim)
+	if err != nil {
+		return nil, err
+	}
+	return p.Select(ctx, p.ctrl, q, lim, SelectOptions{})
+}
+
+// FileUnits gives the snapshot's units by file (mss.UnitSource).
+func (p *Pipeline) FileUnits(path string) []mss.Unit {
+	if p.eng == nil {
+		return nil
+	}
+	return p.eng.FileUnits(path)
+}
+
+// PoolCandidates is the candidate stage of the pool track for one item:
+// the state validated, every pool unit ranked once with what the state has
+// observed flagged (the stage OpenPool's Candidates runs).
+func PoolCandidates(_ context.Context, st *mss.State, pool []mss.Unit) ([]mss.Candidate, error) {
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	return retrieve.PoolObserved(st, mss.ObservedOf(st), pool), nil
+}

@@ -1,0 +1,77 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/missingcomplement/mss"
+	_ "github.com/missingcomplement/mss/controller"
+)
+
+func TestLimitsRefuseZero(t *testing.T) {
+	if err := DefaultLimits().Check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []Limits{
+		{Budget: 0, MaxUnits: 8, MinUnits: 4, Candidates: 200},
+		{Budget: 100, MaxUnits: -1, MinUnits: 4, Candidates: 200},
+		{Budget: 100, MaxUnits: 8, MinUnits: 4, Candidates: 0},
+	} {
+		if err := l.Check(); err == nil {
+			t.Errorf("%+v accepted", l)
+		}
+	}
+}
+
+func TestRecoverVerifiesAndWarns(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n\n\ndef parse_headers(lines):\n    return dict(parse_header(l) for l in lines)\n",
+		"pkg/send.py":  "def encode_request(req):\n    return req.method + ' ' + req.url\n",
+	})
+	ctx := context.Background()
+	p, err := Open(ctx, Options{Repo: dir, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	st := &mss.State{Issue: "parse_header fails on values containing ':'",
+		ObservedSpans: []mss.Span{{Path: "./pkg/nothere.py", StartLine: 1, EndLine: 2}}}
+	lim := DefaultLimits()
+	if _, err := p.Recover(ctx, &mss.State{}, lim); err == nil {
+		t.Error("a card with no text was answered")
+	}
+	if _, err := p.Recover(ctx, st, Limits{}); err == nil {
+		t.Error("zero limits were accepted")
+	}
+	// An edit above parse_header after indexing: the answer carries the
+	// unit at its new lines, with the file's text.
+	edited := "# a comment\n# another\n" + "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n"
+	if err := os.WriteFile(filepath.Join(dir, "pkg/parse.py"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := p.Recover(ctx, st, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Warnings) != 1 || !strings.Contains(ans.Warnings[0], "pkg/nothere.py is not in the index") {
+		t.Errorf("warnings %q", ans.Warnings)
+	}
+	found := false
+	for _, u := range ans.Units {
+		if u.Symbol == "parse_header" {
+			found = true
+			if u.StartLine != 3 || u.EndLine != 5 {
+				t.Errorf("parse_header at %d-%d, want 3-5", u.StartLine, u.EndLine)
+			}
+		}
+		if u.Symbol == "parse_headers" {
+			t.Error("parse_headers delivered though the file no longer holds it")
+		}
+	}
+	if !found {
+		t.Errorf("parse_header not delivered: %+v", ans.Units)
+	}
+}

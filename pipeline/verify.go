@@ -1,0 +1,305 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Files reads the source an index was built from, by repository-relative
+// path. Reads never leave the repository.
+type Files interface {
+	ReadFile(path string) ([]byte, error)
+}
+
+// TreeFiles reads a directory's files through os.Root: a path climbing out
+// with "..", or a symbolic link leading outside the root, is refused.
+type TreeFiles struct{ root *os.Root }
+
+// NewTreeFiles opens dir for confined reads.
+func NewTreeFiles(dir string) (*TreeFiles, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	return &TreeFiles{root: r}, nil
+}
+
+// ReadFile implements Files.
+func (t *TreeFiles) ReadFile(p string) ([]byte, error) {
+	clean, err := mss.CleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	data, err := t.root.ReadFile(filepath.FromSlash(clean))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", clean, err)
+	}
+	return data, nil
+}
+
+// Close releases the root.
+func (t *TreeFiles) Close() error { return t.root.Close() }
+
+// CommitFiles reads the blobs of one commit from a git directory through
+// one long-lived `git cat-file --batch`, started on first use.
+type CommitFiles struct {
+	gitDir, commit string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	errb bytes.Buffer
+	err  error
+}
+
+// NewCommitFiles reads commit's files from gitDir.
+func NewCommitFiles(gitDir, commit string) *CommitFiles {
+	return &CommitFiles{gitDir: gitDir, commit: commit}
+}
+
+// ReadFile implements Files: the blob at path in the commit's tree.
+func (c *CommitFiles) ReadFile(p string) ([]byte, error) {
+	clean, err := mss.CleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(clean, "\n\r") {
+		return nil, fmt.Errorf("reading %s: %w", clean, fs.ErrNotExist)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	if _, err := io.WriteString(c.in, c.commit+":"+clean+"\n"); err != nil {
+		return nil, c.fail(err)
+	}
+	header, err := c.out.ReadString('\n')
+	if err != nil {
+		return nil, c.fail(err)
+	}
+	f := strings.Fields(header)
+	if len(f) == 2 && f[1] == "missing" || len(f) == 2 && f[1] == "ambiguous" {
+		return nil, fmt.Errorf("reading %s at %s: %w", clean, c.commit, fs.ErrNotExist)
+	}
+	if len(f) != 3 {
+		return nil, fmt.Errorf("git cat-file in %s: unexpected header %q", c.gitDir, header)
+	}
+	size, err := strconv.Atoi(f[2])
+	if err != nil || size < 0 {
+		return nil, fmt.Errorf("git cat-file in %s: unexpected header %q", c.gitDir, header)
+	}
+	data := make([]byte, size+1)
+	if _, err := io.ReadFull(c.out, data); err != nil {
+		return nil, c.fail(err)
+	}
+	if f[1] != "blob" {
+		return nil, fmt.Errorf("reading %s at %s: a %s, not a file", clean, c.commit, f[1])
+	}
+	return data[:size], nil
+}
+
+func (c *CommitFiles) start() error {
+	if c.err != nil {
+		return c.err
+	}
+	if c.cmd != nil {
+		return nil
+	}
+	cmd := exec.Command("git", "--git-dir", c.gitDir, "cat-file", "--batch")
+	cmd.Stderr = &c.errb
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		c.err = fmt.Errorf("starting git cat-file in %s: %w", c.gitDir, err)
+		return c.err
+	}
+	c.cmd, c.in, c.out = cmd, in, bufio.NewReaderSize(out, 1<<16)
+	return nil
+}
+
+func (c *CommitFiles) fail(err error) error {
+	c.err = fmt.Errorf("git cat-file in %s: %w: %s", c.gitDir, err, strings.TrimSpace(c.errb.String()))
+	return c.err
+}
+
+// Close stops the git process.
+func (c *CommitFiles) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil {
+		return nil
+	}
+	c.in.Close()
+	err := c.cmd.Wait()
+	c.cmd = nil
+	if c.err == nil {
+		c.err = errors.New("closed")
+	}
+	return err
+}
+
+// Verify checks units against the files they were indexed from, so no
+// answer serves text the source does not hold: a unit whose lines moved (an
+// edit above it, not yet re-indexed) is re-numbered, one whose text changed
+// or whose file is gone is dropped, and each is delivered with the file's
+// own bytes. A unit the state has observed is dropped, by its lines, or by
+// its symbol when its file moved since indexing (spans recorded before the
+// edit name old lines). Every change is traced at stage "verify".
+func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss.TraceStep) {
+	var trace []mss.TraceStep
+	drop := func(u mss.Unit, why string) {
+		trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "dropped: " + why})
+	}
+	type file struct{ raw, norm []string }
+	cache := map[string]*file{}
+	var keep []mss.Unit
+	for _, u := range units {
+		if obs.Unit(&u) {
+			drop(u, "already observed")
+			continue
+		}
+		f, ok := cache[u.Path]
+		if !ok {
+			data, err := files.ReadFile(u.Path)
+			if err != nil {
+				drop(u, err.Error())
+				continue
+			}
+			f = &file{raw: splitLines(string(data))}
+			f.norm = normalizeLines(f.raw)
+			cache[u.Path] = f
+		}
+		if u.Content == "" {
+			if u.StartLine < 1 || u.EndLine > len(f.raw) || u.EndLine < u.StartLine {
+				drop(u, "lines past the end of the file")
+				continue
+			}
+			u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
+		}
+		at := locate(f.norm, normalizeLines(splitLines(u.Content)), u.StartLine)
+		switch {
+		case at < 0:
+			drop(u, "file changed since indexing (re-index pending)")
+			continue
+		case at != u.StartLine:
+			trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: fmt.Sprintf("moved from line %d to %d since indexing", u.StartLine, at)})
+			u.EndLine += at - u.StartLine
+			u.StartLine = at
+			if obs.Unit(&u) || observedSymbol(obs, &u) {
+				drop(u, "already observed")
+				continue
+			}
+		}
+		// Deliver the file's own bytes (its line endings too): a unit
+		// grown over blank lines carries them as bare newlines, the file
+		// may hold spaces there.
+		u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
+		u.Tokens = mss.TokenCost(u.Content)
+		u.Defines, u.References, u.Imports = nil, nil, nil
+		keep = append(keep, u)
+	}
+	return keep, trace
+}
+
+// observedSymbol reports whether an observed span of u's file names u's
+// symbol.
+func observedSymbol(obs *mss.Observed, u *mss.Unit) bool {
+	if u.Symbol == "" {
+		return false
+	}
+	for _, sp := range obs.Spans(u.Path) {
+		if sp.Symbol == u.Symbol {
+			return true
+		}
+	}
+	return false
+}
+
+// locate returns the 1-based line where want (lines with newlines) starts
+// in lines: start itself if it matches there, else the nearest match
+// (the earlier on a tie), else -1.
+func locate(lines, want []string, start int) int {
+	match := func(at int) bool {
+		if at < 1 || at-1+len(want) > len(lines) {
+			return false
+		}
+		for i, l := range want {
+			if !sameLine(lines[at-1+i], l) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(want) == 0 {
+		return -1
+	}
+	if match(start) {
+		return start
+	}
+	for d := 1; d <= len(lines); d++ {
+		if match(start - d) {
+			return start - d
+		}
+		if match(start + d) {
+			return start + d
+		}
+	}
+	return -1
+}
+
+// splitLines splits text after each newline; a last line without one is
+// a line too.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	return lines
+}
+
+// normalizeLines makes lines comparable across line-ending conventions:
+// each ends in a bare newline.
+func normalizeLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+		out[i] = l + "\n"
+	}
+	return out
+}
+
+// sameLine compares a file line with an indexed one; blank lines match
+// whatever white space they hold.
+func sameLine(file, want string) bool {
+	if file == want {
+		return true
+	}
+	return strings.TrimSpace(want) == "" && strings.TrimSpace(file) == ""
+}

@@ -1,0 +1,161 @@
+package pipeline
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+func TestLocate(t *testing.T) {
+	lines := []string{"a\n", "b\n", "c\n", "a\n", "b\n"}
+	tests := []struct {
+		want  []string
+		start int
+		at    int
+	}{
+		{[]string{"a\n", "b\n"}, 1, 1},
+		{[]string{"a\n", "b\n"}, 4, 4},
+		{[]string{"a\n", "b\n"}, 3, 4}, // nearest: 4 is 1 away, 1 is 2 away
+		{[]string{"b\n", "c\n"}, 5, 2},
+		{[]string{"c\n", "d\n"}, 3, -1},
+		{nil, 1, -1},
+	}
+	for _, tc := range tests {
+		if got := locate(lines, tc.want, tc.start); got != tc.at {
+			t.Errorf("locate(%q, from %d) = %d, want %d", tc.want, tc.start, got, tc.at)
+		}
+	}
+}
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestTreeFilesConfined(t *testing.T) {
+	dir := writeTree(t, map[string]string{"pkg/a.py": "x = 1\n"})
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.py")
+	if err := os.WriteFile(secret, []byte("TOKEN = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tf, err := NewTreeFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	if _, err := tf.ReadFile("pkg/a.py"); err != nil {
+		t.Errorf("reading a file inside: %v", err)
+	}
+	for _, p := range []string{"../" + filepath.Base(outside) + "/secret.py", "/etc/passwd", "pkg/../../x"} {
+		if _, err := tf.ReadFile(p); err == nil {
+			t.Errorf("reading %q succeeded", p)
+		}
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "leak.py")); err != nil {
+		t.Skip("symlinks unsupported:", err)
+	}
+	if _, err := tf.ReadFile("leak.py"); err == nil {
+		t.Error("reading leak.py through a symlink out of the repository succeeded")
+	}
+}
+
+func TestVerify(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.py": "# moved\n\ndef f():\n    return 1\n\n\ndef g():\n    return 3\n",
+	})
+	tf, err := NewTreeFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	units := []mss.Unit{
+		{ID: "f", Path: "a.py", StartLine: 1, EndLine: 2, Symbol: "f", Content: "def f():\n    return 1\n"},
+		{ID: "g", Path: "a.py", StartLine: 5, EndLine: 6, Symbol: "g", Content: "def g():\n    return 2\n"},
+		{ID: "h", Path: "gone.py", StartLine: 1, EndLine: 1, Content: "x\n"},
+		{ID: "o", Path: "a.py", StartLine: 8, EndLine: 8, Content: "    return 3\n"},
+	}
+	obs := mss.ObservedOf(&mss.State{ObservedSpans: []mss.Span{{Path: "a.py", StartLine: 8, EndLine: 8}}})
+	got, trace := Verify(tf, units, obs)
+	if len(got) != 1 || got[0].ID != "f" || got[0].StartLine != 3 || got[0].EndLine != 4 || got[0].Tokens != mss.TokenCost(got[0].Content) {
+		t.Fatalf("kept %+v, want f moved to 3-4", got)
+	}
+	var reasons []string
+	for _, s := range trace {
+		reasons = append(reasons, s.UnitID+": "+s.Reason)
+	}
+	want := []string{
+		"f: moved from line 1 to 3 since indexing",
+		"g: dropped: file changed since indexing (re-index pending)",
+		"h: dropped: reading gone.py: openat gone.py: no such file or directory",
+		"o: dropped: already observed",
+	}
+	if d := cmp.Diff(want, reasons); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
+}
+
+func TestCommitFiles(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := writeTree(t, map[string]string{"a.py": "one\n"})
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "c1")
+	c1 := git("rev-parse", "HEAD")
+	c1 = c1[:len(c1)-1]
+	os.WriteFile(filepath.Join(dir, "a.py"), []byte("two\n"), 0o644)
+	git("commit", "-qam", "c2")
+	cf := NewCommitFiles(filepath.Join(dir, ".git"), c1)
+	defer cf.Close()
+	data, err := cf.ReadFile("a.py")
+	if err != nil || string(data) != "one\n" {
+		t.Errorf("a.py at c1 = %q, %v; want %q", data, err, "one\n")
+	}
+	if _, err := cf.ReadFile("nope.py"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v, want ErrNotExist", err)
+	}
+	if _, err := cf.ReadFile("../x"); err == nil {
+		t.Error("a path climbing out was read")
+	}
+}
+
+func TestVerifyKeepsLineEndings(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.java": "class A {\r\n  int x;\r\n}\r\n"})
+	tf, err := NewTreeFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	for _, content := range []string{"class A {\r\n  int x;\r\n}\r\n", "class A {\n  int x;\n}\n"} {
+		got, trace := Verify(tf, []mss.Unit{{ID: "a", Path: "a.java", StartLine: 1, EndLine: 3, Content: content}}, mss.ObservedOf(nil))
+		if len(got) != 1 || got[0].Content != "class A {\r\n  int x;\r\n}\r\n" || got[0].Tokens != 6 {
+			t.Errorf("indexed as %q: got %+v, trace %v; want the file's bytes, 6 tokens", content, got, trace)
+		}
+	}
+}
