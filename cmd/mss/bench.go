@@ -132,9 +132,10 @@ func loadPredictions(w io.Writer, paths []string, l *loaded) (*repobench.Predict
 
 func newBenchScoreCmd() *cobra.Command {
 	var (
-		f      trackFiles
-		preds  []string
-		asJSON bool
+		f       trackFiles
+		preds   []string
+		asJSON  bool
+		budgets []int
 	)
 	cmd := &cobra.Command{
 		Use:   "score",
@@ -153,10 +154,17 @@ its changed line ranges. The output is score.py's, figure for figure.`,
 			if asJSON {
 				return repobench.WriteJSON(cmd.OutOrStdout(), scores)
 			}
-			return repobench.WriteText(cmd.OutOrStdout(), scores)
+			if err := repobench.WriteText(cmd.OutOrStdout(), scores); err != nil {
+				return err
+			}
+			if len(budgets) > 0 {
+				return budgetCurve(cmd.ErrOrStderr(), cmd.OutOrStdout(), &f, preds, budgets)
+			}
+			return nil
 		},
 	}
 	f.register(cmd, true)
+	cmd.Flags().IntSliceVar(&budgets, "budgets", nil, "after the table, C@5 of every method at each of these budgets (e.g. 2048,4096,6144), as score.py --budget B gives it")
 	cmd.Flags().StringSliceVar(&preds, "predictions", nil, "predictions files (JSONL); repeat or separate with commas")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print score.py's --json output")
 	cmd.MarkFlagRequired("predictions")
