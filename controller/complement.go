@@ -52,6 +52,9 @@ type Complement struct {
 	// same file. 1 (the default) is neutral: on real issues the other
 	// edit sites are as often in the same file as elsewhere.
 	SameFileFactor float64
+	// PairWeight scales the bonus of a definition whose declaration was
+	// chosen, or the reverse (see pairs).
+	PairWeight float64
 	// StopRelevance ends selection past MinUnits once all requirements are
 	// covered and no remaining unit is this relevant (relative to the best).
 	StopRelevance float64
@@ -65,6 +68,7 @@ const (
 	DefaultObservedCompanion = 1.0
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
+	DefaultPairWeight        = 0.5
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -78,7 +82,8 @@ const (
 // (grow, grow_tied, grow_order, grow_max_share) configure its growth.
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
-		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
+		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance,
+		PairWeight: DefaultPairWeight}
 	g, rest, err := parseGrowth(NameComplement, opts.Settings, true)
 	if err != nil {
 		return nil, err
@@ -103,8 +108,10 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.SameFileFactor = f
 		case "stop_relevance":
 			c.StopRelevance = f
+		case "pair_weight":
+			c.PairWeight = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance)", k, strings.Join(growKeys, ", "))
+			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight)", k, strings.Join(growKeys, ", "))
 		}
 	}
 	return c, nil
@@ -114,8 +121,8 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g",
-		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance)
+	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g",
+		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight)
 }
 
 // Select implements mss.Controller.
@@ -218,6 +225,20 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				}
 				gain += c.CompanionWeight * comp * rel
 			}
+			// A declaration and its definition (a C or C++ header and its
+			// source, an interface or trait method and its implementation)
+			// are read together, however the definition ranks.
+			if c.PairWeight > 0 {
+				for _, j := range chosen {
+					if pairs(&marked[j].Unit, u, defs) {
+						gain += c.PairWeight * marked[j].Score / top
+						if compOf < 0 {
+							compOf = j
+						}
+						break
+					}
+				}
+			}
 			if cost > soft {
 				gain *= math.Sqrt(float64(soft) / float64(cost))
 			}
@@ -262,6 +283,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered within budget: " + reqs[r].ID})
 		}
 	}
+	chosen = c.addTest(res, req.State, marked, chosen, spent, budget, maxUnits)
 	units := make([]mss.Unit, len(chosen))
 	for k, i := range chosen {
 		units[k] = marked[i].Unit
