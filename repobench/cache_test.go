@@ -118,7 +118,9 @@ func TestFolds(t *testing.T) {
 
 func TestPoolCompleteAndDiagnose(t *testing.T) {
 	l := &Label{RequiredGroups: []LineGroup{{Path: "a.py", Lines: [][2]int{{10, 10}}}, {Path: "b.py", Lines: [][2]int{{5, 6}}}}}
-	c := func(p string, s, e int) mss.Candidate { return mss.Candidate{Unit: mss.Unit{Path: p, StartLine: s, EndLine: e}} }
+	c := func(p string, s, e int) mss.Candidate {
+		return mss.Candidate{Unit: mss.Unit{Path: p, StartLine: s, EndLine: e}}
+	}
 	cands := []mss.Candidate{c("a.py", 1, 12), c("x.py", 1, 3), c("b.py", 6, 9)}
 	if PoolComplete(l, cands, 2) || !PoolComplete(l, cands, 3) || !PoolComplete(l, cands, 200) {
 		t.Error("pool completeness by depth is wrong")

@@ -44,11 +44,15 @@ type Replay struct {
 	Fusion   Fusion
 }
 
-// Answer runs the controller on every state and returns its predictions by
-// state id. A state the cache does not hold is an error.
+// Answer runs the controller on every state the cache holds and returns
+// its predictions by state id; a state the cache does not hold gets none
+// (it scores as missing, as score.py scores a state without a prediction).
 func (r *Replay) Answer(ctx context.Context, states []*mss.State, method string, ctl mss.Controller) (map[string]*Prediction, error) {
 	out := make(map[string]*Prediction, len(states))
 	for _, st := range states {
+		if r.Cache.States[st.StateID] == nil {
+			continue
+		}
 		p, err := r.answer(ctx, st, method, ctl)
 		if err != nil {
 			return nil, fmt.Errorf("state %s: %w", st.StateID, err)

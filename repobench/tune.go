@@ -130,10 +130,17 @@ func (t *Tuner) Evaluate(ctx context.Context, states []*mss.State, method string
 			defer wg.Done()
 			for i := range next {
 				st := states[i]
-				p, err := rp.answer(ctx, st, method, ctl)
+				var units []PredUnit
+				var err error
+				if rp.Cache.States[st.StateID] != nil {
+					var p *Prediction
+					if p, err = rp.answer(ctx, st, method, ctl); err == nil {
+						units = p.Units
+					}
+				}
 				var m map[string]float64
 				if err == nil {
-					m, err = t.Scorer.ScoreState(st, t.Labels[st.StateID], p.Units)
+					m, err = t.Scorer.ScoreState(st, t.Labels[st.StateID], units)
 				}
 				if err != nil {
 					mu.Lock()

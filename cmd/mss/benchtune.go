@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/missingcomplement/mss"
@@ -88,6 +90,7 @@ func newBenchTuneCmd() *cobra.Command {
 		folds, workers, rounds int
 		candidates, maxUnits   int
 		method, control        string
+		concurrency            int
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -126,7 +129,7 @@ same fusion. Then it fits on every state and prints the values.`,
 				return err
 			}
 			defer l.src.Close()
-			if err := buildCache(ctx, cmd.ErrOrStderr(), &f, l, cache, indexDir, candidates, maxUnits); err != nil {
+			if err := buildCache(ctx, cmd.ErrOrStderr(), &f, l, cache, indexDir, candidates, maxUnits, concurrency); err != nil {
 				return err
 			}
 			c, err := repobench.LoadCache(cache)
@@ -173,6 +176,7 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.StringVar(&cache, "cache", "", "candidate cache file (JSONL); built or completed first")
 	fl.StringVar(&indexDir, "index-dir", "", "directory for the per-repository index databases while building the cache (default: a temporary directory, removed)")
 	fl.IntVar(&candidates, "candidates", 0, "candidates cached per state (0: the engine's default)")
+	fl.IntVar(&concurrency, "concurrency", 1, "repositories retrieved at once while building the cache")
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
 	fl.StringSliceVar(&replay, "replay", nil, "methods to answer from the cache and score (label=method:key=value;... for variants)")
 	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}")
@@ -187,7 +191,7 @@ same fusion. Then it fits on every state and prints the values.`,
 }
 
 // buildCache retrieves the candidates of every state the cache lacks.
-func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *loaded, cache, indexDir string, candidates, maxUnits int) error {
+func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *loaded, cache, indexDir string, candidates, maxUnits, conc int) error {
 	cw, err := repobench.CreateCache(cache)
 	if err != nil {
 		return err
@@ -212,31 +216,76 @@ func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *loaded,
 		cw.Close()
 		return err
 	}
-	// The run's own predictions (the fused order) go beside the cache; a
-	// rerun resumes both.
+	// One run per repository, so a repository that cannot be indexed
+	// leaves its states out of the cache (they score as missing) and the
+	// others are still cached. The run's own predictions (the fused order)
+	// go beside the cache.
 	preds := cache + ".rrf.jsonl"
-	if err := os.Remove(preds); err != nil && !os.IsNotExist(err) {
+	byRepo := map[string][]*mss.State{}
+	var repos []string
+	for _, s := range todo {
+		k := strings.ToLower(s.Repo)
+		if byRepo[k] == nil {
+			repos = append(repos, k)
+		}
+		byRepo[k] = append(byRepo[k], s)
+	}
+	var (
+		failed []string
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+	)
+	queue := make(chan string)
+	for range max(conc, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range queue {
+				out := preds + "." + strings.ReplaceAll(r, "/", "+")
+				os.Remove(out)
+				_, err := repobench.Run(ctx, repobench.RunOptions{
+					States: byRepo[r], Source: l.src, Budget: f.budget, MaxUnits: maxUnits, Candidates: candidates,
+					Methods: []repobench.MethodRun{{Name: "rrf", Output: out,
+						New: func() (mss.Controller, error) { return mss.NewMethod("rrf", mss.MethodOptions{}) }}},
+					Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
+						op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+						if err != nil {
+							return nil, err
+						}
+						op.Snapshot = &repobench.CachingSnapshot{Snapshot: op.Snapshot, Cache: cw}
+						return op, nil
+					},
+					Notice: func(s string) { fmt.Fprintln(stderr, s) },
+				})
+				os.Remove(out)
+				if err != nil {
+					mu.Lock()
+					failed = append(failed, r)
+					fmt.Fprintf(stderr, "%s: not cached: %v\n", r, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	// Repositories with the most states first, so workers finish together.
+	sort.SliceStable(repos, func(a, b int) bool { return len(byRepo[repos[a]]) > len(byRepo[repos[b]]) })
+	for _, r := range repos {
+		queue <- r
+	}
+	close(queue)
+	wg.Wait()
+	if ctx.Err() != nil {
 		cw.Close()
+		return ctx.Err()
+	}
+	sort.Strings(failed)
+	if err := cw.Close(); err != nil {
 		return err
 	}
-	_, err = repobench.Run(ctx, repobench.RunOptions{
-		States: todo, Source: l.src, Budget: f.budget, MaxUnits: maxUnits, Candidates: candidates,
-		Methods: []repobench.MethodRun{{Name: "rrf", Output: preds,
-			New: func() (mss.Controller, error) { return mss.NewMethod("rrf", mss.MethodOptions{}) }}},
-		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
-			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
-			if err != nil {
-				return nil, err
-			}
-			op.Snapshot = &repobench.CachingSnapshot{Snapshot: op.Snapshot, Cache: cw}
-			return op, nil
-		},
-		Notice: func(s string) { fmt.Fprintln(stderr, s) },
-	})
-	if cerr := cw.Close(); err == nil {
-		err = cerr
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "%s: %d repositories could not be cached (%s); their uncached states score as missing\n", cache, len(failed), strings.Join(failed, ", "))
 	}
-	return err
+	return nil
 }
 
 // runReplay answers, writes, scores and diagnoses each replayed method.
@@ -270,7 +319,12 @@ func runReplay(ctx context.Context, out, stderr io.Writer, l *loaded, rp *repobe
 			return err
 		}
 		scores = append(scores, ms)
-		diag[v.label] = repobench.Diagnose(ms.States, l.labels, func(id string) []mss.Candidate { return rp.Cache.States[id].Candidates })
+		diag[v.label] = repobench.Diagnose(ms.States, l.labels, func(id string) []mss.Candidate {
+			if cs := rp.Cache.States[id]; cs != nil {
+				return cs.Candidates
+			}
+			return nil
+		})
 	}
 	if err := repobench.WriteText(out, scores); err != nil {
 		return err
