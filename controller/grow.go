@@ -23,6 +23,9 @@ type Growth struct {
 	MaxShare float64
 	// Untied admits every neighbour, tied or not (the ablation).
 	Untied bool
+	// MaxRank ties a neighbour the fused ranking puts within this rank
+	// for the state (0: none).
+	MaxRank int
 }
 
 // DefaultGrowMaxShare caps one grown unit at 40% of the budget.
@@ -59,6 +62,12 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 			default:
 				return g, nil, fmt.Errorf("%s: setting grow_order=%q: want relevance or position", method, v)
 			}
+		case "grow_rank":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return g, nil, fmt.Errorf("%s: setting grow_rank=%q: want a rank, 0 or more", method, v)
+			}
+			g.MaxRank = n
 		case "grow_max_share":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f > 0 && f <= 1) {
@@ -81,7 +90,7 @@ func (g Growth) config() string {
 	if g.ByPosition {
 		order = "position"
 	}
-	return fmt.Sprintf("grow=true grow_tied=%t grow_order=%s grow_max_share=%g", !g.Untied, order, g.MaxShare)
+	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, order, g.MaxShare)
 }
 
 // apply grows res.Units within budget when growth is on and the request
@@ -109,7 +118,12 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int) {
 	}
 	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget))}
 	if !g.Untied {
-		ties := &expand.Ties{Required: map[string]string{}}
+		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
+		for i := range marked {
+			if _, ok := ties.Ranked[marked[i].Unit.ID]; !ok && !marked[i].Observed {
+				ties.Ranked[marked[i].Unit.ID] = i + 1
+			}
+		}
 		for _, r := range retrieve.Requirements(req.State, marked) {
 			// A named file ties every unit in it, which is no tie at all.
 			if r.Kind == retrieve.RequirementFile {

@@ -1,6 +1,7 @@
 package expand
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -21,6 +22,11 @@ type Ties struct {
 	// Required maps the id of a unit that covers an unresolved requirement
 	// to that requirement's id.
 	Required map[string]string
+	// Ranked maps the id of a unit retrieval ranked for the state to its
+	// 1-based fused rank; a neighbour ranked within MaxRank is tied to the
+	// state. MaxRank 0 ties no neighbour by rank.
+	Ranked  map[string]int
+	MaxRank int
 }
 
 // Why gives the reason a neighbour is tied to the chosen unit, or "" when
@@ -29,6 +35,9 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 	if t != nil {
 		if r := t.Required[n.ID]; r != "" {
 			return "covers " + r
+		}
+		if r, ok := t.Ranked[n.ID]; ok && r <= t.MaxRank {
+			return fmt.Sprintf("ranked #%d for the state", r)
 		}
 	}
 	if isHeaderOf(n, chosen) {

@@ -53,3 +53,14 @@ func TestGrowTiedOnly(t *testing.T) {
 		t.Errorf("untied Grow mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestTiesRanked(t *testing.T) {
+	chosen := mss.Unit{ID: "m", Symbol: "f"}
+	ties := &Ties{Ranked: map[string]int{"near": 3, "far": 90}, MaxRank: 80}
+	if got := ties.Why(&chosen, &mss.Unit{ID: "near", Symbol: "g"}); got != "ranked #3 for the state" {
+		t.Errorf("ranked neighbour: %q", got)
+	}
+	if got := ties.Why(&chosen, &mss.Unit{ID: "far", Symbol: "h"}); got != "" {
+		t.Errorf("neighbour ranked past MaxRank tied: %q", got)
+	}
+}

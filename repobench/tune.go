@@ -18,6 +18,9 @@ type Param struct {
 	Setting string
 	View    string
 	Grid    []float64
+	// Shared settings (the growth stage's) apply to the control too, so
+	// the method and its control are compared at equal growth.
+	Shared bool
 }
 
 // Name is the parameter's name as --set or the fusion spells it.
@@ -100,7 +103,7 @@ func (t *Tuner) split(pt Point, method string) (map[string]string, Fusion) {
 			f.K = v
 		case p.View != "":
 			f.Weights[p.View] = v
-		case own:
+		case own || p.Shared:
 			set[p.Setting] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 	}
@@ -320,11 +323,12 @@ func (t *Tuner) CrossValidate(ctx context.Context, folds [][]*mss.State, start P
 	return out, nil
 }
 
-// fusionOnly keeps the fusion parameters of a point.
+// fusionOnly keeps the parameters of a point the control shares: the
+// fusion and the shared settings.
 func (t *Tuner) fusionOnly(pt Point) Point {
 	out := Point{}
 	for _, p := range t.Params {
-		if v, ok := pt[p.Name()]; ok && p.View != "" {
+		if v, ok := pt[p.Name()]; ok && (p.View != "" || p.Shared) {
 			out[p.Name()] = v
 		}
 	}
