@@ -84,15 +84,20 @@ func (cw *CacheWriter) Done(stateID string) bool {
 	return cw.done[stateID]
 }
 
-// Close flushes and closes the file.
+// Close flushes and closes the file; closing again does nothing.
 func (cw *CacheWriter) Close() error {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
+	if cw.f == nil {
+		return nil
+	}
+	f := cw.f
+	cw.f = nil
 	if err := cw.w.Flush(); err != nil {
-		cw.f.Close()
+		f.Close()
 		return err
 	}
-	return cw.f.Close()
+	return f.Close()
 }
 
 // Record writes a state's candidates and the units of their files.
@@ -101,6 +106,9 @@ func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.Unit
 	var recs []*CacheRecord
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
+	if cw.f == nil {
+		return fmt.Errorf("candidate cache closed")
+	}
 	if src != nil {
 		for _, c := range cands {
 			p := c.Unit.Path

@@ -393,6 +393,7 @@ func newBenchRepoCmd() *cobra.Command {
 		output, indexDir     string
 		maxUnits, candidates int
 		concurrency          int
+		cache                string
 	)
 	cmd := &cobra.Command{
 		Use:   "repo",
@@ -411,7 +412,7 @@ killed run is dropped, with a notice). With --labels the finished files
 are scored as score.py scores them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency})
+			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache})
 		},
 	}
 	f.register(cmd, false)
@@ -422,6 +423,7 @@ are scored as score.py scores them.`,
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
 	fl.IntVar(&candidates, "candidates", 0, "candidates retrieval offers the methods (0: the engine's default)")
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
+	fl.StringVar(&cache, "cache", "", "also record every state's candidates into this candidate cache (see bench tune); with --labels, print pool recall and where each method's misses come from")
 	cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -430,6 +432,7 @@ type benchRepoFlags struct {
 	methods                    []string
 	output, indexDir           string
 	maxUnits, candidates, conc int
+	cache                      string
 }
 
 func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
@@ -479,6 +482,13 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	} else if err := os.MkdirAll(indexDir, 0o755); err != nil {
 		return err
 	}
+	var cw *repobench.CacheWriter
+	if bf.cache != "" {
+		if cw, err = repobench.CreateCache(bf.cache); err != nil {
+			return err
+		}
+		defer cw.Close()
+	}
 	var bar *progressbar.ProgressBar
 	tty := false
 	if fl, ok := stderr.(*os.File); ok && term.IsTerminal(int(fl.Fd())) {
@@ -488,7 +498,11 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 		States: l.states, Source: l.src, Methods: runs,
 		Budget: f.budget, MaxUnits: bf.maxUnits, Candidates: bf.candidates, Concurrency: bf.conc,
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
-			return openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+			if err == nil && cw != nil {
+				op.Snapshot = &repobench.CachingSnapshot{Snapshot: op.Snapshot, Cache: cw}
+			}
+			return op, err
 		},
 		Notice: func(s string) {
 			if bar != nil {
@@ -530,7 +544,30 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if err != nil {
 		return err
 	}
-	return repobench.WriteText(cmd.OutOrStdout(), scores)
+	if err := repobench.WriteText(cmd.OutOrStdout(), scores); err != nil {
+		return err
+	}
+	if cw == nil {
+		return nil
+	}
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	c, err := repobench.LoadCache(bf.cache)
+	if err != nil {
+		return err
+	}
+	diag := map[string]repobench.Diagnosis{}
+	for _, ms := range scores {
+		diag[ms.Method] = repobench.Diagnose(ms.States, l.labels, func(id string) []mss.Candidate {
+			if cs := c.States[id]; cs != nil {
+				return cs.Candidates
+			}
+			return nil
+		})
+	}
+	writeDiagnosis(cmd.OutOrStdout(), scores, diag)
+	return nil
 }
 
 // printRunStats reports what a run did, its per-state latency and what
