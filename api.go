@@ -30,6 +30,10 @@ type Unit struct {
 	Hash      string `json:"hash,omitempty"` // hex sha256 of Content
 	Tokens    int    `json:"tokens"`         // TokenCost(Content)
 
+	// Symbols lists every symbol a delivered unit holds, in line order
+	// (a unit grown into its neighbours holds several).
+	Symbols []string `json:"symbols,omitempty"`
+
 	// What the unit knows about names, filled by repository segmentation;
 	// empty for pool units.
 	Defines    []string `json:"defines,omitempty"`

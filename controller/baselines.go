@@ -11,16 +11,24 @@ import (
 	"github.com/missingcomplement/mss/tokenize"
 )
 
-// ranker is one of the order-only baselines: bm25, rrf, similarity.
+// ranker is one of the order-only baselines: bm25, rrf, rrf-grow,
+// similarity. Each ends with the growth stage, off by default except for
+// rrf-grow (the fused order with growth: the control a set policy must
+// beat at equal budget).
 type ranker struct {
-	name string
+	name   string
+	growth Growth
 }
 
 func simple(name string, opts mss.MethodOptions) (mss.Controller, error) {
-	if len(opts.Settings) > 0 {
-		return nil, fmt.Errorf("method %s takes no settings, got %v", name, opts.Settings)
+	g, rest, err := parseGrowth(name, opts.Settings, name == NameRRFGrow)
+	if err != nil {
+		return nil, err
 	}
-	return &ranker{name: name}, nil
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("method %s: unknown settings %v (known: %v)", name, sortedSettings(rest), growKeys)
+	}
+	return &ranker{name: name, growth: g}, nil
 }
 
 func (r *ranker) Name() string { return r.name }
@@ -41,7 +49,7 @@ func (r *ranker) Select(ctx context.Context, req *mss.Request) (*mss.Result, err
 			if _, ok := c.Views[retrieve.ViewLexical]; !ok {
 				continue
 			}
-		case NameRRF:
+		case NameRRF, NameRRFGrow:
 			if obs.has(c) {
 				res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: c.Unit.ID, Reason: "skipped: observed"})
 				continue
@@ -61,6 +69,7 @@ func (r *ranker) Select(ctx context.Context, req *mss.Request) (*mss.Result, err
 	default:
 		res.Config = "order=fused skip=observed"
 	}
+	res.Config += " " + r.growth.config()
 	units := make([]mss.Unit, 0, len(idx))
 	for k, i := range idx {
 		c := &req.Candidates[i]
@@ -70,6 +79,7 @@ func (r *ranker) Select(ctx context.Context, req *mss.Request) (*mss.Result, err
 		}
 	}
 	deliver(res, units, budget, maxUnits)
+	r.growth.apply(res, req, budget)
 	return res, nil
 }
 
@@ -79,6 +89,7 @@ func (r *ranker) Select(ctx context.Context, req *mss.Request) (*mss.Result, err
 // similarity the Jaccard overlap of code terms.
 type MMR struct {
 	Lambda float64
+	Growth Growth
 }
 
 // DefaultMMRLambda weighs relevance against redundancy.
@@ -90,7 +101,12 @@ const mmrPool = 50
 // NewMMR builds the mmr baseline; setting "lambda" overrides the default.
 func NewMMR(opts mss.MethodOptions) (*MMR, error) {
 	m := &MMR{Lambda: DefaultMMRLambda}
-	for k, v := range opts.Settings {
+	g, rest, err := parseGrowth(NameMMR, opts.Settings, false)
+	if err != nil {
+		return nil, err
+	}
+	m.Growth = g
+	for k, v := range rest {
 		switch k {
 		case "lambda":
 			f, err := strconv.ParseFloat(v, 64)
@@ -114,7 +130,7 @@ func (m *MMR) Select(ctx context.Context, req *mss.Request) (*mss.Result, error)
 		return nil, fmt.Errorf("mmr: %w", err)
 	}
 	budget, _, maxUnits := req.Limits()
-	res := &mss.Result{Method: NameMMR, Config: "lambda=" + strconv.FormatFloat(m.Lambda, 'g', -1, 64)}
+	res := &mss.Result{Method: NameMMR, Config: "lambda=" + strconv.FormatFloat(m.Lambda, 'g', -1, 64) + " " + m.Growth.config()}
 	obs := newObservedSet(req.State)
 	var pool []int
 	for i := range req.Candidates {
@@ -175,6 +191,7 @@ func (m *MMR) Select(ctx context.Context, req *mss.Request) (*mss.Result, error)
 		units[k] = req.Candidates[i].Unit
 	}
 	deliver(res, units, budget, maxUnits)
+	m.Growth.apply(res, req, budget)
 	return res, nil
 }
 

@@ -15,6 +15,8 @@ func init() {
 		func(opts mss.MethodOptions) (mss.Controller, error) { return simple(NameBM25, opts) })
 	mss.RegisterMethod(NameRRF, "baseline: fused reciprocal-rank order, top k, observed units skipped",
 		func(opts mss.MethodOptions) (mss.Controller, error) { return simple(NameRRF, opts) })
+	mss.RegisterMethod(NameRRFGrow, "control: the fused order with growth, same budget (what a set policy must beat)",
+		func(opts mss.MethodOptions) (mss.Controller, error) { return simple(NameRRFGrow, opts) })
 	mss.RegisterMethod(NameMMR, "baseline: maximal marginal relevance over the fused order, observed units skipped",
 		func(opts mss.MethodOptions) (mss.Controller, error) { return NewMMR(opts) })
 	mss.RegisterMethod(NameSimilarity, "control: fused score alone, fixed 7 units, observed units not skipped",
@@ -26,6 +28,7 @@ const (
 	NameComplement = "complement"
 	NameBM25       = "bm25"
 	NameRRF        = "rrf"
+	NameRRFGrow    = "rrf-grow"
 	NameMMR        = "mmr"
 	NameSimilarity = "similarity"
 )

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"github.com/missingcomplement/mss/expand"
 	"math"
 	"sort"
 	"strconv"
@@ -32,17 +31,14 @@ import (
 //     requirement is covered and the best remaining gain is weak.
 //  4. Render: units are delivered intact within the token budget.
 //  5. Grow: what the chosen set leaves of the budget is spent on the chosen
-//     units' intact surroundings (the class header above a method, the
-//     sibling below it), most relevant neighbour first, when the runner
-//     gives the index's units (mss.Request.Source); see package expand.
+//     units' intact surroundings, only on neighbours tied to the state or
+//     to the chosen unit (the class header above a method, a callee or
+//     caller next to it, a unit covering an open requirement), most
+//     relevant first, when the runner gives the index's units
+//     (mss.Request.Source); see Growth and package expand.
 type Complement struct {
-	// Grow turns step 5 on (the default).
-	Grow bool
-	// GrowByPosition grows into the unit above first (the enclosing header
-	// or preceding sibling) instead of the neighbour the ranking rates.
-	GrowByPosition bool
-	// GrowMaxShare caps one grown unit at this share of the budget.
-	GrowMaxShare float64
+	// Growth is the growth stage (on by default; see Growth).
+	Growth Growth
 	// RelevanceWeight scales a unit's fused relevance in its gain.
 	RelevanceWeight float64
 	// CoverageWeight scales the requirements a unit covers in its gain.
@@ -56,6 +52,9 @@ type Complement struct {
 	// same file. 1 (the default) is neutral: on real issues the other
 	// edit sites are as often in the same file as elsewhere.
 	SameFileFactor float64
+	// PairWeight scales the bonus of a definition whose declaration was
+	// chosen, or the reverse (see pairs).
+	PairWeight float64
 	// StopRelevance ends selection past MinUnits once all requirements are
 	// covered and no remaining unit is this relevant (relative to the best).
 	StopRelevance float64
@@ -69,7 +68,7 @@ const (
 	DefaultObservedCompanion = 1.0
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
-	DefaultGrowMaxShare      = 0.4
+	DefaultPairWeight        = 0.5
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -79,31 +78,19 @@ const (
 
 // NewComplement builds the policy; settings relevance_weight,
 // coverage_weight, companion_weight, observed_companion, same_file_factor
-// and stop_relevance override the defaults.
+// and stop_relevance override the defaults, and the growth settings
+// (grow, grow_tied, grow_order, grow_max_share) configure its growth.
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
-	c := &Complement{Grow: true, GrowMaxShare: DefaultGrowMaxShare, RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
-		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance}
-	for _, k := range sortedSettings(opts.Settings) {
-		v := opts.Settings[k]
-		if k == "grow_order" {
-			switch v {
-			case "relevance":
-				c.GrowByPosition = false
-			case "position":
-				c.GrowByPosition = true
-			default:
-				return nil, fmt.Errorf("complement: setting grow_order=%q: want relevance or position", v)
-			}
-			continue
-		}
-		if k == "grow" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, fmt.Errorf("complement: setting grow=%q: want true or false", v)
-			}
-			c.Grow = b
-			continue
-		}
+	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
+		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance,
+		PairWeight: DefaultPairWeight}
+	g, rest, err := parseGrowth(NameComplement, opts.Settings, true)
+	if err != nil {
+		return nil, err
+	}
+	c.Growth = g
+	for _, k := range sortedSettings(rest) {
+		v := rest[k]
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil, fmt.Errorf("complement: setting %s=%q: want a non-negative number", k, v)
@@ -121,31 +108,21 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.SameFileFactor = f
 		case "stop_relevance":
 			c.StopRelevance = f
-		case "grow_max_share":
-			if f <= 0 || f > 1 {
-				return nil, fmt.Errorf("complement: setting grow_max_share=%q: want a share in (0, 1]", v)
-			}
-			c.GrowMaxShare = f
+		case "pair_weight":
+			c.PairWeight = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: grow, grow_order, grow_max_share, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance)", k)
+			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight)", k, strings.Join(growKeys, ", "))
 		}
 	}
 	return c, nil
-}
-
-func (c *Complement) growOrder() string {
-	if c.GrowByPosition {
-		return "position"
-	}
-	return "relevance"
 }
 
 // Name implements mss.Controller.
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("grow=%t grow_order=%s grow_max_share=%g relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g",
-		c.Grow, c.growOrder(), c.GrowMaxShare, c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance)
+	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g",
+		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight)
 }
 
 // Select implements mss.Controller.
@@ -248,6 +225,20 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				}
 				gain += c.CompanionWeight * comp * rel
 			}
+			// A declaration and its definition (a C or C++ header and its
+			// source, an interface or trait method and its implementation)
+			// are read together, however the definition ranks.
+			if c.PairWeight > 0 {
+				for _, j := range chosen {
+					if pairs(&marked[j].Unit, u, defs) {
+						gain += c.PairWeight * marked[j].Score / top
+						if compOf < 0 {
+							compOf = j
+						}
+						break
+					}
+				}
+			}
 			if cost > soft {
 				gain *= math.Sqrt(float64(soft) / float64(cost))
 			}
@@ -292,41 +283,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered within budget: " + reqs[r].ID})
 		}
 	}
+	chosen = c.addTest(res, req.State, marked, chosen, spent, budget, maxUnits)
 	units := make([]mss.Unit, len(chosen))
 	for k, i := range chosen {
 		units[k] = marked[i].Unit
 	}
 	deliver(res, units, budget, maxUnits)
-	if c.Grow && req.Source != nil && len(res.Units) > 0 {
-		c.grow(res, req, marked, observed, budget)
-	}
+	c.Growth.apply(res, req, budget)
 	return res, nil
-}
-
-// grow spends the rest of the budget on the delivered units' surroundings,
-// preferring neighbours the fused ranking rates, and never reaching into
-// what the agent has read.
-func (c *Complement) grow(res *mss.Result, req *mss.Request, marked []mss.Candidate, observed []int, budget int) {
-	score := make(map[string]float64, len(marked))
-	for i := range marked {
-		score[marked[i].Unit.ID] = marked[i].Score
-	}
-	var spans []mss.Span
-	if req.State != nil {
-		spans = append(spans, req.State.ObservedSpans...)
-	}
-	for _, i := range observed {
-		u := &marked[i].Unit
-		spans = append(spans, mss.Span{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine})
-	}
-	rate := func(u *mss.Unit) float64 { return score[u.ID] }
-	if c.GrowByPosition {
-		rate = nil
-	}
-	grown, steps := expand.Grow(res.Units, req.Source, spans, budget, rate,
-		expand.Options{MaxUnitTokens: int(c.GrowMaxShare * float64(budget))})
-	res.Units = grown
-	res.Trace = append(res.Trace, steps...)
 }
 
 // maxTwins: a name defined by more candidates than this relates none of

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/segment"
 )
 
@@ -33,6 +34,11 @@ type Options struct {
 	// Reserve is the share of the budget left unspent, covering blank lines
 	// between units whose exact bytes the units do not carry.
 	Reserve float64
+	// Tie, when set, admits only the neighbours it gives a reason for
+	// (see Ties); a neighbour it rejects ends growth on that side, and
+	// the budget it would have taken stays unspent. Nil admits every
+	// neighbour.
+	Tie func(chosen, neighbour *mss.Unit) string
 }
 
 // DefaultReserve keeps 2% of the budget for blank-line slack.
@@ -131,11 +137,18 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if r.hi+1 < len(r.file) && !taken(r, &r.file[r.hi+1]) {
 				cands = append(cands, r.hi+1)
 			}
-			best := -1
+			best, why := -1, map[int]string{}
 			for _, c := range cands {
 				add := gapCost(r.file, r.lo, r.hi, c)
 				if r.tokens+add > maxUnit || spent+add > limit {
 					continue
+				}
+				if opt.Tie != nil {
+					w := opt.Tie(&r.original, &r.file[c])
+					if w == "" {
+						continue
+					}
+					why[c] = w
 				}
 				if best < 0 || (score != nil && score(&r.file[c]) > score(&r.file[best])) {
 					best = c
@@ -156,8 +169,11 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			r.grown = true
 			progress = true
 			n := &r.file[best]
-			trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID,
-				Reason: fmt.Sprintf("grown by %s:%d-%d %s (+%d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, add, spent, budget)})
+			reason := fmt.Sprintf("grown by %s:%d-%d %s (+%d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, add, spent, budget)
+			if w := why[best]; w != "" {
+				reason += ": " + w
+			}
+			trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: reason})
 		}
 	}
 	out := make([]mss.Unit, len(units))
@@ -218,6 +234,7 @@ func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
 		Tokens:    mss.TokenCost(content),
 	}
 	m.ID = segment.UnitID(m.Path, m.StartLine, m.EndLine, m.Hash)
+	m.Symbols = render.Symbols(run)
 	for _, u := range run {
 		m.Defines = append(m.Defines, u.Defines...)
 		m.References = append(m.References, u.References...)

@@ -21,7 +21,7 @@ import (
 // Fit keeps units in order while their summed token cost stays within
 // budget, up to maxUnits units, skipping (not truncating) any unit that
 // does not fit and any duplicate id. Units with Tokens == 0 are costed from
-// their content.
+// their content. A delivered unit lists the symbols it holds (Symbols).
 func Fit(units []mss.Unit, budget, maxUnits int) ([]mss.Unit, []mss.TraceStep) {
 	var (
 		out   []mss.Unit
@@ -52,6 +52,9 @@ func Fit(units []mss.Unit, budget, maxUnits int) ([]mss.Unit, []mss.TraceStep) {
 		}
 		seen[key] = true
 		spent += cost
+		if len(u.Symbols) == 0 {
+			u.Symbols = Symbols([]mss.Unit{u})
+		}
 		out = append(out, u)
 	}
 	return out, trace
@@ -87,11 +90,17 @@ func Name(s string) string {
 }
 
 // Text writes units as an agent reads them: a header line per unit with
-// path, lines and symbol, then the numbered source.
+// path, lines and every symbol it holds, then the numbered source.
 func Text(w io.Writer, units []mss.Unit) error {
 	for i, u := range units {
 		header := fmt.Sprintf("%s:%d-%d", Name(u.Path), u.StartLine, u.EndLine)
-		if u.Symbol != "" {
+		if syms := u.Symbols; len(syms) > 0 {
+			names := make([]string, len(syms))
+			for i, s := range syms {
+				names[i] = Name(s)
+			}
+			header += " " + strings.Join(names, ", ")
+		} else if u.Symbol != "" {
 			header += " " + Name(u.Symbol)
 		}
 		if _, err := fmt.Fprintf(w, "── [%d] %s (%d tokens)\n", i+1, header, u.Tokens); err != nil {
@@ -108,4 +117,34 @@ func Text(w io.Writer, units []mss.Unit) error {
 		}
 	}
 	return nil
+}
+
+// Symbols lists the symbols a run of units holds, in line order, each
+// once: every unit's listed Symbols, else its own Symbol, else (a unit
+// named for nothing, such as a run of module statements) the names it
+// defines.
+func Symbols(run []mss.Unit) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, u := range run {
+		switch {
+		case len(u.Symbols) > 0:
+			for _, s := range u.Symbols {
+				add(s)
+			}
+		case u.Symbol != "" && !strings.HasPrefix(u.Symbol, "<"):
+			add(u.Symbol)
+		default:
+			for _, d := range u.Defines {
+				add(d)
+			}
+		}
+	}
+	return out
 }

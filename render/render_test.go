@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/missingcomplement/mss"
@@ -68,5 +69,22 @@ func TestTextQuotesUnsafeNames(t *testing.T) {
 		"── [3] ok/été.py:1-1 (1 tokens)\n     1  z\n"
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestTextListsEverySymbol(t *testing.T) {
+	var buf bytes.Buffer
+	u := mss.Unit{Path: "a.py", StartLine: 1, EndLine: 3, Symbol: "A.f", Symbols: []string{"A", "A.f", "A.g"}, Tokens: 6,
+		Content: "class A:\n    def f(self): pass\n    def g(self): pass\n"}
+	if err := Text(&buf, []mss.Unit{u}); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(buf.String(), "\n"); first != "── [1] a.py:1-3 A, A.f, A.g (6 tokens)" {
+		t.Errorf("header %q does not list every symbol", first)
+	}
+	out, _ := Fit([]mss.Unit{{Path: "b.py", StartLine: 1, EndLine: 1, Symbol: "h", Content: "x\n"},
+		{Path: "c.py", StartLine: 1, EndLine: 1, Defines: []string{"X", "Y"}, Content: "X = Y = 1\n"}}, 100, 0)
+	if len(out) != 2 || strings.Join(out[0].Symbols, ",") != "h" || strings.Join(out[1].Symbols, ",") != "X,Y" {
+		t.Errorf("delivered units' symbols: %v", out)
 	}
 }

@@ -110,3 +110,33 @@ func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candida
 	}
 	return out
 }
+
+// Refuse recomputes the fused score of candidates from their per-view
+// ranks and prior with other view weights (missing views keep their
+// ViewWeight) and rank constant k (0 means RRFK), and returns them best
+// first, ties in their given order. It is how fusion weights are tuned on
+// cached candidates: the views' ranks do not depend on the weights.
+func Refuse(cands []mss.Candidate, weights map[string]float64, k float64) []mss.Candidate {
+	if k <= 0 {
+		k = RRFK
+	}
+	out := make([]mss.Candidate, len(cands))
+	copy(out, cands)
+	for i := range out {
+		c := &out[i]
+		s := 0.0
+		for _, v := range sortedKeys(c.Views) {
+			w, ok := weights[v]
+			if !ok {
+				w = ViewWeight(v)
+			}
+			s += w / (k + float64(c.Views[v]))
+		}
+		if p, ok := c.Signals[SignalPrior]; ok {
+			s *= p
+		}
+		c.Score = s
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
+	return out
+}

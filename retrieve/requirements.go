@@ -3,6 +3,7 @@ package retrieve
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -119,8 +120,12 @@ func Requirements(state *mss.State, cands []mss.Candidate) []Requirement {
 		add(r)
 	}
 	var ents []Requirement
+	called := calledNames(StateText(state))
 	for _, id := range sortedKeys(m.Idents) {
-		if !m.Code[id] {
+		// A word is a code name only when the text marks it as code
+		// (backticks, call syntax, a path or frame, a dotted name,
+		// snake_case or CamelCase) and the repository defines it.
+		if !m.Code[id] && !called[id] {
 			continue
 		}
 		lid := strings.ToLower(id)
@@ -237,4 +242,52 @@ func Explain(c *mss.Candidate) string {
 		return "no view"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// callRe finds call syntax: a name directly followed by "(".
+var callRe = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)\(`)
+
+// calledNames are the names a text writes with call syntax, "name(".
+func calledNames(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range callRe.FindAllStringSubmatch(text, -1) {
+		out[g[1]] = true
+	}
+	return out
+}
+
+// testNeedRe finds a state asking for tests in its need or subgoal.
+var testNeedRe = regexp.MustCompile(`(?i)\b(tests?|testing|test ?cases?|unit ?tests?|specs?|pytest|regression test)\b`)
+
+// testNameRe finds test names in test output: test_x, TestX, XTest(s),
+// it(...)/describe blocks are not named.
+var testNameRe = regexp.MustCompile(`\b(test_[A-Za-z0-9_]+|Test[A-Z][A-Za-z0-9_]*|[A-Z][A-Za-z0-9]*Tests?)\b`)
+
+// TestNeed says whether the state asks for tests: its information need or
+// subgoal names tests, or its latest test output points at a test (a test
+// file or a test name). Names lists the test names and test file paths
+// the output points at, in order of appearance.
+func TestNeed(s *mss.State) (asked bool, names []string) {
+	if s == nil {
+		return false, nil
+	}
+	asked = testNeedRe.MatchString(s.InformationNeed) || testNeedRe.MatchString(s.CurrentSubgoal)
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	if out := s.LatestTestOutput; out != "" {
+		for _, p := range ExtractText(out).Paths {
+			if Classify(p) == ClassTest {
+				add(p)
+			}
+		}
+		for _, g := range testNameRe.FindAllStringSubmatch(out, -1) {
+			add(g[1])
+		}
+	}
+	return asked || len(names) > 0, names
 }

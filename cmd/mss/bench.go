@@ -131,9 +131,10 @@ func loadPredictions(w io.Writer, paths []string, l *loaded) (*repobench.Predict
 
 func newBenchScoreCmd() *cobra.Command {
 	var (
-		f      trackFiles
-		preds  []string
-		asJSON bool
+		f       trackFiles
+		preds   []string
+		asJSON  bool
+		budgets []int
 	)
 	cmd := &cobra.Command{
 		Use:   "score",
@@ -152,10 +153,17 @@ its changed line ranges. The output is score.py's, figure for figure.`,
 			if asJSON {
 				return repobench.WriteJSON(cmd.OutOrStdout(), scores)
 			}
-			return repobench.WriteText(cmd.OutOrStdout(), scores)
+			if err := repobench.WriteText(cmd.OutOrStdout(), scores); err != nil {
+				return err
+			}
+			if len(budgets) > 0 {
+				return budgetCurve(cmd.ErrOrStderr(), cmd.OutOrStdout(), &f, preds, budgets)
+			}
+			return nil
 		},
 	}
 	f.register(cmd, true)
+	cmd.Flags().IntSliceVar(&budgets, "budgets", nil, "after the table, C@5 of every method at each of these budgets (e.g. 2048,4096,6144), as score.py --budget B gives it")
 	cmd.Flags().StringSliceVar(&preds, "predictions", nil, "predictions files (JSONL); repeat or separate with commas")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print score.py's --json output")
 	cmd.MarkFlagRequired("predictions")
@@ -282,6 +290,7 @@ func newBenchRepoCmd() *cobra.Command {
 		output, indexDir     string
 		maxUnits, candidates int
 		concurrency          int
+		cache                string
 	)
 	cmd := &cobra.Command{
 		Use:   "repo",
@@ -300,7 +309,7 @@ killed run is dropped, with a notice). With --labels the finished files
 are scored as score.py scores them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency})
+			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache})
 		},
 	}
 	f.register(cmd, false)
@@ -311,6 +320,7 @@ are scored as score.py scores them.`,
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
 	fl.IntVar(&candidates, "candidates", retrieve.DefaultCandidates, "candidates retrieval offers the methods")
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
+	fl.StringVar(&cache, "cache", "", "also record every state's candidates into this candidate cache (see bench tune); with --labels, print pool recall and where each method's misses come from")
 	cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -319,6 +329,7 @@ type benchRepoFlags struct {
 	methods                    []string
 	output, indexDir           string
 	maxUnits, candidates, conc int
+	cache                      string
 }
 
 func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
@@ -368,6 +379,13 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	} else if err := os.MkdirAll(indexDir, 0o755); err != nil {
 		return err
 	}
+	var cw *repobench.CacheWriter
+	if bf.cache != "" {
+		if cw, err = repobench.CreateCache(bf.cache); err != nil {
+			return err
+		}
+		defer cw.Close()
+	}
 	var bar *progressbar.ProgressBar
 	tty := false
 	if fl, ok := stderr.(*os.File); ok && term.IsTerminal(int(fl.Fd())) {
@@ -378,7 +396,11 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 		Limits:      pipeline.Limits{Budget: f.budget, MaxUnits: bf.maxUnits, MinUnits: min(mss.DefaultMinUnits, bf.maxUnits), Candidates: bf.candidates},
 		Concurrency: bf.conc,
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
-			return openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+			if err == nil && cw != nil {
+				op.Snapshot = &repobench.CachingSnapshot{Snapshot: op.Snapshot, Cache: cw}
+			}
+			return op, err
 		},
 		Notice: func(s string) {
 			if bar != nil {
@@ -420,7 +442,30 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if err != nil {
 		return err
 	}
-	return repobench.WriteText(cmd.OutOrStdout(), scores)
+	if err := repobench.WriteText(cmd.OutOrStdout(), scores); err != nil {
+		return err
+	}
+	if cw == nil {
+		return nil
+	}
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	c, err := repobench.LoadCache(bf.cache)
+	if err != nil {
+		return err
+	}
+	diag := map[string]repobench.Diagnosis{}
+	for _, ms := range scores {
+		diag[ms.Method] = repobench.Diagnose(ms.States, l.labels, func(id string) []mss.Candidate {
+			if cs := c.States[id]; cs != nil {
+				return cs.Candidates
+			}
+			return nil
+		})
+	}
+	writeDiagnosis(cmd.OutOrStdout(), scores, diag)
+	return nil
 }
 
 // printRunStats reports what a run did, its per-state latency and what

@@ -173,12 +173,15 @@ type recoverUnit struct {
 	Symbol    string `json:"symbol,omitempty"`
 	Tokens    int    `json:"tokens"`
 	Content   string `json:"content"`
+
+	// Symbols lists every symbol the unit holds.
+	Symbols []string `json:"symbols,omitempty"`
 }
 
 func writeRecoverJSON(w io.Writer, res *mss.Result) error {
 	units := make([]recoverUnit, 0, len(res.Units))
 	for _, u := range res.Units {
-		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content})
+		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content, u.Symbols})
 	}
 	trace := res.Trace
 	if trace == nil {

@@ -1,0 +1,415 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
+	"github.com/missingcomplement/mss/repobench"
+	"github.com/missingcomplement/mss/retrieve"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	benchCmd.AddCommand(newBenchTuneCmd())
+}
+
+// defaultTuneParams are the parameters mss bench tune fits and the grid of
+// each: the complement policy's weights, then the fusion's view weights
+// and rank constant.
+var defaultTuneParams = []repobench.Param{
+	{Setting: "coverage_weight", Grid: []float64{0, 0.25, 0.5, 1, 2}},
+	{Setting: "companion_weight", Grid: []float64{0, 0.25, 0.5, 1, 2}},
+	{Setting: "observed_companion", Grid: []float64{0, 0.5, 1, 2}},
+	{Setting: "stop_relevance", Grid: []float64{0, 0.2, 0.35, 0.5, 0.7}},
+	{Setting: "same_file_factor", Grid: []float64{0.6, 0.8, 1, 1.2}},
+	{Setting: "pair_weight", Grid: []float64{0, 0.25, 0.5, 1}},
+	{Setting: "grow_rank", Grid: []float64{0, 20, 40, 80}, Shared: true},
+	{View: "lexical", Grid: []float64{0.5, 1, 1.5, 2}},
+	{View: "entity", Grid: []float64{0.7, 1, 1.4, 2, 3}},
+	{View: "structural", Grid: []float64{0, 0.4, 0.8, 1.2}},
+	{View: "recency", Grid: []float64{0, 0.3, 0.6, 1}},
+	{View: "history", Grid: []float64{0, 0.4, 0.8}},
+	{View: "semantic", Grid: []float64{0, 0.3, 0.6, 1}},
+	{View: "k", Grid: []float64{10, 20, 40}},
+}
+
+// defaultTuneStart is where the fit starts: the shipped defaults.
+var defaultTuneStart = repobench.Point{
+	"coverage_weight": 0.5, "companion_weight": 0.5, "observed_companion": 1, "stop_relevance": 0.35, "same_file_factor": 1,
+	"pair_weight": 0.5, "grow_rank": 0,
+	"fusion.lexical": 1, "fusion.entity": 1.4, "fusion.structural": 0.8, "fusion.recency": 0.6,
+	"fusion.history": 0.4, "fusion.semantic": 0.6, "fusion.k": 20,
+}
+
+// variant is a method run under a label with its own settings.
+type variant struct {
+	label, method string
+	settings      map[string]string
+}
+
+// parseVariant reads "method", or "label=method:key=value;key=value".
+func parseVariant(s string, global map[string]string) (variant, error) {
+	v := variant{label: s, method: s, settings: map[string]string{}}
+	for k, val := range global {
+		v.settings[k] = val
+	}
+	if label, rest, ok := strings.Cut(s, "="); ok {
+		method, sets, _ := strings.Cut(rest, ":")
+		v.label, v.method = label, method
+		v.settings = map[string]string{}
+		for _, kv := range strings.Split(sets, ";") {
+			if kv == "" {
+				continue
+			}
+			k, val, ok := strings.Cut(kv, "=")
+			if !ok {
+				return v, fmt.Errorf("--replay %q: setting %q: want key=value", s, kv)
+			}
+			v.settings[k] = val
+		}
+	}
+	if _, err := mss.NewMethod(v.method, mss.MethodOptions{Settings: v.settings}); err != nil {
+		return v, fmt.Errorf("--replay %q: %w", s, err)
+	}
+	return v, nil
+}
+
+func newBenchTuneCmd() *cobra.Command {
+	var (
+		f                      trackFiles
+		cache, indexDir        string
+		replay                 []string
+		output                 string
+		fit                    bool
+		folds, workers, rounds int
+		candidates, maxUnits   int
+		method, control        string
+		concurrency            int
+	)
+	cmd := &cobra.Command{
+		Use:   "tune",
+		Short: "Cache candidates once, replay selection from the cache, fit weights with repository-level cross-validation",
+		Long: `Retrieve every state's candidates once into --cache (candidates with their
+per-view ranks, raw view scores and prior, and the units of their files);
+a state already in the cache is not retrieved again. Then, from the cache
+alone:
+
+--replay m1,m2 answers every state with each method exactly as a benchmark
+run would from the same candidates, writes the predictions to --output
+(with {method}), scores them as score.py does and prints where the misses
+come from: pool recall (the share of states whose first 20/80/200
+candidates hold every required group) and the share of states lost to
+retrieval versus to selection. "label=method:key=value;key=value" runs a
+method under a label with its own settings.
+
+--fit fits the policy's and the fusion's weights by coordinate ascent
+(deterministic: a fixed order of parameters, a fixed grid, ties keep the
+earlier value) on mean complete@5 (+0.1 x complete@8), with
+repository-level cross-validation: each fold leaves whole repositories out,
+is fitted on the others and measured on itself against the control at the
+same fusion. Then it fits on every state and prints the values.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			out := cmd.OutOrStdout()
+			if f.labels == "" && (fit || len(replay) > 0) {
+				return fmt.Errorf("--labels is required with --fit and --replay")
+			}
+			l, err := f.load()
+			if err != nil {
+				return err
+			}
+			defer l.src.Close()
+			if err := buildCache(ctx, cmd.ErrOrStderr(), &f, l, cache, indexDir, candidates, maxUnits, concurrency); err != nil {
+				return err
+			}
+			c, err := repobench.LoadCache(cache)
+			if err != nil {
+				return err
+			}
+			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits}
+			sc := f.scorer(l.src)
+			if err := sc.Check(l.states); err != nil {
+				return err
+			}
+			mopts, err := methodOptions()
+			if err != nil {
+				return err
+			}
+			if len(replay) > 0 {
+				if err := runReplay(ctx, out, cmd.ErrOrStderr(), l, rp, sc, replay, mopts.Settings, output); err != nil {
+					return err
+				}
+			}
+			if !fit {
+				return nil
+			}
+			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: defaultTuneParams, Replay: rp,
+				Scorer: &repobench.Scorer{Source: l.src, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.labels,
+				Workers: workers, MaxRounds: rounds,
+				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
+			fs := repobench.Folds(l.states, folds)
+			res, err := t.CrossValidate(ctx, fs, defaultTuneStart, control)
+			if err != nil {
+				return err
+			}
+			writeFolds(out, res, method, control)
+			all, obj, err := t.Fit(ctx, l.states, defaultTuneStart)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "fitted on all %d states (objective %.4f): %s\n", len(l.states), obj, all)
+			return nil
+		},
+	}
+	f.register(cmd, false)
+	fl := cmd.Flags()
+	fl.StringVar(&cache, "cache", "", "candidate cache file (JSONL); built or completed first")
+	fl.StringVar(&indexDir, "index-dir", "", "directory for the per-repository index databases while building the cache (default: a temporary directory, removed)")
+	fl.IntVar(&candidates, "candidates", 0, "candidates cached per state (0: the engine's default)")
+	fl.IntVar(&concurrency, "concurrency", 1, "repositories retrieved at once while building the cache")
+	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
+	fl.StringSliceVar(&replay, "replay", nil, "methods to answer from the cache and score (label=method:key=value;... for variants)")
+	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}")
+	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
+	fl.StringVar(&method, "method", "complement", "method whose settings are fitted")
+	fl.StringVar(&control, "control", "rrf-grow", "control measured on each held-out fold at the fitted fusion")
+	fl.IntVar(&folds, "folds", 5, "cross-validation folds (whole repositories each)")
+	fl.IntVar(&workers, "workers", 1, "states answered at once while fitting")
+	fl.IntVar(&rounds, "rounds", 2, "most rounds of coordinate ascent")
+	cmd.MarkFlagRequired("cache")
+	return cmd
+}
+
+// buildCache retrieves the candidates of every state the cache lacks.
+func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *loaded, cache, indexDir string, candidates, maxUnits, conc int) error {
+	cw, err := repobench.CreateCache(cache)
+	if err != nil {
+		return err
+	}
+	var todo []*mss.State
+	for _, s := range l.states {
+		if !cw.Done(s.StateID) {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) == 0 {
+		return cw.Close()
+	}
+	fmt.Fprintf(stderr, "%s: retrieving candidates of %d states\n", cache, len(todo))
+	if indexDir == "" {
+		if indexDir, err = os.MkdirTemp("", "mss-bench-index-"); err != nil {
+			cw.Close()
+			return err
+		}
+		defer os.RemoveAll(indexDir)
+	} else if err := os.MkdirAll(indexDir, 0o755); err != nil {
+		cw.Close()
+		return err
+	}
+	// One run per repository, so a repository that cannot be indexed
+	// leaves its states out of the cache (they score as missing) and the
+	// others are still cached. The run's own predictions (the fused order)
+	// go beside the cache.
+	preds := cache + ".rrf.jsonl"
+	byRepo := map[string][]*mss.State{}
+	var repos []string
+	for _, s := range todo {
+		k := strings.ToLower(s.Repo)
+		if byRepo[k] == nil {
+			repos = append(repos, k)
+		}
+		byRepo[k] = append(byRepo[k], s)
+	}
+	var (
+		failed []string
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+	)
+	if candidates <= 0 {
+		candidates = retrieve.DefaultCandidates
+	}
+	lim := pipeline.Limits{Budget: f.budget, MaxUnits: maxUnits, MinUnits: min(mss.DefaultMinUnits, maxUnits), Candidates: candidates}
+	queue := make(chan string)
+	for range max(conc, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range queue {
+				out := preds + "." + strings.ReplaceAll(r, "/", "+")
+				os.Remove(out)
+				_, err := repobench.Run(ctx, repobench.RunOptions{
+					States: byRepo[r], Source: l.src, Limits: lim,
+					Methods: []repobench.MethodRun{{Name: "rrf", Output: out,
+						New: func() (mss.Controller, error) { return mss.NewMethod("rrf", mss.MethodOptions{}) }}},
+					Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
+						op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+						if err != nil {
+							return nil, err
+						}
+						op.Snapshot = &repobench.CachingSnapshot{Snapshot: op.Snapshot, Cache: cw}
+						return op, nil
+					},
+					Notice: func(s string) { fmt.Fprintln(stderr, s) },
+				})
+				os.Remove(out)
+				if err != nil {
+					mu.Lock()
+					failed = append(failed, r)
+					fmt.Fprintf(stderr, "%s: not cached: %v\n", r, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	// Repositories with the most states first, so workers finish together.
+	sort.SliceStable(repos, func(a, b int) bool { return len(byRepo[repos[a]]) > len(byRepo[repos[b]]) })
+	for _, r := range repos {
+		queue <- r
+	}
+	close(queue)
+	wg.Wait()
+	if ctx.Err() != nil {
+		cw.Close()
+		return ctx.Err()
+	}
+	sort.Strings(failed)
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "%s: %d repositories could not be cached (%s); their uncached states score as missing\n", cache, len(failed), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// runReplay answers, writes, scores and diagnoses each replayed method.
+func runReplay(ctx context.Context, out, stderr io.Writer, l *loaded, rp *repobench.Replay, sc *repobench.Scorer, specs []string, global map[string]string, output string) error {
+	if output != "" && len(specs) > 1 && !strings.Contains(output, "{method}") {
+		return fmt.Errorf("--output %s: with several methods it must contain {method}", output)
+	}
+	var scores []*repobench.MethodScore
+	diag := map[string]repobench.Diagnosis{}
+	for _, s := range specs {
+		v, err := parseVariant(s, global)
+		if err != nil {
+			return err
+		}
+		ctl, err := mss.NewMethod(v.method, mss.MethodOptions{Settings: v.settings})
+		if err != nil {
+			return err
+		}
+		preds, err := rp.Answer(ctx, l.states, v.label, ctl)
+		if err != nil {
+			return err
+		}
+		if output != "" {
+			path := strings.ReplaceAll(output, "{method}", v.label)
+			if err := writePredictions(path, l.states, preds); err != nil {
+				return err
+			}
+		}
+		ms, err := sc.ScoreMethod(v.label, l.states, l.labels, preds)
+		if err != nil {
+			return err
+		}
+		scores = append(scores, ms)
+		diag[v.label] = repobench.Diagnose(ms.States, l.labels, func(id string) []mss.Candidate {
+			if cs := rp.Cache.States[id]; cs != nil {
+				return cs.Candidates
+			}
+			return nil
+		})
+	}
+	if err := repobench.WriteText(out, scores); err != nil {
+		return err
+	}
+	writeDiagnosis(out, scores, diag)
+	return nil
+}
+
+// jsonLine is a record as one JSON line.
+func jsonLine(v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(data) + "\n", nil
+}
+
+// writePredictions writes predictions in states-file order (a new file,
+// replacing one this command wrote before).
+func writePredictions(path string, states []*mss.State, preds map[string]*repobench.Prediction) error {
+	var b strings.Builder
+	for _, s := range states {
+		p := preds[s.StateID]
+		if p == nil {
+			continue
+		}
+		line, err := jsonLine(p)
+		if err != nil {
+			return err
+		}
+		b.WriteString(line)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// writeDiagnosis prints pool recall and where each method's misses come from.
+func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[string]repobench.Diagnosis) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var head []string
+	for _, d := range repobench.PoolDepths {
+		head = append(head, "pool@"+strconv.Itoa(d))
+	}
+	fmt.Fprintf(tw, "method\t%s\tC@5\tlost to retrieval\tlost to selection\n", strings.Join(head, "\t"))
+	for _, ms := range scores {
+		d := diag[ms.Method]
+		var cols []string
+		for _, depth := range repobench.PoolDepths {
+			cols = append(cols, fmt.Sprintf("%.1f", 100*d.PoolRecall[depth]))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\n", ms.Method, strings.Join(cols, "\t"), 100*d.Complete, 100*d.LostRetrieval, 100*d.LostSelection)
+	}
+	tw.Flush()
+}
+
+// writeFolds prints the cross-validation folds.
+func writeFolds(w io.Writer, res []repobench.FoldResult, method, control string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "fold\tstates\trepositories\t%s start C@5\tfitted C@5\t%s C@5\tstart C@5 2+\tfitted C@5 2+\t%s C@5 2+\n", method, control, control)
+	var sum [6]float64
+	for _, r := range res {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", r.Fold, r.States, strings.Join(r.Repos, " "),
+			100*r.Start, 100*r.Tuned, 100*r.Control, 100*r.Start2, 100*r.Tuned2, 100*r.Control2)
+		for i, v := range []float64{r.Start, r.Tuned, r.Control, r.Start2, r.Tuned2, r.Control2} {
+			sum[i] += v
+		}
+	}
+	n := float64(len(res))
+	if n > 0 {
+		fmt.Fprintf(tw, "mean\t\t\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", 100*sum[0]/n, 100*sum[1]/n, 100*sum[2]/n, 100*sum[3]/n, 100*sum[4]/n, 100*sum[5]/n)
+	}
+	tw.Flush()
+	for _, r := range res {
+		fmt.Fprintf(w, "fold %d fitted on the other folds (objective %.4f): %s\n", r.Fold, r.TrainObjective, r.Fitted)
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBenchTuneReplaysAsBenchRepo checks that answers replayed from the
+// candidate cache are the answers a live run gives, that diagnostics and
+// the budget curve are printed, and that bench repo --cache records the
+// same cache.
+func TestBenchTuneReplaysAsBenchRepo(t *testing.T) {
+	fx := newBenchFixture(t)
+	idx := filepath.Join(fx.dir, "idx")
+	live := filepath.Join(fx.dir, "live.{method}.jsonl")
+	cache := filepath.Join(fx.dir, "cache.jsonl")
+	out, _, err := runBench(t, newBenchRepoCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--method", "complement,rrf-grow,bm25", "--output", live, "--index-dir", idx, "--cache", filepath.Join(fx.dir, "repo-cache.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "pool@20  pool@80  pool@200") || !strings.Contains(out, "lost to retrieval") {
+		t.Errorf("bench repo --cache prints no diagnostics:\n%s", out)
+	}
+	replayed := filepath.Join(fx.dir, "replay.{method}.jsonl")
+	out, _, err = runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--cache", cache, "--index-dir", idx, "--replay", "complement,rrf-grow,bm25,untied=complement:grow_tied=false", "--output", replayed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"complement: states=2 missing=0", "untied: states=2", "pool@200"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench tune output lacks %q:\n%s", want, out)
+		}
+	}
+	units := func(path string) string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			// Compare the answers, not the timings.
+			i := strings.Index(l, `"units":`)
+			j := strings.Index(l, `],"candidates"`)
+			if i < 0 || j < i {
+				t.Fatalf("%s: unexpected line %s", path, l)
+			}
+			b.WriteString(l[i:j] + "\n")
+		}
+		return b.String()
+	}
+	for _, m := range []string{"complement", "rrf-grow", "bm25"} {
+		a, b := units(strings.ReplaceAll(live, "{method}", m)), units(strings.ReplaceAll(replayed, "{method}", m))
+		if a != b {
+			t.Errorf("%s: replayed answers differ from the live run's:\nlive:\n%s\nreplay:\n%s", m, a, b)
+		}
+	}
+	// A second run reads the cache and retrieves nothing.
+	_, stderr, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--cache", cache, "--replay", "rrf")
+	if err != nil || strings.Contains(stderr, "retrieving") {
+		t.Errorf("second run: %v %s", err, stderr)
+	}
+	out, _, err = runBench(t, newBenchScoreCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--predictions", strings.ReplaceAll(replayed, "{method}", "complement"), "--budgets", "20,6144")
+	if err != nil || !strings.Contains(out, "budget curve  C@5 B=20  C@5 B=6144") {
+		t.Errorf("budget curve: %v\n%s", err, out)
+	}
+	if _, _, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--cache", cache, "--replay", "x=complement:nonsense=1"); err == nil || !strings.Contains(err.Error(), "nonsense") {
+		t.Errorf("bad variant setting: %v", err)
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/missingcomplement/mss/repobench"
+)
+
+// budgetCurve prints every method's complete@5, overall and on states with
+// two or more groups, at each budget: a method that covers as much with
+// fewer tokens is better. Each figure is score.py's C@5 at --budget B.
+func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []int) error {
+	l, err := f.load()
+	if err != nil {
+		return err
+	}
+	defer l.src.Close()
+	ps, err := loadPredictions(io.Discard, preds, l)
+	if err != nil {
+		return err
+	}
+	type row struct{ all, two []float64 }
+	rows := map[string]*row{}
+	for _, b := range budgets {
+		if b <= 0 {
+			return fmt.Errorf("--budgets %d: want a positive budget", b)
+		}
+		sc := &repobench.Scorer{Source: l.src, Ks: []int{5}, Budget: b}
+		scores, err := sc.Score(l.states, l.labels, ps)
+		if err != nil {
+			return err
+		}
+		for _, ms := range scores {
+			r := rows[ms.Method]
+			if r == nil {
+				r = &row{}
+				rows[ms.Method] = r
+			}
+			r.all = append(r.all, 100*repobench.MeanC5(ms.States))
+			r.two = append(r.two, 100*repobench.Mean2(ms.States))
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var head []string
+	for _, b := range budgets {
+		head = append(head, "C@5 B="+strconv.Itoa(b))
+	}
+	for _, b := range budgets {
+		head = append(head, "2+ groups B="+strconv.Itoa(b))
+	}
+	fmt.Fprintf(tw, "budget curve\t%s\n", strings.Join(head, "\t"))
+	for _, m := range ps.Methods() {
+		r := rows[m]
+		var cols []string
+		for _, v := range append(append([]float64(nil), r.all...), r.two...) {
+			cols = append(cols, fmt.Sprintf("%.1f", v))
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", m, strings.Join(cols, "\t"))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,102 @@
+package controller
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+// addTest makes sure an answer to a state that asks for tests holds one:
+// when no chosen unit is test code, the test candidate the state's test
+// output names (else the best-ranked unread one) that fits the budget goes
+// last, in place of the last chosen unit when the answer is full. Placed
+// last, it never displaces the code a shorter prefix of the answer holds.
+func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, chosen []int, spent, budget, maxUnits int) []int {
+	asked, names := retrieve.TestNeed(st)
+	if !asked {
+		return chosen
+	}
+	for _, i := range chosen {
+		if retrieve.Classify(marked[i].Unit.Path) == retrieve.ClassTest {
+			return chosen
+		}
+	}
+	free := budget - spent
+	var dropped int = -1
+	if len(chosen) >= maxUnits && len(chosen) > 0 {
+		dropped = chosen[len(chosen)-1]
+		free += unitCost(&marked[dropped].Unit)
+	}
+	best, bestNamed := -1, false
+	for i := range marked {
+		u := &marked[i].Unit
+		if marked[i].Observed || retrieve.Classify(u.Path) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
+			continue
+		}
+		named := namesTest(u, names)
+		if best < 0 || named && !bestNamed {
+			best, bestNamed = i, named
+		}
+	}
+	if best < 0 {
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "the state asks for tests; no unread test candidate fits"})
+		return chosen
+	}
+	if dropped >= 0 {
+		chosen = chosen[:len(chosen)-1]
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[dropped].Unit.ID, Reason: "dropped for the test the state asks for"})
+	}
+	why := "the state asks for tests"
+	if bestNamed {
+		why = "the test output points at it"
+	}
+	res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[best].Unit.ID,
+		Reason: fmt.Sprintf("test: %s; %s", why, rankReason(best, &marked[best]))})
+	return append(chosen, best)
+}
+
+// namesTest reports whether the test output names the unit: its symbol's
+// last part, or its file.
+func namesTest(u *mss.Unit, names []string) bool {
+	sym := lastPart(u.Symbol)
+	for _, n := range names {
+		if strings.Contains(n, "/") || strings.Contains(n, ".") {
+			if u.Path == n || strings.HasSuffix(u.Path, "/"+n) || path.Base(u.Path) == path.Base(n) {
+				return true
+			}
+			continue
+		}
+		if sym != "" && strings.EqualFold(sym, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerExt are the extensions of C and C++ header files.
+var headerExt = map[string]bool{".h": true, ".hh": true, ".hpp": true, ".hxx": true}
+
+// declares reports whether a unit is a declaration without a body: a
+// function in a C or C++ header whose text opens no block, or a method
+// signature ending in ";" (a Java interface method, a Rust trait method).
+func declares(u *mss.Unit) bool {
+	body := strings.Contains(u.Content, "{")
+	if headerExt[path.Ext(u.Path)] {
+		return !body
+	}
+	return !body && strings.HasSuffix(strings.TrimSpace(u.Content), ";")
+}
+
+// pairs reports whether one unit declares what the other defines: the
+// same name, one a declaration and the other not. defs counts the
+// candidates defining each name; a name many define pairs nothing.
+func pairs(a, b *mss.Unit, defs map[string]int) bool {
+	an, bn := unitName(a), unitName(b)
+	if an == "" || an != bn || defs[an] > maxTwins+3 {
+		return false
+	}
+	return declares(a) != declares(b)
+}

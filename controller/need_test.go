@@ -1,0 +1,112 @@
+package controller
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+func selectWith(t *testing.T, method string, settings map[string]string, st *mss.State, budget, maxUnits int) *mss.Result {
+	t.Helper()
+	e := retrieve.NewEngine(fixture(), nil, retrieve.Options{})
+	cands, err := e.Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := mss.NewMethod(method, mss.MethodOptions{Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Select(context.Background(), &mss.Request{State: st, Candidates: cands, Budget: budget, MaxUnits: maxUnits, Source: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestTestsComeBackWhenAsked(t *testing.T) {
+	isTest := func(res *mss.Result) bool {
+		for _, u := range res.Units {
+			if retrieve.Classify(u.Path) == retrieve.ClassTest {
+				return true
+			}
+		}
+		return false
+	}
+	plain := &mss.State{Issue: "`parse_header` fails on values with ':'"}
+	if res := selectWith(t, NameComplement, map[string]string{"grow": "false"}, plain, 6144, 2); isTest(res) {
+		t.Errorf("a state that does not ask for tests got one: %v", paths(res.Units))
+	}
+	asks := &mss.State{Issue: plain.Issue, InformationNeed: "Which tests cover header parsing?"}
+	res := selectWith(t, NameComplement, map[string]string{"grow": "false"}, asks, 6144, 2)
+	if !isTest(res) || len(res.Units) != 2 {
+		t.Fatalf("a state asking for tests: got %v, want 2 units, the last a test", paths(res.Units))
+	}
+	if last := res.Units[len(res.Units)-1]; retrieve.Classify(last.Path) != retrieve.ClassTest {
+		t.Errorf("the test is not last: %v", paths(res.Units))
+	}
+	out := &mss.State{Issue: plain.Issue, LatestTestOutput: "FAILED tests/test_parse.py::test_parse_header - ValueError"}
+	if res := selectWith(t, NameComplement, map[string]string{"grow": "false"}, out, 6144, 3); !isTest(res) {
+		t.Errorf("test output pointing at a test: got %v, want the test", paths(res.Units))
+	}
+}
+
+func TestTestNeed(t *testing.T) {
+	for _, tt := range []struct {
+		st    mss.State
+		asked bool
+		names string
+	}{
+		{mss.State{InformationNeed: "where is the parser"}, false, ""},
+		{mss.State{CurrentSubgoal: "write a regression test for it"}, true, ""},
+		{mss.State{InformationNeed: "contest results"}, false, ""},
+		{mss.State{LatestTestOutput: "FAILED tests/test_a.py::test_b - x"}, true, "tests/test_a.py test_a test_b"},
+		{mss.State{LatestTestOutput: "--- FAIL: TestParse (0.00s)"}, true, "TestParse"},
+	} {
+		asked, names := retrieve.TestNeed(&tt.st)
+		if asked != tt.asked || strings.Join(names, " ") != tt.names {
+			t.Errorf("TestNeed(%+v) = %v %q, want %v %q", tt.st, asked, names, tt.asked, tt.names)
+		}
+	}
+}
+
+func TestRRFGrowIsRRFWithGrowth(t *testing.T) {
+	st := &mss.State{Issue: "`parse_headers` drops a header that `parse_header` splits"}
+	rrf := selectWith(t, NameRRF, nil, st, 6144, 1)
+	grown := selectWith(t, NameRRFGrow, nil, st, 6144, 1)
+	if len(rrf.Units) != 1 || len(grown.Units) != 1 {
+		t.Fatalf("want one unit each, got %v and %v", paths(rrf.Units), paths(grown.Units))
+	}
+	r, g := rrf.Units[0], grown.Units[0]
+	if g.Path != r.Path || g.StartLine > r.StartLine || g.EndLine < r.EndLine || g.EndLine-g.StartLine <= r.EndLine-r.StartLine {
+		t.Errorf("rrf-grow %s:%d-%d does not grow rrf's %s:%d-%d", g.Path, g.StartLine, g.EndLine, r.Path, r.StartLine, r.EndLine)
+	}
+	if len(g.Symbols) < 2 || len(r.Symbols) != 1 {
+		t.Errorf("symbols: rrf %v, rrf-grow %v; want one and several", r.Symbols, g.Symbols)
+	}
+	same := selectWith(t, NameRRF, map[string]string{"grow": "true"}, st, 6144, 1)
+	if same.Units[0].ID != g.ID {
+		t.Errorf("rrf grow=true gives %s, rrf-grow %s: not the same stage", same.Units[0].ID, g.ID)
+	}
+	if _, err := mss.NewMethod(NameRRFGrow, mss.MethodOptions{Settings: map[string]string{"coverage_weight": "1"}}); err == nil {
+		t.Error("rrf-grow accepted a complement setting")
+	}
+}
+
+func TestPairs(t *testing.T) {
+	decl := mss.Unit{Path: "src/buf.h", Symbol: "buf_grow", Content: "int buf_grow(buf *b, size_t n);\n"}
+	def := mss.Unit{Path: "src/buf.c", Symbol: "buf_grow", Content: "int buf_grow(buf *b, size_t n) {\n  return 0;\n}\n"}
+	iface := mss.Unit{Path: "Sink.java", Symbol: "Sink.write", Content: "void write(byte[] b);\n"}
+	impl := mss.Unit{Path: "FileSink.java", Symbol: "FileSink.write", Content: "public void write(byte[] b) {\n}\n"}
+	other := mss.Unit{Path: "src/pool.c", Symbol: "buf_grow", Content: "static int buf_grow(void) {\n}\n"}
+	defs := map[string]int{"buf_grow": 3, "write": 2}
+	if !pairs(&decl, &def, defs) || !pairs(&def, &decl, defs) || !pairs(&iface, &impl, defs) {
+		t.Error("a declaration and its definition do not pair")
+	}
+	if pairs(&def, &other, defs) {
+		t.Error("two definitions pair")
+	}
+}

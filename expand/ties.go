@@ -1,0 +1,127 @@
+package expand
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+)
+
+// Ties decides which neighbours of a chosen unit are worth delivering
+// with it. A neighbour is tied when it
+//
+//   - covers a requirement of the state that nothing read or chosen
+//     resolves (Required),
+//   - is the header that makes a chosen method readable (the class,
+//     struct, impl or interface whose scope the method is in),
+//   - defines or imports a name the chosen unit uses, or uses a name the
+//     chosen unit defines (a callee, a caller).
+//
+// Anything else is a neighbour by position only, and growth leaves it out.
+type Ties struct {
+	// Required maps the id of a unit that covers an unresolved requirement
+	// to that requirement's id.
+	Required map[string]string
+	// Ranked maps the id of a unit retrieval ranked for the state to its
+	// 1-based fused rank; a neighbour ranked within MaxRank is tied to the
+	// state. MaxRank 0 ties no neighbour by rank.
+	Ranked  map[string]int
+	MaxRank int
+}
+
+// Why gives the reason a neighbour is tied to the chosen unit, or "" when
+// it is not.
+func (t *Ties) Why(chosen, n *mss.Unit) string {
+	if t != nil {
+		if r := t.Required[n.ID]; r != "" {
+			return "covers " + r
+		}
+		if r, ok := t.Ranked[n.ID]; ok && r <= t.MaxRank {
+			return fmt.Sprintf("ranked #%d for the state", r)
+		}
+	}
+	if isHeaderOf(n, chosen) {
+		return "header of " + chosen.Symbol
+	}
+	uses := map[string]bool{}
+	for _, r := range chosen.References {
+		if k := key(r); k != "" {
+			uses[k] = true
+		}
+	}
+	for _, d := range defined(n) {
+		if uses[key(d)] {
+			return "defines " + d + ", used by " + orPath(chosen)
+		}
+	}
+	for _, im := range n.Imports {
+		if uses[key(im)] {
+			return "imports " + lastPart(im) + ", used by " + orPath(chosen)
+		}
+	}
+	defs := map[string]bool{}
+	for _, d := range defined(chosen) {
+		if k := key(d); k != "" {
+			defs[k] = true
+		}
+	}
+	for _, r := range n.References {
+		if defs[key(r)] {
+			return "uses " + lastPart(r) + ", defined by " + orPath(chosen)
+		}
+	}
+	return ""
+}
+
+// isHeaderOf reports whether h is the header of the scope the unit is in:
+// its symbol is the unit's symbol less the last component.
+func isHeaderOf(h, u *mss.Unit) bool {
+	hs, us := norm(h.Symbol), norm(u.Symbol)
+	if hs == "" || us == "" || strings.HasPrefix(hs, "<") {
+		return false
+	}
+	i := strings.LastIndexByte(us, '.')
+	return i > 0 && us[:i] == hs
+}
+
+// defined lists the names a unit defines: its own and Defines.
+func defined(u *mss.Unit) []string {
+	var out []string
+	if s := u.Symbol; s != "" && !strings.HasPrefix(s, "<") {
+		out = append(out, lastPart(norm(s)))
+	}
+	for _, d := range u.Defines {
+		out = append(out, lastPart(norm(d)))
+	}
+	return out
+}
+
+// key is the comparable form of a name: its last component, lower-cased;
+// names too short to tie anything (one or two letters) give "".
+func key(s string) string {
+	k := strings.ToLower(lastPart(norm(s)))
+	if len(k) < 3 || strings.HasPrefix(k, "<") {
+		return ""
+	}
+	return k
+}
+
+func norm(s string) string {
+	s = strings.ReplaceAll(s, "::", ".")
+	s = strings.ReplaceAll(s, "#", ".")
+	return strings.ReplaceAll(s, "->", ".")
+}
+
+func lastPart(s string) string {
+	if i := strings.LastIndexAny(s, ".:#/"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func orPath(u *mss.Unit) string {
+	if u.Symbol != "" {
+		return u.Symbol
+	}
+	return u.Path
+}

@@ -1,0 +1,66 @@
+package expand
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+func TestTiesWhy(t *testing.T) {
+	chosen := mss.Unit{ID: "m", Path: "a.py", Symbol: "Parser.parse", References: []string{"helper", "os.path.join"}, Defines: []string{"parse"}}
+	ties := &Ties{Required: map[string]string{"req": "entity:Widget"}}
+	tests := []struct {
+		name string
+		n    mss.Unit
+		want string
+	}{
+		{"header of the method", mss.Unit{ID: "h", Symbol: "Parser"}, "header of Parser.parse"},
+		{"defines a name it uses", mss.Unit{ID: "d", Symbol: "helper"}, "defines helper, used by Parser.parse"},
+		{"imports a name it uses", mss.Unit{ID: "i", Imports: []string{"os.path.join"}}, "imports join, used by Parser.parse"},
+		{"a caller", mss.Unit{ID: "c", Symbol: "Parser.run", References: []string{"self.parse"}}, "uses parse, defined by Parser.parse"},
+		{"covers a requirement", mss.Unit{ID: "req", Symbol: "Widget"}, "covers entity:Widget"},
+		{"a sibling by position only", mss.Unit{ID: "s", Symbol: "Parser.close", References: []string{"stream"}}, ""},
+		{"another class's header", mss.Unit{ID: "o", Symbol: "Lexer"}, ""},
+	}
+	for _, tt := range tests {
+		if got := ties.Why(&chosen, &tt.n); got != tt.want {
+			t.Errorf("%s: Why = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestGrowTiedOnly(t *testing.T) {
+	// a.py: header A, A.f (chosen, calls g), A.g, A.h: the header and the
+	// callee go in; A.h is tied to nothing and stays out, budget unspent.
+	a := []mss.Unit{unit("a.py", 1, 10, "A"), unit("a.py", 12, 10, "A.f"), unit("a.py", 23, 10, "A.g"), unit("a.py", 34, 10, "A.h")}
+	a[1].References = []string{"self.ggg"}
+	a[2].Symbol = "A.ggg"
+	got, trace := Grow([]mss.Unit{a[1]}, fileSource{"a.py": a}, nil, 1000, nil, Options{Tie: (&Ties{}).Why})
+	if diff := cmp.Diff([]string{"a.py:1-32"}, ranges(got)); diff != "" {
+		t.Errorf("Grow mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"A", "A.f", "A.ggg"}, got[0].Symbols); diff != "" {
+		t.Errorf("symbols of the grown unit (-want +got):\n%s", diff)
+	}
+	if len(trace) != 2 || !strings.Contains(trace[0].Reason+trace[1].Reason, "header of A.f") || !strings.Contains(trace[0].Reason+trace[1].Reason, "defines ggg") {
+		t.Errorf("trace does not say why each piece is there: %v", trace)
+	}
+	// Untied growth takes A.h too.
+	got, _ = Grow([]mss.Unit{a[1]}, fileSource{"a.py": a}, nil, 1000, nil, Options{})
+	if diff := cmp.Diff([]string{"a.py:1-43"}, ranges(got)); diff != "" {
+		t.Errorf("untied Grow mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestTiesRanked(t *testing.T) {
+	chosen := mss.Unit{ID: "m", Symbol: "f"}
+	ties := &Ties{Ranked: map[string]int{"near": 3, "far": 90}, MaxRank: 80}
+	if got := ties.Why(&chosen, &mss.Unit{ID: "near", Symbol: "g"}); got != "ranked #3 for the state" {
+		t.Errorf("ranked neighbour: %q", got)
+	}
+	if got := ties.Why(&chosen, &mss.Unit{ID: "far", Symbol: "h"}); got != "" {
+		t.Errorf("neighbour ranked past MaxRank tied: %q", got)
+	}
+}

@@ -1,0 +1,262 @@
+package repobench
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
+)
+
+// A candidate cache holds, for every state of a states file, the
+// candidates retrieval offered (units, per-view ranks, raw view scores and
+// the prior) and the units of every file those candidates are in. Selection
+// replays from it in memory, so tuning a policy or the fusion's weights
+// never runs retrieval again.
+//
+// The cache is one JSONL file of records: a "file" record holds the units
+// of one file, keyed by a digest of their ids (files unchanged between two
+// base commits are stored once); a "state" record holds a state's
+// candidates and the file key of each path they are in. File records come
+// before the state records that use them. A torn last line left by an
+// interrupted build is dropped when the cache is read.
+
+// CacheRecord is one line of a candidate cache.
+type CacheRecord struct {
+	Kind string `json:"kind"` // "file" or "state"
+	// File records.
+	Key   string     `json:"key,omitempty"`
+	Units []mss.Unit `json:"units,omitempty"`
+	// State records.
+	StateID    string            `json:"state_id,omitempty"`
+	Candidates []mss.Candidate   `json:"candidates,omitempty"`
+	Files      map[string]string `json:"files,omitempty"` // path -> file key
+}
+
+// CacheWriter records snapshots' candidates into a cache file. It is safe
+// for concurrent use.
+type CacheWriter struct {
+	mu   sync.Mutex
+	w    *bufio.Writer
+	f    *os.File
+	have map[string]bool // file keys written
+	done map[string]bool // states written
+}
+
+// CreateCache opens a cache file for appending, keeping what a previous
+// build wrote (a torn last line is dropped).
+func CreateCache(path string) (*CacheWriter, error) {
+	cw := &CacheWriter{have: map[string]bool{}, done: map[string]bool{}}
+	if _, err := os.Stat(path); err == nil {
+		good, err := scanCache(path, func(r *CacheRecord) {
+			if r.Kind == "file" {
+				cw.have[r.Key] = true
+			} else {
+				cw.done[r.StateID] = true
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Truncate(path, good); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cw.f, cw.w = f, bufio.NewWriterSize(f, 1<<20)
+	return cw, nil
+}
+
+// Done reports whether the cache holds the state.
+func (cw *CacheWriter) Done(stateID string) bool {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	return cw.done[stateID]
+}
+
+// Close flushes and closes the file; closing again does nothing.
+func (cw *CacheWriter) Close() error {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	if cw.f == nil {
+		return nil
+	}
+	f := cw.f
+	cw.f = nil
+	if err := cw.w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Record writes a state's candidates and the units of their files.
+func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.UnitSource) error {
+	files := map[string]string{}
+	var recs []*CacheRecord
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	if cw.f == nil {
+		return fmt.Errorf("candidate cache closed")
+	}
+	if src != nil {
+		for _, c := range cands {
+			p := c.Unit.Path
+			if _, ok := files[p]; ok {
+				continue
+			}
+			us := src.FileUnits(p)
+			h := sha256.New()
+			io.WriteString(h, p)
+			for _, u := range us {
+				io.WriteString(h, "\x00"+u.ID)
+			}
+			key := hex.EncodeToString(h.Sum(nil))[:24]
+			files[p] = key
+			if !cw.have[key] {
+				cw.have[key] = true
+				recs = append(recs, &CacheRecord{Kind: "file", Key: key, Units: us})
+			}
+		}
+	}
+	recs = append(recs, &CacheRecord{Kind: "state", StateID: st.StateID, Candidates: cands, Files: files})
+	for _, r := range recs {
+		if err := appendLine(cw.w, r); err != nil {
+			return err
+		}
+	}
+	// A state's lines reach the file together, so a kill tears at most
+	// the state being written.
+	if err := cw.w.Flush(); err != nil {
+		return err
+	}
+	cw.done[st.StateID] = true
+	return nil
+}
+
+// scanCache reads a cache file, calling fn for every whole record, and
+// returns the length of the good prefix (a torn last line is left out).
+func scanCache(path string, fn func(*CacheRecord)) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	var good int64
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return good, nil // a last line without newline is torn
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		var rec CacheRecord
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return 0, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if rec.Kind != "file" && rec.Kind != "state" {
+			return 0, fmt.Errorf("%s:%d: field kind: want file or state, got %q", path, n, rec.Kind)
+		}
+		fn(&rec)
+		good += int64(len(line))
+	}
+}
+
+// Cache is a loaded candidate cache.
+type Cache struct {
+	States map[string]*CachedState
+}
+
+// CachedState is one state's cached candidates and files.
+type CachedState struct {
+	Candidates []mss.Candidate
+	Files      map[string][]mss.Unit
+}
+
+// FileUnits implements mss.UnitSource over the cached files.
+func (c *CachedState) FileUnits(path string) []mss.Unit { return c.Files[path] }
+
+// LoadCache reads a cache file.
+func LoadCache(path string) (*Cache, error) {
+	files := map[string][]mss.Unit{}
+	c := &Cache{States: map[string]*CachedState{}}
+	var missing []string
+	_, err := scanCache(path, func(r *CacheRecord) {
+		if r.Kind == "file" {
+			files[r.Key] = r.Units
+			return
+		}
+		cs := &CachedState{Candidates: r.Candidates, Files: map[string][]mss.Unit{}}
+		for p, k := range r.Files {
+			us, ok := files[k]
+			if !ok {
+				missing = append(missing, r.StateID+" "+p)
+				continue
+			}
+			cs.Files[p] = us
+		}
+		c.States[r.StateID] = cs
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, fmt.Errorf("%s: %d state files name a file record the cache does not hold (first: %s)", path, len(missing), missing[0])
+	}
+	return c, nil
+}
+
+// CachingSnapshot records every candidate list its snapshot gives into a
+// cache.
+type CachingSnapshot struct {
+	Snapshot
+	Cache *CacheWriter
+}
+
+// Candidates implements Snapshot.
+func (s *CachingSnapshot) Candidates(ctx context.Context, st *mss.State, lim pipeline.Limits) (*pipeline.Query, error) {
+	q, err := s.Snapshot.Candidates(ctx, st, lim)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Cache.Record(st, q.Candidates, sourceOf(s.Snapshot)); err != nil {
+		return nil, fmt.Errorf("candidate cache: %w", err)
+	}
+	return q, nil
+}
+
+// sourceOf gives policies the snapshot's units by file when it has them.
+func sourceOf(s Snapshot) mss.UnitSource {
+	src, _ := s.(mss.UnitSource)
+	return src
+}
+
+// FileUnits implements mss.UnitSource when the snapshot does.
+func (s *CachingSnapshot) FileUnits(path string) []mss.Unit {
+	if src := sourceOf(s.Snapshot); src != nil {
+		return src.FileUnits(path)
+	}
+	return nil
+}
+
+// Close closes the snapshot when it has a Close method.
+func (s *CachingSnapshot) Close() error {
+	if c, ok := s.Snapshot.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}

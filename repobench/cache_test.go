@@ -1,0 +1,143 @@
+package repobench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+type units map[string][]mss.Unit
+
+func (u units) FileUnits(p string) []mss.Unit { return u[p] }
+
+func TestCacheRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	src := units{"a.py": {{ID: "a1", Path: "a.py", StartLine: 1, EndLine: 2, Symbol: "f", Content: "def f():\n  pass\n", Tokens: 5}}}
+	cands := []mss.Candidate{{Unit: src["a.py"][0], Score: 0.5, Views: map[string]int{"lexical": 1}, Signals: map[string]float64{"prior": 1}}}
+	cw, err := CreateCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"s1", "s2"} {
+		if err := cw.Record(&mss.State{StateID: id}, cands, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A torn last line is dropped when the cache is opened again.
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"kind":"state","state_id":"s3","candi`)
+	f.Close()
+	cw, err = CreateCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cw.Done("s1") || !cw.Done("s2") || cw.Done("s3") {
+		t.Errorf("done after reopening: s1 %v s2 %v s3 %v", cw.Done("s1"), cw.Done("s2"), cw.Done("s3"))
+	}
+	cw.Close()
+	c, err := LoadCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.States) != 2 {
+		t.Fatalf("loaded %d states, want 2", len(c.States))
+	}
+	if diff := cmp.Diff(cands, c.States["s2"].Candidates); diff != "" {
+		t.Errorf("candidates (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(src["a.py"], c.States["s1"].FileUnits("a.py")); diff != "" {
+		t.Errorf("file units (-want +got):\n%s", diff)
+	}
+	data, _ := os.ReadFile(path)
+	if n := countLines(data); n != 3 {
+		t.Errorf("cache holds %d lines, want 3 (one file record shared by two states)", n)
+	}
+	os.WriteFile(path, append(data, []byte("{\"kind\":\"other\"}\n")...), 0o644)
+	if _, err := LoadCache(path); err == nil {
+		t.Error("a record of unknown kind was accepted")
+	}
+}
+
+func countLines(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRefuse(t *testing.T) {
+	a := mss.Candidate{Unit: mss.Unit{ID: "a"}, Views: map[string]int{"lexical": 1}, Signals: map[string]float64{"prior": 1}}
+	b := mss.Candidate{Unit: mss.Unit{ID: "b"}, Views: map[string]int{"entity": 1}, Signals: map[string]float64{"prior": 1}}
+	got := retrieve.Refuse([]mss.Candidate{a, b}, nil, 0)
+	if got[0].Unit.ID != "b" { // entity weighs more than lexical by default
+		t.Errorf("default fusion: first %s, want b", got[0].Unit.ID)
+	}
+	got = retrieve.Refuse([]mss.Candidate{a, b}, map[string]float64{"lexical": 3}, 0)
+	if got[0].Unit.ID != "a" || got[0].Score != 3.0/(retrieve.RRFK+1) {
+		t.Errorf("lexical=3: first %s score %g", got[0].Unit.ID, got[0].Score)
+	}
+}
+
+func TestFolds(t *testing.T) {
+	var states []*mss.State
+	for i, n := range []int{5, 4, 3, 2, 1} {
+		for j := 0; j < n; j++ {
+			states = append(states, &mss.State{StateID: fmt.Sprintf("%d-%d", i, j), Repo: fmt.Sprintf("o/r%d", i)})
+		}
+	}
+	fs := Folds(states, 2)
+	if len(fs) != 2 {
+		t.Fatalf("%d folds", len(fs))
+	}
+	// r0 (5) -> fold 0; r1 (4) -> fold 1; r2 (3) -> fold 1; r3 (2) -> fold 0; r4 (1) -> fold 0.
+	repos := func(f []*mss.State) map[string]int {
+		m := map[string]int{}
+		for _, s := range f {
+			m[s.Repo]++
+		}
+		return m
+	}
+	if diff := cmp.Diff(map[string]int{"o/r0": 5, "o/r3": 2, "o/r4": 1}, repos(fs[0])); diff != "" {
+		t.Errorf("fold 1 (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"o/r1": 4, "o/r2": 3}, repos(fs[1])); diff != "" {
+		t.Errorf("fold 2 (-want +got):\n%s", diff)
+	}
+}
+
+func TestPoolCompleteAndDiagnose(t *testing.T) {
+	l := &Label{RequiredGroups: []LineGroup{{Path: "a.py", Lines: [][2]int{{10, 10}}}, {Path: "b.py", Lines: [][2]int{{5, 6}}}}}
+	c := func(p string, s, e int) mss.Candidate {
+		return mss.Candidate{Unit: mss.Unit{Path: p, StartLine: s, EndLine: e}}
+	}
+	cands := []mss.Candidate{c("a.py", 1, 12), c("x.py", 1, 3), c("b.py", 6, 9)}
+	if PoolComplete(l, cands, 2) || !PoolComplete(l, cands, 3) || !PoolComplete(l, cands, 200) {
+		t.Error("pool completeness by depth is wrong")
+	}
+	rows := []StateScore{
+		{StateID: "hit", Metrics: map[string]float64{"complete@5": 1}},
+		{StateID: "sel", Metrics: map[string]float64{"complete@5": 0}},
+		{StateID: "ret", Metrics: map[string]float64{"complete@5": 0}},
+	}
+	d := Diagnose(rows, map[string]*Label{"hit": l, "sel": l, "ret": l}, func(id string) []mss.Candidate {
+		if id == "ret" {
+			return cands[:2]
+		}
+		return cands
+	})
+	third := 1.0 / 3
+	if d.Complete != third || d.LostSelection != third || d.LostRetrieval != third || d.PoolRecall[200] != 2*third {
+		t.Errorf("diagnosis %+v", d)
+	}
+}

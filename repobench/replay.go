@@ -1,0 +1,90 @@
+package repobench
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/retrieve"
+)
+
+// Fusion overrides the fusion of cached candidates: view weights by view
+// name and the rank constant. The zero value keeps the cached order.
+type Fusion struct {
+	Weights map[string]float64
+	K       float64
+}
+
+// zero reports whether the fusion keeps the cached order.
+func (f Fusion) zero() bool { return len(f.Weights) == 0 && f.K == 0 }
+
+// String lists the overrides, sorted, e.g. "entity=1.4 k=20".
+func (f Fusion) String() string {
+	var parts []string
+	for v, w := range f.Weights {
+		parts = append(parts, v+"="+strconv.FormatFloat(w, 'g', -1, 64))
+	}
+	sort.Strings(parts)
+	if f.K > 0 {
+		parts = append(parts, "k="+strconv.FormatFloat(f.K, 'g', -1, 64))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Replay answers states from a candidate cache with one controller, as a
+// benchmark run would have answered them from the same candidates.
+type Replay struct {
+	Cache    *Cache
+	Budget   int
+	MaxUnits int
+	Fusion   Fusion
+}
+
+// Answer runs the controller on every state the cache holds and returns
+// its predictions by state id; a state the cache does not hold gets none
+// (it scores as missing, as score.py scores a state without a prediction).
+func (r *Replay) Answer(ctx context.Context, states []*mss.State, method string, ctl mss.Controller) (map[string]*Prediction, error) {
+	out := make(map[string]*Prediction, len(states))
+	for _, st := range states {
+		if r.Cache.States[st.StateID] == nil {
+			continue
+		}
+		p, err := r.answer(ctx, st, method, ctl)
+		if err != nil {
+			return nil, fmt.Errorf("state %s: %w", st.StateID, err)
+		}
+		out[st.StateID] = p
+	}
+	return out, nil
+}
+
+func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl mss.Controller) (p *Prediction, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			err = fmt.Errorf("panic: %v\n%s", e, debug.Stack())
+		}
+	}()
+	cs := r.Cache.States[st.StateID]
+	if cs == nil {
+		return nil, fmt.Errorf("not in the candidate cache")
+	}
+	cands := cs.Candidates
+	if !r.Fusion.zero() {
+		cands = retrieve.Refuse(cands, r.Fusion.Weights, r.Fusion.K)
+	} else {
+		cands = append([]mss.Candidate(nil), cands...)
+	}
+	res, err := ctl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: r.Budget, MaxUnits: r.MaxUnits, Source: cs})
+	if err != nil {
+		return nil, fmt.Errorf("method %s: %w", method, err)
+	}
+	p = &Prediction{StateID: st.StateID, Method: method, Config: res.Config, Units: make([]PredUnit, 0, len(res.Units)), Candidates: len(cands)}
+	for _, u := range res.Units {
+		p.Units = append(p.Units, PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens})
+	}
+	return p, nil
+}
