@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
 )
 
 // TestRunKeepsGoingWhenARepositoryFails: one repository whose index cannot
@@ -21,7 +22,7 @@ func TestRunKeepsGoingWhenARepositoryFails(t *testing.T) {
 	defer src.Close()
 	out := filepath.Join(t.TempDir(), "pred.jsonl")
 	opts := RunOptions{
-		States: states, Source: src, Concurrency: 1,
+		States: states, Source: src, Concurrency: 1, Limits: pipeline.DefaultLimits(),
 		Methods: []MethodRun{{Name: "first", Output: out, New: func() (mss.Controller, error) { return firstController{}, nil }}},
 		Open: func(_ context.Context, repo, _, commit string) (*Opened, error) {
 			if repo == "acme/gadget" {
