@@ -93,7 +93,7 @@ func TestClobberRefusal(t *testing.T) {
 	if h := Probe(empty, true); h.State != StateOK {
 		t.Errorf("Probe = %+v", h)
 	}
-	if h := Probe(notes, false); h.State == StateOK {
+	if h := Probe(notes, false); h.State != StateNotIndex {
 		t.Errorf("Probe of notes.md = %+v", h)
 	}
 }
