@@ -93,7 +93,7 @@ func TestClobberRefusal(t *testing.T) {
 	if h := Probe(empty, true); h.State != StateOK {
 		t.Errorf("Probe = %+v", h)
 	}
-	if h := Probe(notes, false); h.State == StateOK {
+	if h := Probe(notes, false); h.State != StateNotIndex {
 		t.Errorf("Probe of notes.md = %+v", h)
 	}
 }
@@ -467,6 +467,20 @@ func TestTamperedIndexNeverServed(t *testing.T) {
 			}
 			if h := ix.Health(); h.State != StateTampered {
 				t.Errorf("Health after tampering found: %+v", h)
+			}
+			// The repair: a rebuild from the source.
+			sum := build(t, Options{Repo: opts.Repo, Rev: opts.Rev, DB: db, Rebuild: true})
+			if sum.Rebuilt != "rebuild requested" || sum.Reused != 0 {
+				t.Errorf("Rebuild: rebuilt %q, reused %d", sum.Rebuilt, sum.Reused)
+			}
+			if got := mustUnits(t, db); len(got) != len(clean) {
+				t.Errorf("%d units after the rebuild, want %d", len(got), len(clean))
+			} else {
+				for i := range got {
+					if got[i].Content != clean[i].Content {
+						t.Errorf("unit %s still differs after the rebuild", got[i].ID)
+					}
+				}
 			}
 			// The package-level Verify, given only units, also drops them.
 			v2, err := Verify(context.Background(), src, units)

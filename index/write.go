@@ -73,6 +73,11 @@ type Options struct {
 	// again with IntegrityCheck set.
 	IntegrityCheck bool
 
+	// Rebuild writes the index from scratch even when a compatible one
+	// exists: the repair for an index whose Health is "tampered" (its
+	// rows disagree with the source; quick_check cannot see that).
+	Rebuild bool
+
 	// LockWait bounds the wait for another writer of the same index; 0
 	// means DefaultLockWait.
 	LockWait time.Duration
@@ -185,6 +190,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		sum.Rebuilt = "corrupt: not recognisable as an index"
 	} else if old, sum.Rebuilt, err = previousFiles(ctx, dbPath, opts.optionsHash(), src, opts.IntegrityCheck); err != nil {
 		return nil, err
+	}
+	if old != nil && opts.Rebuild {
+		old, sum.Rebuilt = nil, "rebuild requested"
 	}
 	if old != nil && src.tracked(ctx, dbPath) {
 		old, sum.Rebuilt = nil, "tracked by git: an index committed to the repository is never trusted"

@@ -81,6 +81,7 @@ work tree.`,
 	f.BoolVar(&opts.IncludeGenerated, "include-generated", false, "index generated files (protobuf output, lock files, \"Code generated\" headers)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel parsers (default: all CPUs)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&opts.Rebuild, "rebuild", false, "write the index from scratch, even over a compatible one")
 	f.BoolVar(&opts.IntegrityCheck, "integrity-check", true, "check an existing index with SQLite's quick_check before updating it (rebuild it if damaged)")
 
 	var checkDB string
