@@ -311,23 +311,31 @@ func (c *Client) BaseURL() string { return RedactURL(c.cfg.BaseURL) }
 // Redact scrubs this client's secrets (key, URL userinfo) from s.
 func (c *Client) Redact(s string) string { return c.red.Redact(s) }
 
-// Shape is the shape the next request will start from.
+// Shape is the shape the next request will start from: this client's,
+// with whatever another client of the same endpoint and model has learned
+// since.
 func (c *Client) Shape() Shape {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.shape
+	s := c.shape
+	c.mu.Unlock()
+	if l, ok := shapes.Load(shapeKey(c.cfg.BaseURL, c.cfg.Model)); ok {
+		s = merge(s, l.(Shape))
+	}
+	return s
 }
 
-// learn records that the endpoint refused shape from and accepts to: in
-// this client, for every client of the endpoint and model in the process,
+// learn records that the endpoint accepts shape to (having refused what
+// came before): in this client, for every client of the endpoint and model in the process,
 // and in the shape directory.
-func (c *Client) learn(from, to Shape) error {
+func (c *Client) learn(to Shape) error {
 	c.mu.Lock()
-	if c.shape == from {
-		c.shape = to
-	}
+	c.shape = merge(c.shape, to)
 	c.mu.Unlock()
-	shapes.Store(shapeKey(c.cfg.BaseURL, c.cfg.Model), to)
+	k := shapeKey(c.cfg.BaseURL, c.cfg.Model)
+	if prev, ok := shapes.Load(k); ok {
+		to = merge(prev.(Shape), to)
+	}
+	shapes.Store(k, to)
 	if c.cfg.ShapeDir == "" || c.cfg.ShapeReadOnly {
 		return nil
 	}
@@ -366,7 +374,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 			}
 			tried[shape.TokenField] = true
 			if learnable {
-				if err := c.learn(shape, next); err != nil {
+				if err := c.learn(next); err != nil {
 					return false, fmt.Errorf("llm: %w", err)
 				}
 			}
