@@ -35,28 +35,60 @@ func init() {
 	}
 	llmCmd.AddCommand(&cobra.Command{
 		Use:   "check",
-		Short: "Print each stage's endpoint and model and check that it answers (keys are never printed)",
-		Args:  cobra.NoArgs,
+		Short: "Send each stage's exact structured request to its endpoint and report what worked (keys are never printed)",
+		Long: `Print what each stage of mss-complement will call (endpoint with any
+userinfo masked, model, request settings, where its key comes from; never
+the key), then send each stage the exact structured-output request it
+sends in a run (its prompt and its JSON Schema with an enum of ids) over a
+tiny candidate list, and report per stage: the response_format and request
+shape that worked (token field, dropped fields), the refusals on the way,
+the latency, and whether the reply validates against the schema. Exits
+non-zero when a stage cannot produce a valid answer. A cache-only
+configuration is checked without calls (the cache directory must exist).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := methodOptions()
 			if err != nil {
 				return err
 			}
-			cfg, err := semantic.ParseConfig(opts)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(cmd.OutOrStdout(), cfg.Summary())
-			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
-			defer cancel()
-			if err := semantic.Preflight(ctx, opts); err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "ok")
-			return nil
+			return runLLMCheck(cmd.Context(), cmd.OutOrStdout(), opts)
 		},
 	})
 	addCommand(llmCmd)
+}
+
+// runLLMCheck is "mss llm check".
+func runLLMCheck(ctx context.Context, w io.Writer, opts mss.MethodOptions) error {
+	cfg, err := semantic.ParseConfig(opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, cfg.Summary())
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if cfg.CacheOnly {
+		if err := semantic.Preflight(ctx, opts); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "cache-only: endpoints not called; the cache directory is there")
+		return nil
+	}
+	checks, err := semantic.Check(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, semantic.CheckReport(checks))
+	var failed []string
+	for _, c := range checks {
+		if !c.Valid {
+			failed = append(failed, c.Stage)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("llm check: no valid answer from stage %s", strings.Join(failed, ", "))
+	}
+	fmt.Fprintln(w, "ok")
+	return nil
 }
 
 // methodOptions returns the method options given by --set and
@@ -128,6 +160,20 @@ func prepareMethod(ctx context.Context, method string) (mss.Controller, mss.Meth
 		}
 	}
 	return ctrl, opts, nil
+}
+
+// warnFallback prints one line on stderr when the answer is a fallback's:
+// the model method did not answer, and a reader of the output must know.
+func warnFallback(w io.Writer, res *mss.Result) {
+	if res == nil || res.Fallback == nil {
+		return
+	}
+	fmt.Fprintf(w, "mss: warning: %s did not answer with its model: stage %s failed (%s); the units are the fallback's\n", res.Method, res.Fallback.Stage, res.Fallback.Reason)
+}
+
+// fallbackHeader is the first line of text output of a fallback answer.
+func fallbackHeader(res *mss.Result) string {
+	return fmt.Sprintf("── FALLBACK: %s stage %s failed; units from the fallback policy (%s)", res.Method, res.Fallback.Stage, res.Fallback.Reason)
 }
 
 // usageReport collects the model usage of a run's answers and prints the
