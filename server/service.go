@@ -336,6 +336,9 @@ type RecoverResponse struct {
 	Observed int             `json:"observed_spans"`
 	Index    IndexInfo       `json:"index"`
 	Trace    []mss.TraceStep `json:"trace,omitempty"`
+	// Fallback is set when a model-calling method answered with its
+	// deterministic fallback: which stage failed and why.
+	Fallback *mss.Fallback `json:"fallback,omitempty"`
 }
 
 func checkText(field, v string) error {
@@ -507,6 +510,7 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 		Observed: len(st.ObservedSpans),
 		Index:    s.info,
 		Trace:    append(trace, fitTrace...),
+		Fallback: res.Fallback,
 	}, nil
 }
 
