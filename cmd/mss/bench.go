@@ -385,6 +385,7 @@ func newBenchRepoCmd() *cobra.Command {
 		output, indexDir     string
 		maxUnits, candidates int
 		concurrency          int
+		allowFallback        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "repo",
@@ -403,12 +404,13 @@ killed run is dropped, with a notice). With --labels the finished files
 are scored as score.py scores them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency})
+			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, allowFallback})
 		},
 	}
 	f.register(cmd, false)
 	fl := cmd.Flags()
 	fl.StringSliceVar(&methods, "method", []string{"complement"}, "methods to run, comma-separated (see mss methods)")
+	fl.BoolVar(&allowFallback, "allow-fallback", false, "record answers a model method gave with its fallback policy (rows flagged \"fallback\") instead of stopping at the first")
 	fl.StringVar(&output, "output", "", "predictions file to append to (JSONL); with several methods it must contain {method}")
 	fl.StringVar(&indexDir, "index-dir", "", "directory for the per-repository index databases, kept between runs (default: a temporary directory, removed)")
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
@@ -422,6 +424,7 @@ type benchRepoFlags struct {
 	methods                    []string
 	output, indexDir           string
 	maxUnits, candidates, conc int
+	allowFallback              bool
 }
 
 func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
@@ -476,7 +479,12 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if fl, ok := stderr.(*os.File); ok && term.IsTerminal(int(fl.Fd())) {
 		tty = true
 	}
+	usage, err := newMethodUsage(bf.methods)
+	if err != nil {
+		return err
+	}
 	opts := repobench.RunOptions{
+		OnResult: usage.add, AllowFallback: bf.allowFallback,
 		States: l.states, Source: l.src, Methods: runs,
 		Budget: f.budget, MaxUnits: bf.maxUnits, Candidates: bf.candidates, Concurrency: bf.conc,
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
@@ -508,6 +516,7 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if stats != nil {
 		printRunStats(cmd.OutOrStdout(), runs, stats)
 	}
+	usage.print(cmd.OutOrStdout())
 	if err != nil {
 		return err
 	}
@@ -535,6 +544,9 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 			continue
 		}
 		fmt.Fprintf(w, "%s -> %s: %d answered now, %d resumed", r.Name, r.Output, ms.Done, ms.Resumed)
+		if ms.Fallbacks > 0 {
+			fmt.Fprintf(w, ", %d fallbacks (rows flagged)", ms.Fallbacks)
+		}
 		if len(ms.LatencyMS) > 0 {
 			fmt.Fprintf(w, "; latency per state (retrieval+selection) p50 %.1f ms, p95 %.1f ms",
 				repobench.Percentile(ms.LatencyMS, 50), repobench.Percentile(ms.LatencyMS, 95))

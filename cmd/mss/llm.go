@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/llm"
 	"github.com/missingcomplement/mss/semantic" // registers mss-complement, ssr, ...
 	"github.com/spf13/cobra"
 )
@@ -93,8 +95,22 @@ func runLLMCheck(ctx context.Context, w io.Writer, opts mss.MethodOptions) error
 
 // methodOptions returns the method options given by --set and
 // --cache-only. Later --set of a key wins; a malformed pair is an error.
+// Prices (price.<model>=in,out) are the runners' business, not a
+// method's, and are left out.
 func methodOptions() (mss.MethodOptions, error) {
-	return parseSettings(setFlags, cacheOnlyFlag)
+	o, err := parseSettings(setFlags, cacheOnlyFlag)
+	if err != nil {
+		return o, err
+	}
+	for k := range o.Settings {
+		if strings.HasPrefix(k, "price.") {
+			delete(o.Settings, k)
+		}
+	}
+	if len(o.Settings) == 0 {
+		o.Settings = nil
+	}
+	return o, nil
 }
 
 func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
@@ -125,14 +141,19 @@ func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
 // not what any method answers, so they are left out of the configuration
 // recorded with predictions: a replay from the cache then writes the same
 // bytes as the run that filled it.
+// Prices (price.<model>) are operational too. A URL's userinfo is a
+// credential and is masked.
 var operationalSettings = map[string]bool{"cache_dir": true, "cache_only": true, "concurrency": true}
 
 // recordedSettings returns the settings that define a method's answers.
 func recordedSettings(s map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range s {
-		if operationalSettings[k] {
+		if operationalSettings[k] || strings.HasPrefix(k, "price.") {
 			continue
+		}
+		if strings.Contains(v, "@") {
+			v = llm.RedactURL(v)
 		}
 		if out == nil {
 			out = map[string]string{}
@@ -177,19 +198,84 @@ func fallbackHeader(res *mss.Result) string {
 }
 
 // usageReport collects the model usage of a run's answers and prints the
-// summary (calls, tokens per stage, fallbacks) when any answer used a model.
-type usageReport struct{ usages []*mss.Usage }
+// summary (calls, prompt, completion and reasoning tokens per stage,
+// fallbacks) when any answer used a model, with estimated costs when
+// prices are set (--set price.<model>=in,out). Safe for concurrent use.
+type usageReport struct {
+	mu        sync.Mutex
+	usages    []*mss.Usage
+	fallbacks int
+	prices    map[string]semantic.Price
+}
 
 func (r *usageReport) add(res *mss.Result) {
-	if res != nil {
-		r.usages = append(r.usages, res.Usage)
+	if res == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.usages = append(r.usages, res.Usage)
+	if res.Fallback != nil {
+		r.fallbacks++
 	}
 }
 
 func (r *usageReport) print(w io.Writer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	s := semantic.SummarizeUsage(r.usages)
 	if s.ModelStates == 0 {
 		return
 	}
 	fmt.Fprint(w, s.String())
+	fmt.Fprint(w, s.CostLines(r.prices))
+}
+
+// methodUsage is a usageReport per method of a run.
+type methodUsage struct {
+	order []string
+	by    map[string]*usageReport
+}
+
+// newMethodUsage reads the prices from the --set flags.
+func newMethodUsage(methods []string) (*methodUsage, error) {
+	o, err := parseSettings(setFlags, false)
+	if err != nil {
+		return nil, err
+	}
+	prices, err := semantic.ParsePrices(o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	m := &methodUsage{order: methods, by: map[string]*usageReport{}}
+	for _, name := range methods {
+		m.by[name] = &usageReport{prices: prices}
+	}
+	return m, nil
+}
+
+func (m *methodUsage) add(method string, res *mss.Result) {
+	if r := m.by[method]; r != nil {
+		r.add(res)
+	}
+}
+
+// print writes, for every method that called a model, its fallback count
+// and usage summary.
+func (m *methodUsage) print(w io.Writer) {
+	for _, name := range m.order {
+		r := m.by[name]
+		r.mu.Lock()
+		n, fb := len(r.usages), r.fallbacks
+		model := false
+		for _, u := range r.usages {
+			model = model || u != nil
+		}
+		r.mu.Unlock()
+		if !model {
+			continue
+		}
+		fmt.Fprintf(w, "== %s: %d answers, %d fallbacks\n", name, n, fb)
+		r.print(w)
+	}
 }
