@@ -170,6 +170,7 @@ func TestBenchRepoUsageAndCost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench repo: %v\n%s\n%s", err, stdout, stderr)
 	}
+	t.Logf("bench repo output:\n%s", stdout)
 	for _, want := range []string{"== mss-complement: 2 answers, 0 fallbacks", "reasoning", "propose    strong-1", "estimated cost: $", "per state", "strong-1", "fast-1"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)

@@ -143,9 +143,21 @@ func TestRecoverModelPath(t *testing.T) {
 // TestLLMCheckPersonalities runs "mss llm check" against every endpoint
 // personality; with -v it prints each report.
 func TestLLMCheckPersonalities(t *testing.T) {
+	type tc struct {
+		p     llmtest.Personality
+		extra []string
+	}
+	var cases []tc
 	for _, p := range llmtest.Personalities {
+		cases = append(cases, tc{p: p})
+	}
+	// Settings for an older server, against a reasoning model: the check
+	// shows the refusals it worked around.
+	cases = append(cases, tc{llmtest.PersonalityReasoning, []string{"max_tokens_field=max_tokens", "temperature=0"}})
+	for _, c := range cases {
+		p := c.p
 		t.Run(string(p), func(t *testing.T) {
-			srv := modelServer(t, p)
+			srv := modelServer(t, p, c.extra...)
 			opts, err := methodOptions()
 			if err != nil {
 				t.Fatal(err)

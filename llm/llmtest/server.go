@@ -315,7 +315,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		for _, m := range c.Messages {
 			pt += (len(m.Content) + 3) / 4
 		}
-		ct = (len(rep.Content) + 3) / 4
+		ct = (len(rep.Content)+3)/4 + rep.ReasoningTokens
 	}
 	resp := map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-test-%d", c.N),
