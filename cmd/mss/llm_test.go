@@ -178,3 +178,39 @@ func TestLLMCheckPersonalities(t *testing.T) {
 		})
 	}
 }
+
+// TestRecoverKeyEcho: an endpoint that echoes the credentials it gets, in
+// error bodies, message content and headers, with the key also in the
+// base URL's userinfo, gets neither into recover's --json or --explain
+// output, its stderr, nor the response cache.
+func TestRecoverKeyEcho(t *testing.T) {
+	repo := modelRepo(t)
+	state := `{"issue": "the server ignores the port setting", "information_need": "where the port value is parsed"}`
+	srv := modelServer(t, llmtest.PersonalityEcho, "retries=2")
+	cache := t.TempDir()
+	setFlags = append(setFlags, "cache_dir="+cache, "base_url="+strings.Replace(srv.BaseURL(), "http://", "http://mss:"+srv.Key+"@", 1))
+	for _, mode := range []string{"--json", "--explain"} {
+		out, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-", "--method", "mss-complement", mode)
+		if err != nil {
+			t.Fatalf("recover %s: %v\n%s", mode, err, stderr)
+		}
+		if strings.Contains(out+stderr, srv.Key) {
+			t.Errorf("recover %s printed the key:\n%s\n%s", mode, out, stderr)
+		}
+		if !strings.Contains(out, "[redacted]") {
+			t.Errorf("recover %s: the echoed header is not in the trace, redacted:\n%s", mode, out)
+		}
+	}
+	if len(srv.Calls()) == 0 {
+		t.Fatal("no calls")
+	}
+	filepath.Walk(cache, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), srv.Key) {
+			t.Errorf("%s holds the key", p)
+		}
+		return nil
+	})
+}
