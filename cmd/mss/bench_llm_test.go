@@ -180,3 +180,35 @@ func TestBenchRepoUsageAndCost(t *testing.T) {
 		t.Errorf("a priced model reported unpriced:\n%s", stdout)
 	}
 }
+
+// TestSerbenchRunFallback: serbench run writes nothing when the model
+// method fell back, unless --allow-fallback; then rows are flagged in
+// config.fallback and still validate.
+func TestSerbenchRunFallback(t *testing.T) {
+	dir := serbenchFixture(t, "")
+	srv := llmtest.NewPersonality(llmtest.PersonalityDown)
+	defer srv.Close()
+	t.Setenv("MSS_LLM_API_KEY", "sk-test-key")
+	setFlags = []string{"base_url=" + srv.BaseURL(), "propose.model=strong-1", "retries=0"}
+	defer func() { setFlags, cacheOnlyFlag = nil, false }()
+	args := []string{"run", "--items", "items.jsonl", "--method", "mss-complement", "--k", "3", "--output", "m.jsonl"}
+	_, stderr, err := runSerbench(t, dir, args...)
+	if err == nil || !strings.Contains(err.Error(), "--allow-fallback") {
+		t.Fatalf("err = %v, want a refusal naming --allow-fallback\n%s", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.jsonl")); err == nil {
+		t.Error("predictions written without --allow-fallback")
+	}
+	if _, stderr, err = runSerbench(t, dir, append(args, "--allow-fallback")...); err != nil {
+		t.Fatalf("run --allow-fallback: %v\n%s", err, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "m.jsonl"))
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.Contains(l, `"fallback":{"stage":"propose"`) {
+			t.Errorf("row not flagged: %s", l)
+		}
+	}
+	if _, stderr, err := runSerbench(t, dir, "validate", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "m.jsonl"); err != nil {
+		t.Fatalf("flagged rows do not validate: %v\n%s", err, stderr)
+	}
+}
