@@ -165,12 +165,23 @@ type Result struct {
 	Trace  []TraceStep `json:"trace,omitempty"`
 	// Usage is filled by controllers that call models.
 	Usage *Usage `json:"usage,omitempty"`
+	// Fallback is set when a model-calling method could not get its answer
+	// from the model and answered with its deterministic fallback instead.
+	Fallback *Fallback `json:"fallback,omitempty"`
+}
+
+// Fallback says which stage of a model-calling method failed and why; the
+// units then come from the fallback policy, not from the model.
+type Fallback struct {
+	Stage  string `json:"stage"`
+	Reason string `json:"reason"`
 }
 
 // Usage accounts for model calls made while answering.
 type Usage struct {
 	PromptTokens     int            `json:"prompt_tokens"`
 	CompletionTokens int            `json:"completion_tokens"`
+	ReasoningTokens  int            `json:"reasoning_tokens,omitempty"` // part of CompletionTokens
 	Calls            int            `json:"calls"`
 	Fallbacks        int            `json:"fallbacks"`
 	Stages           map[string]int `json:"stages,omitempty"` // stage -> total tokens
@@ -192,6 +203,7 @@ type StageUsage struct {
 	Calls            int    `json:"calls"`
 	PromptTokens     int    `json:"prompt_tokens"`
 	CompletionTokens int    `json:"completion_tokens"`
+	ReasoningTokens  int    `json:"reasoning_tokens,omitempty"` // part of CompletionTokens
 	LatencyMS        int64  `json:"latency_ms"`
 }
 

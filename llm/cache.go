@@ -7,22 +7,29 @@ package llm
 //
 //	"mss-llm-cache-v1\n" + base URL + "\n" + model + "\n" + canonical request body
 //
-// The canonical body is what was sent (see CanonicalBody): model, messages,
-// response format, temperature, max tokens and seed, with sorted keys. The
-// API key is not part of the key or the entry, so a cache made with one key
+// The base URL is taken without its userinfo. The canonical body is what
+// was sent (see CanonicalJSON): model, messages, response format, and
+// whichever of temperature, max_completion_tokens or max_tokens, seed and
+// reasoning_effort the request shape carries, with sorted keys. The API
+// key is not part of the key or the entry, so a cache made with one key
 // replays with another or with none. Fields of an entry:
 //
 //	format      1
 //	key         the file's key (checked on read)
-//	base_url    endpoint
+//	base_url    endpoint, userinfo masked
 //	model       model
 //	mode        response mode of the request
 //	request     canonical request body (for audit)
-//	response    the endpoint's response body, verbatim, as a string
+//	response    the endpoint's response body, as a string, with the key and
+//	            URL userinfo scrubbed (an endpoint may echo them)
 //	latency_ms  wall time of the original call, retries included
-//	rejected    true when the endpoint refused this response mode (HTTP 400/422);
-//	            the client then moves to the next mode, on replay too
-//	error       the refusal message of a rejected entry
+//	rejected    true when the endpoint refused this request shape (HTTP
+//	            400/422 naming a field); the client then changes that
+//	            field, on replay too
+//	error       the refusal message of a rejected entry, scrubbed
+//
+// Beside the entries, <dir>/shapes/ keeps the request shape each endpoint
+// and model accepted (see shape.go), so a new run sends it first.
 //
 // Only deterministic outcomes are stored: completions and format refusals.
 // Rate limits, server errors and timeouts are not. Entries are written to
@@ -139,11 +146,16 @@ func (c *Cache) Put(e *Entry) error {
 		return fmt.Errorf("cache: %w", err)
 	}
 	b = append(b, '\n')
-	p := c.path(e.Key)
+	return writeAtomic(c.path(e.Key), b)
+}
+
+// writeAtomic writes b to p through a temporary file in p's directory and
+// a rename, so a reader never sees a partial file.
+func writeAtomic(p string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), e.Key+".*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

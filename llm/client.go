@@ -5,17 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // Mode is how a request asks for structured output.
@@ -48,6 +42,17 @@ func (m Mode) next() (Mode, bool) {
 	return "", false
 }
 
+// rank orders modes, strongest first.
+func (m Mode) rank() int {
+	switch m {
+	case ModeJSONSchema:
+		return 0
+	case ModeJSONObject:
+		return 1
+	}
+	return 2
+}
+
 // Defaults for Config fields left zero.
 const (
 	DefaultTimeout    = 120 * time.Second
@@ -55,6 +60,15 @@ const (
 	DefaultBackoff    = 2 * time.Second
 	DefaultBackoffMax = 60 * time.Second
 	DefaultMaxTokens  = 2048
+	// DefaultAzureAPIVersion is sent as api-version to an Azure OpenAI
+	// deployment URL (…/openai/deployments/NAME) when none is set.
+	DefaultAzureAPIVersion = "2024-10-21"
+)
+
+// Authentication schemes.
+const (
+	AuthBearer = "bearer"  // Authorization: Bearer KEY (OpenAI and compatible servers)
+	AuthAPIKey = "api-key" // api-key: KEY (Azure OpenAI)
 )
 
 // Errors callers can test for.
@@ -69,13 +83,24 @@ type Config struct {
 	BaseURL     string   // e.g. https://api.openai.com/v1
 	APIKey      string   // from the environment only; never stored or printed
 	Model       string   // model name as the endpoint knows it
-	Temperature *float64 // nil leaves the endpoint default
+	Temperature *float64 // nil sends none (the endpoint's default)
 	MaxTokens   int      // completion cap; 0 means DefaultMaxTokens, <0 sends none
-	// MaxTokensField names the cap in the request: "max_tokens" (default,
-	// what most OpenAI-compatible servers read) or "max_completion_tokens"
-	// (OpenAI's reasoning models refuse max_tokens).
+	// MaxTokensField names the cap in the first request:
+	// max_completion_tokens (default; every current OpenAI chat model reads
+	// it) or max_tokens. An endpoint that refuses one gets the other.
 	MaxTokensField string
-	Seed           *int64 // sent when set, for endpoints that honour it
+	// ReasoningEffort is sent as reasoning_effort when set (low, medium,
+	// high, ... as the model knows them).
+	ReasoningEffort string
+	Seed            *int64 // sent when set, for endpoints that honour it
+
+	// Auth is AuthBearer or AuthAPIKey; "" means AuthAPIKey for Azure
+	// hosts (*.openai.azure.com, *.cognitiveservices.azure.com) and
+	// AuthBearer otherwise.
+	Auth string
+	// APIVersion is sent as the api-version query parameter; "" means
+	// DefaultAzureAPIVersion for an Azure deployment URL and none otherwise.
+	APIVersion string
 
 	Timeout    time.Duration // per attempt; 0 means DefaultTimeout
 	Retries    int           // extra attempts after the first; <0 means none, 0 means DefaultRetries
@@ -83,8 +108,23 @@ type Config struct {
 	BackoffMax time.Duration // cap on one delay; 0 means DefaultBackoffMax
 	Mode       Mode          // first response mode tried; "" means ModeJSONSchema
 
+	// ShapeDir, when set, is where learned request shapes are kept (the
+	// cache directory); ShapeReadOnly reads them without writing.
+	ShapeDir      string
+	ShapeReadOnly bool
+
 	// HTTPClient replaces the default transport (tests).
 	HTTPClient *http.Client
+}
+
+// IsAzure reports whether baseURL is an Azure OpenAI host.
+func IsAzure(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	return strings.HasSuffix(h, ".openai.azure.com") || strings.HasSuffix(h, ".cognitiveservices.azure.com") || strings.HasSuffix(h, ".services.ai.azure.com")
 }
 
 func (c *Config) setDefaults() {
@@ -106,10 +146,19 @@ func (c *Config) setDefaults() {
 		c.MaxTokens = DefaultMaxTokens
 	}
 	if c.MaxTokensField == "" {
-		c.MaxTokensField = "max_tokens"
+		c.MaxTokensField = FieldMaxCompletionTokens
 	}
 	if c.Mode == "" {
 		c.Mode = ModeJSONSchema
+	}
+	if c.Auth == "" {
+		c.Auth = AuthBearer
+		if IsAzure(c.BaseURL) {
+			c.Auth = AuthAPIKey
+		}
+	}
+	if c.APIVersion == "" && strings.Contains(c.BaseURL, "/openai/deployments/") {
+		c.APIVersion = DefaultAzureAPIVersion
 	}
 }
 
@@ -136,26 +185,34 @@ type Response struct {
 	Content          string
 	PromptTokens     int
 	CompletionTokens int
+	// ReasoningTokens is the part of CompletionTokens a reasoning model
+	// spent thinking (usage.completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int
 	// UsageReported is false when the endpoint sent no usage; the token
 	// counts are then estimated as TokenCost of the text sent and received.
 	UsageReported bool
 	Mode          Mode   // response mode that produced Content
+	Shape         Shape  // request shape that produced Content
 	Attempts      int    // HTTP attempts made now (0 on a cache hit)
 	Cached        bool   // served from the cache
 	LatencyMS     int64  // wall time of the original call, kept in the cache
 	Key           string // cache key of the request that produced it
-	Downgrades    []Mode // modes the endpoint rejected on the way
+	// Adjustments lists, in order, the refusals that changed the request
+	// shape on the way ("max_tokens refused: sent max_completion_tokens").
+	Adjustments []string
 }
 
 // Client calls one endpoint and model. It is safe for concurrent use.
 type Client struct {
 	cfg   Config
-	oc    openai.Client
+	http  *http.Client
 	cache *Cache
 	lim   *Limiter
+	red   *Redactor
+	url   string // chat completions URL, with api-version
 
-	mu   sync.Mutex
-	mode Mode // current starting mode; moves down on rejection
+	mu    sync.Mutex
+	shape Shape // current starting shape; changes on refusal
 
 	// Sleep waits between retries; tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -167,168 +224,290 @@ func New(cfg Config, cache *Cache, lim *Limiter) (*Client, error) {
 	if cfg.Model == "" {
 		return nil, ErrNoModel
 	}
-	if cfg.MaxTokensField != "max_tokens" && cfg.MaxTokensField != "max_completion_tokens" {
-		return nil, fmt.Errorf("max tokens field %q: want max_tokens or max_completion_tokens", cfg.MaxTokensField)
+	if cfg.MaxTokensField != FieldMaxTokens && cfg.MaxTokensField != FieldMaxCompletionTokens {
+		return nil, fmt.Errorf("max tokens field %q: want max_completion_tokens or max_tokens", cfg.MaxTokensField)
+	}
+	if cfg.Auth != AuthBearer && cfg.Auth != AuthAPIKey {
+		return nil, fmt.Errorf("auth %q: want bearer or api-key", cfg.Auth)
 	}
 	if cfg.BaseURL == "" {
 		return nil, errors.New("no base URL")
 	}
-	if _, err := url.Parse(cfg.BaseURL); err != nil {
-		return nil, fmt.Errorf("base URL: %w", err)
+	red := NewRedactor(cfg.APIKey, cfg.BaseURL)
+	u, err := endpointURL(cfg.BaseURL, "chat/completions", cfg.APIVersion)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %s: %s", RedactURL(cfg.BaseURL), red.Redact(err.Error()))
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(0), // retries are ours: one policy, testable
-		// Environment-derived organization/project headers would change
-		// what is sent without changing the cache key; drop them.
-		option.WithHeaderDel("OpenAI-Organization"),
-		option.WithHeaderDel("OpenAI-Project"),
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	c := &Client{cfg: cfg, http: hc, cache: cache, lim: lim, red: red, url: u, Sleep: sleepCtx}
+	c.shape = Shape{TokenField: cfg.MaxTokensField, Mode: cfg.Mode}
+	if cfg.MaxTokens < 0 {
+		c.shape.TokenField = ""
 	}
-	return &Client{
-		cfg:   cfg,
-		oc:    openai.NewClient(opts...),
-		cache: cache,
-		lim:   lim,
-		mode:  cfg.Mode,
-		Sleep: sleepCtx,
-	}, nil
+	learned, ok := shapes.Load(shapeKey(cfg.BaseURL, cfg.Model))
+	if !ok && cfg.ShapeDir != "" {
+		var s Shape
+		if s, ok, err = loadShape(cfg.ShapeDir, cfg.BaseURL, cfg.Model); err != nil {
+			return nil, err
+		}
+		learned = s
+	}
+	if ok {
+		c.shape = merge(c.shape, learned.(Shape))
+	}
+	return c, nil
+}
+
+// merge applies what an endpoint is known to refuse to a configured shape.
+func merge(cfg, learned Shape) Shape {
+	s := cfg
+	if cfg.TokenField != "" {
+		s.TokenField = learned.TokenField
+	}
+	s.NoTemperature = cfg.NoTemperature || learned.NoTemperature
+	s.NoSeed = cfg.NoSeed || learned.NoSeed
+	s.NoReasoningEffort = cfg.NoReasoningEffort || learned.NoReasoningEffort
+	if learned.Mode.rank() > s.Mode.rank() {
+		s.Mode = learned.Mode
+	}
+	return s
+}
+
+// endpointURL joins base and path and adds api-version when set. The
+// base may carry a query (kept) and userinfo (kept for the transport,
+// never printed).
+func endpointURL(base, path, apiVersion string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("scheme %q: want http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return "", errors.New("no host")
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/" + path
+	u.RawPath = ""
+	if apiVersion != "" {
+		q := u.Query()
+		if q.Get("api-version") == "" {
+			q.Set("api-version", apiVersion)
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String(), nil
 }
 
 // Model is the model this client calls.
 func (c *Client) Model() string { return c.cfg.Model }
 
-// BaseURL is the endpoint this client calls.
-func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+// BaseURL is the endpoint this client calls, userinfo masked.
+func (c *Client) BaseURL() string { return RedactURL(c.cfg.BaseURL) }
 
-func (c *Client) startMode() Mode {
+// Redact scrubs this client's secrets (key, URL userinfo) from s.
+func (c *Client) Redact(s string) string { return c.red.Redact(s) }
+
+// Shape is the shape the next request will start from: this client's,
+// with whatever another client of the same endpoint and model has learned
+// since.
+func (c *Client) Shape() Shape {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.mode
+	s := c.shape
+	c.mu.Unlock()
+	if l, ok := shapes.Load(shapeKey(c.cfg.BaseURL, c.cfg.Model)); ok {
+		s = merge(s, l.(Shape))
+	}
+	return s
 }
 
-func (c *Client) lowerMode(from, to Mode) {
+// learn records that the endpoint accepts shape to (having refused what
+// came before): in this client, for every client of the endpoint and model in the process,
+// and in the shape directory.
+func (c *Client) learn(to Shape) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.mode == from {
-		c.mode = to
+	c.shape = merge(c.shape, to)
+	c.mu.Unlock()
+	k := shapeKey(c.cfg.BaseURL, c.cfg.Model)
+	if prev, ok := shapes.Load(k); ok {
+		to = merge(prev.(Shape), to)
 	}
+	shapes.Store(k, to)
+	if c.cfg.ShapeDir == "" || c.cfg.ShapeReadOnly {
+		return nil
+	}
+	return saveShape(c.cfg.ShapeDir, c.cfg.BaseURL, c.cfg.Model, to)
 }
 
 // Complete sends req and returns the reply. With a cache, a hit is served
 // without a call; a cache-only client returns an error wrapping
-// ErrCacheMiss on a miss. Failures after the retry budget are returned
-// wrapped, with the API key scrubbed from their text.
+// ErrCacheMiss on a miss. A refusal naming a request field changes the
+// shape and asks again (see Shape); failures after the retry budget are
+// returned wrapped. Every error, reply and cache entry has the key and URL
+// userinfo scrubbed.
 func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) {
 	if len(req.Messages) == 0 {
 		return nil, errors.New("llm: request has no messages")
 	}
-	mode := c.startMode()
+	shape := c.Shape()
+	learnable := true
 	if req.Schema == nil {
-		mode = ModeText
+		shape.Mode = ModeText
+		learnable = false
 	}
-	var downgrades []Mode
-	var missed []string
-	for {
-		params := c.params(req, mode)
-		body, err := CanonicalBody(params)
+	var notes, missed []string
+	tried := map[string]bool{}
+	base := RedactURL(c.cfg.BaseURL)
+	for changes := 0; ; changes++ {
+		body, in, err := c.body(req, shape)
 		if err != nil {
 			return nil, fmt.Errorf("llm: encode request: %w", err)
 		}
-		key := CacheKey(c.cfg.BaseURL, c.cfg.Model, body)
+		key := CacheKey(stripUserinfo(c.cfg.BaseURL), c.cfg.Model, body)
+		refused := func(msg string) (bool, error) {
+			next, note, ok := adjust(shape, in, tried, msg)
+			if !ok || changes >= maxChanges {
+				return false, nil
+			}
+			tried[shape.TokenField] = true
+			if learnable {
+				if err := c.learn(next); err != nil {
+					return false, fmt.Errorf("llm: %w", err)
+				}
+			}
+			notes = append(notes, note)
+			shape = next
+			return true, nil
+		}
 		if c.cache != nil {
 			e, err := c.cache.Get(key)
 			switch {
 			case err == nil && e.Rejected:
-				downgrades = append(downgrades, mode)
-				if nm, ok := mode.next(); ok {
-					c.lowerMode(mode, nm)
-					mode = nm
+				if again, err := refused(e.Error); err != nil {
+					return nil, err
+				} else if again {
 					continue
 				}
-				return nil, fmt.Errorf("llm: %s rejected every response mode (cached): %s", c.cfg.Model, e.Error)
+				return nil, fmt.Errorf("llm: %s refused the request (cached): %s", c.cfg.Model, e.Error)
 			case err == nil:
-				r, err := responseFrom(e.Response, req, mode)
+				r, err := responseFrom([]byte(e.Response), req)
 				if err != nil {
 					return nil, fmt.Errorf("llm: cache entry %s: %w", key, err)
 				}
-				r.Cached, r.Key, r.LatencyMS, r.Downgrades = true, key, e.LatencyMS, downgrades
+				r.Mode, r.Shape = shape.Mode, shape
+				r.Cached, r.Key, r.LatencyMS, r.Adjustments = true, key, e.LatencyMS, notes
 				return r, nil
 			case !errors.Is(err, ErrCacheMiss):
 				return nil, fmt.Errorf("llm: %w", err)
 			}
 			if c.cache.Only {
-				// A run that had already downgraded stored only the lower
-				// mode's entry; look there before giving up.
+				// A cache written before shapes were kept may hold only a
+				// lower mode's entry; look there before giving up.
 				missed = append(missed, key)
-				if nm, ok := mode.next(); ok {
-					mode = nm
+				if nm, ok := shape.Mode.next(); ok {
+					shape.Mode = nm
 					continue
 				}
-				return nil, fmt.Errorf("llm: cache-only: model %s at %s: %w (keys %s)", c.cfg.Model, c.cfg.BaseURL, ErrCacheMiss, strings.Join(missed, ", "))
+				return nil, fmt.Errorf("llm: cache-only: model %s at %s: %w (keys %s)", c.cfg.Model, base, ErrCacheMiss, strings.Join(missed, ", "))
 			}
 		}
 		if c.cfg.APIKey == "" {
-			return nil, fmt.Errorf("llm: %w for %s", ErrNoKey, c.cfg.BaseURL)
+			return nil, fmt.Errorf("llm: %w for %s", ErrNoKey, base)
 		}
 		start := time.Now()
-		cc, attempts, err := c.call(ctx, params)
+		raw, attempts, err := c.call(ctx, body)
 		latency := time.Since(start).Milliseconds()
 		if err != nil {
-			var apiErr *openai.Error
-			if errors.As(err, &apiErr) && (apiErr.StatusCode == http.StatusBadRequest || apiErr.StatusCode == http.StatusUnprocessableEntity) {
-				if nm, ok := mode.next(); ok {
-					// The endpoint refuses this response format: remember
-					// that (the outcome is deterministic, so it is cached
-					// too) and ask again one mode down.
+			var apiErr *APIError
+			if errors.As(err, &apiErr) && (apiErr.Status == http.StatusBadRequest || apiErr.Status == http.StatusUnprocessableEntity) {
+				msg := c.red.Redact(apiErr.detail())
+				prev := shape
+				again, lerr := refused(msg)
+				if lerr != nil {
+					return nil, lerr
+				}
+				if again {
+					// A refusal is deterministic: cache it, so a replay
+					// takes the same path.
 					if c.cache != nil {
-						if perr := c.cache.Put(&Entry{Key: key, BaseURL: c.cfg.BaseURL, Model: c.cfg.Model, Mode: mode, Request: body, Rejected: true, Error: c.redact(apiErr.Message)}); perr != nil {
+						if perr := c.cache.Put(&Entry{Key: key, BaseURL: base, Model: c.cfg.Model, Mode: prev.Mode, Request: body, Rejected: true, Error: msg}); perr != nil {
 							return nil, fmt.Errorf("llm: %w", perr)
 						}
 					}
-					downgrades = append(downgrades, mode)
-					c.lowerMode(mode, nm)
-					mode = nm
 					continue
 				}
 			}
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("llm: %s: %w", c.cfg.Model, ctx.Err())
 			}
-			return nil, fmt.Errorf("llm: %s after %d attempt(s): %s", c.cfg.Model, attempts, c.redact(err.Error()))
+			return nil, fmt.Errorf("llm: %s after %d attempt(s): %s", c.cfg.Model, attempts, c.red.Redact(err.Error()))
 		}
-		raw := cc.RawJSON()
-		r, err := responseFrom(raw, req, mode)
+		// Whatever the endpoint echoed (a header, the key in a message)
+		// is scrubbed before it is parsed, cached or returned.
+		raw = []byte(c.red.Redact(string(raw)))
+		r, err := responseFrom(raw, req)
 		if err != nil {
-			return nil, fmt.Errorf("llm: %s: %w", c.cfg.Model, err)
+			return nil, fmt.Errorf("llm: %s: %s", c.cfg.Model, c.red.Redact(err.Error()))
 		}
 		if c.cache != nil {
-			if err := c.cache.Put(&Entry{Key: key, BaseURL: c.cfg.BaseURL, Model: c.cfg.Model, Mode: mode, Request: body, Response: raw, LatencyMS: latency}); err != nil {
+			if err := c.cache.Put(&Entry{Key: key, BaseURL: base, Model: c.cfg.Model, Mode: shape.Mode, Request: body, Response: string(raw), LatencyMS: latency}); err != nil {
 				return nil, fmt.Errorf("llm: %w", err)
 			}
 		}
-		r.Attempts, r.Key, r.LatencyMS, r.Downgrades = attempts, key, latency, downgrades
+		r.Mode, r.Shape = shape.Mode, shape
+		r.Attempts, r.Key, r.LatencyMS, r.Adjustments = attempts, key, latency, notes
 		return r, nil
 	}
 }
 
+// maxChanges bounds the shape changes of one request.
+const maxChanges = 6
+
+// completion is the part of a chat completion body mss reads.
+type completion struct {
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+			Refusal *string `json:"refusal"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens            int `json:"prompt_tokens"`
+		CompletionTokens        int `json:"completion_tokens"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
+	} `json:"usage"`
+}
+
 // responseFrom decodes a raw chat completion body.
-func responseFrom(raw string, req *Request, mode Mode) (*Response, error) {
-	var cc openai.ChatCompletion
-	if err := json.Unmarshal([]byte(raw), &cc); err != nil {
+func responseFrom(raw []byte, req *Request) (*Response, error) {
+	var cc completion
+	if err := json.Unmarshal(raw, &cc); err != nil {
 		return nil, fmt.Errorf("decode completion: %w", err)
 	}
 	if len(cc.Choices) == 0 {
 		return nil, errors.New("completion has no choices")
 	}
-	r := &Response{
-		Content:          cc.Choices[0].Message.Content,
-		PromptTokens:     int(cc.Usage.PromptTokens),
-		CompletionTokens: int(cc.Usage.CompletionTokens),
-		Mode:             mode,
+	msg := cc.Choices[0].Message
+	r := &Response{}
+	switch {
+	case msg.Content != nil && *msg.Content != "":
+		r.Content = *msg.Content
+	case msg.Refusal != nil && *msg.Refusal != "":
+		return nil, fmt.Errorf("model refused: %s", oneLine(*msg.Refusal, 300))
+	case cc.Choices[0].FinishReason == "length":
+		return nil, errors.New("empty reply: the token cap was reached (a reasoning model may need a larger max_tokens)")
+	}
+	if u := cc.Usage; u != nil {
+		r.PromptTokens, r.CompletionTokens = u.PromptTokens, u.CompletionTokens
+		if u.CompletionTokensDetails != nil {
+			r.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+		}
 	}
 	r.UsageReported = r.PromptTokens+r.CompletionTokens > 0
 	if !r.UsageReported {
@@ -342,155 +521,71 @@ func responseFrom(raw string, req *Request, mode Mode) (*Response, error) {
 	return r, nil
 }
 
-// call makes one completion with retries and returns the attempts made.
-func (c *Client) call(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, int, error) {
-	var lastErr error
-	for attempt := 0; attempt <= c.cfg.Retries; attempt++ {
-		if attempt > 0 {
-			if err := c.Sleep(ctx, c.delay(attempt, lastErr)); err != nil {
-				return nil, attempt, err
-			}
-		}
-		release, err := c.lim.Acquire(ctx)
-		if err != nil {
-			return nil, attempt, err
-		}
-		actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-		cc, err := c.oc.Chat.Completions.New(actx, params)
-		cancel()
-		release()
-		if err == nil {
-			return cc, attempt + 1, nil
-		}
-		if ctx.Err() != nil {
-			return nil, attempt + 1, ctx.Err()
-		}
-		lastErr = err
-		if !retryable(err) {
-			return nil, attempt + 1, err
-		}
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
 	}
-	return nil, c.cfg.Retries + 1, lastErr
+	return s
 }
 
-// retryable reports whether err is worth another attempt: rate limits,
-// server errors, per-attempt timeouts and transport failures.
-func retryable(err error) bool {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		s := apiErr.StatusCode
-		return s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500
+// body writes the request for shape in canonical form (sorted keys), so
+// equal requests give equal bytes and cache keys. It reports which
+// optional fields it carries.
+func (c *Client) body(req *Request, s Shape) ([]byte, sent, error) {
+	var in sent
+	msgs := make([]map[string]string, len(req.Messages))
+	for i, m := range req.Messages {
+		role := m.Role
+		if role != "system" && role != "assistant" {
+			role = "user"
+		}
+		msgs[i] = map[string]string{"role": role, "content": m.Content}
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
+	p := map[string]any{"model": c.cfg.Model, "messages": msgs}
+	if c.cfg.MaxTokens > 0 && s.TokenField != "" {
+		p[s.TokenField] = c.cfg.MaxTokens
+		in.tokens = true
 	}
-	var netErr net.Error
-	if errors.As(err, &netErr) {
-		return true
+	if c.cfg.Temperature != nil && !s.NoTemperature {
+		p["temperature"] = *c.cfg.Temperature
+		in.temperature = true
 	}
-	var urlErr *url.Error
-	return errors.As(err, &urlErr)
+	if c.cfg.Seed != nil && !s.NoSeed {
+		p["seed"] = *c.cfg.Seed
+		in.seed = true
+	}
+	if c.cfg.ReasoningEffort != "" && !s.NoReasoningEffort {
+		p["reasoning_effort"] = c.cfg.ReasoningEffort
+		in.effort = true
+	}
+	switch {
+	case req.Schema == nil:
+	case s.Mode == ModeJSONSchema:
+		p["response_format"] = map[string]any{"type": "json_schema", "json_schema": map[string]any{
+			"name": req.Schema.Name, "strict": true, "schema": req.Schema.Schema,
+		}}
+		in.format = true
+	case s.Mode == ModeJSONObject:
+		p["response_format"] = map[string]any{"type": "json_object"}
+		in.format = true
+	}
+	b, err := CanonicalJSON(p)
+	return b, in, err
 }
 
-// delay is the wait before retry number attempt (1-based): Backoff doubled
-// per retry, or the server's Retry-After, capped at BackoffMax.
-func (c *Client) delay(attempt int, lastErr error) time.Duration {
-	d := c.cfg.Backoff << (attempt - 1)
-	if d <= 0 || d > c.cfg.BackoffMax {
-		d = c.cfg.BackoffMax
-	}
-	var apiErr *openai.Error
-	if errors.As(lastErr, &apiErr) && apiErr.Response != nil {
-		if s, err := strconv.Atoi(apiErr.Response.Header.Get("Retry-After")); err == nil && s >= 0 {
-			d = time.Duration(s) * time.Second
-			if d > c.cfg.BackoffMax {
-				d = c.cfg.BackoffMax
-			}
-		}
-	}
-	return d
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// redact removes the API key from text that may have echoed it.
-func (c *Client) redact(s string) string {
-	if c.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.cfg.APIKey, "[redacted]")
-}
-
-// params builds the SDK request for mode.
-func (c *Client) params(req *Request, mode Mode) openai.ChatCompletionNewParams {
-	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages))
-	for _, m := range req.Messages {
-		switch m.Role {
-		case "system":
-			msgs = append(msgs, openai.SystemMessage(m.Content))
-		case "assistant":
-			msgs = append(msgs, openai.AssistantMessage(m.Content))
-		default:
-			msgs = append(msgs, openai.UserMessage(m.Content))
-		}
-	}
-	p := openai.ChatCompletionNewParams{
-		Model:    shared.ChatModel(c.cfg.Model),
-		Messages: msgs,
-	}
-	if c.cfg.MaxTokens > 0 {
-		if c.cfg.MaxTokensField == "max_completion_tokens" {
-			p.MaxCompletionTokens = openai.Int(int64(c.cfg.MaxTokens))
-		} else {
-			p.MaxTokens = openai.Int(int64(c.cfg.MaxTokens))
-		}
-	}
-	if c.cfg.Temperature != nil {
-		p.Temperature = openai.Float(*c.cfg.Temperature)
-	}
-	if c.cfg.Seed != nil {
-		p.Seed = openai.Int(*c.cfg.Seed)
-	}
-	switch mode {
-	case ModeJSONSchema:
-		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-					Name:   req.Schema.Name,
-					Strict: openai.Bool(true),
-					Schema: req.Schema.Schema,
-				},
-			},
-		}
-	case ModeJSONObject:
-		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
-		}
-	}
-	return p
-}
-
-// CanonicalBody is the request body in canonical form: the SDK's encoding
-// re-encoded with sorted object keys, so equal requests give equal bytes.
-func CanonicalBody(p openai.ChatCompletionNewParams) ([]byte, error) {
-	b, err := json.Marshal(p)
+// CanonicalJSON encodes v with sorted object keys and no HTML escaping
+// rewrites of the input's numbers: equal values give equal bytes.
+func CanonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	var v any
+	var w any
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := dec.Decode(&w); err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	return json.Marshal(w)
 }

@@ -143,8 +143,8 @@ func TestDowngradeAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Mode != ModeJSONObject || !cmp.Equal(r.Downgrades, []Mode{ModeJSONSchema}) {
-		t.Errorf("mode %s downgrades %v, want json_object after json_schema", r.Mode, r.Downgrades)
+	if want := []string{"response_format json_schema refused: sent json_object"}; r.Mode != ModeJSONObject || !cmp.Equal(r.Adjustments, want) {
+		t.Errorf("mode %s adjustments %q, want json_object after %q", r.Mode, r.Adjustments, want)
 	}
 	obj, err := ExtractJSON(r.Content)
 	if err != nil || string(obj) != `{"id":"a"}` {
@@ -262,8 +262,9 @@ func TestRequestFields(t *testing.T) {
 		cfg  Config
 		want map[string]any // top-level body fields; nil value means absent
 	}{
-		{"defaults", Config{Temperature: &zero}, map[string]any{"max_tokens": float64(DefaultMaxTokens), "max_completion_tokens": nil, "temperature": 0.0, "seed": nil}},
-		{"reasoning model", Config{MaxTokens: 500, MaxTokensField: "max_completion_tokens"}, map[string]any{"max_tokens": nil, "max_completion_tokens": 500.0, "temperature": nil}},
+		{"defaults", Config{}, map[string]any{"max_tokens": nil, "max_completion_tokens": float64(DefaultMaxTokens), "temperature": nil, "seed": nil, "reasoning_effort": nil}},
+		{"older server, temperature set", Config{Temperature: &zero, MaxTokens: 500, MaxTokensField: "max_tokens"}, map[string]any{"max_tokens": 500.0, "max_completion_tokens": nil, "temperature": 0.0}},
+		{"reasoning effort", Config{ReasoningEffort: "low"}, map[string]any{"reasoning_effort": "low", "temperature": nil}},
 		{"no cap, seed", Config{MaxTokens: -1, Seed: new(int64)}, map[string]any{"max_tokens": nil, "max_completion_tokens": nil, "seed": 0.0}},
 	}
 	for _, tc := range tests {

@@ -1,27 +1,38 @@
-// Package llm is the chat-completion client every model-calling method in
-// mss goes through. It wraps github.com/openai/openai-go/v3 for any
-// OpenAI-compatible endpoint and adds what a benchmark run needs on top of a
-// plain client:
+// Package llm is the one HTTP client mss has for model endpoints: chat
+// completions for every model-calling method and embeddings for the
+// embedding view, against OpenAI, Azure OpenAI and OpenAI-compatible
+// servers (vLLM, llama.cpp server, Ollama, LM Studio, OpenRouter, ...). It
+// is written on net/http and encoding/json because mss needs exact control
+// of the request body (see Shape) and because the official SDK's
+// reflection-based encoder keeps the linker from dropping unused methods
+// program-wide: replacing it took the stripped mss binary from 71 MB to
+// 35 MB. On top of a plain client it adds what a benchmark run needs:
 //
-//   - Bounded retries with exponential backoff on 429, 5xx, timeouts and
-//     transport errors (Retry-After is honoured, capped by BackoffMax). The
-//     SDK's own retries are switched off so the policy is one place and tests
-//     can make it instant.
-//   - Structured output with fallbacks: a request carries a JSON Schema; it is
-//     sent as response_format json_schema (strict), and an endpoint that
-//     rejects that (HTTP 400/422) is asked again with json_object, then with
-//     plain text. The client remembers the downgrade. Replies are parsed
-//     tolerantly by [ExtractJSON] (fenced or embedded JSON) because not every
-//     endpoint honours the format it accepted.
+//   - Bounded retries with exponential backoff on 429, 408, 409, 5xx,
+//     timeouts and transport errors (Retry-After, in seconds or as a date,
+//     and retry-after-ms are honoured, capped by BackoffMax).
+//   - Requests every provider accepts: max_completion_tokens by default,
+//     no temperature unless one is set, reasoning_effort passed through,
+//     bearer or Azure api-key auth with api-version. A 400/422 that names a
+//     field (max_tokens, temperature, seed, reasoning_effort,
+//     response_format) changes that field and asks again; what worked is
+//     remembered per endpoint and model, for the process and in the cache
+//     directory (see shape.go).
+//   - Structured output with fallbacks: json_schema (strict), then
+//     json_object, then no response_format. Replies are parsed tolerantly
+//     by [ExtractJSON]; [Validate] checks one against its schema.
 //   - A content-addressed response cache on disk ([Cache]): the key is the
-//     sha256 of base URL, model and the canonical request body, never the API
-//     key. Each entry is one file written atomically, so a run can be resumed
-//     and replayed offline byte for byte; a cache-only client fails on a miss
-//     with [ErrCacheMiss] instead of calling out.
-//   - Accounting: prompt and completion tokens, attempts and latency of every
-//     call; a shared [Limiter] bounds concurrent calls across states.
+//     sha256 of base URL (userinfo removed), model and the canonical
+//     request body, never the API key. Each entry is one file written
+//     atomically, so a run can be resumed and replayed offline byte for
+//     byte; a cache-only client fails on a miss with [ErrCacheMiss].
+//   - Accounting: prompt, completion and reasoning tokens, attempts and
+//     latency of every call; a shared [Limiter] bounds concurrent calls.
 //
-// API keys are read by callers from the environment and handed to [Config];
-// this package never writes them to a cache entry, an error or a log, and
-// scrubs them from error text it passes on.
+// Secrets: API keys are read by callers from the environment and handed to
+// [Config]. A [Redactor] scrubs the key and the base URL's userinfo (and
+// their URL and base64 encodings) from everything this package returns or
+// writes: errors, reply content, cache entries; [RedactURL] masks userinfo
+// wherever a URL is printed. An endpoint that echoes a credential back
+// cannot get it into a trace, a cache file or a log.
 package llm

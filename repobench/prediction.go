@@ -3,6 +3,8 @@ package repobench
 import (
 	"fmt"
 	"sort"
+
+	"github.com/missingcomplement/mss"
 )
 
 // PredUnit is one returned unit as a prediction names it.
@@ -28,6 +30,9 @@ type Prediction struct {
 	// between runs.
 	RetrieveMS float64 `json:"retrieve_ms,omitempty"`
 	SelectMS   float64 `json:"select_ms,omitempty"`
+	// Fallback flags a row a model method answered with its fallback
+	// policy (written only with RunOptions.AllowFallback).
+	Fallback *mss.Fallback `json:"fallback,omitempty"`
 }
 
 // LatencyMS is retrieval plus selection time.

@@ -69,6 +69,13 @@ type RunOptions struct {
 	// them is answered by every method.
 	Start    func(pending int)
 	Progress func(stateID string)
+	// OnResult, when set, sees every answer (usage accounting); it may be
+	// called from several workers at once.
+	OnResult func(method string, res *mss.Result)
+	// AllowFallback writes answers a model method gave with its fallback
+	// policy, flagged. Without it such an answer stops the run: its row
+	// would pass the fallback off as the model method's result.
+	AllowFallback bool
 }
 
 // IndexBuild records how long opening a snapshot took.
@@ -82,6 +89,7 @@ type IndexBuild struct {
 // MethodStats is one method's share of a run.
 type MethodStats struct {
 	Resumed, Done int
+	Fallbacks     int // answers given by the method's fallback policy
 	// LatencyMS is retrieval plus this method's selection per state
 	// answered in this run, in the order answered.
 	LatencyMS []float64
@@ -351,6 +359,9 @@ func (r *recorder) write(o *methodOut, p *Prediction) error {
 	o.done[p.StateID] = p
 	ms := r.stats.Methods[o.Name]
 	ms.Done++
+	if p.Fallback != nil {
+		ms.Fallbacks++
+	}
 	ms.LatencyMS = append(ms.LatencyMS, p.LatencyMS())
 	return nil
 }
@@ -415,6 +426,12 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 		if err != nil {
 			return fmt.Errorf("method %s: %w", o.Name, err)
 		}
+		if opts.OnResult != nil {
+			opts.OnResult(o.Name, &res.Result)
+		}
+		if f := res.Fallback; f != nil && !opts.AllowFallback {
+			return fmt.Errorf("method %s did not answer with its model (stage %s: %s); its row is not written: check the endpoint (mss llm check), or pass --allow-fallback to record fallback answers, flagged", o.Name, f.Stage, f.Reason)
+		}
 		p := &Prediction{
 			StateID:    st.StateID,
 			Method:     o.Name,
@@ -423,6 +440,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 			Candidates: len(q.Candidates),
 			RetrieveMS: retrieveMS,
 			SelectMS:   roundMS(time.Since(t1)),
+			Fallback:   res.Fallback,
 		}
 		for _, u := range res.Units {
 			p.Units = append(p.Units, PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens})

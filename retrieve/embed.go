@@ -7,8 +7,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+	"github.com/missingcomplement/mss/llm"
 )
 
 // Embedder turns texts into vectors, one per text, in order.
@@ -30,20 +29,19 @@ const (
 	embedBatch    = 64
 )
 
-// OpenAIEmbedder calls an OpenAI-compatible /embeddings endpoint.
+// OpenAIEmbedder calls an OpenAI-compatible /embeddings endpoint through
+// the one model-endpoint client (package llm: retries, auth, redaction).
 type OpenAIEmbedder struct {
-	client openai.Client
+	client *llm.Client
+	err    error // a bad base URL, reported by the first Embed
 	model  string
 }
 
 // NewOpenAIEmbedder builds an embedder for baseURL and model; apiKey may be
 // empty for local servers that do not check it.
 func NewOpenAIEmbedder(baseURL, model, apiKey string) *OpenAIEmbedder {
-	if apiKey == "" {
-		apiKey = "none"
-	}
-	c := openai.NewClient(option.WithBaseURL(baseURL), option.WithAPIKey(apiKey), option.WithMaxRetries(2))
-	return &OpenAIEmbedder{client: c, model: model}
+	c, err := llm.New(llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Retries: 2}, nil, nil)
+	return &OpenAIEmbedder{client: c, err: err, model: model}
 }
 
 // NewEmbedderFromEnv returns the embedder named by MSS_EMBED_BASE_URL and
@@ -58,6 +56,9 @@ func NewEmbedderFromEnv() Embedder {
 
 // Embed implements Embedder.
 func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if o.err != nil {
+		return nil, fmt.Errorf("embeddings (model %s): %w", o.model, o.err)
+	}
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += embedBatch {
 		end := min(start+embedBatch, len(texts))
@@ -71,26 +72,9 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			}
 			batch[i] = t
 		}
-		res, err := o.client.Embeddings.New(ctx, openai.EmbeddingNewParams{
-			Model: o.model,
-			Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: batch},
-		})
+		vecs, err := o.client.Embed(ctx, batch)
 		if err != nil {
 			return nil, fmt.Errorf("embeddings (model %s): %w", o.model, err)
-		}
-		if len(res.Data) != len(batch) {
-			return nil, fmt.Errorf("embeddings (model %s): got %d vectors for %d inputs", o.model, len(res.Data), len(batch))
-		}
-		vecs := make([][]float32, len(batch))
-		for _, d := range res.Data {
-			if d.Index < 0 || int(d.Index) >= len(batch) {
-				return nil, fmt.Errorf("embeddings (model %s): vector index %d out of range", o.model, d.Index)
-			}
-			v := make([]float32, len(d.Embedding))
-			for i, x := range d.Embedding {
-				v[i] = float32(x)
-			}
-			vecs[d.Index] = v
 		}
 		out = append(out, vecs...)
 	}

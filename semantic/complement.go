@@ -96,7 +96,9 @@ func cardsOf(rs []ranked, origin string) []card {
 
 // fallback answers with the deterministic set policy after a stage failed.
 // It is looked up by name at run time (package controller registers
-// "complement"), so this package does not import it.
+// "complement"), so this package does not import it. The answer says so:
+// Result.Fallback names the stage and the cause, the trace has a
+// "fallback" step, and Usage.Fallbacks counts it.
 func (b *base) fallback(ctx context.Context, req *mss.Request, ac *accounting, cause error) (*mss.Result, error) {
 	if b.cfg.Fallback == "" || b.cfg.Fallback == "none" || ctx.Err() != nil {
 		// A cancelled request is not a stage failure: stop, do not fall back.
@@ -108,6 +110,12 @@ func (b *base) fallback(ctx context.Context, req *mss.Request, ac *accounting, c
 	if b.fbErr != nil {
 		return nil, fmt.Errorf("%s: %w; fallback %s unavailable: %v", b.name, cause, b.cfg.Fallback, b.fbErr)
 	}
+	stage := "select"
+	reason := cause.Error()
+	var es *errStage
+	if errors.As(cause, &es) {
+		stage, reason = es.stage, es.err.Error()
+	}
 	ac.usage.Fallbacks++
 	ac.trace("fallback", "", fmt.Sprintf("%v; answering with the deterministic policy %q", cause, b.cfg.Fallback))
 	res, err := b.fb.Select(ctx, req)
@@ -118,21 +126,61 @@ func (b *base) fallback(ctx context.Context, req *mss.Request, ac *accounting, c
 		t.Stage = "fallback." + t.Stage
 		ac.steps = append(ac.steps, t)
 	}
-	// The fallback is trusted for order, not for eligibility.
+	// The fallback is trusted for order and for the units it grew from
+	// the source, not for eligibility: a unit the agent has read (an
+	// offered candidate flagged or listed as observed, or one overlapping
+	// an observed span) is dropped; a grown unit, which no candidate
+	// names, is kept when it overlaps nothing observed (observed spans and
+	// the lines of observed candidates).
 	ok := map[string]bool{}
 	for _, r := range eligible(req) {
 		ok[r.c.Unit.ID] = true
 	}
+	offered := map[string]bool{}
+	for _, c := range req.Candidates {
+		offered[c.Unit.ID] = true
+	}
+	observedIDs := map[string]bool{}
+	var spans []mss.Span
+	if s := req.State; s != nil {
+		for _, id := range s.ObservedEvidenceIDs {
+			observedIDs[id] = true
+		}
+		spans = s.ObservedSpans
+	}
+	// Lines of candidates the agent has read count as observed spans.
+	for _, c := range req.Candidates {
+		if c.Observed || observedIDs[c.Unit.ID] {
+			spans = append(spans, mss.Span{Path: c.Unit.Path, StartLine: c.Unit.StartLine, EndLine: c.Unit.EndLine})
+		}
+	}
 	var units []mss.Unit
 	for _, u := range res.Units {
-		if !ok[u.ID] {
-			ac.trace("fallback", u.ID, "dropped: not an eligible candidate (observed or not offered)")
+		switch {
+		case offered[u.ID] && !ok[u.ID], observedIDs[u.ID]:
+			ac.trace("fallback", u.ID, "dropped: the agent has read it (observed)")
+			continue
+		case !offered[u.ID] && overlapsAny(&u, spans):
+			ac.trace("fallback", u.ID, "dropped: overlaps an observed span")
 			continue
 		}
 		units = append(units, u)
 	}
 	budget, _, maxUnits := req.Limits()
-	return b.finish(units, nil, budget, 0, maxUnits, ac), nil
+	out := b.finish(units, nil, budget, 0, maxUnits, ac)
+	out.Fallback = &mss.Fallback{Stage: stage, Reason: reason}
+	return out, nil
+}
+
+// overlapsAny reports whether u shares a line with one of spans.
+func overlapsAny(u *mss.Unit, spans []mss.Span) bool {
+	for _, sp := range spans {
+		p := strings.TrimPrefix(strings.ReplaceAll(sp.Path, `\`, "/"), "./")
+		if u.Path == p && u.StartLine <= sp.EndLine && u.EndLine >= sp.StartLine {
+			return true
+		}
+	}
+	return false
 }
 
 // finish renders chosen units within the budget; when fewer than minUnits
@@ -213,18 +261,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	// 1. Propose over the leading candidates.
 	lead := el[:min(len(el), c.cfg.ProposeCandidates)]
 	size := min(c.cfg.ProposeSize, maxUnits)
-	p := &prompt{}
-	p.data("State card", state)
-	p.data("Candidates (fused order)", renderCards(cardsOf(lead, ""), c.cfg.ProposeExcerpt))
-	sys, user := p.render(fmt.Sprintf(proposeInstructions, size))
-	proposal, prep, err := (&stageCall{
-		stage: StagePropose, client: c.clients[StagePropose], system: sys, user: user, list: "selected", offered: ids(lead),
-		schema: &llm.Schema{Name: "propose", Schema: object(map[string]any{
-			"selected": idList(ids(lead), []string{"covers"}),
-			"missing":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		})},
-		parseRetries: c.cfg.ParseRetries,
-	}).run(ctx, ac)
+	proposal, prep, err := c.proposeCall(state, lead, size).run(ctx, ac)
 	if err != nil {
 		return c.fallback(ctx, req, ac, err)
 	}
@@ -247,23 +284,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	further := outside(el, inSet, c.cfg.ExpandCandidates)
 	var expansion []pick
 	if len(further) > 0 && c.cfg.ExpandSize > 0 {
-		p := &prompt{}
-		p.data("State card", state)
-		p.data("Proposed set", renderCards(propCards, 0))
-		missing := "(none stated)"
-		if len(prep.Missing) > 0 {
-			missing = "- " + strings.Join(prep.Missing, "\n- ")
-		}
-		p.data("Facts the proposal lacks", missing)
-		p.data("Further candidates", renderCards(cardsOf(further, ""), c.cfg.ExpandExcerpt))
-		sys, user := p.render(fmt.Sprintf(expandInstructions, c.cfg.ExpandSize))
-		expansion, _, err = (&stageCall{
-			stage: StageExpand, client: c.clients[StageExpand], system: sys, user: user, list: "additions", offered: ids(further), allowEmpty: true,
-			schema: &llm.Schema{Name: "expand", Schema: object(map[string]any{
-				"additions": idList(ids(further), []string{"supports"}),
-			})},
-			parseRetries: c.cfg.ParseRetries,
-		}).run(ctx, ac)
+		expansion, _, err = c.expandCall(state, propCards, prep.Missing, further).run(ctx, ac)
 		if err != nil {
 			return c.fallback(ctx, req, ac, err)
 		}
@@ -282,22 +303,8 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	// 3. Finalize over proposal, expansion and a ranked reserve.
 	reserve := outside(el, inSet, c.cfg.FinalizeReserve)
 	all := append(append(append([]card(nil), propCards...), expCards...), cardsOf(reserve, "reserve")...)
-	offered := make([]string, len(all))
-	for i, cd := range all {
-		offered[i] = cd.c.Unit.ID
-	}
 	lo, hi := min(minUnits, len(all)), min(maxUnits, len(all))
-	p = &prompt{}
-	p.data("State card", state)
-	p.data("Candidates by origin", renderCards(all, c.cfg.FinalizeExcerpt))
-	sys, user = p.render(fmt.Sprintf(finalizeInstructions, lo, hi))
-	final, _, err := (&stageCall{
-		stage: StageFinalize, client: c.clients[StageFinalize], system: sys, user: user, list: "units", offered: offered,
-		schema: &llm.Schema{Name: "finalize", Schema: object(map[string]any{
-			"units": idList(offered, []string{"reason"}),
-		})},
-		parseRetries: c.cfg.ParseRetries,
-	}).run(ctx, ac)
+	final, _, err := c.finalizeCall(state, all, lo, hi).run(ctx, ac)
 	if err != nil {
 		return c.fallback(ctx, req, ac, err)
 	}
@@ -331,6 +338,65 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		}
 	}
 	return res, nil
+}
+
+// proposeCall is stage 1's request: the state card and the leading
+// candidate cards; up to size ids and the facts still missing.
+func (c *Complement) proposeCall(state string, lead []ranked, size int) *stageCall {
+	p := &prompt{}
+	p.data("State card", state)
+	p.data("Candidates (fused order)", renderCards(cardsOf(lead, ""), c.cfg.ProposeExcerpt))
+	sys, user := p.render(fmt.Sprintf(proposeInstructions, size))
+	return &stageCall{
+		stage: StagePropose, client: c.clients[StagePropose], system: sys, user: user, list: "selected", offered: ids(lead),
+		schema: &llm.Schema{Name: "propose", Schema: object(map[string]any{
+			"selected": idList(ids(lead), []string{"covers"}),
+			"missing":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		})},
+		parseRetries: c.cfg.ParseRetries,
+	}
+}
+
+// expandCall is stage 2's request: the proposal, what it lacks, and
+// further candidates (the proposal excluded).
+func (c *Complement) expandCall(state string, propCards []card, lacking []string, further []ranked) *stageCall {
+	p := &prompt{}
+	p.data("State card", state)
+	p.data("Proposed set", renderCards(propCards, 0))
+	missing := "(none stated)"
+	if len(lacking) > 0 {
+		missing = "- " + strings.Join(lacking, "\n- ")
+	}
+	p.data("Facts the proposal lacks", missing)
+	p.data("Further candidates", renderCards(cardsOf(further, ""), c.cfg.ExpandExcerpt))
+	sys, user := p.render(fmt.Sprintf(expandInstructions, c.cfg.ExpandSize))
+	return &stageCall{
+		stage: StageExpand, client: c.clients[StageExpand], system: sys, user: user, list: "additions", offered: ids(further), allowEmpty: true,
+		schema: &llm.Schema{Name: "expand", Schema: object(map[string]any{
+			"additions": idList(ids(further), []string{"supports"}),
+		})},
+		parseRetries: c.cfg.ParseRetries,
+	}
+}
+
+// finalizeCall is stage 3's request: every card tagged by origin; between
+// lo and hi ids.
+func (c *Complement) finalizeCall(state string, all []card, lo, hi int) *stageCall {
+	offered := make([]string, len(all))
+	for i, cd := range all {
+		offered[i] = cd.c.Unit.ID
+	}
+	p := &prompt{}
+	p.data("State card", state)
+	p.data("Candidates by origin", renderCards(all, c.cfg.FinalizeExcerpt))
+	sys, user := p.render(fmt.Sprintf(finalizeInstructions, lo, hi))
+	return &stageCall{
+		stage: StageFinalize, client: c.clients[StageFinalize], system: sys, user: user, list: "units", offered: offered,
+		schema: &llm.Schema{Name: "finalize", Schema: object(map[string]any{
+			"units": idList(offered, []string{"reason"}),
+		})},
+		parseRetries: c.cfg.ParseRetries,
+	}
 }
 
 // outside returns the first n eligible candidates, in fused order, that

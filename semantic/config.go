@@ -51,17 +51,22 @@ const (
 
 // StageConfig is the endpoint and model of one stage.
 type StageConfig struct {
-	BaseURL     string  `json:"base_url"`
+	BaseURL     string  `json:"base_url"` // userinfo masked before hashing
 	Model       string  `json:"model"`
 	Temperature float64 `json:"temperature"`
-	// OmitTemperature sends no temperature (temperature=none), for models
-	// that accept only their default.
-	OmitTemperature bool          `json:"omit_temperature,omitempty"`
-	MaxTokens       int           `json:"max_tokens"` // 0 sends no cap
-	MaxTokensField  string        `json:"max_tokens_field"`
-	Timeout         time.Duration `json:"-"` // operational: not in the hash
-	apiKey          string        // from the environment only
-	keyVar          string        // the environment variable it came from
+	// OmitTemperature sends no temperature: the default, since current
+	// reasoning models accept only their own. A temperature setting clears it.
+	OmitTemperature bool   `json:"omit_temperature,omitempty"`
+	MaxTokens       int    `json:"max_tokens"` // 0 sends no cap
+	MaxTokensField  string `json:"max_tokens_field"`
+	// ReasoningEffort is passed through as reasoning_effort when set.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// APIVersion is sent as the api-version query parameter (Azure).
+	APIVersion string        `json:"api_version,omitempty"`
+	Auth       string        `json:"-"` // bearer or api-key; "" picks by host
+	Timeout    time.Duration `json:"-"` // operational: not in the hash
+	apiKey     string        // from the environment only
+	keyVar     string        // the environment variable it came from
 }
 
 // Config is every knob of the semantic controllers. Fields tagged "-" are
@@ -117,9 +122,15 @@ func (c *Config) Stage(name string) *StageConfig {
 	return nil
 }
 
-// Hash is a short hash of everything that determines what is asked.
+// Hash is a short hash of everything that determines what is asked. URL
+// userinfo is masked first: it is a credential, not a question.
 func (c *Config) Hash() string {
-	b, err := json.Marshal(c)
+	h := *c
+	for _, st := range stageNames {
+		sc := h.Stage(st)
+		sc.BaseURL = llm.RedactURL(sc.BaseURL)
+	}
+	b, err := json.Marshal(&h)
 	if err != nil {
 		// Config holds only plain fields; Marshal cannot fail.
 		panic(err)
@@ -136,10 +147,10 @@ func (c *Config) Describe() string {
 // settingKeys are the accepted keys; stage-scoped keys take a "propose.",
 // "expand.", "finalize." or "fast." (expand and finalize) prefix.
 var (
-	globalKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "retries", "backoff", "backoff_max",
+	globalKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "reasoning_effort", "api_version", "auth", "retries", "backoff", "backoff_max",
 		"response_format", "seed", "grow", "cache_dir", "cache_only", "concurrency", "fallback", "parse_retries", "state_chars", "labels",
 		"ssr.candidates", "ssr.excerpt_chars", "similarity.candidates", "similarity.keep", "similarity.excerpt_chars"}
-	stageKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "candidates", "excerpt_chars", "size", "reserve"}
+	stageKeys = []string{"base_url", "model", "temperature", "timeout", "max_tokens", "max_tokens_field", "reasoning_effort", "api_version", "auth", "candidates", "excerpt_chars", "size", "reserve"}
 )
 
 // knownPrefixes mark settings that belong to this package; keys without
@@ -245,10 +256,11 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 			m = c.Propose.Model
 		}
 		sc.Model = m
-		sc.Temperature = DefaultTemperature
+		sc.Temperature, sc.OmitTemperature = DefaultTemperature, true
 		if v, from := l.get(chain("temperature", "TEMPERATURE", "MSS_LLM_TEMPERATURE")...); from != "" && strings.TrimSpace(v) == "none" {
 			sc.OmitTemperature = true
 		} else if from != "" {
+			sc.OmitTemperature = false
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || f < 0 || f > 2 {
 				fail(from, "%q is not a temperature in [0,2]", v)
@@ -260,12 +272,25 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 		dur(&sc.Timeout, chain("timeout", "TIMEOUT", "MSS_LLM_TIMEOUT")...)
 		sc.MaxTokens = llm.DefaultMaxTokens
 		atoi(&sc.MaxTokens, 0, chain("max_tokens", "MAX_TOKENS", "MSS_LLM_MAX_TOKENS")...)
-		sc.MaxTokensField = "max_tokens"
+		sc.MaxTokensField = llm.FieldMaxCompletionTokens
 		if v, from := l.get(chain("max_tokens_field", "MAX_TOKENS_FIELD", "MSS_LLM_MAX_TOKENS_FIELD")...); from != "" {
-			if v != "max_tokens" && v != "max_completion_tokens" {
-				fail(from, "%q: want max_tokens or max_completion_tokens", v)
+			if v != llm.FieldMaxTokens && v != llm.FieldMaxCompletionTokens {
+				fail(from, "%q: want max_completion_tokens or max_tokens", v)
 			}
 			sc.MaxTokensField = v
+		}
+		if v, from := l.get(chain("reasoning_effort", "REASONING_EFFORT", "MSS_LLM_REASONING_EFFORT")...); from != "" {
+			sc.ReasoningEffort = strings.TrimSpace(v)
+		}
+		if v, from := l.get(chain("api_version", "API_VERSION", "MSS_LLM_API_VERSION")...); from != "" {
+			sc.APIVersion = strings.TrimSpace(v)
+		}
+		if v, from := l.get(chain("auth", "AUTH", "MSS_LLM_AUTH")...); from != "" {
+			v = strings.TrimSpace(v)
+			if v != llm.AuthBearer && v != llm.AuthAPIKey {
+				fail(from, "%q: want bearer or api-key", v)
+			}
+			sc.Auth = v
 		}
 		// Keys: environment only. A stage with its own endpoint may have its
 		// own key.
@@ -428,6 +453,25 @@ func sharedLimiter(n int) *llm.Limiter {
 	return l
 }
 
+// llmConfig is the client configuration of a stage.
+func (c *Config) llmConfig(sc *StageConfig) llm.Config {
+	var temp *float64
+	if !sc.OmitTemperature {
+		t := sc.Temperature
+		temp = &t
+	}
+	maxTok := sc.MaxTokens
+	if maxTok == 0 {
+		maxTok = -1 // no cap sent
+	}
+	return llm.Config{
+		BaseURL: sc.BaseURL, APIKey: sc.apiKey, Model: sc.Model, Temperature: temp, MaxTokens: maxTok, MaxTokensField: sc.MaxTokensField,
+		ReasoningEffort: sc.ReasoningEffort, Seed: c.Seed, Auth: sc.Auth, APIVersion: sc.APIVersion,
+		Timeout: sc.Timeout, Retries: c.Retries, Backoff: c.Backoff, BackoffMax: c.BackoffMax, Mode: c.Mode,
+		ShapeDir: c.CacheDir, ShapeReadOnly: c.CacheOnly,
+	}
+}
+
 // clients builds one llm.Client per stage.
 func (c *Config) clients(stages ...string) (map[string]*llm.Client, error) {
 	if err := c.needModels(stages...); err != nil {
@@ -447,20 +491,8 @@ func (c *Config) clients(stages ...string) (map[string]*llm.Client, error) {
 	byConf := map[string]*llm.Client{}
 	for _, st := range stages {
 		sc := c.Stage(st)
-		t := sc.Temperature
-		temp := &t
-		if sc.OmitTemperature {
-			temp = nil
-		}
-		maxTok := sc.MaxTokens
-		if maxTok == 0 {
-			maxTok = -1 // no cap sent
-		}
-		lc := llm.Config{
-			BaseURL: sc.BaseURL, APIKey: sc.apiKey, Model: sc.Model, Temperature: temp, MaxTokens: maxTok, MaxTokensField: sc.MaxTokensField, Seed: c.Seed,
-			Timeout: sc.Timeout, Retries: c.Retries, Backoff: c.Backoff, BackoffMax: c.BackoffMax, Mode: c.Mode,
-		}
-		id := fmt.Sprintf("%s\x00%s\x00%g\x00%v\x00%d\x00%s\x00%s\x00%s", sc.BaseURL, sc.Model, t, sc.OmitTemperature, sc.MaxTokens, sc.MaxTokensField, sc.Timeout, sc.keyVar)
+		lc := c.llmConfig(sc)
+		id := fmt.Sprintf("%s\x00%s\x00%g\x00%v\x00%d\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s", sc.BaseURL, sc.Model, sc.Temperature, sc.OmitTemperature, sc.MaxTokens, sc.MaxTokensField, sc.ReasoningEffort, sc.APIVersion, sc.Auth, sc.Timeout, sc.keyVar)
 		if cl, ok := byConf[id]; ok {
 			out[st] = cl
 			continue
@@ -492,7 +524,18 @@ func (c *Config) Summary() string {
 		if sc.OmitTemperature {
 			temp = "none"
 		}
-		fmt.Fprintf(&b, "%-8s %s model=%s temperature=%s timeout=%s %s=%d %s\n", st, sc.BaseURL, model, temp, sc.Timeout, sc.MaxTokensField, sc.MaxTokens, key)
+		extra := ""
+		if sc.ReasoningEffort != "" {
+			extra += " reasoning_effort=" + sc.ReasoningEffort
+		}
+		lc := c.llmConfig(sc)
+		if auth := lc.Auth; auth == llm.AuthAPIKey || (auth == "" && llm.IsAzure(sc.BaseURL)) {
+			extra += " auth=api-key"
+		}
+		if sc.APIVersion != "" {
+			extra += " api-version=" + sc.APIVersion
+		}
+		fmt.Fprintf(&b, "%-8s %s model=%s temperature=%s timeout=%s %s=%d%s %s\n", st, llm.RedactURL(sc.BaseURL), model, temp, sc.Timeout, sc.MaxTokensField, sc.MaxTokens, extra, key)
 	}
 	fmt.Fprintf(&b, "config   %s concurrency=%d retries=%d response_format=%s fallback=%s\n", c.Describe(), c.Concurrency, max(c.Retries, 0), c.Mode, c.Fallback)
 	if c.CacheDir != "" {

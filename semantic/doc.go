@@ -22,8 +22,10 @@
 // observed candidates are never offered. A stage that fails after the llm
 // client's retries (or returns nothing usable after a repair round) hands
 // the request to the deterministic policy registered as "complement"
-// (setting fallback), and the fallback is recorded in the trace and in
-// Usage.Fallbacks. Each stage's raw reply is kept in the trace under
+// (setting fallback); its units, grown ones included, are delivered minus
+// anything the agent has read, and the answer says so in Result.Fallback
+// (stage and cause), the trace and Usage.Fallbacks. Check sends each
+// stage's exact request to its endpoint ("mss llm check"). Each stage's raw reply is kept in the trace under
 // "<stage>.raw". Result.Config carries a short hash of the configuration.
 //
 // Configuration comes from mss.MethodOptions.Settings and the environment

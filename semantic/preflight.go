@@ -2,13 +2,13 @@ package semantic
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/llm"
 )
 
 // PreflightTimeout bounds each endpoint check.
@@ -42,14 +42,14 @@ func Preflight(ctx context.Context, opts mss.MethodOptions) error {
 	for _, name := range stageNames {
 		sc := cfg.Stage(name)
 		if sc.apiKey == "" {
-			return fmt.Errorf("stage %s: no API key for %s: set MSS_LLM_API_KEY (or MSS_%s_API_KEY) in the environment; for a local server without keys set it to any value", name, sc.BaseURL, upper(name))
+			return fmt.Errorf("stage %s: no API key for %s: set MSS_LLM_API_KEY (or MSS_%s_API_KEY) in the environment; for a local server without keys set it to any value", name, llm.RedactURL(sc.BaseURL), upper(name))
 		}
 		k := sc.BaseURL + "\x00" + sc.keyVar
 		if checked[k] {
 			continue
 		}
 		checked[k] = true
-		if err := probe(ctx, sc); err != nil {
+		if err := probe(ctx, cfg, sc); err != nil {
 			return fmt.Errorf("stage %s: %w", name, err)
 		}
 	}
@@ -69,25 +69,21 @@ func upper(s string) string {
 // probe asks the endpoint for its model list. Any HTTP answer but 401/403
 // means reachable (some servers have no /models); 401/403 means the key
 // was refused.
-func probe(ctx context.Context, sc *StageConfig) error {
+func probe(ctx context.Context, cfg *Config, sc *StageConfig) error {
 	ctx, cancel := context.WithTimeout(ctx, PreflightTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, sc.BaseURL+"/models", nil)
+	lc := cfg.llmConfig(sc)
+	lc.Timeout = PreflightTimeout
+	cl, err := llm.New(lc, nil, nil)
 	if err != nil {
-		return fmt.Errorf("endpoint %s: %v", sc.BaseURL, err)
+		return fmt.Errorf("endpoint %s: %v", llm.RedactURL(sc.BaseURL), err)
 	}
-	req.Header.Set("Authorization", "Bearer "+sc.apiKey)
-	resp, err := http.DefaultClient.Do(req)
+	status, err := cl.Probe(ctx)
 	if err != nil {
-		var ue interface{ Unwrap() error }
-		if errors.As(err, &ue) {
-			err = ue.Unwrap() // drop the URL the client repeats
-		}
-		return fmt.Errorf("endpoint %s unreachable: %v", sc.BaseURL, err)
+		return fmt.Errorf("endpoint %s unreachable: %v", llm.RedactURL(sc.BaseURL), err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return fmt.Errorf("endpoint %s refused the key from %s (HTTP %d)", sc.BaseURL, sc.keyVar, resp.StatusCode)
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		return fmt.Errorf("endpoint %s refused the key from %s (HTTP %d)", llm.RedactURL(sc.BaseURL), sc.keyVar, status)
 	}
 	return nil
 }

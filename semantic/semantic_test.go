@@ -246,7 +246,7 @@ func TestRejectsIDsAndRepairs(t *testing.T) {
 	for _, want := range []struct{ stage, reason string }{
 		{"propose", "unusable reply"},
 		{"propose", "rejected: id was not among the offered candidates"},
-		{"propose", "refused response_format json_schema"},
+		{"propose", "response_format json_schema refused"},
 		{"propose", "dropped: repeated"},
 	} {
 		if !traceHas(res, want.stage, want.reason) {

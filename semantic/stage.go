@@ -117,8 +117,8 @@ func (sc *stageCall) run(ctx context.Context, ac *accounting) ([]pick, *reply, e
 			return nil, nil, &errStage{sc.stage, err}
 		}
 		ac.add(sc.stage, sc.client.Model(), resp)
-		for _, m := range resp.Downgrades {
-			ac.trace(sc.stage, "", fmt.Sprintf("endpoint refused response_format %s; asked again with the next format", m))
+		for _, note := range resp.Adjustments {
+			ac.trace(sc.stage, "", "endpoint "+note+"; asked again")
 		}
 		ac.trace(sc.stage+".raw", "", resp.Content)
 		picks, rep, perr := parseReply(resp.Content, sc.list)
@@ -211,10 +211,12 @@ func (a *accounting) add(stage, model string, r *llm.Response) {
 	su.Calls++
 	su.PromptTokens += r.PromptTokens
 	su.CompletionTokens += r.CompletionTokens
+	su.ReasoningTokens += r.ReasoningTokens
 	su.LatencyMS += r.LatencyMS
 	a.usage.Calls++
 	a.usage.PromptTokens += r.PromptTokens
 	a.usage.CompletionTokens += r.CompletionTokens
+	a.usage.ReasoningTokens += r.ReasoningTokens
 	a.usage.LatencyMS += r.LatencyMS
 	a.usage.Stages[stage] += r.PromptTokens + r.CompletionTokens
 	if !r.UsageReported {

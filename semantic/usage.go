@@ -3,6 +3,7 @@ package semantic
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -15,6 +16,7 @@ type UsageSummary struct {
 	Calls            int   `json:"calls"`             // model calls
 	PromptTokens     int   `json:"prompt_tokens"`     // controller tokens in
 	CompletionTokens int   `json:"completion_tokens"` // controller tokens out
+	ReasoningTokens  int   `json:"reasoning_tokens"`  // part of completion tokens
 	SourceTokens     int   `json:"source_tokens"`     // delivered source tokens
 	Fallbacks        int   `json:"fallbacks"`
 	RejectedIDs      int   `json:"rejected_ids"`
@@ -23,6 +25,7 @@ type UsageSummary struct {
 	LatencyP50MS int64               `json:"latency_p50_ms"`
 	LatencyP95MS int64               `json:"latency_p95_ms"`
 	Stages       []mss.StageUsage    `json:"stages"` // summed per stage, stage order
+	Models       []mss.StageUsage    `json:"models"` // summed per model, by name (Stage empty)
 	stageModels  map[string][]string // stage -> distinct models
 }
 
@@ -30,6 +33,7 @@ type UsageSummary struct {
 func SummarizeUsage(us []*mss.Usage) UsageSummary {
 	s := UsageSummary{States: len(us), stageModels: map[string][]string{}}
 	idx := map[string]int{}
+	midx := map[string]int{}
 	var lat []int64
 	for _, u := range us {
 		if u == nil {
@@ -39,6 +43,7 @@ func SummarizeUsage(us []*mss.Usage) UsageSummary {
 		s.Calls += u.Calls
 		s.PromptTokens += u.PromptTokens
 		s.CompletionTokens += u.CompletionTokens
+		s.ReasoningTokens += u.ReasoningTokens
 		s.SourceTokens += u.SourceTokens
 		s.Fallbacks += u.Fallbacks
 		s.RejectedIDs += u.RejectedIDs
@@ -55,7 +60,20 @@ func SummarizeUsage(us []*mss.Usage) UsageSummary {
 			a.Calls += st.Calls
 			a.PromptTokens += st.PromptTokens
 			a.CompletionTokens += st.CompletionTokens
+			a.ReasoningTokens += st.ReasoningTokens
 			a.LatencyMS += st.LatencyMS
+			j, ok := midx[st.Model]
+			if !ok {
+				j = len(s.Models)
+				midx[st.Model] = j
+				s.Models = append(s.Models, mss.StageUsage{Model: st.Model})
+			}
+			m := &s.Models[j]
+			m.Calls += st.Calls
+			m.PromptTokens += st.PromptTokens
+			m.CompletionTokens += st.CompletionTokens
+			m.ReasoningTokens += st.ReasoningTokens
+			m.LatencyMS += st.LatencyMS
 			if !containsStr(s.stageModels[st.Stage], st.Model) {
 				s.stageModels[st.Stage] = append(s.stageModels[st.Stage], st.Model)
 			}
@@ -67,6 +85,7 @@ func SummarizeUsage(us []*mss.Usage) UsageSummary {
 		s.Stages[i].Model = strings.Join(ms, ",")
 	}
 	sort.SliceStable(s.Stages, func(i, j int) bool { return stageOrder(s.Stages[i].Stage) < stageOrder(s.Stages[j].Stage) })
+	sort.Slice(s.Models, func(i, j int) bool { return s.Models[i].Model < s.Models[j].Model })
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	s.LatencyP50MS, s.LatencyP95MS = pct(lat, 50), pct(lat, 95)
 	return s
@@ -110,14 +129,76 @@ func (s UsageSummary) String() string {
 		return fmt.Sprintf("%.1f", float64(n)/float64(s.ModelStates))
 	}
 	fmt.Fprintf(&b, "states %d (with model usage %d), calls %d, fallbacks %d, rejected ids %d\n", s.States, s.ModelStates, s.Calls, s.Fallbacks, s.RejectedIDs)
-	fmt.Fprintf(&b, "controller tokens: prompt %d, completion %d, total %d (per state %s)\n", s.PromptTokens, s.CompletionTokens, s.PromptTokens+s.CompletionTokens, per(s.PromptTokens+s.CompletionTokens))
+	fmt.Fprintf(&b, "controller tokens: prompt %d, completion %d (reasoning %d), total %d (per state %s)\n", s.PromptTokens, s.CompletionTokens, s.ReasoningTokens, s.PromptTokens+s.CompletionTokens, per(s.PromptTokens+s.CompletionTokens))
 	fmt.Fprintf(&b, "delivered source tokens: %d (per state %s)\n", s.SourceTokens, per(s.SourceTokens))
 	fmt.Fprintf(&b, "model latency: total %d ms, per state p50 %d ms, p95 %d ms\n", s.LatencyMS, s.LatencyP50MS, s.LatencyP95MS)
 	if len(s.Stages) > 0 {
-		fmt.Fprintf(&b, "%-10s %-24s %6s %10s %11s %10s\n", "stage", "model", "calls", "prompt", "completion", "latency_ms")
+		fmt.Fprintf(&b, "%-10s %-24s %6s %10s %11s %10s %10s\n", "stage", "model", "calls", "prompt", "completion", "reasoning", "latency_ms")
 		for _, st := range s.Stages {
-			fmt.Fprintf(&b, "%-10s %-24s %6d %10d %11d %10d\n", st.Stage, st.Model, st.Calls, st.PromptTokens, st.CompletionTokens, st.LatencyMS)
+			fmt.Fprintf(&b, "%-10s %-24s %6d %10d %11d %10d %10d\n", st.Stage, st.Model, st.Calls, st.PromptTokens, st.CompletionTokens, st.ReasoningTokens, st.LatencyMS)
 		}
+	}
+	return b.String()
+}
+
+// Price is what a model costs, in dollars per million tokens.
+type Price struct{ In, Out float64 }
+
+// ParsePrices reads price.<model>=in,out settings (dollars per million
+// prompt and completion tokens; reasoning tokens are billed as
+// completion). Other settings are ignored.
+func ParsePrices(settings map[string]string) (map[string]Price, error) {
+	out := map[string]Price{}
+	for _, k := range sortedKeys(settings) {
+		model, ok := strings.CutPrefix(k, "price.")
+		if !ok {
+			continue
+		}
+		in, outs, ok := strings.Cut(settings[k], ",")
+		var p Price
+		var err1, err2 error
+		if ok {
+			p.In, err1 = strconv.ParseFloat(strings.TrimSpace(in), 64)
+			p.Out, err2 = strconv.ParseFloat(strings.TrimSpace(outs), 64)
+		}
+		if !ok || model == "" || err1 != nil || err2 != nil || p.In < 0 || p.Out < 0 {
+			return nil, fmt.Errorf("setting %s=%q: want price.<model>=<input>,<output> in dollars per million tokens", k, settings[k])
+		}
+		out[model] = p
+	}
+	return out, nil
+}
+
+// Cost is the estimated cost of the summarized calls at prices, and the
+// models that had calls but no price (their calls are not counted).
+func (s UsageSummary) Cost(prices map[string]Price) (dollars float64, unpriced []string) {
+	for _, m := range s.Models {
+		p, ok := prices[m.Model]
+		if !ok {
+			unpriced = append(unpriced, m.Model)
+			continue
+		}
+		dollars += (float64(m.PromptTokens)*p.In + float64(m.CompletionTokens)*p.Out) / 1e6
+	}
+	return dollars, unpriced
+}
+
+// CostLines are the cost lines runners print: per run and per state, and
+// per model.
+func (s UsageSummary) CostLines(prices map[string]Price) string {
+	if len(prices) == 0 || s.ModelStates == 0 {
+		return ""
+	}
+	var b strings.Builder
+	total, unpriced := s.Cost(prices)
+	fmt.Fprintf(&b, "estimated cost: $%.4f per run, $%.6f per state (%d states)\n", total, total/float64(s.ModelStates), s.ModelStates)
+	for _, m := range s.Models {
+		if p, ok := prices[m.Model]; ok {
+			fmt.Fprintf(&b, "  %-24s $%.4f (prompt %d at $%g/M, completion %d at $%g/M)\n", m.Model, (float64(m.PromptTokens)*p.In+float64(m.CompletionTokens)*p.Out)/1e6, m.PromptTokens, p.In, m.CompletionTokens, p.Out)
+		}
+	}
+	if len(unpriced) > 0 {
+		fmt.Fprintf(&b, "  no price for %s (--set price.<model>=in,out); their calls are not in the estimate\n", strings.Join(unpriced, ", "))
 	}
 	return b.String()
 }

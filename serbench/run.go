@@ -34,6 +34,9 @@ type RunConfig struct {
 	// SkipObserved records that observed candidates were withheld.
 	SkipObserved bool   `json:"skip_observed,omitempty"`
 	Detail       string `json:"detail,omitempty"` // the controller's own Config string
+	// Fallback flags an answer a model method gave with its fallback
+	// policy: which stage failed and why.
+	Fallback *mss.Fallback `json:"fallback,omitempty"`
 }
 
 // Run asks ctrl for every item's answer, in items order, and returns one
@@ -99,7 +102,7 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 		}
 		cfg, err := json.Marshal(RunConfig{
 			Controller: ctrl.Name(), K: opt.K, Budget: budget, Settings: opt.Settings,
-			SkipObserved: opt.SkipObserved, Detail: res.Config,
+			SkipObserved: opt.SkipObserved, Detail: res.Config, Fallback: res.Fallback,
 		})
 		if err != nil {
 			return nil, err

@@ -166,6 +166,9 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			resp.SessionID = ""
 		}
 		var b strings.Builder
+		if f := resp.Fallback; f != nil {
+			fmt.Fprintf(&b, "FALLBACK: %s stage %s failed (%s); units from the fallback policy.\n", resp.Method, f.Stage, f.Reason)
+		}
 		fmt.Fprintf(&b, "%d units, %d of %d tokens; %d spans already seen were excluded.\n", len(resp.Units), resp.Tokens, resp.Budget, resp.Observed)
 		for _, w := range resp.Warnings {
 			fmt.Fprintf(&b, "warning: %s\n", w)

@@ -354,6 +354,9 @@ type RecoverResponse struct {
 	// the index does not hold (their spans exclude nothing), typically.
 	Warnings []string        `json:"warnings,omitempty"`
 	Trace    []mss.TraceStep `json:"trace,omitempty"`
+	// Fallback is set when a model-calling method answered with its
+	// deterministic fallback: which stage failed and why.
+	Fallback *mss.Fallback `json:"fallback,omitempty"`
 }
 
 func checkText(field, v string) error {
@@ -465,6 +468,7 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 		Index:    s.info,
 		Trace:    ans.Trace,
 		Warnings: ans.Warnings,
+		Fallback: ans.Fallback,
 	}, nil
 }
 

@@ -291,6 +291,7 @@ func newBenchRepoCmd() *cobra.Command {
 		maxUnits, candidates int
 		concurrency          int
 		cache                string
+		allowFallback        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "repo",
@@ -309,12 +310,13 @@ killed run is dropped, with a notice). With --labels the finished files
 are scored as score.py scores them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache})
+			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache, allowFallback})
 		},
 	}
 	f.register(cmd, false)
 	fl := cmd.Flags()
 	fl.StringSliceVar(&methods, "method", []string{"complement"}, "methods to run, comma-separated (see mss methods)")
+	fl.BoolVar(&allowFallback, "allow-fallback", false, "record answers a model method gave with its fallback policy (rows flagged \"fallback\") instead of stopping at the first")
 	fl.StringVar(&output, "output", "", "predictions file to append to (JSONL); with several methods it must contain {method}")
 	fl.StringVar(&indexDir, "index-dir", "", "directory for the per-repository index databases, kept between runs (default: a temporary directory, removed)")
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
@@ -330,6 +332,7 @@ type benchRepoFlags struct {
 	output, indexDir           string
 	maxUnits, candidates, conc int
 	cache                      string
+	allowFallback              bool
 }
 
 func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
@@ -391,7 +394,12 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if fl, ok := stderr.(*os.File); ok && term.IsTerminal(int(fl.Fd())) {
 		tty = true
 	}
+	usage, err := newMethodUsage(bf.methods)
+	if err != nil {
+		return err
+	}
 	opts := repobench.RunOptions{
+		OnResult: usage.add, AllowFallback: bf.allowFallback,
 		States: l.states, Source: l.src, Methods: runs,
 		Limits:      pipeline.Limits{Budget: f.budget, MaxUnits: bf.maxUnits, MinUnits: min(mss.DefaultMinUnits, bf.maxUnits), Candidates: bf.candidates},
 		Concurrency: bf.conc,
@@ -428,6 +436,7 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if stats != nil {
 		printRunStats(cmd.OutOrStdout(), runs, stats)
 	}
+	usage.print(cmd.OutOrStdout())
 	if err != nil {
 		return err
 	}
@@ -478,6 +487,9 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 			continue
 		}
 		fmt.Fprintf(w, "%s -> %s: %d answered now, %d resumed", r.Name, r.Output, ms.Done, ms.Resumed)
+		if ms.Fallbacks > 0 {
+			fmt.Fprintf(w, ", %d fallbacks (rows flagged)", ms.Fallbacks)
+		}
 		if len(ms.LatencyMS) > 0 {
 			fmt.Fprintf(w, "; latency per state (retrieval+selection) p50 %.1f ms, p95 %.1f ms",
 				repobench.Percentile(ms.LatencyMS, 50), repobench.Percentile(ms.LatencyMS, 95))

@@ -117,3 +117,98 @@ func stripLatency(t *testing.T, data []byte) []byte {
 	}
 	return out.Bytes()
 }
+
+// TestBenchRepoFallback: a run whose model endpoint is down does not
+// write the fallback's answers as mss-complement's unless told to, and
+// then flags the rows; usage and cost lines are printed per stage.
+func TestBenchRepoFallback(t *testing.T) {
+	fx := newBenchFixture(t)
+	srv := llmtest.NewPersonality(llmtest.PersonalityDown)
+	defer srv.Close()
+	t.Setenv("MSS_LLM_API_KEY", "sk-test-key")
+	setFlags = []string{"base_url=" + srv.BaseURL(), "propose.model=strong-1", "fast.model=fast-1", "retries=0", "price.strong-1=2,8"}
+	defer func() { setFlags, cacheOnlyFlag = nil, false }()
+	out := filepath.Join(fx.dir, "fb.jsonl")
+	args := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--method", "mss-complement", "--output", out, "--index-dir", filepath.Join(fx.dir, "idx")}
+	_, _, err := runBench(t, newBenchRepoCmd, args...)
+	if err == nil || !strings.Contains(err.Error(), "did not answer with its model") || !strings.Contains(err.Error(), "--allow-fallback") {
+		t.Fatalf("err = %v, want a refusal naming --allow-fallback", err)
+	}
+	if data, _ := os.ReadFile(out); len(bytes.TrimSpace(data)) != 0 {
+		t.Errorf("fallback rows written without --allow-fallback:\n%s", data)
+	}
+	stdout, stderr, err := runBench(t, newBenchRepoCmd, append(args, "--allow-fallback")...)
+	if err != nil {
+		t.Fatalf("bench repo --allow-fallback: %v\n%s\n%s", err, stdout, stderr)
+	}
+	data, _ := os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for _, l := range lines {
+		if !strings.Contains(l, `"fallback":{"stage":"propose"`) {
+			t.Errorf("row not flagged: %s", l)
+		}
+	}
+	for _, want := range []string{"2 fallbacks (rows flagged)", "== mss-complement: 2 answers, 2 fallbacks", "calls 0, fallbacks 2"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestBenchRepoUsageAndCost: per-stage calls, prompt, completion and
+// reasoning tokens, and the estimated cost with --set price.<model>.
+func TestBenchRepoUsageAndCost(t *testing.T) {
+	fx := newBenchFixture(t)
+	srv := llmtest.NewPersonality(llmtest.PersonalityReasoning)
+	defer srv.Close()
+	t.Setenv("MSS_LLM_API_KEY", "sk-test-key")
+	setFlags = []string{"base_url=" + srv.BaseURL(), "propose.model=strong-1", "fast.model=fast-1", "retries=0", "price.strong-1=2,8", "price.fast-1=0.5,2"}
+	defer func() { setFlags, cacheOnlyFlag = nil, false }()
+	stdout, stderr, err := runBench(t, newBenchRepoCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--method", "mss-complement", "--output", filepath.Join(fx.dir, "p.jsonl"), "--index-dir", filepath.Join(fx.dir, "idx"))
+	if err != nil {
+		t.Fatalf("bench repo: %v\n%s\n%s", err, stdout, stderr)
+	}
+	t.Logf("bench repo output:\n%s", stdout)
+	for _, want := range []string{"== mss-complement: 2 answers, 0 fallbacks", "reasoning", "propose    strong-1", "estimated cost: $", "per state", "strong-1", "fast-1"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "no price for") {
+		t.Errorf("a priced model reported unpriced:\n%s", stdout)
+	}
+}
+
+// TestSerbenchRunFallback: serbench run writes nothing when the model
+// method fell back, unless --allow-fallback; then rows are flagged in
+// config.fallback and still validate.
+func TestSerbenchRunFallback(t *testing.T) {
+	dir := serbenchFixture(t, "")
+	srv := llmtest.NewPersonality(llmtest.PersonalityDown)
+	defer srv.Close()
+	t.Setenv("MSS_LLM_API_KEY", "sk-test-key")
+	setFlags = []string{"base_url=" + srv.BaseURL(), "propose.model=strong-1", "retries=0"}
+	defer func() { setFlags, cacheOnlyFlag = nil, false }()
+	args := []string{"run", "--items", "items.jsonl", "--method", "mss-complement", "--k", "3", "--output", "m.jsonl"}
+	_, stderr, err := runSerbench(t, dir, args...)
+	if err == nil || !strings.Contains(err.Error(), "--allow-fallback") {
+		t.Fatalf("err = %v, want a refusal naming --allow-fallback\n%s", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.jsonl")); err == nil {
+		t.Error("predictions written without --allow-fallback")
+	}
+	if _, stderr, err = runSerbench(t, dir, append(args, "--allow-fallback")...); err != nil {
+		t.Fatalf("run --allow-fallback: %v\n%s", err, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "m.jsonl"))
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.Contains(l, `"fallback":{"stage":"propose"`) {
+			t.Errorf("row not flagged: %s", l)
+		}
+	}
+	if _, stderr, err := runSerbench(t, dir, "validate", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "m.jsonl"); err != nil {
+		t.Fatalf("flagged rows do not validate: %v\n%s", err, stderr)
+	}
+}

@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/llm"
 	"github.com/missingcomplement/mss/semantic" // registers mss-complement, ssr, ...
 	"github.com/spf13/cobra"
 )
@@ -35,34 +37,80 @@ func init() {
 	}
 	llmCmd.AddCommand(&cobra.Command{
 		Use:   "check",
-		Short: "Print each stage's endpoint and model and check that it answers (keys are never printed)",
-		Args:  cobra.NoArgs,
+		Short: "Send each stage's exact structured request to its endpoint and report what worked (keys are never printed)",
+		Long: `Print what each stage of mss-complement will call (endpoint with any
+userinfo masked, model, request settings, where its key comes from; never
+the key), then send each stage the exact structured-output request it
+sends in a run (its prompt and its JSON Schema with an enum of ids) over a
+tiny candidate list, and report per stage: the response_format and request
+shape that worked (token field, dropped fields), the refusals on the way,
+the latency, and whether the reply validates against the schema. Exits
+non-zero when a stage cannot produce a valid answer. A cache-only
+configuration is checked without calls (the cache directory must exist).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := methodOptions()
 			if err != nil {
 				return err
 			}
-			cfg, err := semantic.ParseConfig(opts)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(cmd.OutOrStdout(), cfg.Summary())
-			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
-			defer cancel()
-			if err := semantic.Preflight(ctx, opts); err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "ok")
-			return nil
+			return runLLMCheck(cmd.Context(), cmd.OutOrStdout(), opts)
 		},
 	})
 	addCommand(llmCmd)
 }
 
+// runLLMCheck is "mss llm check".
+func runLLMCheck(ctx context.Context, w io.Writer, opts mss.MethodOptions) error {
+	cfg, err := semantic.ParseConfig(opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, cfg.Summary())
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if cfg.CacheOnly {
+		if err := semantic.Preflight(ctx, opts); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "cache-only: endpoints not called; the cache directory is there")
+		return nil
+	}
+	checks, err := semantic.Check(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, semantic.CheckReport(checks))
+	var failed []string
+	for _, c := range checks {
+		if !c.Valid {
+			failed = append(failed, c.Stage)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("llm check: no valid answer from stage %s", strings.Join(failed, ", "))
+	}
+	fmt.Fprintln(w, "ok")
+	return nil
+}
+
 // methodOptions returns the method options given by --set and
 // --cache-only. Later --set of a key wins; a malformed pair is an error.
+// Prices (price.<model>=in,out) are the runners' business, not a
+// method's, and are left out.
 func methodOptions() (mss.MethodOptions, error) {
-	return parseSettings(setFlags, cacheOnlyFlag)
+	o, err := parseSettings(setFlags, cacheOnlyFlag)
+	if err != nil {
+		return o, err
+	}
+	for k := range o.Settings {
+		if strings.HasPrefix(k, "price.") {
+			delete(o.Settings, k)
+		}
+	}
+	if len(o.Settings) == 0 {
+		o.Settings = nil
+	}
+	return o, nil
 }
 
 func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
@@ -93,14 +141,19 @@ func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
 // not what any method answers, so they are left out of the configuration
 // recorded with predictions: a replay from the cache then writes the same
 // bytes as the run that filled it.
+// Prices (price.<model>) are operational too. A URL's userinfo is a
+// credential and is masked.
 var operationalSettings = map[string]bool{"cache_dir": true, "cache_only": true, "concurrency": true}
 
 // recordedSettings returns the settings that define a method's answers.
 func recordedSettings(s map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range s {
-		if operationalSettings[k] {
+		if operationalSettings[k] || strings.HasPrefix(k, "price.") {
 			continue
+		}
+		if strings.Contains(v, "@") {
+			v = llm.RedactURL(v)
 		}
 		if out == nil {
 			out = map[string]string{}
@@ -130,20 +183,99 @@ func prepareMethod(ctx context.Context, method string) (mss.Controller, mss.Meth
 	return ctrl, opts, nil
 }
 
+// warnFallback prints one line on stderr when the answer is a fallback's:
+// the model method did not answer, and a reader of the output must know.
+func warnFallback(w io.Writer, res *mss.Result) {
+	if res == nil || res.Fallback == nil {
+		return
+	}
+	fmt.Fprintf(w, "mss: warning: %s did not answer with its model: stage %s failed (%s); the units are the fallback's\n", res.Method, res.Fallback.Stage, res.Fallback.Reason)
+}
+
+// fallbackHeader is the first line of text output of a fallback answer.
+func fallbackHeader(res *mss.Result) string {
+	return fmt.Sprintf("── FALLBACK: %s stage %s failed; units from the fallback policy (%s)", res.Method, res.Fallback.Stage, res.Fallback.Reason)
+}
+
 // usageReport collects the model usage of a run's answers and prints the
-// summary (calls, tokens per stage, fallbacks) when any answer used a model.
-type usageReport struct{ usages []*mss.Usage }
+// summary (calls, prompt, completion and reasoning tokens per stage,
+// fallbacks) when any answer used a model, with estimated costs when
+// prices are set (--set price.<model>=in,out). Safe for concurrent use.
+type usageReport struct {
+	mu        sync.Mutex
+	usages    []*mss.Usage
+	fallbacks int
+	prices    map[string]semantic.Price
+}
 
 func (r *usageReport) add(res *mss.Result) {
-	if res != nil {
-		r.usages = append(r.usages, res.Usage)
+	if res == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.usages = append(r.usages, res.Usage)
+	if res.Fallback != nil {
+		r.fallbacks++
 	}
 }
 
 func (r *usageReport) print(w io.Writer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	s := semantic.SummarizeUsage(r.usages)
 	if s.ModelStates == 0 {
 		return
 	}
 	fmt.Fprint(w, s.String())
+	fmt.Fprint(w, s.CostLines(r.prices))
+}
+
+// methodUsage is a usageReport per method of a run.
+type methodUsage struct {
+	order []string
+	by    map[string]*usageReport
+}
+
+// newMethodUsage reads the prices from the --set flags.
+func newMethodUsage(methods []string) (*methodUsage, error) {
+	o, err := parseSettings(setFlags, false)
+	if err != nil {
+		return nil, err
+	}
+	prices, err := semantic.ParsePrices(o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	m := &methodUsage{order: methods, by: map[string]*usageReport{}}
+	for _, name := range methods {
+		m.by[name] = &usageReport{prices: prices}
+	}
+	return m, nil
+}
+
+func (m *methodUsage) add(method string, res *mss.Result) {
+	if r := m.by[method]; r != nil {
+		r.add(res)
+	}
+}
+
+// print writes, for every method that called a model, its fallback count
+// and usage summary.
+func (m *methodUsage) print(w io.Writer) {
+	for _, name := range m.order {
+		r := m.by[name]
+		r.mu.Lock()
+		n, fb := len(r.usages), r.fallbacks
+		model := false
+		for _, u := range r.usages {
+			model = model || u != nil
+		}
+		r.mu.Unlock()
+		if !model {
+			continue
+		}
+		fmt.Fprintf(w, "== %s: %d answers, %d fallbacks\n", name, n, fb)
+		r.print(w)
+	}
 }

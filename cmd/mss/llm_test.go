@@ -1,10 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/llm/llmtest"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -37,4 +45,172 @@ func TestParseSettings(t *testing.T) {
 			t.Errorf("parseSettings(%q) (-want +got):\n%s", tc.pairs, d)
 		}
 	}
+}
+
+// modelRepo writes a small Python package with a dozen functions, enough
+// candidates for a 4-8 unit answer.
+func modelRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, name := range []string{"config", "server", "routes", "auth", "store", "cache"} {
+		var b strings.Builder
+		for j := 0; j < 3; j++ {
+			fmt.Fprintf(&b, "def %s_step_%d(value):\n    \"\"\"Handle the port setting, part %d of %s.\"\"\"\n    port = int(value) + %d\n    return port\n\n\n", name, j, j, name, i*10+j)
+		}
+		p := filepath.Join(dir, "app", name+".py")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// modelServer starts an llmtest server of personality p and points the
+// model settings and the key at it.
+func modelServer(t *testing.T, p llmtest.Personality, extra ...string) *llmtest.Server {
+	t.Helper()
+	srv := llmtest.NewPersonality(p)
+	t.Cleanup(srv.Close)
+	srv.Key = "sk-cmd-SECRET-0001"
+	t.Setenv("MSS_LLM_API_KEY", srv.Key)
+	setFlags = append([]string{"base_url=" + srv.BaseURL(), "propose.model=gpt-5", "fast.model=gpt-5-mini", "backoff_max=10ms", "cache_dir=" + t.TempDir()}, extra...)
+	if p == llmtest.PersonalityAzure {
+		setFlags = append(setFlags, "auth=api-key")
+	}
+	t.Cleanup(func() { setFlags, cacheOnlyFlag = nil, false })
+	return srv
+}
+
+// TestRecoverModelPath is issue 14's done-when: against an endpoint that
+// behaves like a current reasoning model, recover --method mss-complement
+// makes its three stage calls and returns 4 to 8 units with no fallback;
+// against an endpoint that always fails, the answer carries fallback (and
+// still answers, grown units included) and the CLI warns.
+func TestRecoverModelPath(t *testing.T) {
+	repo := modelRepo(t)
+	state := `{"issue": "the server ignores the port setting", "information_need": "where the port value is parsed"}`
+
+	srv := modelServer(t, llmtest.PersonalityReasoning)
+	out, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-", "--method", "mss-complement", "--json")
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	units, _ := got["units"].([]any)
+	if n := len(srv.Calls()); n != 3 {
+		t.Errorf("%d calls, want 3", n)
+	}
+	if len(units) < 4 || len(units) > 8 {
+		t.Errorf("%d units, want 4 to 8:\n%s", len(units), out)
+	}
+	if _, ok := got["fallback"]; ok || strings.Contains(stderr, "warning") {
+		t.Errorf("model answer marked as fallback:\n%s\n%s", out, stderr)
+	}
+
+	modelServer(t, llmtest.PersonalityDown, "retries=1")
+	out, stderr, err = runRecover(t, state, "--repo", repo, "--state", "-", "--method", "mss-complement", "--json")
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	var fb struct {
+		Units    []map[string]any `json:"units"`
+		Fallback *mss.Fallback    `json:"fallback"`
+	}
+	if err := json.Unmarshal([]byte(out), &fb); err != nil {
+		t.Fatal(err)
+	}
+	if fb.Fallback == nil || fb.Fallback.Stage != "propose" || !strings.Contains(fb.Fallback.Reason, "503") {
+		t.Errorf("fallback = %+v, want stage propose, the 503", fb.Fallback)
+	}
+	if len(fb.Units) == 0 {
+		t.Errorf("the fallback answered no units")
+	}
+	if !strings.Contains(stderr, "mss: warning: mss-complement did not answer with its model: stage propose failed") {
+		t.Errorf("stderr lacks the warning:\n%s", stderr)
+	}
+	out, _, err = runRecover(t, state, "--repo", repo, "--state", "-", "--method", "mss-complement")
+	if err != nil || !strings.HasPrefix(out, "── FALLBACK: mss-complement stage propose failed") {
+		t.Errorf("text output does not open with the fallback header (err %v):\n%s", err, out)
+	}
+}
+
+// TestLLMCheckPersonalities runs "mss llm check" against every endpoint
+// personality; with -v it prints each report.
+func TestLLMCheckPersonalities(t *testing.T) {
+	type tc struct {
+		p     llmtest.Personality
+		extra []string
+	}
+	var cases []tc
+	for _, p := range llmtest.Personalities {
+		cases = append(cases, tc{p: p})
+	}
+	// Settings for an older server, against a reasoning model: the check
+	// shows the refusals it worked around.
+	cases = append(cases, tc{llmtest.PersonalityReasoning, []string{"max_tokens_field=max_tokens", "temperature=0"}})
+	for _, c := range cases {
+		p := c.p
+		t.Run(string(p), func(t *testing.T) {
+			srv := modelServer(t, p, c.extra...)
+			opts, err := methodOptions()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err = runLLMCheck(context.Background(), &out, opts)
+			t.Logf("mss llm check against the %s personality:\n%s%v", p, out.String(), err)
+			wantFail := p == llmtest.PersonalityInventsIDs || p == llmtest.PersonalityDown
+			if (err != nil) != wantFail {
+				t.Errorf("err = %v, want failure %v", err, wantFail)
+			}
+			if strings.Contains(out.String(), srv.Key) || (err != nil && strings.Contains(err.Error(), srv.Key)) {
+				t.Errorf("the key was printed")
+			}
+			if n := len(srv.Calls()); n < 3 {
+				t.Errorf("%d calls, want at least one per stage", n)
+			}
+		})
+	}
+}
+
+// TestRecoverKeyEcho: an endpoint that echoes the credentials it gets, in
+// error bodies, message content and headers, with the key also in the
+// base URL's userinfo, gets neither into recover's --json or --explain
+// output, its stderr, nor the response cache.
+func TestRecoverKeyEcho(t *testing.T) {
+	repo := modelRepo(t)
+	state := `{"issue": "the server ignores the port setting", "information_need": "where the port value is parsed"}`
+	srv := modelServer(t, llmtest.PersonalityEcho, "retries=2")
+	cache := t.TempDir()
+	setFlags = append(setFlags, "cache_dir="+cache, "base_url="+strings.Replace(srv.BaseURL(), "http://", "http://mss:"+srv.Key+"@", 1))
+	for _, mode := range []string{"--json", "--explain"} {
+		out, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-", "--method", "mss-complement", mode)
+		if err != nil {
+			t.Fatalf("recover %s: %v\n%s", mode, err, stderr)
+		}
+		if strings.Contains(out+stderr, srv.Key) {
+			t.Errorf("recover %s printed the key:\n%s\n%s", mode, out, stderr)
+		}
+		if !strings.Contains(out, "[redacted]") {
+			t.Errorf("recover %s: the echoed header is not in the trace, redacted:\n%s", mode, out)
+		}
+	}
+	if len(srv.Calls()) == 0 {
+		t.Fatal("no calls")
+	}
+	filepath.Walk(cache, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), srv.Key) {
+			t.Errorf("%s holds the key", p)
+		}
+		return nil
+	})
 }

@@ -85,12 +85,16 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			usage := usageReport{}
 			usage.add(res)
 			usage.print(cmd.ErrOrStderr())
+			warnFallback(cmd.ErrOrStderr(), res)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeRecoverJSON(out, res)
 			}
 			if len(res.Units) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "mss: no units recovered:", lastReason(res.Trace))
+			}
+			if res.Fallback != nil {
+				fmt.Fprintln(out, fallbackHeader(res))
 			}
 			if err := render.Text(out, res.Units); err != nil {
 				return err
@@ -191,9 +195,10 @@ func writeRecoverJSON(w io.Writer, res *mss.Result) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
-		Units  []recoverUnit   `json:"units"`
-		Method string          `json:"method"`
-		Config string          `json:"config,omitempty"`
-		Trace  []mss.TraceStep `json:"trace"`
-	}{units, res.Method, res.Config, trace})
+		Units    []recoverUnit   `json:"units"`
+		Method   string          `json:"method"`
+		Config   string          `json:"config,omitempty"`
+		Fallback *mss.Fallback   `json:"fallback,omitempty"`
+		Trace    []mss.TraceStep `json:"trace"`
+	}{units, res.Method, res.Config, res.Fallback, trace})
 }

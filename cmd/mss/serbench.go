@@ -330,7 +330,7 @@ func newSerbenchRunCmd() *cobra.Command {
 	var (
 		itemsFile, method, name, output string
 		k, budget                       int
-		skipObserved                    bool
+		skipObserved, allowFallback     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run --items F --method NAME --output P [--k 8] [--budget 6144]",
@@ -361,13 +361,20 @@ bm25 and similarity baselines, like the release's, do not); with
 			if err != nil {
 				return err
 			}
-			var usage usageReport
+			usage, err := newMethodUsage([]string{method})
+			if err != nil {
+				return err
+			}
 			preds, err := serbench.Run(cmd.Context(), items, ctrl, pipeline.PoolCandidates, serbench.RunOptions{
 				Name: name, K: k, Budget: budget, Settings: recordedSettings(opts.Settings), SkipObserved: skipObserved,
-				OnResult: usage.add,
+				OnResult: func(res *mss.Result) { usage.add(method, res) },
 			})
 			if err != nil {
 				return err
+			}
+			if n := usage.by[method].fallbacks; n > 0 && !allowFallback {
+				usage.print(cmd.ErrOrStderr())
+				return fmt.Errorf("%s fell back to its deterministic policy on %d of %d states; %s not written: check the endpoint (mss llm check), or pass --allow-fallback to write them, flagged in config.fallback", method, n, len(preds), output)
 			}
 			if err := serbenchWriteAtomic(output, func(w io.Writer) error { return serbench.WritePredictions(w, preds) }); err != nil {
 				return err
@@ -385,6 +392,7 @@ bm25 and similarity baselines, like the release's, do not); with
 	fl.IntVar(&k, "k", mss.DefaultMaxUnits, "most units per answer")
 	fl.IntVar(&budget, "budget", mss.DefaultBudget, "source-token budget per answer")
 	fl.BoolVar(&skipObserved, "skip-observed", false, "withhold candidates the state has observed, whatever the method's policy")
+	fl.BoolVar(&allowFallback, "allow-fallback", false, "write predictions even when the model method fell back on some states (rows flagged in config.fallback)")
 	for _, f := range []string{"items", "method", "output"} {
 		cmd.MarkFlagRequired(f)
 	}

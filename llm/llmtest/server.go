@@ -4,6 +4,11 @@
 // of model-calling code run without a network or a key: well-formed
 // replies, malformed JSON, invented ids, 429s, 500s, slow replies and
 // refused response formats.
+//
+// Personalities make it answer the way kinds of real endpoints do (see
+// Personality): a current reasoning model, an endpoint without
+// json_schema, Azure OpenAI, a rate-limited endpoint, a model that returns
+// ids outside the enum, and one that echoes credentials back.
 package llmtest
 
 import (
@@ -30,6 +35,12 @@ type Call struct {
 	Strict     bool
 	Body       []byte // the raw request body
 	Auth       string // the Authorization header as received
+	APIKey     string // the api-key header as received (Azure)
+	Query      string // the raw query string
+	Path       string // the request path
+	// Fields holds the top-level request fields (max_tokens, temperature,
+	// reasoning_effort, ...) decoded.
+	Fields map[string]any
 }
 
 // Message is one request message.
@@ -107,7 +118,9 @@ type Reply struct {
 	// PromptTokens and CompletionTokens are reported as usage; when both
 	// are zero the server counts ceil(bytes/4) of the prompt and reply.
 	PromptTokens, CompletionTokens int
+	ReasoningTokens                int  // reported as completion_tokens_details.reasoning_tokens
 	NoUsage                        bool // omit usage from the response
+	Header                         map[string]string
 }
 
 // Handler answers a call.
@@ -124,11 +137,18 @@ type Server struct {
 	// RejectJSONSchema makes the server answer 400 to json_schema requests,
 	// like endpoints without structured output.
 	RejectJSONSchema bool
+	// Personality, when set, makes the server refuse and answer like that
+	// kind of endpoint; see the constants.
+	Personality Personality
+	// Deployment is the Azure deployment name (PersonalityAzure); the
+	// server then serves /openai/deployments/<Deployment>/chat/completions.
+	Deployment string
 
 	handler Handler
-	mu      sync.Mutex
-	calls   []*Call
-	errs    []string
+	seenState
+	mu    sync.Mutex
+	calls []*Call
+	errs  []string
 }
 
 // New starts a server that answers with h.
@@ -136,6 +156,7 @@ func New(h Handler) *Server {
 	s := &Server{handler: h}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.serveChat)
+	mux.HandleFunc("/openai/deployments/{name}/chat/completions", s.serveChat)
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		if s.Key != "" && r.Header.Get("Authorization") != "Bearer "+s.Key {
 			writeError(w, http.StatusUnauthorized, "invalid api key")
@@ -151,8 +172,25 @@ func New(h Handler) *Server {
 	return s
 }
 
-// BaseURL is the URL to configure clients with.
-func (s *Server) BaseURL() string { return s.URL + "/v1" }
+// NewPersonality starts a server of personality p that answers mss's
+// stages with Answer.
+func NewPersonality(p Personality) *Server {
+	s := New(Answer)
+	s.Personality = p
+	if p == PersonalityAzure {
+		s.Deployment = "mss-deployment"
+	}
+	return s
+}
+
+// BaseURL is the URL to configure clients with: <url>/v1, or the
+// deployment URL of an Azure personality.
+func (s *Server) BaseURL() string {
+	if s.Personality == PersonalityAzure {
+		return s.URL + "/openai/deployments/" + s.Deployment
+	}
+	return s.URL + "/v1"
+}
 
 // Calls returns the requests received so far, in arrival order.
 func (s *Server) Calls() []*Call {
@@ -175,9 +213,18 @@ func (s *Server) shapeError(n int, format string, args ...any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
+	writeAPIError(w, status, msg, "test_error", "", fmt.Sprint(status))
+}
+
+// writeAPIError writes an OpenAI-style error body.
+func writeAPIError(w http.ResponseWriter, status int, msg, typ, param, code string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "test_error", "code": fmt.Sprint(status)}})
+	e := map[string]any{"message": msg, "type": typ, "code": code, "param": nil}
+	if param != "" {
+		e["param"] = param
+	}
+	json.NewEncoder(w).Encode(map[string]any{"error": e})
 }
 
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
@@ -203,8 +250,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		} `json:"response_format"`
 	}
 	s.mu.Lock()
-	c := &Call{N: len(s.calls) + 1, Body: body, Auth: r.Header.Get("Authorization")}
+	c := &Call{N: len(s.calls) + 1, Body: body, Auth: r.Header.Get("Authorization"), APIKey: r.Header.Get("api-key"), Query: r.URL.RawQuery, Path: r.URL.Path}
 	s.calls = append(s.calls, c)
+	json.Unmarshal(body, &c.Fields)
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.shapeError(c.N, "body is not JSON: %v", err)
 		s.mu.Unlock()
@@ -221,8 +269,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	s.checkShape(c)
 	s.mu.Unlock()
 
+	if s.refuse(w, c) {
+		return
+	}
 	switch {
-	case s.Key != "" && c.Auth != "Bearer "+s.Key:
+	case s.Key != "" && s.Personality != PersonalityAzure && c.Auth != "Bearer "+s.Key:
 		writeError(w, http.StatusUnauthorized, "invalid api key")
 		return
 	case len(s.Models) > 0 && !contains(s.Models, c.Model):
@@ -234,6 +285,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	rep := s.handler(c)
+	rep = s.flavour(c, rep)
 	if rep.Delay > 0 {
 		select {
 		case <-time.After(rep.Delay):
@@ -263,7 +315,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		for _, m := range c.Messages {
 			pt += (len(m.Content) + 3) / 4
 		}
-		ct = (len(rep.Content) + 3) / 4
+		ct = (len(rep.Content)+3)/4 + rep.ReasoningTokens
 	}
 	resp := map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-test-%d", c.N),
@@ -277,7 +329,16 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		}},
 	}
 	if !rep.NoUsage {
-		resp["usage"] = map[string]any{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+		u := map[string]any{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+		if rep.ReasoningTokens > 0 {
+			u["completion_tokens_details"] = map[string]any{"reasoning_tokens": rep.ReasoningTokens}
+		}
+		resp["usage"] = u
+	}
+	if rep.Header != nil {
+		for k, v := range rep.Header {
+			w.Header().Set(k, v)
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)

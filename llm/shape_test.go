@@ -1,0 +1,121 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss/llm/llmtest"
+)
+
+// TestShapeLearnedAndKept: a reasoning model refuses max_tokens and the
+// temperature; the client changes each, and what worked is kept in the
+// shape directory, so a new process's first request is right.
+func TestShapeLearnedAndKept(t *testing.T) {
+	srv := llmtest.New(func(*llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: `{"id":"a"}`} })
+	srv.Personality = llmtest.PersonalityReasoning
+	defer srv.Close()
+	dir := t.TempDir()
+	zero := 0.0
+	cfg := Config{BaseURL: srv.BaseURL(), APIKey: testKey, Model: "gpt-5", Temperature: &zero, MaxTokensField: FieldMaxTokens, ShapeDir: dir, Retries: -1}
+	c, err := New(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Complete(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"max_tokens refused: sent max_completion_tokens", "temperature refused: dropped"}
+	if d := cmp.Diff(want, r.Adjustments); d != "" {
+		t.Errorf("adjustments (-want +got):\n%s", d)
+	}
+	if r.ReasoningTokens != 64 {
+		t.Errorf("reasoning tokens = %d, want 64", r.ReasoningTokens)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "shapes", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("shape files %v, want 1", files)
+	}
+	// A new process: forget what this one learned.
+	shapes.Delete(shapeKey(cfg.BaseURL, cfg.Model))
+	n := len(srv.Calls())
+	c2, err := New(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Complete(context.Background(), request()); err != nil {
+		t.Fatal(err)
+	}
+	calls := srv.Calls()[n:]
+	if len(calls) != 1 {
+		t.Fatalf("%d calls after learning, want 1", len(calls))
+	}
+	var body map[string]any
+	json.Unmarshal(calls[0].Body, &body)
+	if _, ok := body["max_tokens"]; ok || body["temperature"] != nil || body["max_completion_tokens"] == nil {
+		t.Errorf("learned request = %s", calls[0].Body)
+	}
+}
+
+func TestAdjust(t *testing.T) {
+	all := sent{tokens: true, temperature: true, seed: true, effort: true, format: true}
+	base := Shape{TokenField: FieldMaxCompletionTokens, Mode: ModeJSONSchema}
+	tests := []struct {
+		msg  string
+		want string // the note, "" for no change
+	}{
+		{"Unsupported parameter: 'max_completion_tokens' is not supported", "max_completion_tokens refused: sent max_tokens"},
+		{"Unsupported value: 'temperature' does not support 0 with this model.", "temperature refused: dropped"},
+		{"Unrecognized request argument supplied: reasoning_effort", "reasoning_effort refused: dropped"},
+		{"response_format json_schema is not supported", "response_format json_schema refused: sent json_object"},
+		{"This model's maximum context length is 8192 tokens", ""},
+	}
+	for _, tc := range tests {
+		_, note, ok := adjust(base, all, map[string]bool{}, tc.msg)
+		if note != tc.want || ok != (tc.want != "") {
+			t.Errorf("adjust(%q) = %q, %v; want %q", tc.msg, note, ok, tc.want)
+		}
+	}
+	// Both token fields refused: no cap.
+	s := Shape{TokenField: FieldMaxTokens, Mode: ModeJSONSchema}
+	if next, _, _ := adjust(s, all, map[string]bool{FieldMaxCompletionTokens: true}, "'max_tokens' unsupported"); next.TokenField != "" {
+		t.Errorf("token field %q, want none", next.TokenField)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	r := NewRedactor("sk-KEY-123456789", "http://alice:pw-PASSWORD-1@h:1/v1")
+	in := "key sk-KEY-123456789 pass pw-PASSWORD-1 basic YWxpY2U6cHctUEFTU1dPUkQtMQ== short x"
+	got := r.Redact(in)
+	for _, s := range []string{"sk-KEY", "pw-PASSWORD", "YWxpY2U6"} {
+		if strings.Contains(got, s) {
+			t.Errorf("Redact left %s: %s", s, got)
+		}
+	}
+	if u := RedactURL("http://alice:pw@h:1/v1?x=1"); u != "http://[redacted]@h:1/v1?x=1" {
+		t.Errorf("RedactURL = %s", u)
+	}
+	if u := RedactURL("https://api.openai.com/v1"); u != "https://api.openai.com/v1" {
+		t.Errorf("RedactURL changed a plain URL: %s", u)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	s := schema().Schema
+	for raw, want := range map[string]string{
+		`{"id":"a"}`:       "",
+		`{"id":"z"}`:       `id: "z" is not one of the 2 offered values`,
+		`{}`:               `required field "id" missing`,
+		`{"id":"a","x":1}`: `field "x" is not in the schema`,
+		`{"id":3}`:         "id: want string, got number",
+	} {
+		err := ValidateJSON(s, []byte(raw))
+		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("ValidateJSON(%s) = %v, want %q", raw, err, want)
+		}
+	}
+}
