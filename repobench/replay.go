@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/retrieve"
 )
 
@@ -78,12 +79,25 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 	} else {
 		cands = append([]mss.Candidate(nil), cands...)
 	}
-	res, err := ctl.Select(ctx, &mss.Request{State: st, Candidates: cands, Budget: r.Budget, MaxUnits: r.MaxUnits, Source: cs})
+	req := &mss.Request{State: st, Candidates: cands, Budget: r.Budget, MaxUnits: r.MaxUnits, Source: cs}
+	budget, _, maxUnits := req.Limits()
+	res, err := ctl.Select(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("method %s: %w", method, err)
 	}
-	p = &Prediction{StateID: st.StateID, Method: method, Config: res.Config, Units: make([]PredUnit, 0, len(res.Units)), Candidates: len(cands)}
+	// What pipeline.Select does after the method, but for reading the
+	// files (the cache was recorded from the index the files match): drop
+	// what the state has observed, then fit.
+	obs := mss.ObservedOf(st)
+	var units []mss.Unit
 	for _, u := range res.Units {
+		if !obs.Unit(&u) {
+			units = append(units, u)
+		}
+	}
+	units, _ = render.Fit(units, budget, maxUnits)
+	p = &Prediction{StateID: st.StateID, Method: method, Config: res.Config, Units: make([]PredUnit, 0, len(units)), Candidates: len(cands)}
+	for _, u := range units {
 		p.Units = append(p.Units, PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens})
 	}
 	return p, nil
