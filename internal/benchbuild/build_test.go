@@ -587,3 +587,24 @@ func TestWriteRefusesForeignFiles(t *testing.T) {
 		t.Error("foreign file changed")
 	}
 }
+
+func TestHistoryMissingObjects(t *testing.T) {
+	fx := newFixture(t)
+	git(t, fx.work, "checkout", "-q", "-f", "main")
+	write(t, filepath.Join(fx.work, "calc.py"), strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1))
+	write(t, filepath.Join(fx.work, "tests", "test_calc.py"), "def test_sub():\n    assert sub(1, 2) == 1\n")
+	git(t, fx.work, "add", "-A")
+	git(t, fx.work, "commit", "-q", "-m", "Fix #12: sub swapped its operands")
+	// The new test file's blob is gone, as in a partial clone.
+	blob := strings.TrimSpace(git(t, fx.work, "rev-parse", "HEAD:tests/test_calc.py"))
+	if err := os.Remove(filepath.Join(fx.gitDir, "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	ins, skipped, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 1 || skipped[MissingFiles] != 1 || !strings.Contains(ins[0].Patch, "calc.py") || strings.Contains(ins[0].Patch, "test_calc.py") {
+		t.Errorf("instances %d, skipped %v", len(ins), skipped)
+	}
+}

@@ -29,6 +29,10 @@ const (
 	NotReferencing = "message references no issue and names no fix"
 	NotSourceTest  = "does not change both source and tests"
 	TooLarge       = "changes too many files"
+	MissingObjects = "missing git object"
+	// MissingFiles counts files (not commits) of fix commits left out for
+	// a missing git object.
+	MissingFiles = "files of fix commits with a missing git object"
 )
 
 var (
@@ -89,7 +93,9 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 		}
 		names, err := runGit(ctx, o.GitDir, "diff", "--no-color", "--no-ext-diff", "-M", "--name-only", parents[0], sha, "--")
 		if err != nil {
-			return nil, nil, err
+			// A tree missing from a partial clone: the commit cannot be read.
+			skipped[MissingObjects]++
+			continue
 		}
 		files := strings.Fields(string(names))
 		if len(files) > o.MaxFiles {
@@ -111,7 +117,18 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 		}
 		patch, err := runGit(ctx, o.GitDir, "diff", "--no-color", "--no-ext-diff", "-M", "-U3", parents[0], sha, "--")
 		if err != nil {
-			return nil, nil, err
+			// A blob missing from a partial clone: diff file by file and
+			// leave out the files that cannot be read.
+			var b bytes.Buffer
+			for _, p := range files {
+				d, err := runGit(ctx, o.GitDir, "diff", "--no-color", "--no-ext-diff", "-U3", parents[0], sha, "--", p)
+				if err != nil {
+					skipped[MissingFiles]++
+					continue
+				}
+				b.Write(d)
+			}
+			patch = b.Bytes()
 		}
 		in := Instance{
 			ID:         fmt.Sprintf("%s__%s-%s", owner, name, sha[:12]),
