@@ -17,7 +17,6 @@ import (
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/repobench"
-	"github.com/missingcomplement/mss/report"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -31,7 +30,7 @@ var benchCmd = &cobra.Command{
 }
 
 func init() {
-	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd(), newBenchReportCmd())
+	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd(), newBenchBuildCmd())
 	addCommand(benchCmd)
 }
 
@@ -161,108 +160,6 @@ its changed line ranges. The output is score.py's, figure for figure.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print score.py's --json output")
 	cmd.MarkFlagRequired("predictions")
 	return cmd
-}
-
-// latencies gathers per-method retrieval+selection times recorded in
-// predictions files (methods without timings are left out).
-func latencies(ps *repobench.PredictionSet) map[string]report.Latency {
-	out := map[string]report.Latency{}
-	for _, m := range ps.Methods() {
-		var xs []float64
-		for _, p := range ps.ByMethod[m] {
-			if p.LatencyMS() > 0 {
-				xs = append(xs, p.LatencyMS())
-			}
-		}
-		if len(xs) > 0 {
-			out[m] = report.Latency{N: len(xs), P50: repobench.Percentile(xs, 50), P95: repobench.Percentile(xs, 95)}
-		}
-	}
-	return out
-}
-
-func newBenchReportCmd() *cobra.Command {
-	var (
-		f                trackFiles
-		preds            []string
-		out, title       string
-		baseline, metric string
-		draws            int
-		seed             int64
-	)
-	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "Write an HTML report with figures comparing methods' predictions",
-		Long: `Score predictions files and write, into --out, an HTML page (index.html)
-with PNG figures beside it: complete@k curves per method, the headline metric
-per stratum (state type, one group or several), and, with --baseline, each
-method's paired difference from the baseline with a repository-clustered
-bootstrap interval. summary.json holds the same figures.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ps, scores, err := f.scoreFiles(cmd.ErrOrStderr(), preds)
-			if err != nil {
-				return err
-			}
-			if title == "" {
-				title = "Repository track: " + f.states
-			}
-			in := &report.Input{Title: title, StatesFile: f.states, Predictions: preds, Metric: metric,
-				Scores: scores, Latency: latencies(ps), Baseline: baseline}
-			if err := f.checkMetric(metric); err != nil {
-				return err
-			}
-			if baseline != "" {
-				if in.Paired, err = pairedAgainst(scores, baseline, metric, draws, seed); err != nil {
-					return err
-				}
-			}
-			if err := report.Write(out, in); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(out, report.HTMLFile))
-			return nil
-		},
-	}
-	f.register(cmd, true)
-	fl := cmd.Flags()
-	fl.StringSliceVar(&preds, "predictions", nil, "predictions files (JSONL); repeat or separate with commas")
-	fl.StringVar(&out, "out", "", "output directory")
-	fl.StringVar(&title, "title", "", "page title (default: the states file)")
-	fl.StringVar(&baseline, "baseline", "", "method every other method is compared with (paired bootstrap)")
-	fl.StringVar(&metric, "metric", "complete@5", "metric of the strata and paired figures")
-	fl.IntVar(&draws, "draws", 20000, "bootstrap draws")
-	fl.Int64Var(&seed, "seed", 1, "bootstrap seed")
-	cmd.MarkFlagRequired("predictions")
-	cmd.MarkFlagRequired("out")
-	return cmd
-}
-
-// pairedAgainst compares every scored method with the baseline.
-func pairedAgainst(scores []*repobench.MethodScore, baseline, metric string, draws int, seed int64) ([]repobench.Paired, error) {
-	var base *repobench.MethodScore
-	var names []string
-	for _, ms := range scores {
-		names = append(names, ms.Method)
-		if ms.Method == baseline {
-			base = ms
-		}
-	}
-	if base == nil {
-		return nil, fmt.Errorf("--baseline %s: no predictions of that method (methods: %s)", baseline, strings.Join(names, ", "))
-	}
-	var out []repobench.Paired
-	for _, ms := range scores {
-		if ms == base {
-			continue
-		}
-		ps, err := repobench.Compare(base, ms, metric, draws, seed)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ps...)
-	}
-	return out, nil
 }
 
 // onlyMethod scores the one method of a predictions file.
@@ -540,6 +437,9 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 				repobench.Percentile(ms.LatencyMS, 50), repobench.Percentile(ms.LatencyMS, 95))
 		}
 		fmt.Fprintln(w)
+	}
+	for _, f := range s.Failed {
+		fmt.Fprintf(w, "FAILED %s (%d states pending): %s\n", f.Repo, f.States, f.Err)
 	}
 	if len(s.Builds) == 0 {
 		return

@@ -8,19 +8,23 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/missingcomplement/mss/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is the one-word version servers announce (MCP serverInfo): the
+// module version and revision the toolchain recorded in the binary.
+var version = buildinfo.Version()
 
 var rootCmd = &cobra.Command{
 	Use:           "mss",
 	Short:         "State-conditioned minimal sufficient evidence for coding agents",
-	Version:       version,
+	Version:       buildinfo.Read().String(),
 	SilenceUsage:  true,
 	SilenceErrors: true,
 }
+
+func init() { rootCmd.SetVersionTemplate("mss {{.Version}}\n") }
 
 // addCommand registers a subcommand; every command file calls it from init.
 func addCommand(c *cobra.Command) { rootCmd.AddCommand(c) }

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/missingcomplement/mss/internal/buildinfo"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newVersionCmd()) }
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the module version and source revision this binary was built from",
+		Long: `Print the version the Go toolchain recorded in the binary: the module
+version (a release tag, or a pseudo-version stamped from git), the commit,
+its time and whether the work tree had uncommitted changes, and the Go
+version. mss --version prints the same line. A binary built with
+-buildvcs=false, or in a linked git worktree (which the toolchain does not
+stamp), reports "devel" without a revision.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "mss %s\n", buildinfo.Read())
+			return err
+		},
+	}
+}
