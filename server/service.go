@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/fsroot"
 	"github.com/missingcomplement/mss/render"
 )
 
@@ -65,8 +65,8 @@ type Config struct {
 // one work tree. It is safe for concurrent use; MCP and HTTP share it.
 type Service struct {
 	cfg      Config
-	root     string   // absolute, symbolic links resolved
-	files    *os.Root // reads stay inside root
+	root     string       // absolute, symbolic links resolved
+	files    *fsroot.Root // reads stay inside root, through no symbolic link
 	ctrl     mss.Controller
 	sessions *Sessions
 
@@ -134,7 +134,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
 	}
-	files, err := os.OpenRoot(root)
+	files, err := fsroot.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
 	}
@@ -563,15 +563,18 @@ func overlapsAny(u mss.Unit, spans []mss.Span) bool {
 	return false
 }
 
+// maxServedFile bounds a file read to check units against it.
+const maxServedFile = 64 << 20
+
 // fileLines reads a file of the work tree as lines with their newlines.
-// The path must be repository-relative, and os.Root refuses symbolic links
-// that lead out of the tree.
+// The path must be repository-relative, and fsroot refuses a path with a
+// symbolic link in any component, so nothing outside the tree is read.
 func (s *Service) fileLines(p string) ([]string, error) {
 	clean, err := RepoPath(p)
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.files.ReadFile(filepath.FromSlash(clean))
+	data, err := s.files.ReadFile(clean, maxServedFile)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", clean, err)
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // Reads of repository content on the answer path live here and in
-// fileLines: every one goes through the service's os.Root, which refuses
-// a path whose any component is a symbolic link leading out of the
-// repository, so nothing outside it is ever shown.
+// fileLines: every one goes through the service's fsroot.Root, which
+// refuses a path with a symbolic link in any component, so nothing outside
+// the repository is ever shown.
 
 // Quote makes a path safe for one line of text output (render.Name).
 func Quote(p string) string { return render.Name(p) }
