@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/fsroot"
 )
 
 // Files reads the source an index was built from, by repository-relative
@@ -23,20 +22,17 @@ type Files interface {
 	ReadFile(path string) ([]byte, error)
 }
 
-// TreeFiles reads a directory's files through os.Root: a path climbing out
-// with "..", or a symbolic link leading outside the root, is refused.
-type TreeFiles struct{ root *os.Root }
+// TreeFiles reads a directory's files through internal/fsroot: a path
+// climbing out with "..", or with a symbolic link in any component, is
+// refused, as the index refuses them when it reads the tree.
+type TreeFiles struct{ root *fsroot.Root }
+
+// maxVerifiedFile bounds a file read to check units against it.
+const maxVerifiedFile = 64 << 20
 
 // NewTreeFiles opens dir for confined reads.
 func NewTreeFiles(dir string) (*TreeFiles, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	r, err := os.OpenRoot(abs)
+	r, err := fsroot.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +45,7 @@ func (t *TreeFiles) ReadFile(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := t.root.ReadFile(filepath.FromSlash(clean))
+	data, err := t.root.ReadFile(clean, maxVerifiedFile)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", clean, err)
 	}

@@ -103,7 +103,7 @@ func TestVerify(t *testing.T) {
 	want := []string{
 		"f: moved from line 1 to 3 since indexing",
 		"g: dropped: file changed since indexing (re-index pending)",
-		"h: dropped: reading gone.py: openat gone.py: no such file or directory",
+		"h: dropped: reading gone.py: statat gone.py: no such file or directory",
 		"o: dropped: already observed",
 	}
 	if d := cmp.Diff(want, reasons); d != "" {

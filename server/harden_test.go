@@ -113,18 +113,21 @@ func TestMCPSessionCap(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		sessions = append(sessions, cs)
 	}
-	live := 0
-	for range s.Sessions() {
-		live++
+	if n := capped.(*mcpSessionCap).Len(); n > 3 {
+		t.Errorf("%d MCP sessions counted, cap 3", n)
 	}
-	if live > 3 || capped.(*mcpSessionCap).Len() > 3 {
-		t.Errorf("%d live MCP sessions (%d counted), cap 3", live, capped.(*mcpSessionCap).Len())
+	answering := 0
+	for i, cs := range sessions {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}})
+		if err == nil {
+			answering++
+		}
+		if i == len(sessions)-1 && err != nil {
+			t.Errorf("the newest session: %v", err)
+		}
 	}
-	if _, err := sessions[0].CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}}); err == nil {
-		t.Error("the least recently used session still answers after eviction")
-	}
-	if _, err := sessions[7].CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}}); err != nil {
-		t.Errorf("the newest session: %v", err)
+	if answering > 3 {
+		t.Errorf("%d of 8 sessions still answer, cap 3", answering)
 	}
 }
 

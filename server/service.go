@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/internal/fsroot"
 )
 
 // Defaults and caps of a Service.
@@ -66,8 +66,8 @@ type Config struct {
 // one work tree. It is safe for concurrent use; MCP and HTTP share it.
 type Service struct {
 	cfg      Config
-	root     string   // absolute, symbolic links resolved
-	files    *os.Root // reads stay inside root
+	root     string       // absolute, symbolic links resolved
+	files    *fsroot.Root // reads stay inside root, through no symbolic link
 	ctrl     mss.Controller
 	sessions *Sessions
 
@@ -135,7 +135,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
 	}
-	files, err := os.OpenRoot(root)
+	files, err := fsroot.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
 	}

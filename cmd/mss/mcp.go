@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
-	"strings"
 
 	"github.com/missingcomplement/mss/server"
 	"github.com/spf13/cobra"
@@ -57,7 +55,7 @@ Logs go to stderr. See docs/serve.md.`,
 				return err
 			}
 			defer svc.Close()
-			s := server.NewMCPServer(svc, buildVersion())
+			s := server.NewMCPServer(svc, version)
 			if listen {
 				return sf.listenAndServe(ctx, sf.handler(svc, s), stderr)
 			}
@@ -68,35 +66,4 @@ Logs go to stderr. See docs/serve.md.`,
 	}
 	sf.register(cmd, "127.0.0.1:7778")
 	return cmd
-}
-
-// buildVersion is the version the MCP server reports: the module version
-// and VCS revision from the build info, else the -X main.version value.
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = version
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev != "" && !strings.Contains(v, rev) {
-		v += " (" + rev + dirty + ")"
-	}
-	return v
 }

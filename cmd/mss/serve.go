@@ -214,7 +214,7 @@ change, so line numbers are always current. See docs/serve.md.`,
 				return err
 			}
 			defer svc.Close()
-			h := sf.handler(svc, server.NewMCPServer(svc, buildVersion()))
+			h := sf.handler(svc, server.NewMCPServer(svc, version))
 			return sf.listenAndServe(ctx, h, cmd.ErrOrStderr())
 		},
 	}
