@@ -100,6 +100,7 @@ type Pipeline struct {
 	known  map[string]bool
 	warn   []string
 	pool   []mss.Unit
+	isPool bool
 	meta   index.Meta
 	sum    *index.Summary
 	phases Phases
@@ -170,7 +171,7 @@ func OpenPool(pool []mss.Unit, o Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{ctrl: ctrl, pool: pool}, nil
+	return &Pipeline{ctrl: ctrl, pool: pool, isPool: true}, nil
 }
 
 func newController(o Options) (mss.Controller, error) {
@@ -289,7 +290,7 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	}
 	q := &Query{State: st, Observed: mss.ObservedOf(st)}
 	q.Warnings = append(q.Warnings, p.warn...)
-	if p.pool != nil {
+	if p.isPool {
 		q.Candidates = retrieve.PoolObserved(st, q.Observed, p.pool)
 		return q, nil
 	}

@@ -75,3 +75,29 @@ func TestRecoverVerifiesAndWarns(t *testing.T) {
 		t.Errorf("parse_header not delivered: %+v", ans.Units)
 	}
 }
+
+func TestPoolPipeline(t *testing.T) {
+	pool := []mss.Unit{
+		{ID: "p1", Path: "a.py", StartLine: 1, EndLine: 2, Symbol: "parse_header", Content: "def parse_header(line):\n    return line.split(':')\n"},
+		{ID: "p2", Path: "b.py", StartLine: 1, EndLine: 2, Symbol: "send", Content: "def send(req):\n    return req\n"},
+	}
+	ctx := context.Background()
+	for _, units := range [][]mss.Unit{pool, nil} {
+		p, err := OpenPool(units, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, err := p.Recover(ctx, &mss.State{Issue: "parse_header splits on every ':'", ObservedEvidenceIDs: []string{"p2"}}, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range ans.Units {
+			if u.ID == "p2" {
+				t.Error("an observed pool unit was delivered")
+			}
+		}
+		if len(units) > 0 && (len(ans.Units) == 0 || ans.Units[0].ID != "p1") {
+			t.Errorf("pool answer %+v, want p1 first", ans.Units)
+		}
+	}
+}
