@@ -56,9 +56,6 @@ func (o *HandlerOptions) Check() error {
 	return nil
 }
 
-// route is one path of the API and the method it takes.
-type route struct{ method, path string }
-
 // NewHandler returns the JSON HTTP API over svc:
 //
 //	POST /v1/recover   RecoverRequest -> RecoverResponse
