@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/fsroot"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/retrieve"
-	"github.com/missingcomplement/mss/internal/fsroot"
 )
 
 // Defaults and caps of a Service.
