@@ -248,11 +248,7 @@ func buildMSS(t *testing.T, dir string) {
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", exe, ".")
+	cmd := exec.Command("go", "build", "-o", exe, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
