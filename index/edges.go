@@ -45,7 +45,7 @@ type nameRow struct {
 func (ix *Index) nameRows() ([]nameRow, error) {
 	rows, err := ix.db.Query(`SELECT id, path, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: names: %w", ix.path, err)
+		return nil, fmt.Errorf("index %s: names: %w", ix.path, ix.health.note(ix.path, err))
 	}
 	defer rows.Close()
 	var out []nameRow
@@ -53,12 +53,12 @@ func (ix *Index) nameRows() ([]nameRow, error) {
 		var r nameRow
 		var d, rf, c, im string
 		if err := rows.Scan(&r.id, &r.path, &d, &rf, &c, &im); err != nil {
-			return nil, fmt.Errorf("index %s: names: %w", ix.path, err)
+			return nil, fmt.Errorf("index %s: names: %w", ix.path, ix.health.note(ix.path, err))
 		}
 		r.defines, r.refs, r.calls, r.imports = splitList(d), splitList(rf), splitList(c), splitList(im)
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, ix.health.note(ix.path, rows.Err())
 }
 
 // Edges returns the call, reference and import edges between units, in

@@ -3,15 +3,24 @@ package index
 // An index is one SQLite file (written by modernc.org/sqlite, pure Go).
 // Its format:
 //
+//	The SQLite header's application_id is 0x6d737331 ("mss1"): Build
+//	overwrites an existing file only if it carries this id (or, for
+//	indexes older than format 3, a meta table of ours).
+//
 //	meta(key TEXT PRIMARY KEY, value TEXT)
 //	    format_version   FormatVersion: the layout of these tables
 //	    feature_version  FeatureVersion: what segmentation produced the units
 //	    options_hash     hash of the build options that change content
 //	    repo             the repository as given (absolute path)
+//	    root             the work tree read, "" for a commit of a git directory
+//	    git_dir          the git directory, "" for a plain directory
 //	    commit           the indexed commit, "" for working tree files
 //	    source           "commit", "worktree" or "directory"
 //	    built            build time, RFC 3339 UTC
 //	    files, units     counts, for the checker
+//	    The source identity (root, git_dir, and commit for a commit) is
+//	    what Build compares with the repository it is asked to index: an
+//	    index recorded for another source is rebuilt, never trusted.
 //
 //	files(path TEXT PRIMARY KEY, blob TEXT, size INTEGER, language TEXT,
 //	      units INTEGER, status TEXT)
@@ -24,7 +33,8 @@ package index
 //	    commit's file skipped before it was read. status is "parsed", a window
 //	    fallback reason ("no grammar", "syntax errors", "parse failed:
 //	    ..."), or why the file was skipped ("vendored", "generated",
-//	    "too large", "binary", "unreadable: ...").
+//	    "too large", "binary", "ignored" (.mssignore), "unreadable: ...",
+//	    "missing: ..." for a blob absent from a partial clone).
 //
 //	units(rowid INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT,
 //	      start_line INTEGER, end_line INTEGER, symbol TEXT, kind TEXT,
@@ -57,6 +67,10 @@ package index
 //	           strings skipped); Python imports found inside functions too;
 //	           split parts carry their definition's signature as context.
 //	feature 4: *.pack.js bundles count as vendored.
+//	format 3: application_id; meta root and git_dir (the source identity).
+//	feature 5: a line of Unicode white space is blank; files listed in
+//	           .mssignore are recorded as "ignored"; blobs missing from a
+//	           partial clone are recorded as "missing: ...".
 
 import (
 	"context"
@@ -76,9 +90,12 @@ import (
 
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
-	FormatVersion  = 2
-	FeatureVersion = 4
+	FormatVersion  = 3
+	FeatureVersion = 5
 )
+
+// applicationID marks an SQLite file as an mss index ("mss1").
+const applicationID = 0x6d737331
 
 // ErrVersionMismatch is returned by Open for an index written by another
 // format or feature version; Build rebuilds such an index.
@@ -88,6 +105,7 @@ var ErrVersionMismatch = errors.New("index version mismatch")
 var ErrCorrupt = errors.New("index corrupt")
 
 const schema = `
+PRAGMA application_id = 1836282673;
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(path TEXT PRIMARY KEY, blob TEXT NOT NULL, size INTEGER NOT NULL,
 	language TEXT NOT NULL, units INTEGER NOT NULL, status TEXT NOT NULL);
@@ -104,6 +122,8 @@ CREATE VIRTUAL TABLE units_fts USING fts5(symbol, path, body, content='', conten
 // Meta describes an index.
 type Meta struct {
 	Repo           string    `json:"repo"`
+	Root           string    `json:"root,omitempty"`
+	GitDir         string    `json:"git_dir,omitempty"`
 	Commit         string    `json:"commit,omitempty"`
 	Source         string    `json:"source"`
 	FormatVersion  int       `json:"format_version"`
@@ -116,9 +136,10 @@ type Meta struct {
 
 // Index is an open, read-only index.
 type Index struct {
-	db   *sql.DB
-	path string
-	meta Meta
+	db     *sql.DB
+	path   string
+	meta   Meta
+	health health
 }
 
 // Edge links two units: From refers to (calls, names, imports) To.
@@ -135,17 +156,23 @@ const (
 	EdgeImport = "import"
 )
 
+// busyTimeoutMillis is how long a connection waits for SQLite's locks
+// held by another process before failing with ErrBusy.
+var busyTimeoutMillis = 5000
+
 func dsn(path string, readOnly bool) string {
 	v := url.Values{}
 	if readOnly {
 		v.Set("mode", "ro")
 	}
-	v.Add("_pragma", "busy_timeout(5000)")
+	v.Add("_pragma", "busy_timeout("+strconv.Itoa(busyTimeoutMillis)+")")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + v.Encode()
 }
 
 // Open opens an index for reading. It fails with ErrVersionMismatch for an
-// index of another version and ErrCorrupt for a file that is not one.
+// index of another version, ErrCorrupt for a file that is not one or is
+// damaged, ErrBusy when another process holds a lock past the timeout and
+// ErrHotJournal for an interrupted update that cannot be rolled back.
 func Open(path string) (*Index, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
@@ -168,19 +195,56 @@ func Open(path string) (*Index, error) {
 	m, err := readMeta(db)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open index %s: %w", path, err)
+		return nil, fmt.Errorf("open index %s: %w", path, classify(path, err))
 	}
 	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
 		db.Close()
 		return nil, fmt.Errorf("open index %s: written by format %d feature %d, this build reads format %d feature %d (re-run mss index): %w",
 			path, m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion, ErrVersionMismatch)
 	}
-	return &Index{db: db, path: path, meta: m}, nil
+	ix := &Index{db: db, path: path, meta: m}
+	ix.health.h = Health{State: StateOK, Checked: time.Now().UTC()}
+	return ix, nil
+}
+
+// quickCheck runs SQLite's quick_check: ErrCorrupt if it finds damage.
+func (ix *Index) quickCheck() error {
+	return quickCheck(ix.db, ix.path)
+}
+
+func quickCheck(db *sql.DB, path string) error {
+	rows, err := db.Query(`PRAGMA quick_check`)
+	if err != nil {
+		return fmt.Errorf("index %s: quick_check: %w", path, classify(path, err))
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return fmt.Errorf("index %s: quick_check: %w", path, classify(path, err))
+		}
+		if s != "ok" && len(problems) < 3 {
+			problems = append(problems, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("index %s: quick_check: %w", path, classify(path, err))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("index %s: quick_check: %s: %w", path, strings.Join(problems, "; "), ErrCorrupt)
+	}
+	return nil
 }
 
 func readMeta(db *sql.DB) (Meta, error) {
 	rows, err := db.Query(`SELECT key, value FROM meta`)
 	if err != nil {
+		if c := sqliteCode(err); c != 1 && c != sqliteCorrupt && c != sqliteNotADB {
+			// Busy, read-only with a hot journal, I/O: not damage.
+			return Meta{}, fmt.Errorf("reading meta: %w", err)
+		}
+		// SQLITE_ERROR "no such table", or real corruption.
 		return Meta{}, fmt.Errorf("reading meta: %v: %w", err, ErrCorrupt)
 	}
 	defer rows.Close()
@@ -219,6 +283,7 @@ func readMeta(db *sql.DB) (Meta, error) {
 		return m, err
 	}
 	m.Repo, m.Commit, m.Source, m.OptionsHash = kv["repo"], kv["commit"], kv["source"], kv["options_hash"]
+	m.Root, m.GitDir = kv["root"], kv["git_dir"]
 	if m.Built, err = time.Parse(time.RFC3339, kv["built"]); err != nil {
 		return m, fmt.Errorf("meta field \"built\" = %q: %w", kv["built"], ErrCorrupt)
 	}
@@ -259,36 +324,36 @@ func splitList(s string) []string {
 func (ix *Index) Units() ([]mss.Unit, error) {
 	rows, err := ix.db.Query(`SELECT ` + unitColumns + ` FROM units ORDER BY path, start_line`)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: units: %w", ix.path, err)
+		return nil, fmt.Errorf("index %s: units: %w", ix.path, ix.health.note(ix.path, err))
 	}
 	defer rows.Close()
 	out := make([]mss.Unit, 0, ix.meta.Units)
 	for rows.Next() {
 		u, err := scanUnit(rows)
 		if err != nil {
-			return nil, fmt.Errorf("index %s: units: %w", ix.path, err)
+			return nil, fmt.Errorf("index %s: units: %w", ix.path, ix.health.note(ix.path, err))
 		}
 		out = append(out, u)
 	}
-	return out, rows.Err()
+	return out, ix.health.note(ix.path, rows.Err())
 }
 
 // FileUnits returns the units of one file in line order.
 func (ix *Index) FileUnits(path string) ([]mss.Unit, error) {
 	rows, err := ix.db.Query(`SELECT `+unitColumns+` FROM units WHERE path = ? ORDER BY start_line`, path)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: units of %s: %w", ix.path, path, err)
+		return nil, fmt.Errorf("index %s: units of %s: %w", ix.path, path, ix.health.note(ix.path, err))
 	}
 	defer rows.Close()
 	var out []mss.Unit
 	for rows.Next() {
 		u, err := scanUnit(rows)
 		if err != nil {
-			return nil, fmt.Errorf("index %s: units of %s: %w", ix.path, path, err)
+			return nil, fmt.Errorf("index %s: units of %s: %w", ix.path, path, ix.health.note(ix.path, err))
 		}
 		out = append(out, u)
 	}
-	return out, rows.Err()
+	return out, ix.health.note(ix.path, rows.Err())
 }
 
 // File is one candidate file of the indexed tree and what became of it.
@@ -301,22 +366,40 @@ type File struct {
 	Status   string `json:"status"` // "parsed", a fallback reason, or a skip reason
 }
 
+// SkipReason is the short reason a file with the given status has no
+// units: "vendored", "generated", "too large", "binary", "ignored",
+// "unreadable", "missing", or "empty" (read and segmented, nothing but
+// blank lines).
+func SkipReason(status string) string {
+	switch {
+	case strings.HasPrefix(status, "unreadable"):
+		return "unreadable"
+	case strings.HasPrefix(status, skipMissing+":"):
+		return skipMissing
+	}
+	switch status {
+	case skipVendored, skipGenerated, skipLarge, skipBinary, skipIgnored:
+		return status
+	}
+	return "empty"
+}
+
 // Files lists every candidate file, sorted by path.
 func (ix *Index) Files() ([]File, error) {
 	rows, err := ix.db.Query(`SELECT path, blob, size, language, units, status FROM files ORDER BY path`)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: files: %w", ix.path, err)
+		return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
 	}
 	defer rows.Close()
 	var out []File
 	for rows.Next() {
 		var f File
 		if err := rows.Scan(&f.Path, &f.Blob, &f.Size, &f.Language, &f.Units, &f.Status); err != nil {
-			return nil, fmt.Errorf("index %s: files: %w", ix.path, err)
+			return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
 		}
 		out = append(out, f)
 	}
-	return out, rows.Err()
+	return out, ix.health.note(ix.path, rows.Err())
 }
 
 // Search weights of the FTS columns: a query term in a symbol counts most,
@@ -349,18 +432,18 @@ func (ix *Index) Search(query string, limit int) ([]mss.Unit, error) {
 		ORDER BY m.score, u.path, u.start_line LIMIT ?`,
 		searchWeightSymbol, searchWeightPath, searchWeightBody, strings.Join(q, " OR "), limit)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: search %q: %w", ix.path, query, err)
+		return nil, fmt.Errorf("index %s: search %q: %w", ix.path, query, ix.health.note(ix.path, err))
 	}
 	defer rows.Close()
 	var out []mss.Unit
 	for rows.Next() {
 		u, err := scanUnit(rows)
 		if err != nil {
-			return nil, fmt.Errorf("index %s: search: %w", ix.path, err)
+			return nil, fmt.Errorf("index %s: search: %w", ix.path, ix.health.note(ix.path, err))
 		}
 		out = append(out, u)
 	}
-	return out, rows.Err()
+	return out, ix.health.note(ix.path, rows.Err())
 }
 
 func prefixed(p, cols string) string {

@@ -17,16 +17,32 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/missingcomplement/mss/internal/fsroot"
 )
 
 // A source lists a repository's files and reads their bytes: a git
 // commit (through ls-tree and one cat-file --batch process) or a working
 // tree on disk.
 type source struct {
-	root   string // work tree root ("" for a git directory)
-	gitDir string // git directory, when there is one
-	commit string // commit read, "" for working tree files
+	root   string       // work tree root ("" for a git directory)
+	gitDir string       // git directory, when there is one
+	commit string       // commit read, "" for working tree files
+	files  *fsroot.Root // confined reads of the work tree (nil for a commit)
 }
+
+// close releases the work tree root.
+func (s *source) close() {
+	if s.files != nil {
+		s.files.Close()
+		s.files = nil
+	}
+}
+
+// ErrMissingObject is the cause recorded for a blob that the git directory
+// does not have (a partial clone).
+var ErrMissingObject = errors.New("object missing from the git directory (partial clone?)")
 
 // entry is one candidate file.
 type entry struct {
@@ -73,7 +89,7 @@ func openSource(ctx context.Context, repo, rev string) (*source, error) {
 			return nil, fmt.Errorf("repository %q: --rev %s given but it is not a git repository", repo, rev)
 		}
 		s.root = abs
-		return s, nil
+		return s, s.openRoot()
 	}
 	if s.root == "" && rev == "" {
 		rev = "HEAD"
@@ -84,8 +100,19 @@ func openSource(ctx context.Context, repo, rev string) (*source, error) {
 			return nil, fmt.Errorf("repository %q: revision %q is not a commit: %w", repo, rev, err)
 		}
 		s.commit = strings.TrimSpace(string(out))
+		return s, nil
 	}
-	return s, nil
+	return s, s.openRoot()
+}
+
+// openRoot opens the work tree for confined reads.
+func (s *source) openRoot() error {
+	r, err := fsroot.Open(s.root)
+	if err != nil {
+		return fmt.Errorf("repository %q: %w", s.root, err)
+	}
+	s.files = r
+	return nil
 }
 
 // headCommit is the commit a work tree has checked out, or "".
@@ -164,11 +191,16 @@ func (s *source) list(ctx context.Context) ([]entry, error) {
 		if i > 0 && p == paths[i-1] || strings.HasPrefix(p, ".mss/") {
 			continue
 		}
-		// Lstat: symlinks are skipped, so nothing leads outside the root.
-		st, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p)))
+		// No symbolic link in any component: a file under a linked
+		// directory (git may list "sub/passwd" when "sub" became a link
+		// to /etc) is not a candidate, and neither is a link itself.
+		st, err := s.files.Lstat(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // tracked but deleted in the work tree
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsroot.ErrSymlink) || errors.Is(err, syscall.ENOTDIR) {
+				continue // tracked but deleted, or reached through a link
+			}
+			if errors.Is(err, fsroot.ErrBadPath) {
+				continue // git does not list such paths; never read them
 			}
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -218,19 +250,23 @@ func blobID(data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// readFile reads a work tree file.
+// readFile reads a work tree file, never through a symbolic link.
 func (s *source) readFile(p string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(s.root, filepath.FromSlash(p)))
+	return s.files.ReadFile(p, 0)
 }
 
 // catFile streams the blobs of entries, in order, from one
 // git cat-file --batch process, calling fn for each.
-// Blobs larger than maxBytes are skipped over, and passed as nil.
-func (s *source) catFile(ctx context.Context, entries []entry, maxBytes int64, fn func(e entry, data []byte) error) error {
+// Blobs larger than maxBytes are skipped over, and passed as nil; a blob
+// the git directory lacks is passed as nil with an ErrMissingObject error.
+func (s *source) catFile(ctx context.Context, entries []entry, maxBytes int64, fn func(e entry, data []byte, missing error) error) error {
 	if len(entries) == 0 {
 		return nil
 	}
 	cmd := exec.CommandContext(ctx, "git", "--git-dir="+s.gitDir, "cat-file", "--batch")
+	// A partial clone would fetch a missing blob from its remote: never
+	// reach the network while indexing; record the blob as missing.
+	cmd.Env = append(os.Environ(), "GIT_NO_LAZY_FETCH=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -268,7 +304,30 @@ func (s *source) catFile(ctx context.Context, entries []entry, maxBytes int64, f
 			break
 		}
 		f := strings.Fields(header)
-		if len(f) != 3 || f[1] != "blob" {
+		if len(f) == 2 && f[1] == "missing" {
+			// A partial clone lacks this blob: record it, go on.
+			if readErr = fn(e, nil, fmt.Errorf("blob %s: %w", e.blob, ErrMissingObject)); readErr != nil {
+				break
+			}
+			continue
+		}
+		if len(f) == 3 && f[1] != "blob" {
+			// A name that is not a file (verification asks by path).
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				readErr = fmt.Errorf("git cat-file: %s: size in %q: %w", e.path, strings.TrimSpace(header), err)
+				break
+			}
+			if _, err := io.CopyN(io.Discard, r, n+1); err != nil {
+				readErr = fmt.Errorf("git cat-file: reading %s: %w", e.path, err)
+				break
+			}
+			if readErr = fn(e, nil, fmt.Errorf("%s is a %s, not a file", e.blob, f[1])); readErr != nil {
+				break
+			}
+			continue
+		}
+		if len(f) != 3 {
 			readErr = fmt.Errorf("git cat-file: %s (%s): unexpected header %q", e.path, e.blob, strings.TrimSpace(header))
 			break
 		}
@@ -292,7 +351,7 @@ func (s *source) catFile(ctx context.Context, entries []entry, maxBytes int64, f
 			}
 			data = data[:n]
 		}
-		if readErr = fn(e, data); readErr != nil {
+		if readErr = fn(e, data, nil); readErr != nil {
 			break
 		}
 	}
@@ -319,6 +378,8 @@ const (
 	skipGenerated = "generated"
 	skipLarge     = "too large"
 	skipBinary    = "binary"
+	skipIgnored   = "ignored" // listed in .mssignore
+	skipMissing   = "missing" // blob absent from a partial clone
 )
 
 // vendoredDirs are directory names whose contents are someone else's code.
@@ -411,4 +472,54 @@ func binary(data []byte) bool {
 		data = data[:8000]
 	}
 	return bytes.IndexByte(data, 0) >= 0
+}
+
+// describe names the source in messages.
+func (s *source) describe() string {
+	switch {
+	case s.commit != "":
+		return fmt.Sprintf("commit %s of %s", s.commit, s.gitDir)
+	case s.gitDir != "":
+		return "work tree " + s.root
+	}
+	return "directory " + s.root
+}
+
+// tracked reports whether git tracks the file at p in the work tree: an
+// index committed to the repository, which mss did not write.
+func (s *source) tracked(ctx context.Context, p string) bool {
+	if s.root == "" || s.gitDir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(s.root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false
+	}
+	_, err = git(ctx, "", "-C", s.root, "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
+	return err == nil
+}
+
+// ignoreRules reads the .mssignore at the root of the source: the work
+// tree's file, or the commit's blob.
+func (s *source) ignoreRules(ctx context.Context) (*ignoreList, error) {
+	var data []byte
+	if s.commit != "" {
+		if _, err := git(ctx, s.gitDir, "cat-file", "-e", s.commit+":"+ignoreFile); err != nil {
+			return nil, nil // no .mssignore in this commit
+		}
+		var err error
+		if data, err = git(ctx, s.gitDir, "cat-file", "blob", s.commit+":"+ignoreFile); err != nil {
+			return nil, fmt.Errorf("index: reading %s of %s: %w", ignoreFile, s.commit, err)
+		}
+	} else {
+		b, err := s.files.ReadFile(ignoreFile, 1<<20)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("index: reading %s: %w", ignoreFile, err)
+		}
+		data = b
+	}
+	return parseIgnore(ignoreFile, data)
 }

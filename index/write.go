@@ -63,20 +63,28 @@ type Options struct {
 	IncludeGenerated bool  // index generated files (protobuf output, lock files, "Code generated" headers)
 
 	Workers  int                   // parallel parsers; 0 means GOMAXPROCS
-	Progress func(done, total int) // optional, called as files are parsed
+	Progress func(done, total int) // optional, called as files are decided; total = candidate files
+
+	// LockWait bounds the wait for another writer of the same index; 0
+	// means DefaultLockWait.
+	LockWait time.Duration
+	// Logf, if set, is told of events worth a log line: an index rebuilt
+	// because it was corrupt, foreign or tracked by git.
+	Logf func(format string, args ...any)
 }
 
 // Summary reports a build.
 type Summary struct {
-	Files     int            `json:"files"`  // files indexed (with units)
-	Units     int            `json:"units"`  // units in the index
-	Parsed    int            `json:"parsed"` // files segmented by this run
-	Reused    int            `json:"reused"` // files whose units were kept from the previous index
-	Skipped   map[string]int `json:"skipped,omitempty"`
-	Languages map[string]int `json:"languages"` // units per language ("" = text)
-	Seconds   float64        `json:"seconds"`
-	Commit    string         `json:"commit,omitempty"`
-	DB        string         `json:"db"`
+	Files      int            `json:"files"`      // files indexed (with units)
+	Candidates int            `json:"candidates"` // files recorded: indexed, or skipped with a reason
+	Units      int            `json:"units"`      // units in the index
+	Parsed     int            `json:"parsed"`     // files segmented by this run
+	Reused     int            `json:"reused"`     // files whose units were kept from the previous index
+	Skipped    map[string]int `json:"skipped,omitempty"`
+	Languages  map[string]int `json:"languages"` // units per language ("" = text)
+	Seconds    float64        `json:"seconds"`
+	Commit     string         `json:"commit,omitempty"`
+	DB         string         `json:"db"`
 	// Rebuilt says why an existing index was not updated in place.
 	Rebuilt string `json:"rebuilt,omitempty"`
 }
@@ -104,7 +112,12 @@ type parsed struct {
 }
 
 // Build creates the index of opts.Repo, or updates an existing compatible
-// one incrementally. On any error the previous index is left untouched.
+// one incrementally. On any error the previous index is left untouched. It
+// never overwrites a file that is not an mss index (ErrNotIndex), waits for
+// another writer of the same index (ErrBusy past Options.LockWait), and
+// rebuilds from the source an index that is corrupt, of another version,
+// recorded for another source, or tracked by git (Summary.Rebuilt says
+// which, and Options.Logf is told).
 func Build(ctx context.Context, opts Options) (*Summary, error) {
 	t0 := time.Now()
 	if opts.Repo == "" {
@@ -114,19 +127,14 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	dbPath := opts.DB
+	defer src.close()
+	dbPath, owned := opts.DB, false
 	if dbPath == "" {
 		if src.root == "" {
 			return nil, fmt.Errorf("index: %s is a git directory: name the index file (--db)", opts.Repo)
 		}
-		dbPath = filepath.Join(src.root, ".mss", "index.db")
-		if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
-			return nil, fmt.Errorf("index: %w", err)
-		}
-		// Keep the index out of git status; never overwrite a user's file.
-		ignore := filepath.Join(filepath.Dir(dbPath), ".gitignore")
-		if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
-			os.WriteFile(ignore, []byte("# written by mss index\n*\n"), 0o644)
+		if dbPath, owned, err = defaultIndexPath(src.root); err != nil {
+			return nil, err
 		}
 	}
 	dbPath, err = filepath.Abs(dbPath)
@@ -136,16 +144,43 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
+	// Refuse a foreign file before taking the lock (which creates a file).
+	if _, err := checkTarget(dbPath, owned); err != nil {
+		return nil, err
+	}
+	lock, err := lockIndex(ctx, dbPath, opts.LockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	damaged, err := checkTarget(dbPath, owned) // again, now that no writer runs
+	if err != nil {
+		return nil, err
+	}
 	removeStaleTemps(dbPath)
 
 	entries, err := src.list(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: listing files: %w", opts.Repo, err)
 	}
+	ignore, err := src.ignoreRules(ctx)
+	if err != nil {
+		return nil, err
+	}
 
 	sum := &Summary{DB: dbPath, Commit: src.commit, Languages: map[string]int{}, Skipped: map[string]int{}}
-	old, reason := previousFiles(dbPath, opts.optionsHash())
-	sum.Rebuilt = reason
+	var old map[string]string
+	if damaged {
+		sum.Rebuilt = "corrupt: not recognisable as an index"
+	} else if old, sum.Rebuilt, err = previousFiles(ctx, dbPath, opts.optionsHash(), src); err != nil {
+		return nil, err
+	}
+	if old != nil && src.tracked(ctx, dbPath) {
+		old, sum.Rebuilt = nil, "tracked by git: an index committed to the repository is never trusted"
+	}
+	if sum.Rebuilt != "" && opts.Logf != nil {
+		opts.Logf("index %s: %s; rebuilding it from %s", dbPath, sum.Rebuilt, src.describe())
+	}
 
 	// target is the file written: the index itself for an update in
 	// place, a temporary file for a new index.
@@ -175,7 +210,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+		return nil, fmt.Errorf("index: %w", classify(target, err))
 	}
 	defer tx.Rollback()
 	w, err := newWriter(ctx, tx)
@@ -189,30 +224,34 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	// memory holds only the files in flight.
 	var toParse []entry
 	keep := map[string]bool{}
+	decided := 0
 	for _, e := range entries {
-		if src.commit == "" {
-			if e.size > opts.maxBytes() {
-				e.blob = "size:" + strconv.FormatInt(e.size, 10)
-			} else {
-				b, err := src.readFile(e.path)
-				if err != nil {
-					// Unreadable files are recorded, never silently dropped.
-					e.blob = "unreadable"
-					keep[e.path] = true
-					if err := w.deleteFile(e.path, old); err != nil {
-						return nil, err
-					}
-					if err := w.file(e, "", 0, unreadable(err)); err != nil {
-						return nil, err
-					}
-					continue
+		switch {
+		case ignore.match(e.path):
+			e.blob = skipIgnored
+		case src.commit == "" && e.size > opts.maxBytes():
+			e.blob = "size:" + strconv.FormatInt(e.size, 10)
+		case src.commit == "":
+			b, err := src.readFile(e.path)
+			if err != nil {
+				// Unreadable files are recorded, never silently dropped.
+				e.blob = "unreadable"
+				keep[e.path] = true
+				if err := w.deleteFile(e.path, old); err != nil {
+					return nil, err
 				}
-				e.blob = blobID(b)
+				if err := w.file(e, "", 0, unreadable(err)); err != nil {
+					return nil, err
+				}
+				decided++
+				continue
 			}
+			e.blob = blobID(b)
 		}
 		keep[e.path] = true
 		if prev, found := old[e.path]; found && prev == e.blob {
 			sum.Reused++
+			decided++
 			continue
 		}
 		if err := w.deleteFile(e.path, old); err != nil {
@@ -222,6 +261,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 			if err := w.file(e, segment.Language(e.path), 0, reason); err != nil {
 				return nil, err
 			}
+			decided++
 			continue
 		}
 		toParse = append(toParse, e)
@@ -234,6 +274,13 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		}
 	}
 
+	// Progress counts every candidate file, the same number that the
+	// index records and `mss index check` reports.
+	progress := opts.Progress
+	if progress != nil {
+		progress(decided, len(entries))
+		opts.Progress = func(done, _ int) { progress(decided+done, len(entries)) }
+	}
 	if err := parseAll(ctx, src, toParse, &opts, w, sum); err != nil {
 		return nil, err
 	}
@@ -245,7 +292,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	w.close()
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("index: commit %s: %w", target, err)
+		return nil, fmt.Errorf("index: commit %s: %w", target, classify(target, err))
 	}
 	if err := db.Close(); err != nil {
 		return nil, fmt.Errorf("index: closing %s: %w", target, err)
@@ -270,6 +317,8 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 // skipByName says why a file is left out before reading it, or "".
 func skipByName(e entry, o *Options) string {
 	switch {
+	case e.blob == skipIgnored:
+		return skipIgnored
 	case !o.IncludeVendored && vendored(e.path):
 		return skipVendored
 	case e.size > o.maxBytes():
@@ -325,9 +374,14 @@ func parseAll(ctx context.Context, src *source, files []entry, opts *Options, w 
 		}
 		if src.commit != "" {
 			seq := 0
-			readErr <- src.catFile(ctx, files, opts.maxBytes(), func(e entry, b []byte) error {
+			readErr <- src.catFile(ctx, files, opts.maxBytes(), func(e entry, b []byte, missing error) error {
 				seq++
-				return send(seq-1, e, b, nil)
+				if missing != nil {
+					// Recorded under another blob id, so that the next
+					// build tries again once the object is there.
+					e.blob = "missing:" + e.blob
+				}
+				return send(seq-1, e, b, missing)
 			})
 			return
 		}
@@ -411,6 +465,9 @@ func parseAll(ctx context.Context, src *source, files []entry, opts *Options, w 
 
 // unreadable is the status of a file that could not be read.
 func unreadable(err error) string {
+	if errors.Is(err, ErrMissingObject) {
+		return skipMissing + ": " + err.Error()
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return "unreadable: " + pe.Err.Error()
@@ -449,44 +506,62 @@ func parseOne(e entry, data []byte, o *Options) (p parsed) {
 
 // previousFiles returns the path -> blob table of a compatible existing
 // index, or nil and why it cannot be updated in place ("" if none exists).
-func previousFiles(dbPath, optsHash string) (map[string]string, string) {
+// The index is rebuilt when it is of another version or options, recorded
+// for another source, or corrupt (SQLite's quick_check); a busy index, a
+// hot journal on a read-only filesystem or any other failure to read it
+// is an error, never a reason to rebuild over it.
+func previousFiles(ctx context.Context, dbPath, optsHash string, src *source) (map[string]string, string, error) {
 	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
-		return nil, ""
+		return nil, "", nil
 	}
 	// Read-write, so that a journal left by an interrupted update is
 	// rolled back before the files table is read.
 	db, err := sql.Open("sqlite", dsn(dbPath, false)+"&mode=rw&_pragma=query_only(1)")
 	if err != nil {
-		return nil, "unreadable: " + err.Error()
+		return nil, "", fmt.Errorf("index %s: %w", dbPath, err)
 	}
 	defer db.Close()
+	db.SetMaxOpenConns(1)
+	fail := func(err error) (map[string]string, string, error) {
+		err = classify(dbPath, err)
+		if errors.Is(err, ErrCorrupt) {
+			return nil, "corrupt: " + err.Error(), nil
+		}
+		return nil, "", fmt.Errorf("index %s: %w", dbPath, err)
+	}
 	m, err := readMeta(db)
 	if err != nil {
-		return nil, "unreadable: " + err.Error()
+		return fail(err)
 	}
 	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
-		return nil, fmt.Sprintf("version: format %d feature %d, want %d %d", m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion)
+		return nil, fmt.Sprintf("version: format %d feature %d, want %d %d", m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion), nil
 	}
 	if m.OptionsHash != optsHash {
-		return nil, "options changed"
+		return nil, "options changed", nil
 	}
-	rows, err := db.Query(`SELECT path, blob FROM files`)
+	if m.Root != src.root || m.GitDir != src.gitDir {
+		return nil, fmt.Sprintf("recorded for another source (root %q, git dir %q)", m.Root, m.GitDir), nil
+	}
+	if err := quickCheck(db, dbPath); err != nil {
+		return fail(err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT path, blob FROM files`)
 	if err != nil {
-		return nil, "unreadable: " + err.Error()
+		return fail(err)
 	}
 	defer rows.Close()
 	out := map[string]string{}
 	for rows.Next() {
 		var p, b string
 		if err := rows.Scan(&p, &b); err != nil {
-			return nil, "unreadable: " + err.Error()
+			return fail(err)
 		}
 		out[p] = b
 	}
 	if err := rows.Err(); err != nil {
-		return nil, "unreadable: " + err.Error()
+		return fail(err)
 	}
-	return out, ""
+	return out, "", nil
 }
 
 // writer holds the prepared statements of one build transaction.
@@ -587,6 +662,7 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 	if err := q(`SELECT COUNT(*), COALESCE(SUM(units), 0), COUNT(CASE WHEN units > 0 THEN 1 END) FROM files`, &nfiles, &sum.Units, &sum.Files); err != nil {
 		return fmt.Errorf("index: counting: %w", err)
 	}
+	sum.Candidates = nfiles
 	rows, err := w.tx.QueryContext(w.ctx, `SELECT language, SUM(units) FROM files WHERE units > 0 GROUP BY language`)
 	if err != nil {
 		return fmt.Errorf("index: counting: %w", err)
@@ -612,13 +688,9 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 			rows.Close()
 			return fmt.Errorf("index: counting: %w", err)
 		}
-		if strings.HasPrefix(s, "unreadable") {
-			s = "unreadable"
-		}
-		switch s {
-		case skipVendored, skipGenerated, skipLarge, skipBinary, "unreadable":
-			sum.Skipped[s] += n
-		}
+		// Every candidate without units is counted under a reason, so
+		// that indexed + skipped = candidates.
+		sum.Skipped[SkipReason(s)] += n
 	}
 	rows.Close()
 	source := "commit"
@@ -640,6 +712,8 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 		"feature_version": strconv.Itoa(FeatureVersion),
 		"options_hash":    o.optionsHash(),
 		"repo":            repo,
+		"root":            src.root,
+		"git_dir":         src.gitDir,
 		"commit":          commit,
 		"source":          source,
 		"built":           time.Now().UTC().Format(time.RFC3339),

@@ -3,6 +3,7 @@ package repobench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -90,7 +91,28 @@ type RunStats struct {
 	Methods map[string]*MethodStats
 	Builds  []IndexBuild
 	Wall    time.Duration
+	// Failed lists the repositories whose run failed; the others went on.
+	Failed []RepoFailure
 }
+
+// RepoFailure is one repository that could not be run to the end: its
+// index could not be built, or a state failed. Its remaining states stay
+// unanswered (a later run resumes them).
+type RepoFailure struct {
+	Repo   string
+	States int // states of the repository pending at the start of the run
+	Err    string
+}
+
+// ErrReposFailed is returned, with the stats, when some repository failed
+// and the others were run.
+var ErrReposFailed = errors.New("repositories failed")
+
+// outputError marks a failure to write predictions: it stops the run.
+type outputError struct{ err error }
+
+func (e outputError) Error() string { return e.err.Error() }
+func (e outputError) Unwrap() error { return e.err }
 
 // Percentile returns the p-th percentile (0..100) of xs by the nearest-rank
 // rule, or NaN when xs is empty.
@@ -253,7 +275,15 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 					continue
 				}
 				if err := runRepo(ctx, opts, outs, ctls, w, rec); err != nil {
-					fail(err)
+					var oe outputError
+					if errors.As(err, &oe) || ctx.Err() != nil {
+						fail(err)
+						continue
+					}
+					// One repository's failure does not stop the others.
+					mu.Lock()
+					stats.Failed = append(stats.Failed, RepoFailure{Repo: w.repo, States: w.n, Err: err.Error()})
+					mu.Unlock()
 				}
 			}
 		}()
@@ -272,8 +302,16 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		}
 	}
 	stats.Wall = time.Since(start)
+	sort.Slice(stats.Failed, func(a, b int) bool { return stats.Failed[a].Repo < stats.Failed[b].Repo })
 	if firstErr != nil {
 		return stats, firstErr
+	}
+	if len(stats.Failed) > 0 {
+		msgs := make([]string, len(stats.Failed))
+		for i, f := range stats.Failed {
+			msgs[i] = f.Repo + ": " + f.Err
+		}
+		return stats, fmt.Errorf("%d of %d %w: %s", len(stats.Failed), len(repos), ErrReposFailed, strings.Join(msgs, "; "))
 	}
 	for _, o := range outs {
 		if len(o.done) == len(opts.States) {
@@ -302,7 +340,7 @@ func (r *recorder) write(o *methodOut, p *Prediction) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := appendLine(o.f, p); err != nil {
-		return fmt.Errorf("%s: %w", o.Output, err)
+		return outputError{fmt.Errorf("%s: %w", o.Output, err)}
 	}
 	o.done[p.StateID] = p
 	ms := r.stats.Methods[o.Name]

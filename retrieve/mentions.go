@@ -63,24 +63,8 @@ var (
 	qualRe      = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+`)
 )
 
-// StateText is the text of a state that views read, field by field in a
-// fixed order: issue, need, hypothesis, subgoal, observation, test output,
-// diff and search queries.
-func StateText(s *mss.State) string {
-	var b strings.Builder
-	for _, t := range []string{s.Issue, s.InformationNeed, s.CurrentHypothesis, s.CurrentSubgoal,
-		s.CurrentObservation, s.LatestTestOutput, s.CurrentDiff} {
-		if t != "" {
-			b.WriteString(t)
-			b.WriteByte('\n')
-		}
-	}
-	for _, q := range s.SearchQueries {
-		b.WriteString(q)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
+// StateText is the text of a state that views read (mss.State.Text).
+func StateText(s *mss.State) string { return s.Text() }
 
 // Extract finds the mentions in a state's text. It never fails: text that
 // matches no pattern simply yields no mention.

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
 	sitter "github.com/smacker/go-tree-sitter"
@@ -141,8 +143,15 @@ func (f *file) nlines() int { return len(f.starts) }
 // tokens is the cost of lines s..e (0-based, inclusive) with newlines.
 func (f *file) tokens(s, e int) int { return (f.cum[e+1] - f.cum[s] + 3) / 4 }
 
+// blank reports whether line i holds only white space: ASCII, or any
+// Unicode space (a line of non-breaking spaces is blank too, as
+// strings.TrimSpace sees it).
 func (f *file) blank(i int) bool {
-	for _, b := range f.src[f.starts[i]:f.ends[i]] {
+	line := f.src[f.starts[i]:f.ends[i]]
+	for _, b := range line {
+		if b >= utf8.RuneSelf {
+			return len(bytes.TrimSpace(line)) == 0
+		}
 		if b != ' ' && b != '\t' && b != '\r' && b != '\f' && b != '\v' {
 			return false
 		}

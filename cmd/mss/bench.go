@@ -30,7 +30,7 @@ var benchCmd = &cobra.Command{
 }
 
 func init() {
-	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd())
+	benchCmd.AddCommand(newBenchRepoCmd(), newBenchScoreCmd(), newBenchCompareCmd(), newBenchBuildCmd())
 	addCommand(benchCmd)
 }
 
@@ -437,6 +437,9 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 				repobench.Percentile(ms.LatencyMS, 50), repobench.Percentile(ms.LatencyMS, 95))
 		}
 		fmt.Fprintln(w)
+	}
+	for _, f := range s.Failed {
+		fmt.Fprintf(w, "FAILED %s (%d states pending): %s\n", f.Repo, f.States, f.Err)
 	}
 	if len(s.Builds) == 0 {
 		return

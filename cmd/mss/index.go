@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/index"
 	"github.com/schollz/progressbar/v3"
@@ -47,6 +52,9 @@ work tree.`,
 					}
 					bar.Set(done)
 				}
+			}
+			opts.Logf = func(format string, args ...any) {
+				fmt.Fprintf(stderr, "mss index: "+format+"\n", args...)
 			}
 			sum, err := index.Build(cmd.Context(), opts)
 			if bar != nil {
@@ -89,16 +97,190 @@ work tree.`,
 			if err := ix.CheckAll(checkAll); err != nil {
 				return err
 			}
+			files, err := ix.Files()
+			if err != nil {
+				return err
+			}
+			indexed := 0
+			for _, f := range files {
+				if f.Units > 0 {
+					indexed++
+				}
+			}
 			m := ix.Meta()
-			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s: format %d, feature %d, %d files, %d units, commit %s\n",
-				checkDB, m.FormatVersion, m.FeatureVersion, m.Files, m.Units, orNone(m.Commit))
+			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s: format %d, feature %d, %d files (%d indexed, %d skipped), %d units, commit %s\n",
+				displayPath(checkDB), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit))
 			return nil
 		},
 	}
 	check.Flags().StringVar(&checkDB, "db", ".mss/index.db", "index file")
 	check.Flags().BoolVar(&checkAll, "all", true, "hash every unit (false: a sample)")
-	cmd.AddCommand(check)
+	cmd.AddCommand(check, newIndexLsCmd(), newIndexShowCmd())
 	return cmd
+}
+
+// newIndexLsCmd builds "mss index ls": the files of an index, with their
+// unit counts, language and skip reason.
+func newIndexLsCmd() *cobra.Command {
+	var (
+		db          string
+		skippedOnly bool
+		lang        string
+		asJSON      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "List the files of an index: units, language, and why a file was skipped",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ix, err := index.Open(db)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			files, err := ix.Files()
+			if err != nil {
+				return err
+			}
+			type row struct {
+				index.File
+				Skipped string `json:"skipped,omitempty"` // index.SkipReason, for files without units
+			}
+			rows := []row{}
+			for _, f := range files {
+				r := row{File: f}
+				if f.Units == 0 {
+					r.Skipped = index.SkipReason(f.Status)
+				}
+				if skippedOnly && r.Skipped == "" {
+					continue
+				}
+				if lang != "" && languageName(f.Language) != lang && f.Language != lang {
+					continue
+				}
+				rows = append(rows, r)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "PATH\tLANGUAGE\tUNITS\tSTATUS")
+			for _, r := range rows {
+				status := r.Status
+				if r.Skipped != "" && r.Skipped != r.Status {
+					status = r.Skipped + ": " + r.Status
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", displayPath(r.Path), languageName(r.Language), r.Units, displayPath(status))
+			}
+			return tw.Flush()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&db, "db", ".mss/index.db", "index file")
+	f.BoolVar(&skippedOnly, "skipped", false, "only files without units, with the reason")
+	f.StringVar(&lang, "lang", "", "only files of this language (python, go, ..., text)")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// newIndexShowCmd builds "mss index show PATH": one file's units.
+func newIndexShowCmd() *cobra.Command {
+	var (
+		db      string
+		asJSON  bool
+		content bool
+	)
+	cmd := &cobra.Command{
+		Use:   "show PATH",
+		Short: "List the units of one indexed file",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ix, err := index.Open(db)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			path := filepath.ToSlash(strings.TrimPrefix(args[0], "./"))
+			units, err := ix.FileUnits(path)
+			if err != nil {
+				return err
+			}
+			if len(units) == 0 {
+				files, err := ix.Files()
+				if err != nil {
+					return err
+				}
+				for _, f := range files {
+					if f.Path == path {
+						return fmt.Errorf("%s has no units: %s", displayPath(path), displayPath(f.Status))
+					}
+				}
+				return fmt.Errorf("%s is not in the index %s", displayPath(path), displayPath(db))
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if !content {
+					for i := range units {
+						units[i].Content = ""
+					}
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(units)
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "LINES\tKIND\tSYMBOL\tTOKENS\tID")
+			for _, u := range units {
+				fmt.Fprintf(tw, "%d-%d\t%s\t%s\t%d\t%s\n", u.StartLine, u.EndLine, u.Kind, orDash(u.Symbol), u.Tokens, u.ID)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if content {
+				for _, u := range units {
+					fmt.Fprintf(out, "\n--- %s:%d-%d\n%s", displayPath(u.Path), u.StartLine, u.EndLine, u.Content)
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&db, "db", ".mss/index.db", "index file")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.BoolVar(&content, "content", false, "also print each unit's content")
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// languageName is a language as printed: "text" for files no grammar covers.
+func languageName(l string) string {
+	if l == "" {
+		return "text"
+	}
+	return l
+}
+
+// displayPath quotes a path holding control characters or invalid UTF-8,
+// so that a file name cannot write escape sequences to a terminal.
+func displayPath(p string) string {
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 func orNone(s string) string {
@@ -109,11 +291,11 @@ func orNone(s string) string {
 }
 
 func printSummary(w io.Writer, s *index.Summary) {
-	fmt.Fprintf(w, "indexed %d files, %d units (%d parsed, %d reused) in %.2fs\n", s.Files, s.Units, s.Parsed, s.Reused, s.Seconds)
+	fmt.Fprintf(w, "indexed %d of %d files, %d units (%d parsed, %d reused) in %.2fs\n", s.Files, s.Candidates, s.Units, s.Parsed, s.Reused, s.Seconds)
 	if s.Commit != "" {
 		fmt.Fprintf(w, "commit   %s\n", s.Commit)
 	}
-	fmt.Fprintf(w, "index    %s\n", s.DB)
+	fmt.Fprintf(w, "index    %s\n", displayPath(s.DB))
 	if s.Rebuilt != "" {
 		fmt.Fprintf(w, "rebuilt  %s\n", s.Rebuilt)
 	}

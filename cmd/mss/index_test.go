@@ -50,7 +50,7 @@ func TestIndexCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"indexed 3 files, 4 units (3 parsed, 0 reused)", "units    go 2, python 1, text 1"} {
+	for _, want := range []string{"indexed 3 of 3 files, 4 units (3 parsed, 0 reused)", "units    go 2, python 1, text 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -81,5 +81,117 @@ func TestIndexCommand(t *testing.T) {
 	}
 	if _, err := runIndex(t, "--repo", filepath.Join(dir, "nope")); err == nil {
 		t.Error("index of a missing directory: want an error")
+	}
+}
+
+// TestIndexLsShow: ls lists files with units, language and skip reason;
+// show lists a file's units; the counts of the summary, ls and check agree.
+func TestIndexLsShow(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"pkg/util.py":      "def lookup_single(name):\n    return name\n\n\nclass Registry:\n    pass\n",
+		"main.go":          "package main\n\nfunc main() {}\n",
+		"README.md":        "# Demo\n",
+		"scratch/notes.py": "def draft():\n    pass\n",
+		"logo.png":         "\x89PNG\x00\x00",
+		"empty.py":         "",
+		".mssignore":       "scratch/\n",
+		"esc\x1b[31m.txt":  "red\n",
+	}
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte(c), 0o644)
+	}
+	git := exec.Command("git", "init", "-q")
+	git.Dir = dir
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	out, err := runIndex(t, "--repo", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// .mssignore, README.md, main.go, util.py, the ESC file: 5 indexed of 8.
+	if !strings.HasPrefix(out, "indexed 5 of 8 files,") || !strings.Contains(out, "skipped  binary 1, empty 1, ignored 1 files") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("raw escape byte in the summary")
+	}
+	db := filepath.Join(dir, ".mss", "index.db")
+	out, err = runIndex(t, "check", "--db", db)
+	if err != nil || !strings.Contains(out, "8 files (5 indexed, 3 skipped)") {
+		t.Errorf("check: %q, %v", out, err)
+	}
+
+	out, err = runIndex(t, "ls", "--db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n != 9 {
+		t.Errorf("ls: %d lines, want a header and 8 files:\n%s", n, out)
+	}
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, `"esc\x1b[31m.txt"`) {
+		t.Errorf("ls prints a control character raw:\n%q", out)
+	}
+	out, err = runIndex(t, "ls", "--db", db, "--skipped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"logo.png", "binary", "scratch/notes.py", "ignored", "empty.py", "empty"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ls --skipped lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "main.go") {
+		t.Errorf("ls --skipped lists an indexed file:\n%s", out)
+	}
+	out, err = runIndex(t, "ls", "--db", db, "--lang", "python", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Path, Language, Status, Skipped string
+		Units                           int
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("ls --json: %v\n%s", err, out)
+	}
+	got := map[string]int{}
+	for _, r := range rows {
+		got[r.Path] = r.Units
+	}
+	if len(rows) != 3 || got["pkg/util.py"] != 2 || got["empty.py"] != 0 {
+		t.Errorf("ls --lang python --json: %+v", rows)
+	}
+
+	out, err = runIndex(t, "show", "--db", db, "pkg/util.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "1-2") || !strings.Contains(out, "lookup_single") || !strings.Contains(out, "Registry") {
+		t.Errorf("show:\n%s", out)
+	}
+	if _, err := runIndex(t, "show", "--db", db, "logo.png"); err == nil || !strings.Contains(err.Error(), "binary") {
+		t.Errorf("show of a skipped file: %v", err)
+	}
+	if _, err := runIndex(t, "show", "--db", db, "nope.py"); err == nil || !strings.Contains(err.Error(), "not in the index") {
+		t.Errorf("show of an unknown file: %v", err)
+	}
+}
+
+// TestIndexRefusesForeignDB: --db never overwrites a file mss did not write.
+func TestIndexRefusesForeignDB(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.py"), []byte("def a():\n    pass\n"), 0o644)
+	notes := filepath.Join(t.TempDir(), "n.md")
+	os.WriteFile(notes, []byte("notes\n"), 0o644)
+	_, err := runIndex(t, "--repo", dir, "--db", notes)
+	if err == nil || !strings.Contains(err.Error(), "not an mss index") {
+		t.Errorf("index --db notes: %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "notes\n" {
+		t.Errorf("n.md overwritten: %.20q", b)
 	}
 }

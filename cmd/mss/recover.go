@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,63 +159,18 @@ an embedding view through an OpenAI-compatible endpoint.`,
 	return cmd
 }
 
-// stateTextFields are the fields a state needs at least one of.
-var stateTextFields = []string{"issue", "information_need", "current_observation", "current_hypothesis",
-	"current_subgoal", "latest_test_output", "current_diff", "search_queries"}
-
-// readStateCard reads one state card; errors name the file, line and field.
+// readStateCard reads one state card through mss.DecodeState, the one
+// reader every surface uses; errors name the file, line and field.
 func readStateCard(path string, stdin io.Reader) (*mss.State, error) {
-	var (
-		data []byte
-		err  error
-		name = path
-	)
 	if path == "-" {
-		name = "<stdin>"
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(path)
+		return mss.DecodeState("<stdin>", stdin)
 	}
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("state %s: %w", name, err)
+		return nil, fmt.Errorf("state %s: %w", path, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var st mss.State
-	if err := dec.Decode(&st); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return nil, fmt.Errorf("state %s:%d: %v", name, lineAt(data, syn.Offset), err)
-		case errors.As(err, &typ):
-			return nil, fmt.Errorf("state %s:%d: field %q: want %v, got JSON %s", name, lineAt(data, typ.Offset), typ.Field, typ.Type, typ.Value)
-		case errors.Is(err, io.EOF):
-			return nil, fmt.Errorf("state %s: empty file, want one JSON object", name)
-		}
-		return nil, fmt.Errorf("state %s: %w", name, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("state %s:%d: more than one JSON value; give one state card", name, lineAt(data, dec.InputOffset()))
-	}
-	if strings.TrimSpace(retrieve.StateText(&st)) == "" {
-		return nil, fmt.Errorf("state %s: no text to recover evidence for: set at least one of %s", name, strings.Join(stateTextFields, ", "))
-	}
-	for i, sp := range st.ObservedSpans {
-		if sp.Path == "" {
-			return nil, fmt.Errorf("state %s: field observed_spans[%d].path is empty", name, i)
-		}
-		if sp.StartLine < 1 || sp.EndLine < sp.StartLine {
-			return nil, fmt.Errorf("state %s: field observed_spans[%d] (%s): lines %d-%d are not a 1-based range", name, i, sp.Path, sp.StartLine, sp.EndLine)
-		}
-	}
-	return &st, nil
-}
-
-func lineAt(data []byte, offset int64) int {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	return 1 + bytes.Count(data[:offset], []byte("\n"))
+	defer f.Close()
+	return mss.DecodeState(path, f)
 }
 
 // unknownObservedPaths lists observed span paths no unit of the engine has.

@@ -101,7 +101,11 @@ func TestRecoverBadInput(t *testing.T) {
 	}{
 		{"no text", `{"state_id": "x", "opened_files": ["a.py"]}`, []string{"--repo", repo}, "no text to recover evidence for", ""},
 		{"syntax", "{\n\"issue\": \"x\",\n\"observed_spans\": [\n}", []string{"--repo", repo}, "<stdin>:4", ""},
-		{"type", "{\"issue\": \"x\",\n \"observed_spans\": 3}", []string{"--repo", repo}, `field "observed_spans"`, ""},
+		{"type", "{\"issue\": \"x\",\n \"observed_spans\": 3}", []string{"--repo", repo}, `<stdin>:2: field observed_spans: want []mss.Span`, ""},
+		{"white space", " \n \n", []string{"--repo", repo}, "<stdin>: only white space", ""},
+		{"byte-order mark", "\ufeff{\"issue\": \"parse_header\"}", []string{"--repo", repo}, "", ""},
+		{"unknown field", "{\"issue\": \"x\",\n\"observed_span\": []}", []string{"--repo", repo}, "<stdin>:2: field observed_span: unknown field", ""},
+		{"oversized", strings.Repeat(" ", 5<<20), []string{"--repo", repo}, "larger than", ""},
 		{"bad span", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 5, "end_line": 2}]}`, []string{"--repo", repo}, "observed_spans[0]", ""},
 		{"no repo", `{"issue": "x"}`, nil, "--repo", ""},
 		{"unknown method", `{"issue": "x"}`, []string{"--repo", repo, "--method", "nope"}, "unknown method", ""},

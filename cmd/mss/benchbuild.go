@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/missingcomplement/mss/internal/benchbuild"
+	"github.com/spf13/cobra"
+)
+
+type benchBuildFlags struct {
+	instances, alternatives []string
+	mirrorRoot              string
+	fromHistory             bool
+	repos                   []string
+	repoName                string
+	rev, since              string
+	limit, maxGroups        int
+	maxFiles                int
+	out                     string
+}
+
+func newBenchBuildCmd() *cobra.Command {
+	var f benchBuildFlags
+	cmd := &cobra.Command{
+		Use:   "build --out DIR (--instances FILE... --mirror-root DIR | --from-history --repo GITDIR...)",
+		Short: "Make repository-track states and labels from SWE-bench-format instances or a repository's history",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBenchBuild(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.instances, "instances", nil, "SWE-bench JSON/JSONL or Multi-SWE-bench JSONL instance file (repeatable)")
+	fl.StringArrayVar(&f.alternatives, "alternatives", nil, "JSONL of other passing fixes, {\"instance_id\", \"patch\"} a line (repeatable)")
+	fl.StringVar(&f.mirrorRoot, "mirror-root", "", "directory holding git directories as <owner>+<name>/repo or <owner>+<name>.git")
+	fl.BoolVar(&f.fromHistory, "from-history", false, "mine the fix commits of --repo instead of reading instances")
+	fl.StringArrayVar(&f.repos, "repo", nil, "git directory to mine (repeatable); its name is read from <owner>+<name>/repo or <owner>+<name>.git")
+	fl.StringVar(&f.repoName, "repo-name", "", "owner/name of the one --repo, when its directory does not say it")
+	fl.StringVar(&f.rev, "rev", "HEAD", "commit whose first-parent history is mined")
+	fl.StringVar(&f.since, "since", "", "mine only commits after this date (git date syntax, e.g. 2020-01-01)")
+	fl.IntVar(&f.limit, "limit", 0, "mine at most this many fix commits per repository (0: all)")
+	fl.IntVar(&f.maxFiles, "max-files", 50, "commits changing more files are not taken as fixes")
+	fl.IntVar(&f.maxGroups, "max-groups", benchbuild.DefaultMaxGroups, "instances needing more groups are skipped")
+	fl.StringVar(&f.out, "out", "", "output directory: states.jsonl and labels.jsonl")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// repoNameOf reads owner/name from a mirror layout path.
+func repoNameOf(gitDir string) (string, error) {
+	d := filepath.Clean(gitDir)
+	base := filepath.Base(d)
+	if base == "repo" || base == ".git" {
+		base = filepath.Base(filepath.Dir(d))
+	}
+	base = strings.TrimSuffix(base, ".git")
+	owner, name, ok := strings.Cut(base, "+")
+	if !ok || owner == "" || name == "" {
+		return "", fmt.Errorf("--repo %s: cannot read owner/name from the directory name (want <owner>+<name>/repo or <owner>+<name>.git); give --repo-name", gitDir)
+	}
+	return owner + "/" + name, nil
+}
+
+func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	switch {
+	case f.fromHistory && len(f.instances) > 0:
+		return fmt.Errorf("--from-history and --instances exclude each other")
+	case f.fromHistory && len(f.repos) == 0:
+		return fmt.Errorf("--from-history needs --repo GITDIR")
+	case !f.fromHistory && len(f.instances) == 0:
+		return fmt.Errorf("give --instances FILE (with --mirror-root) or --from-history --repo GITDIR")
+	case !f.fromHistory && f.mirrorRoot == "":
+		return fmt.Errorf("--instances needs --mirror-root DIR")
+	case f.repoName != "" && len(f.repos) != 1:
+		return fmt.Errorf("--repo-name names the one --repo; give exactly one")
+	case len(f.alternatives) > 0 && f.fromHistory:
+		return fmt.Errorf("--alternatives go with --instances")
+	}
+	b := benchbuild.NewBuilder(f.mirrorRoot)
+	defer b.Close()
+	b.MaxGroups = f.maxGroups
+	read := 0
+	var bad []benchbuild.BadRecord
+	if f.fromHistory {
+		dirs := map[string]string{}
+		var names []string
+		for _, d := range f.repos {
+			name := f.repoName
+			if name == "" {
+				var err error
+				if name, err = repoNameOf(d); err != nil {
+					return err
+				}
+			}
+			if _, dup := dirs[name]; dup {
+				return fmt.Errorf("--repo: %s given twice", name)
+			}
+			dirs[name] = d
+			names = append(names, name)
+		}
+		b.GitDir = func(repo string) (string, error) {
+			if d, ok := dirs[repo]; ok {
+				return d, nil
+			}
+			return "", fmt.Errorf("repository %s: not given with --repo", repo)
+		}
+		for _, name := range names {
+			ins, skipped, err := benchbuild.History(ctx, benchbuild.HistoryOptions{
+				GitDir: dirs[name], Repo: name, Rev: f.rev, Since: f.since, Limit: f.limit, MaxFiles: f.maxFiles,
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "%s: %d fix commits", name, len(ins))
+			printCounts(stderr, "; other commits", skipped)
+			read += len(ins)
+			for _, in := range ins {
+				if err := b.Add(ctx, in); err != nil {
+					return err
+				}
+			}
+		}
+	} else {
+		for _, p := range f.alternatives {
+			alts, badAlts, err := benchbuild.ReadAlternatives(p)
+			if err != nil {
+				return err
+			}
+			bad = append(bad, badAlts...)
+			b.AddAlternatives(alts)
+		}
+		for _, p := range f.instances {
+			ins, badIns, err := benchbuild.ReadInstances(p)
+			if err != nil {
+				return err
+			}
+			bad = append(bad, badIns...)
+			read += len(ins)
+			for _, in := range ins {
+				if err := b.Add(ctx, in); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := b.Write(f.out); err != nil {
+		return err
+	}
+	nIns, nStates := b.Count()
+	fmt.Fprintf(stderr, "read %d instances; built %d instances, %d states into %s\n", read, nIns, nStates, f.out)
+	printCounts(stderr, "instances skipped", b.SkippedInstances)
+	printCounts(stderr, "files left out", b.SkippedFiles)
+	for _, r := range bad {
+		fmt.Fprintf(stderr, "bad record skipped: %s\n", r)
+	}
+	for _, p := range b.Problems {
+		fmt.Fprintln(stderr, p)
+	}
+	for _, n := range b.AlternativeNotes() {
+		fmt.Fprintln(stderr, n)
+	}
+	return nil
+}
+
+// printCounts prints "label: reason N, reason N" in reason order, or
+// nothing when the map is empty.
+func printCounts(w io.Writer, label string, m map[string]int) {
+	if len(m) == 0 {
+		if strings.HasPrefix(label, ";") {
+			fmt.Fprintln(w)
+		}
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	sep := ": "
+	fmt.Fprintf(w, "%s%s%s\n", label, sep, strings.Join(parts, ", "))
+}

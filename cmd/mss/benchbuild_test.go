@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchBuildFixture is a mirror root with one repository, acme/tool: a base
+// commit and a fix commit that references an issue and adds a test.
+func benchBuildFixture(t *testing.T) (root, gitDir, base, patch string) {
+	t.Helper()
+	root = t.TempDir()
+	work := filepath.Join(t.TempDir(), "work")
+	benchWrite(t, filepath.Join(work, "tool.py"), "def size(xs):\n    return len(xs)\n\n\ndef head(xs):\n    return xs[0]\n")
+	benchWrite(t, filepath.Join(work, "tests", "test_tool.py"), "def test_size():\n    assert True\n")
+	benchGit(t, work, "init", "-q", "-b", "main")
+	benchGit(t, work, "add", "-A")
+	benchGit(t, work, "commit", "-q", "-m", "base")
+	base = benchGit(t, work, "rev-parse", "HEAD")
+	benchWrite(t, filepath.Join(work, "tool.py"), "def size(xs):\n    return len(xs or [])\n\n\ndef head(xs):\n    return xs[0] if xs else None\n")
+	benchWrite(t, filepath.Join(work, "tests", "test_tool.py"), "def test_size():\n    assert size(None) == 0\n")
+	benchGit(t, work, "add", "-A")
+	benchGit(t, work, "commit", "-q", "-m", "Fix #3: size and head fail on None")
+	patch = benchGit(t, work, "diff", base, "HEAD") + "\n"
+	gitDir = filepath.Join(root, "acme+tool", "repo")
+	if err := os.MkdirAll(filepath.Dir(gitDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(work, ".git"), gitDir); err != nil {
+		t.Fatal(err)
+	}
+	return root, gitDir, base, patch
+}
+
+func TestBenchBuildInstances(t *testing.T) {
+	root, _, base, patch := benchBuildFixture(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	benchJSONL(t, in,
+		map[string]any{"instance_id": "acme__tool-3", "repo": "acme/tool", "base_commit": base, "problem_statement": "size(None) fails", "patch": patch},
+		map[string]any{"instance_id": "acme__tool-4", "repo": "acme/tool", "problem_statement": "x", "patch": patch})
+	out := filepath.Join(dir, "out")
+	_, errOut, err := runBench(t, newBenchBuildCmd, "--instances", in, "--mirror-root", root, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, "read 1 instances; built 1 instances, 2 states") ||
+		!strings.Contains(errOut, "files left out: test file 1") ||
+		!strings.Contains(errOut, "bad record skipped: "+in+":2: field base_commit: missing") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	states, err := os.ReadFile(filepath.Join(out, "states.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := os.ReadFile(filepath.Join(out, "labels.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(states), "\n"); n != 2 || !strings.Contains(string(states), `"state_id": "acme__tool-3:after_file_inspection"`) {
+		t.Errorf("states:\n%s", states)
+	}
+	want := `{"state_id": "acme__tool-3:before_search", "required_groups": [` +
+		`{"path": "tool.py", "symbol": "size", "span": [1, 2], "lines": [[2, 2]], "group_id": "G1", "minimum_required": 1, "necessity_weight": 1.0, "role": "edit_site"}, ` +
+		`{"path": "tool.py", "symbol": "head", "span": [5, 6], "lines": [[6, 6]], "group_id": "G2", "minimum_required": 1, "necessity_weight": 1.0, "role": "edit_site"}], "alternative_sets": []}` + "\n"
+	if first, _, _ := strings.Cut(string(labels), "\n"); first+"\n" != want {
+		t.Errorf("label:\n got %s\nwant %s", first, want)
+	}
+	// Rebuilding gives the same bytes.
+	if _, _, err := runBench(t, newBenchBuildCmd, "--instances", in, "--mirror-root", root, "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(filepath.Join(out, "states.jsonl"))
+	if string(again) != string(states) {
+		t.Error("second build differs")
+	}
+}
+
+func TestBenchBuildHistory(t *testing.T) {
+	_, gitDir, base, _ := benchBuildFixture(t)
+	out := filepath.Join(t.TempDir(), "out")
+	_, errOut, err := runBench(t, newBenchBuildCmd, "--from-history", "--repo", gitDir, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, "acme/tool: 1 fix commits") || !strings.Contains(errOut, "built 1 instances, 2 states") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	states, _ := os.ReadFile(filepath.Join(out, "states.jsonl"))
+	if !strings.Contains(string(states), `"issue": "Fix #3: size and head fail on None"`) ||
+		!strings.Contains(string(states), `"base_commit": "`+base+`"`) {
+		t.Errorf("states:\n%s", states)
+	}
+}
+
+func TestBenchBuildFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--out", "x"},
+		{"--out", "x", "--instances", "a.jsonl"},
+		{"--out", "x", "--from-history"},
+		{"--out", "x", "--from-history", "--repo", "a", "--instances", "b"},
+	} {
+		if _, _, err := runBench(t, newBenchBuildCmd, args...); err == nil {
+			t.Errorf("%v: want an error", args)
+		}
+	}
+	if _, _, err := runBench(t, newBenchBuildCmd, "--out", t.TempDir(), "--from-history", "--repo", t.TempDir()); err == nil ||
+		!strings.Contains(err.Error(), "give --repo-name") {
+		t.Errorf("unnamed repository: %v", err)
+	}
+}

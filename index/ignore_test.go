@@ -1,0 +1,99 @@
+package index
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestIgnoreMatch(t *testing.T) {
+	rules := `# comment
+*.log
+build/
+/docs/*.md
+!docs/keep.md
+**/fixtures/**
+a/**/z.py
+\#literal
+tmp
+!tmp/keep.py
+`
+	l, err := parseIgnore(".mssignore", []byte(rules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"x.log", true},
+		{"deep/dir/x.log", true},
+		{"x.log.py", false},
+		{"build/out.py", true},
+		{"src/build/out.py", true},
+		{"build", false}, // a file named build: "build/" is for directories
+		{"docs/a.md", true},
+		{"docs/keep.md", false},
+		{"src/docs/a.md", false}, // anchored
+		{"docs/sub/a.md", false}, // "*" stays inside one component
+		{"tests/fixtures/data.py", true},
+		{"fixtures/data.py", true},
+		{"a/z.py", true},
+		{"a/b/c/z.py", true},
+		{"b/a/z.py", false},
+		{"#literal", true},
+		{"tmp/keep.py", true}, // inside an excluded directory: stays excluded
+		{"main.py", false},
+	} {
+		if got := l.match(tc.path); got != tc.want {
+			t.Errorf("match(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	if _, err := parseIgnore(".mssignore", []byte("ok\n[bad\n")); err == nil || !strings.Contains(err.Error(), ".mssignore:2") {
+		t.Errorf("malformed pattern: %v, want an error naming line 2", err)
+	}
+	var none *ignoreList
+	if none.match("x") {
+		t.Error("nil list matched")
+	}
+}
+
+// TestMssIgnore: files listed in .mssignore are recorded as ignored, in a
+// work tree and in a commit, and un-ignoring brings them back.
+func TestMssIgnore(t *testing.T) {
+	files := map[string]string{
+		"keep.py":         "def keep():\n    return 1\n",
+		"scratch/tmp.py":  "def tmp():\n    return 2\n",
+		"notes/a.txt":     "notes\n",
+		".mssignore":      "scratch/\n*.txt\n",
+		"pkg/generated.x": "data\n",
+	}
+	dir, rev := newRepo(t, files)
+	for _, commit := range []bool{false, true} {
+		opts := Options{Repo: dir}
+		if commit {
+			opts = Options{Repo: dir, Rev: rev, DB: filepath.Join(t.TempDir(), "c.db")}
+		}
+		sum := build(t, opts)
+		if sum.Skipped[skipIgnored] != 2 {
+			t.Errorf("commit=%v: skipped %v, want ignored 2", commit, sum.Skipped)
+		}
+		got := unitPaths(mustUnits(t, sum.DB))
+		for _, p := range got {
+			if p == "scratch/tmp.py" || p == "notes/a.txt" {
+				t.Errorf("commit=%v: %s indexed", commit, p)
+			}
+		}
+		if sum.Candidates != 5 {
+			t.Errorf("commit=%v: %d candidates, want 5", commit, sum.Candidates)
+		}
+	}
+	writeFiles(t, dir, map[string]string{".mssignore": "*.txt\n"})
+	sum := build(t, Options{Repo: dir})
+	if sum.Skipped[skipIgnored] != 1 || sum.Parsed != 2 {
+		t.Errorf("after un-ignoring scratch/: skipped %v, parsed %d (want .mssignore and scratch/tmp.py)", sum.Skipped, sum.Parsed)
+	}
+	if got := unitPaths(mustUnits(t, sum.DB)); !contains(got, "scratch/tmp.py") {
+		t.Errorf("scratch/tmp.py not indexed after un-ignoring: %v", got)
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package index
+
+import "os"
+
+const noFollow = 0
+
+// tryLock: no advisory locks here; SQLite's own locking still serialises
+// updates in place.
+func tryLock(f *os.File) (bool, error) { return true, nil }
+
+func unlock(f *os.File) {}

@@ -1,0 +1,217 @@
+package index
+
+// Where an index is written, and what may be overwritten. mss writes an
+// index only where there is nothing (or an empty file), or over a file
+// that is an mss index: a regular file whose SQLite header carries mss's
+// application id, or (an index older than format 3) whose meta table is
+// mss's. Anything else, a user's notes, a device, a directory, a symbolic
+// link, is refused with ErrNotIndex. The one exception is the default
+// index, <work tree>/.mss/index.db, inside the .mss directory mss made
+// (its .gitignore says so): a file there that is no longer recognisable
+// (damaged header) is mss's own and is rebuilt.
+//
+// Writers are serialised by an advisory lock (flock) on <index>.lock,
+// taken before the existing index is read: a second writer waits for the
+// first (up to Options.LockWait), then updates the index the first one
+// left, or fails with ErrBusy. It never decides that a busy index is a
+// corrupt one.
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// mssDirMarker starts the .gitignore mss writes into .mss.
+const mssDirMarker = "# written by mss index\n"
+
+// DefaultLockWait is how long Build waits for another writer.
+const DefaultLockWait = 2 * time.Minute
+
+// defaultIndexPath prepares <root>/.mss and returns the index path in it,
+// and whether the directory is mss's own. .mss must be a real directory:
+// a symbolic link (a committed ".mss -> ../outside") is refused, so mss
+// never writes outside the repository.
+func defaultIndexPath(root string) (string, bool, error) {
+	dir := filepath.Join(root, ".mss")
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", false, fmt.Errorf("index: %w", err)
+		}
+		if st, err = os.Lstat(dir); err != nil {
+			return "", false, fmt.Errorf("index: %w", err)
+		}
+	case err != nil:
+		return "", false, fmt.Errorf("index: %w", err)
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return "", false, fmt.Errorf("index: %s is a symbolic link: refusing to write the index outside the repository (remove it, or name the index file with --db)", dir)
+	}
+	if !st.IsDir() {
+		return "", false, fmt.Errorf("index: %s is not a directory: refusing to write the index (name the index file with --db)", dir)
+	}
+	// Keep the index out of git status; never overwrite a user's file.
+	ignore := filepath.Join(dir, ".gitignore")
+	if f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644); err == nil {
+		_, werr := f.WriteString(mssDirMarker + "*\n")
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return "", false, fmt.Errorf("index: %w", werr)
+		}
+	}
+	owned := false
+	if st, err := os.Lstat(ignore); err == nil && st.Mode().IsRegular() {
+		if f, err := os.Open(ignore); err == nil {
+			head := make([]byte, len(mssDirMarker))
+			_, err := io.ReadFull(f, head)
+			f.Close()
+			owned = err == nil && string(head) == mssDirMarker
+		}
+	}
+	return filepath.Join(dir, "index.db"), owned, nil
+}
+
+// sqliteMagic starts every SQLite database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// checkTarget decides whether Build may write the index at dbPath. It
+// returns damaged = true for a file in mss's own directory that is not
+// recognisable as an index (it will be rebuilt), and ErrNotIndex for a
+// path mss must not overwrite.
+func checkTarget(dbPath string, owned bool) (damaged bool, err error) {
+	st, err := os.Lstat(dbPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("index: %w", err)
+	}
+	refuse := func(why string) error {
+		return fmt.Errorf("index: %s %s: refusing to overwrite it (remove it, or choose another --db): %w", dbPath, why, ErrNotIndex)
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return false, refuse("is a symbolic link")
+	}
+	if !st.Mode().IsRegular() {
+		return false, refuse(fmt.Sprintf("is not a regular file (%s)", fileType(st.Mode())))
+	}
+	if st.Size() == 0 {
+		return false, nil // nothing to lose
+	}
+	if isIndexFile(dbPath) {
+		return false, nil
+	}
+	if owned {
+		return true, nil
+	}
+	return false, refuse("exists and is not an mss index")
+}
+
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
+
+// isIndexFile reports whether the file at p is an mss index: SQLite with
+// mss's application id, or an older index with mss's meta table.
+func isIndexFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	head := make([]byte, 100)
+	_, err = io.ReadFull(f, head)
+	f.Close()
+	if err != nil || !bytes.HasPrefix(head, sqliteMagic) {
+		return false
+	}
+	id := uint32(head[68])<<24 | uint32(head[69])<<16 | uint32(head[70])<<8 | uint32(head[71])
+	if id == applicationID {
+		return true
+	}
+	if id != 0 {
+		return false // another application's database
+	}
+	// Before format 3: mss's meta table.
+	db, err := sql.Open("sqlite", dsn(p, true))
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRow(`SELECT COUNT(*) FROM meta WHERE key IN ('format_version', 'feature_version', 'options_hash')`).Scan(&n)
+	return err == nil && n == 3
+}
+
+// writeLock is the advisory lock of one index's writers.
+type writeLock struct{ f *os.File }
+
+// lockIndex takes the write lock of the index at dbPath, waiting up to
+// wait for another writer to finish.
+func lockIndex(ctx context.Context, dbPath string, wait time.Duration) (*writeLock, error) {
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	p := dbPath + ".lock"
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("index: lock file: %w", err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("index: lock file %s is not a regular file: %w", p, ErrNotIndex)
+	}
+	deadline := time.Now().Add(wait)
+	delay := 10 * time.Millisecond
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("index: locking %s: %w", p, err)
+		}
+		if ok {
+			return &writeLock{f}, nil
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("index: %s is being written by another mss process (lock %s held for over %s): %w", dbPath, p, wait, ErrBusy)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		if delay < 200*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+func (l *writeLock) release() {
+	if l != nil && l.f != nil {
+		unlock(l.f)
+		l.f.Close()
+		l.f = nil
+	}
+}

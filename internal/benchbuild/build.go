@@ -1,0 +1,424 @@
+// Package benchbuild makes repository-track benchmarks (state cards and
+// their certificates) from SWE-bench-format instances or from a
+// repository's own history.
+package benchbuild
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/missingcomplement/mss/repobench"
+)
+
+// Instance is one issue with its fix: the base commit the fix applies to,
+// the issue text and the fix as a unified diff against the base commit.
+type Instance struct {
+	ID, Repo, BaseCommit string
+	Issue, Patch         string
+	// TestOutput goes into the states' latest_test_output.
+	TestOutput string
+	// Where is the instance's origin for messages ("file:line").
+	Where string
+}
+
+// Alternative is another fix of an instance that passed its tests.
+type Alternative struct {
+	InstanceID, Patch, Where string
+}
+
+// State kinds.
+const (
+	BeforeSearch        = "before_search"
+	AfterFileInspection = "after_file_inspection"
+)
+
+// Instance-level skip reasons.
+const (
+	SkipNoGroups     = "no groups"
+	SkipTooMany      = "more than %d groups"
+	SkipNoRepository = "no git directory"
+	SkipNoCommit     = "unknown base commit"
+	SkipBadPatch     = "malformed patch"
+)
+
+// DefaultMaxGroups is the most groups a state may need.
+const DefaultMaxGroups = 8
+
+// Builder turns instances into states and labels.
+type Builder struct {
+	// GitDir finds the git directory of a repository ("owner/name").
+	GitDir func(repo string) (string, error)
+	// MaxGroups: instances needing more are skipped (DefaultMaxGroups when 0).
+	MaxGroups int
+
+	repos map[string]*gitRepo
+
+	// What was left out, by reason: instances, and files of kept or
+	// skipped instances.
+	SkippedInstances map[string]int
+	SkippedFiles     map[string]int
+	// Problems are the instances skipped for bad input or missing data,
+	// one message each, in input order.
+	Problems []string
+
+	out      []built
+	seenIDs  map[string]string
+	alts     map[string][]Alternative
+	altNotes []string
+}
+
+type built struct {
+	inst   Instance
+	groups []Group
+	alts   [][]Group
+}
+
+// NewBuilder makes a builder reading repositories under mirrorRoot
+// (<owner>+<name>/repo or <owner>+<name>.git, case-insensitively).
+func NewBuilder(mirrorRoot string) *Builder {
+	return &Builder{
+		GitDir:           func(repo string) (string, error) { return repobench.FindGitDir(mirrorRoot, repo) },
+		repos:            map[string]*gitRepo{},
+		SkippedInstances: map[string]int{},
+		SkippedFiles:     map[string]int{},
+		seenIDs:          map[string]string{},
+		alts:             map[string][]Alternative{},
+	}
+}
+
+// Close ends the builder's git processes.
+func (b *Builder) Close() error {
+	var first error
+	keys := make([]string, 0, len(b.repos))
+	for k := range b.repos {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := b.repos[k].close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	b.repos = map[string]*gitRepo{}
+	return first
+}
+
+func (b *Builder) maxGroups() int {
+	if b.MaxGroups > 0 {
+		return b.MaxGroups
+	}
+	return DefaultMaxGroups
+}
+
+func (b *Builder) repo(name string) (*gitRepo, error) {
+	if g, ok := b.repos[name]; ok {
+		return g, nil
+	}
+	dir, err := b.GitDir(name)
+	if err != nil {
+		return nil, err
+	}
+	g, err := openGit(dir)
+	if err != nil {
+		return nil, err
+	}
+	b.repos[name] = g
+	return g, nil
+}
+
+// AddAlternatives records other passing fixes; they become alternative
+// sets of the instances built after.
+func (b *Builder) AddAlternatives(alts []Alternative) {
+	for _, a := range alts {
+		b.alts[a.InstanceID] = append(b.alts[a.InstanceID], a)
+	}
+}
+
+func (b *Builder) problem(in Instance, reason string, format string, args ...any) {
+	b.SkippedInstances[reason]++
+	msg := fmt.Sprintf(format, args...)
+	if in.Where != "" {
+		msg = in.Where + ": " + msg
+	}
+	b.Problems = append(b.Problems, fmt.Sprintf("instance %s skipped: %s", in.ID, msg))
+}
+
+// Add builds one instance. It never fails on the instance's content: a bad
+// or unusable instance is skipped with its reason recorded. An error is
+// returned only when the builder cannot go on (git fails).
+func (b *Builder) Add(ctx context.Context, in Instance) error {
+	if prev, dup := b.seenIDs[in.ID]; dup {
+		b.problem(in, "duplicate instance_id", "duplicate instance_id (first at %s)", prev)
+		return nil
+	}
+	b.seenIDs[in.ID] = in.Where
+	g, err := b.repo(in.Repo)
+	if err != nil {
+		b.problem(in, SkipNoRepository, "%v", err)
+		return nil
+	}
+	if !g.hasCommit(ctx, in.BaseCommit) {
+		b.problem(in, SkipNoCommit, "field base_commit: commit %s is not in %s", in.BaseCommit, g.dir)
+		return nil
+	}
+	groups, err := b.patchGroups(g, in.BaseCommit, in.Patch, b.SkippedFiles)
+	if err != nil {
+		b.problem(in, SkipBadPatch, "field patch: %v", err)
+		return nil
+	}
+	if len(groups) == 0 {
+		b.SkippedInstances[SkipNoGroups]++
+		return nil
+	}
+	if len(groups) > b.maxGroups() {
+		b.SkippedInstances[fmt.Sprintf(SkipTooMany, b.maxGroups())]++
+		return nil
+	}
+	var alts [][]Group
+	for _, a := range b.alts[in.ID] {
+		ag, err := b.patchGroups(g, in.BaseCommit, a.Patch, nil)
+		if err != nil {
+			b.altNotes = append(b.altNotes, fmt.Sprintf("%s: alternative of %s left out: field patch: %v", a.Where, in.ID, err))
+			continue
+		}
+		if len(ag) == 0 || len(ag) > b.maxGroups() || sameGroups(ag, groups) {
+			continue
+		}
+		dup := false
+		for _, prev := range alts {
+			dup = dup || sameGroups(prev, ag)
+		}
+		if !dup {
+			alts = append(alts, ag)
+		}
+	}
+	b.out = append(b.out, built{inst: in, groups: groups, alts: alts})
+	return nil
+}
+
+// AlternativeNotes are the alternatives left out for bad patches.
+func (b *Builder) AlternativeNotes() []string { return b.altNotes }
+
+func sameGroups(a, b []Group) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path || fmt.Sprint(a[i].Lines) != fmt.Sprint(b[i].Lines) {
+			return false
+		}
+	}
+	return true
+}
+
+// patchGroups parses a fix and finds its groups at the base commit. Files
+// left out are counted by reason in skipped (when not nil).
+func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string]int) ([]Group, error) {
+	if strings.TrimSpace(patch) == "" {
+		return nil, fmt.Errorf("empty")
+	}
+	files, err := ParsePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no file diffs")
+	}
+	skip := func(reason string) {
+		if skipped != nil {
+			skipped[reason]++
+		}
+	}
+	var groups []Group
+	for _, fd := range files {
+		p := fd.OldPath
+		switch {
+		case fd.Binary:
+			skip(SkipBinary)
+			continue
+		case fd.OldPath == "":
+			if r := PathReason(fd.NewPath); r != "" {
+				skip(r)
+			} else {
+				skip(SkipAdded)
+			}
+			continue
+		}
+		if r := PathReason(p); r != "" {
+			skip(r)
+			continue
+		}
+		if fd.NewPath == "" {
+			skip(SkipDeleted)
+			continue
+		}
+		changes := fd.Changes()
+		if len(changes) == 0 {
+			continue
+		}
+		src, found, err := g.blob(base + ":" + p)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			skip(SkipMissing)
+			continue
+		}
+		if r := ContentReason(src); r != "" {
+			skip(r)
+			continue
+		}
+		gs, imp := FileGroups(p, src, changes)
+		if len(imp) > 0 {
+			skip(SkipImportOnly)
+		}
+		groups = append(groups, gs...)
+	}
+	sortGroups(groups)
+	return groups, nil
+}
+
+// Count is how many instances and states were built.
+func (b *Builder) Count() (instances, states int) {
+	for _, o := range b.out {
+		states++
+		if len(o.groups) >= 2 {
+			states++
+		}
+	}
+	return len(b.out), states
+}
+
+// Write writes states.jsonl and labels.jsonl into dir (created if
+// missing). It refuses to overwrite files it did not write: existing
+// files must be track files (every line a JSON object with a state_id).
+func (b *Builder) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var states, labels strings.Builder
+	if err := b.WriteTo(&states, &labels); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name, text string
+	}{{"states.jsonl", states.String()}, {"labels.jsonl", labels.String()}} {
+		p := filepath.Join(dir, f.name)
+		if err := checkOverwrite(p); err != nil {
+			return err
+		}
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, []byte(f.text), 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOverwrite refuses to replace a file that is not a track file.
+func checkOverwrite(p string) error {
+	data, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for i, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		if l == "" && i == 0 {
+			break
+		}
+		if !strings.HasPrefix(l, "{") || !strings.Contains(l, `"state_id": `) {
+			return fmt.Errorf("%s:%d: not a track file this command writes; refusing to overwrite it", p, i+1)
+		}
+	}
+	return nil
+}
+
+// WriteTo writes the states and labels lines to two writers.
+func (b *Builder) WriteTo(states, labels io.Writer) error {
+	var s, l strings.Builder
+	for _, o := range b.out {
+		writeState(&s, o, BeforeSearch)
+		writeLabel(&l, o, BeforeSearch)
+		if len(o.groups) >= 2 {
+			writeState(&s, o, AfterFileInspection)
+			writeLabel(&l, o, AfterFileInspection)
+		}
+	}
+	if _, err := io.WriteString(states, s.String()); err != nil {
+		return err
+	}
+	_, err := io.WriteString(labels, l.String())
+	return err
+}
+
+const (
+	needBefore = "Find the code that must change to resolve this issue."
+	needAfter  = "%s in %s has been read. Find the other code that must change together with it to resolve the issue."
+	observed   = "FILE %s:%d-%d (%s): read in full; its text is in the repository at these lines"
+)
+
+func writeState(b *strings.Builder, o built, kind string) {
+	in := o.inst
+	need, observation := needBefore, ""
+	opened := []any{}
+	spans := []any{}
+	if kind == AfterFileInspection {
+		g := o.groups[0]
+		need = fmt.Sprintf(needAfter, g.Symbol, g.Path)
+		observation = fmt.Sprintf(observed, g.Path, g.Span[0], g.Span[1], g.Symbol)
+		opened = append(opened, g.Path)
+		spans = append(spans, obj{{"path", g.Path}, {"start_line", g.Span[0]}, {"end_line", g.Span[1]}, {"symbol", g.Symbol}})
+	}
+	writeJSON(b, obj{
+		{"instance_id", in.ID},
+		{"repo", in.Repo},
+		{"base_commit", in.BaseCommit},
+		{"issue", in.Issue},
+		{"current_hypothesis", ""},
+		{"current_subgoal", ""},
+		{"search_queries", []any{}},
+		{"latest_test_output", in.TestOutput},
+		{"state_id", in.ID + ":" + kind},
+		{"state_type", kind},
+		{"information_need", need},
+		{"current_observation", observation},
+		{"opened_files", opened},
+		{"observed_spans", spans},
+	})
+	b.WriteByte('\n')
+}
+
+func writeLabel(b *strings.Builder, o built, kind string) {
+	groups := []any{}
+	for i, g := range o.groups {
+		if kind == AfterFileInspection && i == 0 {
+			continue
+		}
+		groups = append(groups, obj{
+			{"path", g.Path}, {"symbol", g.Symbol}, {"span", g.Span}, {"lines", g.Lines},
+			{"group_id", fmt.Sprintf("G%d", i+1)}, {"minimum_required", 1}, {"necessity_weight", 1.0}, {"role", "edit_site"},
+		})
+	}
+	alts := []any{}
+	if kind == BeforeSearch {
+		for _, set := range o.alts {
+			gs := []any{}
+			for _, g := range set {
+				gs = append(gs, obj{{"path", g.Path}, {"symbol", g.Symbol}, {"span", g.Span}, {"lines", g.Lines}})
+			}
+			alts = append(alts, gs)
+		}
+	}
+	writeJSON(b, obj{{"state_id", o.inst.ID + ":" + kind}, {"required_groups", groups}, {"alternative_sets", alts}})
+	b.WriteByte('\n')
+}

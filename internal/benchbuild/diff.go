@@ -1,0 +1,257 @@
+package benchbuild
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// FileDiff is one file of a unified diff.
+type FileDiff struct {
+	OldPath, NewPath string // "" for /dev/null
+	Binary           bool
+	Hunks            []Hunk
+}
+
+// Hunk is one "@@ -a,b +c,d @@" block. Lines keep their ' ', '-' or '+'
+// prefix; "\ No newline" markers are dropped.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	Lines              []string
+}
+
+// Change is one changed pre-image line: a removed line, or the line after
+// which new lines were inserted (line 1 for an insertion at the top). Text
+// holds the removed line and the lines added at this place.
+type Change struct {
+	Line int
+	Text []string
+}
+
+// ParsePatch reads a unified diff as git writes it (also plain "---/+++"
+// diffs). It fails, naming the patch line, on a malformed hunk header or a
+// hunk whose line counts do not match its body.
+func ParsePatch(patch string) ([]FileDiff, error) {
+	lines := strings.Split(patch, "\n")
+	var out []FileDiff
+	var cur *FileDiff
+	newFile := func() *FileDiff {
+		out = append(out, FileDiff{})
+		return &out[len(out)-1]
+	}
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSuffix(lines[i], "\r")
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			cur = newFile()
+			a, b := splitGitHeader(strings.TrimPrefix(l, "diff --git "))
+			cur.OldPath, cur.NewPath = a, b
+		case strings.HasPrefix(l, "rename from ") && cur != nil:
+			cur.OldPath = unquotePath(strings.TrimPrefix(l, "rename from "))
+		case strings.HasPrefix(l, "rename to ") && cur != nil:
+			cur.NewPath = unquotePath(strings.TrimPrefix(l, "rename to "))
+		case strings.HasPrefix(l, "new file mode") && cur != nil:
+			cur.OldPath = ""
+		case strings.HasPrefix(l, "deleted file mode") && cur != nil:
+			cur.NewPath = ""
+		case strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "GIT binary patch"):
+			if cur != nil {
+				cur.Binary = true
+			}
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			if cur == nil || len(cur.Hunks) > 0 {
+				cur = newFile()
+			}
+			cur.OldPath = diffPath(strings.TrimPrefix(l, "--- "))
+			cur.NewPath = diffPath(strings.TrimPrefix(strings.TrimSuffix(lines[i+1], "\r"), "+++ "))
+			i++
+		case strings.HasPrefix(l, "@@ "):
+			if cur == nil {
+				return nil, fmt.Errorf("patch line %d: hunk before any file header", i+1)
+			}
+			h, err := parseHunkHeader(l)
+			if err != nil {
+				return nil, fmt.Errorf("patch line %d: %v", i+1, err)
+			}
+			oldN, newN := 0, 0
+			j := i + 1
+			for ; j < len(lines) && (oldN < h.OldLines || newN < h.NewLines); j++ {
+				b := strings.TrimSuffix(lines[j], "\r")
+				if strings.HasPrefix(b, "\\") {
+					continue
+				}
+				if b == "" {
+					b = " " // some tools strip the blank of an empty context line
+				}
+				switch b[0] {
+				case ' ':
+					oldN++
+					newN++
+				case '-':
+					oldN++
+				case '+':
+					newN++
+				default:
+					return nil, fmt.Errorf("patch line %d: hunk body line starts with %q, want ' ', '-' or '+'", j+1, b[0])
+				}
+				h.Lines = append(h.Lines, b)
+			}
+			if oldN != h.OldLines || newN != h.NewLines {
+				return nil, fmt.Errorf("patch line %d: hunk header says -%d +%d lines, body has -%d +%d", i+1, h.OldLines, h.NewLines, oldN, newN)
+			}
+			for j < len(lines) && strings.HasPrefix(lines[j], "\\") {
+				j++
+			}
+			cur.Hunks = append(cur.Hunks, h)
+			i = j - 1
+		}
+	}
+	return out, nil
+}
+
+func parseHunkHeader(l string) (Hunk, error) {
+	var h Hunk
+	rest := strings.TrimPrefix(l, "@@ ")
+	end := strings.Index(rest, " @@")
+	if end < 0 {
+		return h, fmt.Errorf("malformed hunk header %q", l)
+	}
+	f := strings.Fields(rest[:end])
+	if len(f) != 2 || !strings.HasPrefix(f[0], "-") || !strings.HasPrefix(f[1], "+") {
+		return h, fmt.Errorf("malformed hunk header %q", l)
+	}
+	var err error
+	if h.OldStart, h.OldLines, err = rangeOf(f[0][1:]); err != nil {
+		return h, fmt.Errorf("malformed hunk header %q: %v", l, err)
+	}
+	if h.NewStart, h.NewLines, err = rangeOf(f[1][1:]); err != nil {
+		return h, fmt.Errorf("malformed hunk header %q: %v", l, err)
+	}
+	return h, nil
+}
+
+func rangeOf(s string) (start, n int, err error) {
+	a, b, has := strings.Cut(s, ",")
+	if start, err = strconv.Atoi(a); err != nil || start < 0 {
+		return 0, 0, fmt.Errorf("bad line number %q", a)
+	}
+	n = 1
+	if has {
+		if n, err = strconv.Atoi(b); err != nil || n < 0 {
+			return 0, 0, fmt.Errorf("bad line count %q", b)
+		}
+	}
+	return start, n, nil
+}
+
+// splitGitHeader splits "a/x b/x" (paths may be quoted).
+func splitGitHeader(s string) (string, string) {
+	if strings.HasPrefix(s, "\"") {
+		if end := closingQuote(s); end > 0 {
+			a := s[:end+1]
+			return diffPath(a), diffPath(strings.TrimSpace(s[end+1:]))
+		}
+	}
+	// Unquoted: the two halves are equal in length for an unrenamed file.
+	if n := len(s); n%2 == 1 && s[n/2] == ' ' {
+		return diffPath(s[:n/2]), diffPath(s[n/2+1:])
+	}
+	if i := strings.Index(s, " b/"); i >= 0 {
+		return diffPath(s[:i]), diffPath(s[i+1:])
+	}
+	return diffPath(s), diffPath(s)
+}
+
+func closingQuote(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
+}
+
+// diffPath turns "a/x/y.go" (or a quoted form, or /dev/null) into "x/y.go".
+func diffPath(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i] // timestamps after a tab in plain diffs
+	}
+	s = unquotePath(s)
+	if s == "/dev/null" {
+		return ""
+	}
+	if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
+		s = s[2:]
+	}
+	return s
+}
+
+func unquotePath(s string) string {
+	if len(s) >= 2 && s[0] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+// Changes lists the changed pre-image lines of a file diff, in line order,
+// with the text removed or added at each.
+func (fd *FileDiff) Changes() []Change {
+	at := map[int]*Change{}
+	touch := func(line int, text string) {
+		if line < 1 {
+			line = 1
+		}
+		c := at[line]
+		if c == nil {
+			c = &Change{Line: line}
+			at[line] = c
+		}
+		c.Text = append(c.Text, text)
+	}
+	for _, h := range fd.Hunks {
+		old := h.OldStart // next pre-image line
+		if h.OldLines == 0 {
+			old = h.OldStart + 1 // "-N,0": insertion after line N
+		}
+		for _, l := range h.Lines {
+			switch l[0] {
+			case ' ':
+				old++
+			case '-':
+				touch(old, l[1:])
+				old++
+			case '+':
+				touch(old-1, l[1:])
+			}
+		}
+	}
+	out := make([]Change, 0, len(at))
+	for _, c := range at {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+// Ranges folds sorted line numbers into [start, end] runs of consecutive lines.
+func Ranges(lines []int) [][2]int {
+	var out [][2]int
+	for _, l := range lines {
+		if n := len(out); n > 0 && l <= out[n-1][1]+1 {
+			if l > out[n-1][1] {
+				out[n-1][1] = l
+			}
+			continue
+		}
+		out = append(out, [2]int{l, l})
+	}
+	return out
+}

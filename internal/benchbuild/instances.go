@@ -1,0 +1,246 @@
+package benchbuild
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// BadRecord is an input record that could not be read: its place and why.
+type BadRecord struct {
+	Where string // file:line
+	Err   string
+}
+
+func (r BadRecord) String() string { return r.Where + ": " + r.Err }
+
+// ReadInstances reads SWE-bench instances (JSON array or JSONL: instance_id,
+// repo, base_commit, problem_statement, patch, optional hints_text) and
+// Multi-SWE-bench rows (org, repo, number, base.sha,
+// resolved_issues[].title/body, fix_patch). A record that cannot be read is
+// returned in bad, naming the file, the line and the field; the others are
+// read.
+func ReadInstances(path string) (ins []Instance, bad []BadRecord, err error) {
+	err = eachRecord(path, func(where string, raw json.RawMessage) {
+		in, e := parseInstance(raw)
+		if e != nil {
+			bad = append(bad, BadRecord{where, e.Error()})
+			return
+		}
+		in.Where = where
+		ins = append(ins, in)
+	}, func(where string, e error) { bad = append(bad, BadRecord{where, e.Error()}) })
+	return ins, bad, err
+}
+
+// ReadAlternatives reads other passing fixes: JSONL (or a JSON array) of
+// {"instance_id", "patch"} (SWE-bench predictions' "model_patch" is
+// accepted too).
+func ReadAlternatives(path string) (alts []Alternative, bad []BadRecord, err error) {
+	err = eachRecord(path, func(where string, raw json.RawMessage) {
+		var m map[string]json.RawMessage
+		if e := json.Unmarshal(raw, &m); e != nil {
+			bad = append(bad, BadRecord{where, "not a JSON object"})
+			return
+		}
+		id, e := str(m, "instance_id", true)
+		if e != nil {
+			bad = append(bad, BadRecord{where, e.Error()})
+			return
+		}
+		field := "patch"
+		if _, ok := m["patch"]; !ok {
+			if _, ok := m["model_patch"]; ok {
+				field = "model_patch"
+			}
+		}
+		p, e := str(m, field, true)
+		if e != nil {
+			bad = append(bad, BadRecord{where, e.Error()})
+			return
+		}
+		alts = append(alts, Alternative{InstanceID: id, Patch: p, Where: where})
+	}, func(where string, e error) { bad = append(bad, BadRecord{where, e.Error()}) })
+	return alts, bad, err
+}
+
+// eachRecord calls fn for each JSON value of a JSONL file or each element
+// of a JSON array file; where is "file:line". An undecodable line goes to
+// onBad; an unreadable file is an error.
+func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad func(where string, err error)) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		lineOf := func(off int64) int { return bytes.Count(data[:off], []byte("\n")) + 1 }
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if _, err := dec.Token(); err != nil {
+			return fmt.Errorf("%s:1: %v", path, err)
+		}
+		for dec.More() {
+			off := dec.InputOffset()
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return fmt.Errorf("%s:%d: %v", path, lineOf(off), err)
+			}
+			// The element starts after the separator and blanks.
+			start := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n,")))
+			fn(fmt.Sprintf("%s:%d", path, lineOf(start)), raw)
+		}
+		return nil
+	}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", path, i+1)
+		if !json.Valid(line) {
+			var v any
+			err := json.Unmarshal(line, &v)
+			onBad(where, fmt.Errorf("not valid JSON: %v", err))
+			continue
+		}
+		fn(where, json.RawMessage(line))
+	}
+	return nil
+}
+
+func parseInstance(raw json.RawMessage) (Instance, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Instance{}, fmt.Errorf("not a JSON object")
+	}
+	if _, ok := m["fix_patch"]; ok {
+		return parseMulti(m)
+	}
+	var in Instance
+	var err error
+	if in.ID, err = str(m, "instance_id", true); err != nil {
+		return in, err
+	}
+	if in.Repo, err = str(m, "repo", true); err != nil {
+		return in, err
+	}
+	if err := checkRepo(in.Repo, "repo"); err != nil {
+		return in, err
+	}
+	if in.BaseCommit, err = str(m, "base_commit", true); err != nil {
+		return in, err
+	}
+	if err := checkCommit(in.BaseCommit, "base_commit"); err != nil {
+		return in, err
+	}
+	if in.Issue, err = str(m, "problem_statement", true); err != nil {
+		return in, err
+	}
+	if in.Patch, err = str(m, "patch", true); err != nil {
+		return in, err
+	}
+	if _, err = str(m, "hints_text", false); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+func parseMulti(m map[string]json.RawMessage) (Instance, error) {
+	var in Instance
+	org, err := str(m, "org", true)
+	if err != nil {
+		return in, err
+	}
+	name, err := str(m, "repo", true)
+	if err != nil {
+		return in, err
+	}
+	in.Repo = org + "/" + name
+	if err := checkRepo(in.Repo, "org/repo"); err != nil {
+		return in, err
+	}
+	var num json.Number
+	if err := json.Unmarshal(m["number"], &num); err != nil || num == "" {
+		return in, fmt.Errorf("field number: missing or not a number")
+	}
+	in.ID = fmt.Sprintf("%s__%s-%s", org, name, num)
+	if id, err := str(m, "instance_id", false); err != nil {
+		return in, err
+	} else if id != "" {
+		in.ID = id
+	}
+	var base struct {
+		SHA string `json:"sha"`
+	}
+	if raw, ok := m["base"]; !ok || json.Unmarshal(raw, &base) != nil || base.SHA == "" {
+		return in, fmt.Errorf("field base.sha: missing or not a string")
+	}
+	in.BaseCommit = base.SHA
+	if err := checkCommit(in.BaseCommit, "base.sha"); err != nil {
+		return in, err
+	}
+	var issues []struct {
+		Title *string `json:"title"`
+		Body  *string `json:"body"`
+	}
+	if raw, ok := m["resolved_issues"]; !ok || json.Unmarshal(raw, &issues) != nil || len(issues) == 0 {
+		return in, fmt.Errorf("field resolved_issues: missing, empty or not a list of {title, body}")
+	}
+	var parts []string
+	for i, is := range issues {
+		if is.Title == nil {
+			return in, fmt.Errorf("field resolved_issues[%d].title: missing", i)
+		}
+		body := ""
+		if is.Body != nil {
+			body = *is.Body
+		}
+		parts = append(parts, *is.Title+"\n"+body)
+	}
+	in.Issue = strings.Join(parts, "\n\n")
+	if in.Patch, err = str(m, "fix_patch", true); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// str reads a string field; a required one must be present and non-empty.
+func str(m map[string]json.RawMessage, field string, required bool) (string, error) {
+	raw, ok := m[field]
+	if !ok || string(raw) == "null" {
+		if required {
+			return "", fmt.Errorf("field %s: missing", field)
+		}
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("field %s: not a string", field)
+	}
+	if required && strings.TrimSpace(s) == "" {
+		return "", fmt.Errorf("field %s: empty", field)
+	}
+	return s, nil
+}
+
+func checkRepo(r, field string) error {
+	owner, name, ok := strings.Cut(r, "/")
+	if !ok || owner == "" || name == "" || strings.ContainsAny(name, "/\\") || strings.Contains(r, "..") {
+		return fmt.Errorf("field %s: %q is not owner/name", field, r)
+	}
+	return nil
+}
+
+func checkCommit(c, field string) error {
+	if len(c) < 7 || len(c) > 64 {
+		return fmt.Errorf("field %s: %q is not a commit id", field, c)
+	}
+	for _, r := range c {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return fmt.Errorf("field %s: %q is not a commit id", field, c)
+		}
+	}
+	return nil
+}

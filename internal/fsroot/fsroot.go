@@ -1,0 +1,169 @@
+// Package fsroot reads files of a repository without ever leaving it.
+//
+// The model: mss reads repository content only through a Root. A path is
+// repository-relative (forward slashes, no "..", not absolute), and no
+// component of it may be a symbolic link: a link is refused whether it
+// points inside the root or out of it, so `ln -s /etc sub` makes
+// "sub/passwd" unreadable rather than a way out. Two guards enforce this:
+// every component is checked with Lstat before the open, and the open
+// itself goes through os.Root (openat with O_NOFOLLOW on every component
+// below the root), so even a link swapped in between the check and the
+// open cannot lead outside the root.
+//
+// This package is internal to mss and not a stable API.
+package fsroot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"strings"
+)
+
+// ErrSymlink is returned for a path with a symbolic link in it.
+var ErrSymlink = errors.New("path goes through a symbolic link")
+
+// ErrNotRegular is returned for a path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrBadPath is returned for a path that is absolute, empty, or climbs
+// out of the root with "..".
+var ErrBadPath = errors.New("not a repository-relative path")
+
+// Root is an open repository directory.
+type Root struct {
+	dir  string
+	root *os.Root
+}
+
+// Open opens dir as a root. dir itself may be reached through links (it
+// is where the user pointed); nothing below it may.
+func Open(dir string) (*Root, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Root{dir: dir, root: r}, nil
+}
+
+// Dir is the directory the root was opened on.
+func (r *Root) Dir() string { return r.dir }
+
+// Close releases the root.
+func (r *Root) Close() error { return r.root.Close() }
+
+// Clean checks that p is a repository-relative path and returns it in
+// canonical form (forward slashes, no "." components).
+func Clean(p string) (string, error) {
+	if p == "" || strings.ContainsRune(p, 0) || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return "", fmt.Errorf("%q: %w", p, ErrBadPath)
+	}
+	c := path.Clean(p)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%q: %w", p, ErrBadPath)
+	}
+	return c, nil
+}
+
+// Lstat describes the file at p without following a link in any
+// component; a link in a directory component is ErrSymlink, a link as the
+// last component is described as a link.
+func (r *Root) Lstat(p string) (fs.FileInfo, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(c, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := strings.Join(parts[:i], "/")
+		st, err := r.root.Lstat(dir)
+		if err != nil {
+			return nil, err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return nil, &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: %w", dir, ErrSymlink)}
+		}
+		if !st.IsDir() {
+			return nil, &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: not a directory", dir)}
+		}
+	}
+	return r.root.Lstat(c)
+}
+
+// Open opens the regular file at p for reading.
+func (r *Root) Open(p string) (*os.File, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.Lstat(c)
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "open", Path: c, Err: ErrSymlink}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: c, Err: ErrNotRegular}
+	}
+	f, err := r.root.OpenFile(c, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	// The file opened is the one checked, or at least a regular file
+	// inside the root: a swap after the check cannot lead out of it.
+	if st2, err := f.Stat(); err != nil || !st2.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = ErrNotRegular
+		}
+		return nil, &fs.PathError{Op: "open", Path: c, Err: err}
+	}
+	return f, nil
+}
+
+// ReadFile reads the regular file at p; with max > 0 a file larger than
+// max bytes is an error.
+func (r *Root) ReadFile(p string, max int64) ([]byte, error) {
+	f, err := r.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if max > 0 && st.Size() > max {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("%d bytes, over the limit of %d", st.Size(), max)}
+	}
+	limit := int64(math.MaxInt64)
+	if max > 0 {
+		limit = max + 1
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(min(st.Size(), limit)) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit)); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+	}
+	if max > 0 && int64(buf.Len()) > max {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("over the limit of %d bytes", max)}
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadFile reads the file at the repository-relative path p under dir,
+// confined as Root.ReadFile is.
+func ReadFile(dir, p string, max int64) ([]byte, error) {
+	r, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadFile(p, max)
+}

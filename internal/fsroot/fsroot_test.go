@@ -1,0 +1,64 @@
+package fsroot
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestReadFileConfined(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "passwd"), []byte("root:x:0:0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "pkg", "inner"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pkg", "a.py"), []byte("x = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg", "inner", "b.py"), []byte("y = 2\n"), 0o644)
+	for _, l := range []struct{ target, name string }{
+		{outside, "sub"}, // directory link out of the root
+		{filepath.Join(outside, "passwd"), "leak"}, // file link out of the root
+		{"pkg", "alias"}, // directory link inside the root
+		{filepath.Join("pkg", "a.py"), "same.py"},      // file link inside the root
+		{filepath.Join("..", "..", "etc"), "pkg/deep"}, // relative link climbing out
+	} {
+		if err := os.Symlink(l.target, filepath.Join(dir, l.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+
+	for p, want := range map[string]string{"pkg/a.py": "x = 1\n", "pkg/inner/b.py": "y = 2\n", "./pkg//a.py": "x = 1\n"} {
+		got, err := r.ReadFile(p, 0)
+		if err != nil || string(got) != want {
+			t.Errorf("ReadFile(%q) = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	for _, p := range []string{"sub/passwd", "leak", "alias/a.py", "alias/inner/b.py", "same.py", "pkg/deep/passwd"} {
+		got, err := r.ReadFile(p, 0)
+		if err == nil {
+			t.Errorf("ReadFile(%q) = %q, want an error (symbolic link)", p, got)
+		} else if !errors.Is(err, ErrSymlink) {
+			t.Errorf("ReadFile(%q): %v, want ErrSymlink", p, err)
+		}
+	}
+	for _, p := range []string{"", "/etc/passwd", "../x", "pkg/../../x", "a\\b", "."} {
+		if got, err := r.ReadFile(p, 0); !errors.Is(err, ErrBadPath) {
+			t.Errorf("ReadFile(%q) = %q, %v; want ErrBadPath", p, got, err)
+		}
+	}
+	if _, err := r.ReadFile("pkg", 0); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFile of a directory: %v, want ErrNotRegular", err)
+	}
+	if _, err := r.ReadFile("pkg/a.py", 3); err == nil {
+		t.Error("ReadFile over the limit: want an error")
+	}
+	if got, err := ReadFile(dir, "pkg/a.py", 6); err != nil || string(got) != "x = 1\n" {
+		t.Errorf("ReadFile at the limit = %q, %v", got, err)
+	}
+}

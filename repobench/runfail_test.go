@@ -1,0 +1,43 @@
+package repobench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/missingcomplement/mss"
+)
+
+// TestRunKeepsGoingWhenARepositoryFails: one repository whose index cannot
+// be built is reported; the others are answered; the run ends in an error.
+func TestRunKeepsGoingWhenARepositoryFails(t *testing.T) {
+	fx, states := runFixture(t)
+	runGit(t, fx.root, "clone", "-q", "--bare", fx.gitDir, filepath.Join(fx.root, "Acme+Gadget", "repo"))
+	states = append(states, &mss.State{StateID: "g1", Repo: "acme/gadget", BaseCommit: fx.c1, StateType: "before_search", InformationNeed: "a.py:1-2"})
+	src := NewSource(fx.root)
+	defer src.Close()
+	out := filepath.Join(t.TempDir(), "pred.jsonl")
+	opts := RunOptions{
+		States: states, Source: src, Concurrency: 1,
+		Methods: []MethodRun{{Name: "first", Output: out, New: func() (mss.Controller, error) { return firstController{}, nil }}},
+		Open: func(_ context.Context, repo, _, commit string) (*Opened, error) {
+			if repo == "acme/gadget" {
+				return nil, fmt.Errorf("git cat-file: %s missing", commit[:7])
+			}
+			return &Opened{Snapshot: lineSnapshot{commit}}, nil
+		},
+	}
+	stats, err := Run(context.Background(), opts)
+	if !errors.Is(err, ErrReposFailed) || !strings.Contains(err.Error(), "acme/gadget") {
+		t.Fatalf("Run: %v, want ErrReposFailed naming acme/gadget", err)
+	}
+	if stats == nil || stats.Methods["first"].Done != 3 {
+		t.Fatalf("stats %+v: want the 3 widget states answered", stats)
+	}
+	if len(stats.Failed) != 1 || stats.Failed[0].Repo != "acme/gadget" || stats.Failed[0].States != 1 || !strings.Contains(stats.Failed[0].Err, "missing") {
+		t.Errorf("failures %+v", stats.Failed)
+	}
+}

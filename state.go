@@ -1,0 +1,314 @@
+package mss
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on one state card. Every surface (CLI, HTTP, MCP, benchmark
+// runners) reads cards through DecodeState and checks them with
+// State.Validate, so the same card is accepted or refused everywhere.
+const (
+	// MaxStateBytes bounds a state card's encoded size.
+	MaxStateBytes = 4 << 20
+	// MaxTextBytes bounds each free-text field of a card.
+	MaxTextBytes = 256 << 10
+	// MaxObservedSpans bounds the spans one card may name.
+	MaxObservedSpans = 2048
+	// MaxLine bounds the line numbers of a span.
+	MaxLine = 1 << 30
+)
+
+// StateError is a state card that cannot be used. It names where the card
+// came from, the line of the encoded card when known, and the field.
+type StateError struct {
+	Source string // file name, "<stdin>", "request body", ...; may be empty
+	Line   int    // 1-based line in the encoded card; 0 when unknown
+	Field  string // JSON field path, e.g. "observed_spans[2].path"; may be empty
+	Msg    string
+}
+
+func (e *StateError) Error() string {
+	var b strings.Builder
+	b.WriteString("state")
+	if e.Source != "" {
+		b.WriteString(" ")
+		b.WriteString(e.Source)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+	} else if e.Line > 0 {
+		fmt.Fprintf(&b, " line %d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		fmt.Fprintf(&b, "field %s: ", e.Field)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// stateTextFields are the fields a card needs at least one of.
+var stateTextFields = []string{"issue", "information_need", "current_observation", "current_hypothesis",
+	"current_subgoal", "latest_test_output", "current_diff", "search_queries"}
+
+// DecodeState reads one state card (a JSON object with the state-card
+// fields) from r and validates it. source names r in errors. It reads at
+// most MaxStateBytes, skips a UTF-8 byte-order mark, and refuses unknown
+// fields, trailing values and anything State.Validate refuses.
+func DecodeState(source string, r io.Reader) (*State, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxStateBytes+1))
+	if err != nil {
+		return nil, &StateError{Source: source, Msg: err.Error()}
+	}
+	if len(data) > MaxStateBytes {
+		return nil, &StateError{Source: source, Msg: fmt.Sprintf("larger than %d bytes; a state card is one JSON object", MaxStateBytes)}
+	}
+	return ParseState(source, data)
+}
+
+// ParseState is DecodeState over bytes already read.
+func ParseState(source string, data []byte) (*State, error) {
+	if len(data) > MaxStateBytes {
+		return nil, &StateError{Source: source, Msg: fmt.Sprintf("larger than %d bytes; a state card is one JSON object", MaxStateBytes)}
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		what := "empty"
+		if len(data) > 0 {
+			what = "only white space"
+		}
+		return nil, &StateError{Source: source, Msg: what + "; want one JSON object"}
+	}
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, n := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			off += n
+		}
+		return nil, &StateError{Source: source, Line: lineAt(data, int64(off)), Msg: "not UTF-8 text"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var st State
+	if err := dec.Decode(&st); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, &StateError{Source: source, Line: lineAt(data, syn.Offset), Msg: syn.Error()}
+		case errors.As(err, &typ):
+			field := typ.Field
+			if field == "" {
+				return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("want a JSON object, got JSON %s", typ.Value)}
+			}
+			return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Field: field, Msg: fmt.Sprintf("want %v, got JSON %s", typ.Type, typ.Value)}
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, &StateError{Source: source, Line: lineAt(data, int64(len(data))), Msg: "unexpected end of JSON"}
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return nil, &StateError{Source: source, Line: lineAt(data, dec.InputOffset()), Field: strings.Trim(name, `"`), Msg: "unknown field (see the state-card fields in docs/recover.md)"}
+		}
+		return nil, &StateError{Source: source, Msg: err.Error()}
+	}
+	if dec.More() {
+		return nil, &StateError{Source: source, Line: lineAt(data, dec.InputOffset()), Msg: "more than one JSON value; give one state card"}
+	}
+	if err := st.Validate(); err != nil {
+		var se *StateError
+		if errors.As(err, &se) {
+			se.Source = source
+		}
+		return nil, err
+	}
+	return &st, nil
+}
+
+func lineAt(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	return 1 + bytes.Count(data[:offset], []byte("\n"))
+}
+
+// Validate checks a card: at least one field with text to recover evidence
+// for, every text field within MaxTextBytes, observed spans naming clean
+// repository-relative paths and 1-based line ranges. It cleans span paths
+// in place (backslashes to slashes, "./" dropped) and changes nothing else.
+func (s *State) Validate() error {
+	if strings.TrimSpace(s.Text()) == "" {
+		return &StateError{Msg: "no text to recover evidence for: set at least one of " + strings.Join(stateTextFields, ", ")}
+	}
+	for _, f := range []struct{ name, v string }{
+		{"issue", s.Issue}, {"information_need", s.InformationNeed},
+		{"current_observation", s.CurrentObservation}, {"current_hypothesis", s.CurrentHypothesis},
+		{"current_subgoal", s.CurrentSubgoal}, {"current_diff", s.CurrentDiff},
+		{"latest_test_output", s.LatestTestOutput},
+	} {
+		if len(f.v) > MaxTextBytes {
+			return &StateError{Field: f.name, Msg: fmt.Sprintf("%d bytes, limit %d", len(f.v), MaxTextBytes)}
+		}
+	}
+	for _, l := range []struct {
+		name string
+		v    []string
+	}{{"search_queries", s.SearchQueries}, {"opened_files", s.OpenedFiles}, {"observed_evidence_ids", s.ObservedEvidenceIDs}} {
+		if len(l.v) > MaxObservedSpans {
+			return &StateError{Field: l.name, Msg: fmt.Sprintf("%d entries, limit %d", len(l.v), MaxObservedSpans)}
+		}
+		total := 0
+		for _, v := range l.v {
+			total += len(v)
+		}
+		if total > MaxTextBytes {
+			return &StateError{Field: l.name, Msg: fmt.Sprintf("%d bytes in all, limit %d", total, MaxTextBytes)}
+		}
+	}
+	if len(s.ObservedSpans) > MaxObservedSpans {
+		return &StateError{Field: "observed_spans", Msg: fmt.Sprintf("%d spans, limit %d", len(s.ObservedSpans), MaxObservedSpans)}
+	}
+	for i := range s.ObservedSpans {
+		sp := &s.ObservedSpans[i]
+		p, err := CleanPath(sp.Path)
+		if err != nil {
+			return &StateError{Field: fmt.Sprintf("observed_spans[%d].path", i), Msg: err.Error()}
+		}
+		if sp.StartLine < 1 || sp.EndLine < sp.StartLine || sp.EndLine > MaxLine {
+			return &StateError{Field: fmt.Sprintf("observed_spans[%d]", i),
+				Msg: fmt.Sprintf("(%s) lines %d-%d are not a 1-based range (want 1 <= start_line <= end_line)", sp.Path, sp.StartLine, sp.EndLine)}
+		}
+		sp.Path = p
+	}
+	return nil
+}
+
+// ErrBadPath is returned for a path that is not a clean repository-relative path.
+var ErrBadPath = errors.New("not a repository-relative path")
+
+// CleanPath validates a repository-relative path from outside input:
+// relative, forward slashes or backslashes, no ".." component, no NUL, not
+// the root. It returns the cleaned forward-slash form ("./a//b" -> "a/b").
+func CleanPath(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("%w: empty", ErrBadPath)
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("%w: %q contains NUL", ErrBadPath, p)
+	}
+	q := strings.ReplaceAll(p, `\`, "/")
+	if strings.HasPrefix(q, "/") || (len(q) >= 2 && q[1] == ':') {
+		return "", fmt.Errorf("%w: %q is absolute", ErrBadPath, p)
+	}
+	for _, part := range strings.Split(q, "/") {
+		if part == ".." {
+			return "", fmt.Errorf("%w: %q climbs out with ..", ErrBadPath, p)
+		}
+	}
+	q = path.Clean(q)
+	if q == "." {
+		return "", fmt.Errorf("%w: %q names the root", ErrBadPath, p)
+	}
+	return q, nil
+}
+
+// Text is the text of a card that retrieval reads, field by field in a
+// fixed order, then the search queries, one a line.
+func (s *State) Text() string {
+	var b strings.Builder
+	for _, t := range []string{s.Issue, s.InformationNeed, s.CurrentHypothesis, s.CurrentSubgoal,
+		s.CurrentObservation, s.LatestTestOutput, s.CurrentDiff} {
+		if t != "" {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	for _, q := range s.SearchQueries {
+		b.WriteString(q)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Observed is the one definition of what a card has already seen: a unit
+// is observed when its id is among ObservedEvidenceIDs or it shares a line
+// with an observed span on the same path. Paths compare in their cleaned
+// form. Build it once per card; it is read-only afterwards.
+type Observed struct {
+	ids   map[string]bool
+	spans map[string][]Span // cleaned path -> spans
+}
+
+// ObservedOf collects what s has seen.
+func ObservedOf(s *State) *Observed {
+	o := &Observed{ids: map[string]bool{}, spans: map[string][]Span{}}
+	if s == nil {
+		return o
+	}
+	for _, id := range s.ObservedEvidenceIDs {
+		o.ids[id] = true
+	}
+	for _, sp := range s.ObservedSpans {
+		p, err := CleanPath(sp.Path)
+		if err != nil {
+			continue // Validate refuses such a card; an unvalidated one excludes nothing by it
+		}
+		sp.Path = p
+		o.spans[p] = append(o.spans[p], sp)
+	}
+	return o
+}
+
+// Unit reports whether u has been seen.
+func (o *Observed) Unit(u *Unit) bool {
+	if u.ID != "" && o.ids[u.ID] {
+		return true
+	}
+	return o.Lines(u.Path, u.StartLine, u.EndLine)
+}
+
+// Lines reports whether lines start..end of path share a line with an
+// observed span.
+func (o *Observed) Lines(path string, start, end int) bool {
+	p, err := CleanPath(path)
+	if err != nil {
+		return false
+	}
+	for _, sp := range o.spans[p] {
+		if start <= sp.EndLine && end >= sp.StartLine {
+			return true
+		}
+	}
+	return false
+}
+
+// Spans lists the observed spans of path (cleaned), in card order.
+func (o *Observed) Spans(path string) []Span {
+	p, err := CleanPath(path)
+	if err != nil {
+		return nil
+	}
+	return o.spans[p]
+}
+
+// Paths lists every observed span's path (cleaned), sorted and unique.
+func (o *Observed) Paths() []string {
+	out := make([]string, 0, len(o.spans))
+	for p := range o.spans {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

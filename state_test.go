@@ -1,0 +1,99 @@
+package mss
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseStateErrors(t *testing.T) {
+	big := `{"issue": "` + strings.Repeat("x", MaxTextBytes+1) + `"}`
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"empty", ``, "state s.json: empty; want one JSON object"},
+		{"white space", " \n\t\n", "state s.json: only white space; want one JSON object"},
+		{"bom only", "\xef\xbb\xbf", "state s.json: empty; want one JSON object"},
+		{"syntax", "{\n\"issue\": \"a\",\n}", "state s.json:3: invalid character '}'"},
+		{"type", "{\n\"issue\": 3}", `state s.json:2: field issue: want string, got JSON number`},
+		{"not object", `[1]`, "state s.json:1: want a JSON object, got JSON array"},
+		{"unknown", "{\"issue\": \"a\",\n \"isue\": \"b\"}", `state s.json:2: field isue: unknown field`},
+		{"two values", "{\"issue\": \"a\"}\n{}", "state s.json:2: more than one JSON value"},
+		{"no text", `{"state_id": "x"}`, "state s.json: no text to recover evidence for"},
+		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json: field observed_spans[0].path: not a repository-relative path: "../x" climbs out with ..`},
+		{"span lines", `{"issue": "a", "observed_spans": [{"path": "x.go", "start_line": 5, "end_line": 2}]}`, `state s.json: field observed_spans[0]: (x.go) lines 5-2 are not a 1-based range`},
+		{"too long", big, "state s.json: field issue: 262145 bytes, limit 262144"},
+		{"not utf8", "{\"issue\": \"a\xff\"}", "state s.json:1: not UTF-8 text"},
+		{"truncated", "{\"issue\": \"a\"", "state s.json:1: unexpected end of JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseState("s.json", []byte(tc.in))
+			if err == nil {
+				t.Fatalf("ParseState(%.40q) = nil error, want %q", tc.in, tc.want)
+			}
+			var se *StateError
+			if !errors.As(err, &se) {
+				t.Errorf("error %T is not a *StateError", err)
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("ParseState(%.40q) error\n got %q\nwant prefix %q", tc.in, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecodeStateLimit(t *testing.T) {
+	r := strings.NewReader(strings.Repeat(" ", MaxStateBytes+10))
+	_, err := DecodeState("<stdin>", r)
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("DecodeState(oversized) = %v, want a size error", err)
+	}
+}
+
+func TestParseStateAcceptsEveryTextField(t *testing.T) {
+	for _, in := range []string{
+		`{"latest_test_output": "FAILED tests/test_x.py::test_y"}`,
+		`{"current_diff": "--- a/x\n+++ b/x"}`,
+		`{"search_queries": ["parseConfig"]}`,
+		"\xef\xbb\xbf{\"issue\": \"a\"}",
+	} {
+		if _, err := ParseState("s", []byte(in)); err != nil {
+			t.Errorf("ParseState(%q): %v", in, err)
+		}
+	}
+}
+
+func TestValidateCleansSpanPaths(t *testing.T) {
+	st, err := ParseState("s", []byte(`{"issue": "a", "observed_spans": [{"path": "./src\\x.go", "start_line": 1, "end_line": 2}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.ObservedSpans[0].Path; got != "src/x.go" {
+		t.Errorf("path = %q, want src/x.go", got)
+	}
+}
+
+func TestObserved(t *testing.T) {
+	st := &State{
+		ObservedSpans:       []Span{{Path: "./a/b.go", StartLine: 10, EndLine: 20}},
+		ObservedEvidenceIDs: []string{"u9"},
+	}
+	o := ObservedOf(st)
+	for _, tc := range []struct {
+		u    Unit
+		want bool
+	}{
+		{Unit{Path: "a/b.go", StartLine: 20, EndLine: 30}, true},
+		{Unit{Path: "a/b.go", StartLine: 21, EndLine: 30}, false},
+		{Unit{Path: "a/b.go", StartLine: 1, EndLine: 9}, false},
+		{Unit{Path: "a/c.go", StartLine: 10, EndLine: 20}, false},
+		{Unit{ID: "u9", Path: "z.go", StartLine: 1, EndLine: 1}, true},
+	} {
+		if got := o.Unit(&tc.u); got != tc.want {
+			t.Errorf("Observed.Unit(%s:%d-%d %s) = %v, want %v", tc.u.Path, tc.u.StartLine, tc.u.EndLine, tc.u.ID, got, tc.want)
+		}
+	}
+	if got := o.Paths(); len(got) != 1 || got[0] != "a/b.go" {
+		t.Errorf("Paths() = %v, want [a/b.go]", got)
+	}
+}
