@@ -214,7 +214,7 @@ func CleanPath(p string) (string, error) {
 	}
 	for _, part := range strings.Split(q, "/") {
 		if part == ".." {
-			return "", fmt.Errorf("%w: %q climbs out with ..", ErrBadPath, p)
+			return "", fmt.Errorf("%w: %q climbs out of the repository with a .. element", ErrBadPath, p)
 		}
 	}
 	q = path.Clean(q)

@@ -20,7 +20,7 @@ func TestParseStateErrors(t *testing.T) {
 		{"unknown", "{\"issue\": \"a\",\n \"isue\": \"b\"}", `state s.json:2: field isue: unknown field`},
 		{"two values", "{\"issue\": \"a\"}\n{}", "state s.json:2: more than one JSON value"},
 		{"no text", `{"state_id": "x"}`, "state s.json: no text to recover evidence for"},
-		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json: field observed_spans[0].path: not a repository-relative path: "../x" climbs out with ..`},
+		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json: field observed_spans[0].path: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
 		{"span lines", `{"issue": "a", "observed_spans": [{"path": "x.go", "start_line": 5, "end_line": 2}]}`, `state s.json: field observed_spans[0]: (x.go) lines 5-2 are not a 1-based range`},
 		{"too long", big, "state s.json: field issue: 262145 bytes, limit 262144"},
 		{"not utf8", "{\"issue\": \"a\xff\"}", "state s.json:1: not UTF-8 text"},
