@@ -1,6 +1,7 @@
 package mss
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -96,4 +97,41 @@ func TestObserved(t *testing.T) {
 	if got := o.Paths(); len(got) != 1 || got[0] != "a/b.go" {
 		t.Errorf("Paths() = %v, want [a/b.go]", got)
 	}
+}
+
+// FuzzParseState: any bytes give a card or a *StateError, never a panic;
+// an accepted card is valid and reads back the same after encoding.
+func FuzzParseState(f *testing.F) {
+	for _, s := range []string{
+		`{"issue": "a"}`, `{"latest_test_output": "FAILED t.py::x"}`, "\xef\xbb\xbf{\"issue\": \"a\"}",
+		`{"issue": "a", "observed_spans": [{"path": "./a\\b.go", "start_line": 1, "end_line": 2}]}`,
+		`{"issue": 3}`, `[]`, ``, " \n", `{"issue": "a"} {}`, `{"isue": "a"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := ParseState("f", data)
+		if err != nil {
+			var se *StateError
+			if !errors.As(err, &se) {
+				t.Fatalf("ParseState(%q): error %T is not a *StateError: %v", data, err, err)
+			}
+			return
+		}
+		if err := st.Validate(); err != nil {
+			t.Fatalf("ParseState(%q) accepted a card Validate refuses: %v", data, err)
+		}
+		enc, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseState("f", enc)
+		if err != nil {
+			t.Fatalf("re-encoded card %s refused: %v", enc, err)
+		}
+		enc2, _ := json.Marshal(again)
+		if string(enc) != string(enc2) {
+			t.Errorf("card changed on a round trip:\n%s\n%s", enc, enc2)
+		}
+	})
 }
