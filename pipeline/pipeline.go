@@ -190,8 +190,14 @@ func newController(o Options) (mss.Controller, error) {
 }
 
 // sourceFiles picks what answers are verified against: the files of the
-// work tree the index was built from, or the blobs of its commit.
+// work tree the index was built from, or the blobs of its commit. The
+// repository the caller named wins over the one the index file records, so
+// an index file cannot send reads elsewhere; with only an index file named,
+// its recorded source is the one there is.
 func sourceFiles(m index.Meta, o Options) (Files, error) {
+	if o.Repo != "" {
+		m.Repo = o.Repo
+	}
 	switch m.Source {
 	case "commit":
 		gitDir := o.Engine.GitDir
