@@ -2,6 +2,7 @@ package repobench
 
 import (
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/missingcomplement/mss"
@@ -57,6 +58,29 @@ func (ps *PredictionSet) Methods() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// LoadPredictionsFor reads predictions files as the scorers do: lines for
+// states the states file does not hold are ignored, as score.py ignores
+// them, and reported on w, one line a file; no prediction for any known
+// state is an error.
+func LoadPredictionsFor(w io.Writer, paths []string, known map[string]bool) (*PredictionSet, error) {
+	ps, err := LoadPredictions(paths, known)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for f := range ps.Unknown {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		fmt.Fprintf(w, "%s: ignored %d predictions for states not in the states file (first: %s)\n", f, ps.Unknown[f], ps.UnknownExample[f])
+	}
+	if len(ps.ByMethod) == 0 {
+		return nil, fmt.Errorf("no predictions for any state of the states file in %v", paths)
+	}
+	return ps, nil
 }
 
 // LoadPredictions reads predictions files against a set of known state ids.

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -126,20 +125,9 @@ func score(stderr io.Writer, f *reportFlags) (*repobench.PredictionSet, []*repob
 		}
 		known[s.StateID] = true
 	}
-	ps, err := repobench.LoadPredictions(f.preds, known)
+	ps, err := repobench.LoadPredictionsFor(stderr, f.preds, known)
 	if err != nil {
 		return nil, nil, err
-	}
-	var files []string
-	for p := range ps.Unknown {
-		files = append(files, p)
-	}
-	sort.Strings(files)
-	for _, p := range files {
-		fmt.Fprintf(stderr, "%s: ignored %d predictions for states not in the states file (first: %s)\n", p, ps.Unknown[p], ps.UnknownExample[p])
-	}
-	if len(ps.ByMethod) == 0 {
-		return nil, nil, fmt.Errorf("no predictions for any state of the states file in %v", f.preds)
 	}
 	src := repobench.NewSource(f.mirrorRoot)
 	defer src.Close()

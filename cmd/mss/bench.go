@@ -108,25 +108,10 @@ func (f *trackFiles) scoreFiles(stderr io.Writer, preds []string) (*repobench.Pr
 	return ps, scores, err
 }
 
-// loadPredictions reads predictions files and reports lines for states the
-// states file does not hold (they are ignored, as score.py ignores them).
+// loadPredictions reads predictions files for the states l holds
+// (repobench.LoadPredictionsFor).
 func loadPredictions(w io.Writer, paths []string, l *loaded) (*repobench.PredictionSet, error) {
-	ps, err := repobench.LoadPredictions(paths, l.known)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for f := range ps.Unknown {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		fmt.Fprintf(w, "%s: ignored %d predictions for states not in the states file (first: %s)\n", f, ps.Unknown[f], ps.UnknownExample[f])
-	}
-	if len(ps.ByMethod) == 0 {
-		return nil, fmt.Errorf("no predictions for any state of the states file in %v", paths)
-	}
-	return ps, nil
+	return repobench.LoadPredictionsFor(w, paths, l.known)
 }
 
 func newBenchScoreCmd() *cobra.Command {
