@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -265,6 +266,17 @@ func distinctPaths(units []mss.Unit) []string {
 	return out
 }
 
+// ReadSourceFile reads one file of src as Verify reads it: through the
+// confined reader of a work tree, or the blob at the commit (a path the
+// commit lacks is fs.ErrNotExist).
+func ReadSourceFile(ctx context.Context, src Source, p string) ([]byte, error) {
+	files, err := readSources(ctx, src, []string{p})
+	if err != nil {
+		return nil, err
+	}
+	return files[p].data, files[p].err
+}
+
 // readSources reads the files at paths from src: confined reads of a work
 // tree, or the commit's blobs through one git cat-file process.
 func readSources(ctx context.Context, src Source, paths []string) (map[string]sourceFile, error) {
@@ -302,7 +314,7 @@ func readSources(ctx context.Context, src Source, paths []string) (map[string]so
 	err := s.catFile(ctx, entries, maxVerifyBytes, func(e entry, data []byte, missing error) error {
 		switch {
 		case errors.Is(missing, ErrMissingObject):
-			out[e.path] = sourceFile{err: fmt.Errorf("not in commit %s", src.Commit)}
+			out[e.path] = sourceFile{err: fmt.Errorf("not in commit %s: %w", src.Commit, fs.ErrNotExist)}
 		case missing != nil:
 			out[e.path] = sourceFile{err: missing}
 		case data == nil && e.size > 0:

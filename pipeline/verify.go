@@ -1,18 +1,13 @@
 package pipeline
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
+	"context"
 	"fmt"
-	"io"
-	"io/fs"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/fsroot"
 )
 
@@ -55,22 +50,24 @@ func (t *TreeFiles) ReadFile(p string) ([]byte, error) {
 // Close releases the root.
 func (t *TreeFiles) Close() error { return t.root.Close() }
 
-// CommitFiles reads the blobs of one commit from a git directory through
-// one long-lived `git cat-file --batch`, started on first use.
+// CommitFiles reads the blobs of one commit from a git directory, as the
+// index reads them (index.ReadSourceFile). A commit never changes, so a
+// file read once is kept for the next answer.
 type CommitFiles struct {
-	gitDir, commit string
+	src index.Source
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	errb bytes.Buffer
+	mu    sync.Mutex
+	files map[string]commitFile
+}
+
+type commitFile struct {
+	data []byte
 	err  error
 }
 
 // NewCommitFiles reads commit's files from gitDir.
 func NewCommitFiles(gitDir, commit string) *CommitFiles {
-	return &CommitFiles{gitDir: gitDir, commit: commit}
+	return &CommitFiles{src: index.Source{GitDir: gitDir, Commit: commit}, files: map[string]commitFile{}}
 }
 
 // ReadFile implements Files: the blob at path in the commit's tree.
@@ -79,86 +76,25 @@ func (c *CommitFiles) ReadFile(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if strings.ContainsAny(clean, "\n\r") {
-		return nil, fmt.Errorf("reading %s: %w", clean, fs.ErrNotExist)
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.start(); err != nil {
-		return nil, err
+	f, ok := c.files[clean]
+	if !ok {
+		f.data, f.err = index.ReadSourceFile(context.Background(), c.src, clean)
+		if f.err != nil {
+			f.err = fmt.Errorf("reading %s at %s: %w", clean, c.src.Commit, f.err)
+		}
+		c.files[clean] = f
 	}
-	if _, err := io.WriteString(c.in, c.commit+":"+clean+"\n"); err != nil {
-		return nil, c.fail(err)
-	}
-	header, err := c.out.ReadString('\n')
-	if err != nil {
-		return nil, c.fail(err)
-	}
-	f := strings.Fields(header)
-	if len(f) == 2 && f[1] == "missing" || len(f) == 2 && f[1] == "ambiguous" {
-		return nil, fmt.Errorf("reading %s at %s: %w", clean, c.commit, fs.ErrNotExist)
-	}
-	if len(f) != 3 {
-		return nil, fmt.Errorf("git cat-file in %s: unexpected header %q", c.gitDir, header)
-	}
-	size, err := strconv.Atoi(f[2])
-	if err != nil || size < 0 {
-		return nil, fmt.Errorf("git cat-file in %s: unexpected header %q", c.gitDir, header)
-	}
-	data := make([]byte, size+1)
-	if _, err := io.ReadFull(c.out, data); err != nil {
-		return nil, c.fail(err)
-	}
-	if f[1] != "blob" {
-		return nil, fmt.Errorf("reading %s at %s: a %s, not a file", clean, c.commit, f[1])
-	}
-	return data[:size], nil
+	return f.data, f.err
 }
 
-func (c *CommitFiles) start() error {
-	if c.err != nil {
-		return c.err
-	}
-	if c.cmd != nil {
-		return nil
-	}
-	cmd := exec.Command("git", "--git-dir", c.gitDir, "cat-file", "--batch")
-	cmd.Stderr = &c.errb
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		c.err = fmt.Errorf("starting git cat-file in %s: %w", c.gitDir, err)
-		return c.err
-	}
-	c.cmd, c.in, c.out = cmd, in, bufio.NewReaderSize(out, 1<<16)
-	return nil
-}
-
-func (c *CommitFiles) fail(err error) error {
-	c.err = fmt.Errorf("git cat-file in %s: %w: %s", c.gitDir, err, strings.TrimSpace(c.errb.String()))
-	return c.err
-}
-
-// Close stops the git process.
+// Close forgets the files read.
 func (c *CommitFiles) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cmd == nil {
-		return nil
-	}
-	c.in.Close()
-	err := c.cmd.Wait()
-	c.cmd = nil
-	if c.err == nil {
-		c.err = errors.New("closed")
-	}
-	return err
+	c.files = map[string]commitFile{}
+	return nil
 }
 
 // Verify checks units against the files they were indexed from, so no
