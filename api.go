@@ -207,6 +207,15 @@ type StageUsage struct {
 	LatencyMS        int64  `json:"latency_ms"`
 }
 
+// Add counts o's calls, tokens and latency into s (names are kept).
+func (s *StageUsage) Add(o StageUsage) {
+	s.Calls += o.Calls
+	s.PromptTokens += o.PromptTokens
+	s.CompletionTokens += o.CompletionTokens
+	s.ReasoningTokens += o.ReasoningTokens
+	s.LatencyMS += o.LatencyMS
+}
+
 // Controller is the one shape of every evidence-selection method: state,
 // candidates and budget in; ordered units and a trace out. Same input, same
 // output, byte for byte, unless the method calls a sampling model.

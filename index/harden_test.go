@@ -538,7 +538,7 @@ func TestMissingObject(t *testing.T) {
 			t.Errorf("status of the missing file %q", f.Status)
 		}
 	}
-	if got := unitPaths(mustUnits(t, db)); len(got) == 0 || contains(got, "pkg/main.py") {
+	if got := distinctPaths(mustUnits(t, db)); len(got) == 0 || contains(got, "pkg/main.py") {
 		t.Errorf("indexed %v", got)
 	}
 }

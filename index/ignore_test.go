@@ -78,7 +78,7 @@ func TestMssIgnore(t *testing.T) {
 		if sum.Skipped[skipIgnored] != 2 {
 			t.Errorf("commit=%v: skipped %v, want ignored 2", commit, sum.Skipped)
 		}
-		got := unitPaths(mustUnits(t, sum.DB))
+		got := distinctPaths(mustUnits(t, sum.DB))
 		for _, p := range got {
 			if p == "scratch/tmp.py" || p == "notes/a.txt" {
 				t.Errorf("commit=%v: %s indexed", commit, p)
@@ -93,7 +93,7 @@ func TestMssIgnore(t *testing.T) {
 	if sum.Skipped[skipIgnored] != 1 || sum.Parsed != 2 {
 		t.Errorf("after un-ignoring scratch/: skipped %v, parsed %d (want .mssignore and scratch/tmp.py)", sum.Skipped, sum.Parsed)
 	}
-	if got := unitPaths(mustUnits(t, sum.DB)); !contains(got, "scratch/tmp.py") {
+	if got := distinctPaths(mustUnits(t, sum.DB)); !contains(got, "scratch/tmp.py") {
 		t.Errorf("scratch/tmp.py not indexed after un-ignoring: %v", got)
 	}
 }

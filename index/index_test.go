@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -124,19 +123,6 @@ func openIndex(t testing.TB, path string) *Index {
 	return ix
 }
 
-func unitPaths(units []mss.Unit) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, u := range units {
-		if !seen[u.Path] {
-			seen[u.Path] = true
-			out = append(out, u.Path)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func TestBuildWorkTree(t *testing.T) {
 	dir, commit := newRepo(t, fixture)
 	writeFiles(t, dir, map[string]string{".gitignore": "ignored/\n", "ignored/x.py": "def hidden():\n    pass\n"})
@@ -154,7 +140,7 @@ func TestBuildWorkTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{".gitignore", "README.md", "pkg/main.py", "pkg/util.py", "server/server.go", "web/app.js", "web/fmt.js"}
-	if diff := cmp.Diff(want, unitPaths(units)); diff != "" {
+	if diff := cmp.Diff(want, distinctPaths(units)); diff != "" {
 		t.Errorf("indexed paths (-want +got):\n%s", diff)
 	}
 	for i := 1; i < len(units); i++ {
@@ -535,7 +521,7 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 		}
 		sum := build(t, Options{Repo: dir})
 		units := mustUnits(t, sum.DB)
-		if got := unitPaths(units); !cmp.Equal(got, []string{"a.py"}) {
+		if got := distinctPaths(units); !cmp.Equal(got, []string{"a.py"}) {
 			t.Errorf("git=%v: indexed %v, want only a.py (symlinks are not followed)", useGit, got)
 		}
 		if m := openIndex(t, sum.DB).Meta(); useGit && m.Source != "worktree" || !useGit && m.Source != "directory" {
@@ -551,7 +537,7 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 		gitRun(t, dir, "add", "-A")
 		gitRun(t, dir, "commit", "-q", "-m", "x")
 		sum := build(t, Options{Repo: dir, Rev: "HEAD", DB: filepath.Join(t.TempDir(), "c.db")})
-		if got := unitPaths(mustUnits(t, sum.DB)); !cmp.Equal(got, []string{"a.py"}) {
+		if got := distinctPaths(mustUnits(t, sum.DB)); !cmp.Equal(got, []string{"a.py"}) {
 			t.Errorf("commit: indexed %v, want only a.py", got)
 		}
 	}

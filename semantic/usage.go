@@ -56,24 +56,14 @@ func SummarizeUsage(us []*mss.Usage) UsageSummary {
 				idx[st.Stage] = i
 				s.Stages = append(s.Stages, mss.StageUsage{Stage: st.Stage})
 			}
-			a := &s.Stages[i]
-			a.Calls += st.Calls
-			a.PromptTokens += st.PromptTokens
-			a.CompletionTokens += st.CompletionTokens
-			a.ReasoningTokens += st.ReasoningTokens
-			a.LatencyMS += st.LatencyMS
+			s.Stages[i].Add(st)
 			j, ok := midx[st.Model]
 			if !ok {
 				j = len(s.Models)
 				midx[st.Model] = j
 				s.Models = append(s.Models, mss.StageUsage{Model: st.Model})
 			}
-			m := &s.Models[j]
-			m.Calls += st.Calls
-			m.PromptTokens += st.PromptTokens
-			m.CompletionTokens += st.CompletionTokens
-			m.ReasoningTokens += st.ReasoningTokens
-			m.LatencyMS += st.LatencyMS
+			s.Models[j].Add(st)
 			if !containsStr(s.stageModels[st.Stage], st.Model) {
 				s.stageModels[st.Stage] = append(s.stageModels[st.Stage], st.Model)
 			}
