@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -125,14 +124,7 @@ func newBenchFixture(t *testing.T) *benchFixture {
 // runBench runs a fresh bench subcommand.
 func runBench(t *testing.T, build func() *cobra.Command, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := build()
-	var out, errOut bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err = cmd.Execute()
-	return out.String(), errOut.String(), err
+	return runCmd(t, build(), "", args...)
 }
 
 func TestBenchScore(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,18 +13,11 @@ import (
 
 func runIndex(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd := newIndexCmd()
-	var out, errb bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SetArgs(args)
-	cmd.SilenceUsage = true
-	cmd.SilenceErrors = true
-	err := cmd.Execute()
-	if errb.Len() > 0 {
-		t.Errorf("stderr not quiet off a terminal: %q", errb.String())
+	out, stderr, err := runCmd(t, newIndexCmd(), "", args...)
+	if stderr != "" {
+		t.Errorf("stderr not quiet off a terminal: %q", stderr)
 	}
-	return out.String(), err
+	return out, err
 }
 
 func TestIndexCommand(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,16 +10,7 @@ import (
 
 func runRecover(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
-	cmd := newRecoverCmd()
-	var out, errb bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SetIn(strings.NewReader(stdin))
-	cmd.SetArgs(args)
-	cmd.SilenceUsage = true
-	cmd.SilenceErrors = true
-	err := cmd.Execute()
-	return out.String(), errb.String(), err
+	return runCmd(t, newRecoverCmd(), stdin, args...)
 }
 
 // recoverRepo writes a small Python repository (no git needed).

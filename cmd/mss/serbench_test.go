@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -44,15 +43,7 @@ func runSerbench(t *testing.T, dir string, args ...string) (string, string, erro
 		t.Fatal(err)
 	}
 	defer os.Chdir(cwd)
-	cmd := newSerbenchCmd()
-	var out, errb bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SetArgs(args)
-	cmd.SilenceUsage = true
-	cmd.SilenceErrors = true
-	err := cmd.Execute()
-	return out.String(), errb.String(), err
+	return runCmd(t, newSerbenchCmd(), "", args...)
 }
 
 func TestSerbenchValidateMessages(t *testing.T) {
