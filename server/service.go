@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
-	"github.com/missingcomplement/mss/internal/fsroot"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/retrieve"
 )
@@ -66,8 +65,8 @@ type Config struct {
 // one work tree. It is safe for concurrent use; MCP and HTTP share it.
 type Service struct {
 	cfg      Config
-	root     string       // absolute, symbolic links resolved
-	files    *fsroot.Root // reads stay inside root, through no symbolic link
+	root     string              // absolute, symbolic links resolved
+	files    *pipeline.TreeFiles // reads stay inside root, through no symbolic link
 	ctrl     mss.Controller
 	sessions *Sessions
 
@@ -135,7 +134,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
 	}
-	files, err := fsroot.Open(root)
+	files, err := pipeline.NewTreeFiles(root)
 	if err != nil {
 		return nil, fmt.Errorf("server: repository %s: %w", cfg.Repo, err)
 	}
@@ -525,10 +524,7 @@ func (s *Service) Search(ctx context.Context, query string, limit int) (*SearchR
 	if err != nil {
 		return nil, s.snapshotFailed(fmt.Errorf("server: search: %w", err))
 	}
-	verified, warn, err := s.verifyUnits(us)
-	if err != nil {
-		return nil, fmt.Errorf("server: search: %w", err)
-	}
+	verified, warn := s.verifyUnits(us)
 	resp := &SearchResponse{Units: []mss.Unit{}, Warnings: warn}
 	resp.Units = append(resp.Units, verified...)
 	return resp, nil

@@ -28,18 +28,13 @@ var errNotUTF8 = errors.New("its path is not UTF-8, so no answer can name it fai
 // answer passes): a unit whose text moved is re-numbered, one the file no
 // longer holds, or that cannot be read inside the root, is left out with a
 // warning naming it.
-func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string, error) {
+func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string) {
 	units, warn := dropUnnamable(units)
-	files, err := pipeline.NewTreeFiles(s.root)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer files.Close()
 	where := make(map[string]mss.Unit, len(units))
 	for _, u := range units {
 		where[u.ID] = u
 	}
-	keep, trace := pipeline.Verify(files, units, mss.ObservedOf(nil))
+	keep, trace := pipeline.Verify(s.files, units, mss.ObservedOf(nil))
 	for _, t := range trace {
 		why, dropped := strings.CutPrefix(t.Reason, "dropped: ")
 		if !dropped {
@@ -48,7 +43,7 @@ func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string, error) {
 		u := where[t.UnitID]
 		warn = append(warn, fmt.Sprintf("%s:%d-%d left out: %s", Quote(u.Path), u.StartLine, u.EndLine, why))
 	}
-	return keep, warn, nil
+	return keep, warn
 }
 
 // dropUnnamable leaves out units whose path is not UTF-8, with a warning.
