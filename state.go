@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // Limits on one state card. Every surface (CLI, HTTP, MCP, benchmark
@@ -124,6 +126,10 @@ func ParseState(source string, data []byte) (*State, error) {
 	if dec.More() {
 		return nil, &StateError{Source: source, Line: lineAt(data, dec.InputOffset()), Msg: "more than one JSON value; give one state card"}
 	}
+	if err := foldedKey(data); err != nil {
+		err.Source = source
+		return nil, err
+	}
 	if err := st.Validate(); err != nil {
 		var se *StateError
 		if errors.As(err, &se) {
@@ -132,6 +138,51 @@ func ParseState(source string, data []byte) (*State, error) {
 		return nil, err
 	}
 	return &st, nil
+}
+
+var (
+	stateKeys = jsonkey.Names(State{})
+	spanKeys  = jsonkey.Names(Span{})
+)
+
+// foldedKey refuses a key that encoding/json took for a field only by
+// folding case ("Issue" for "issue"): the card format is case-sensitive,
+// so such a key is an unknown field, not a silent spelling of a known one.
+// data is a card that has already decoded.
+func foldedKey(data []byte) *StateError {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	check := func(obj map[string]json.RawMessage, names []string, field func(string) string) *StateError {
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if name, ok := jsonkey.Fold(k, names); ok {
+				line := 0
+				if _, _, at, found := jsonkey.Folded(data, []string{name}); found {
+					line = lineAt(data, int64(at))
+				}
+				return &StateError{Line: line, Field: field(k), Msg: fmt.Sprintf("unknown field (field names are case-sensitive; did you mean %q?)", name)}
+			}
+		}
+		return nil
+	}
+	if err := check(top, stateKeys, func(k string) string { return k }); err != nil {
+		return err
+	}
+	var spans []map[string]json.RawMessage
+	if raw, ok := top["observed_spans"]; ok && json.Unmarshal(raw, &spans) == nil {
+		for i, sp := range spans {
+			if err := check(sp, spanKeys, func(k string) string { return fmt.Sprintf("observed_spans[%d].%s", i, k) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func lineAt(data []byte, offset int64) int {

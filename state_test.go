@@ -19,6 +19,8 @@ func TestParseStateErrors(t *testing.T) {
 		{"type", "{\n\"issue\": 3}", `state s.json:2: field issue: want string, got JSON number`},
 		{"not object", `[1]`, "state s.json:1: want a JSON object, got JSON array"},
 		{"unknown", "{\"issue\": \"a\",\n \"isue\": \"b\"}", `state s.json:2: field isue: unknown field`},
+		{"folded key", "{\"issue\": \"a\",\n \"State_ID\": \"b\"}", `state s.json:2: field State_ID: unknown field (field names are case-sensitive; did you mean "state_id"?)`},
+		{"folded span key", "{\"issue\": \"a\", \"observed_spans\": [\n{\"path\": \"x.go\", \"start_line\": 1, \"END_LINE\": 2}]}", `state s.json:2: field observed_spans[0].END_LINE: unknown field`},
 		{"two values", "{\"issue\": \"a\"}\n{}", "state s.json:2: more than one JSON value"},
 		{"no text", `{"state_id": "x"}`, "state s.json: no text to recover evidence for"},
 		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json: field observed_spans[0].path: not a repository-relative path: "../x" climbs out of the repository with a .. element`},

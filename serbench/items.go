@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // Evidence is one unit of a state's candidate pool as the release ships it.
@@ -179,13 +180,20 @@ type evidenceJSON struct {
 	ObservedByState bool    `json:"observed_by_state"`
 }
 
+// itemKeys are the keys fastItem decodes, in item rows and their evidence.
+var itemKeys = append(jsonkey.Names(itemJSON{}), jsonkey.Names(evidenceJSON{})...)
+
 // fastItem decodes a well-formed item row in one pass, or returns nil when
 // the row needs the careful path.
 func fastItem(b []byte, n int) *Item {
 	// encoding/json matches keys case-insensitively when no key matches
-	// exactly; the exact keys must be there, so a "State_ID" row is judged
-	// by the careful path as the reference would judge it.
+	// exactly; the exact keys must be there and no key may merely fold to
+	// one, so a "State_ID" or "sourCe_pAth" row is judged by the careful
+	// path as the reference would judge it.
 	if !utf8.Valid(b) || !bytes.Contains(b, []byte(`"state_id"`)) || !bytes.Contains(b, []byte(`"candidate_evidence"`)) {
+		return nil
+	}
+	if _, _, _, folded := jsonkey.Folded(b, itemKeys); folded {
 		return nil
 	}
 	var j itemJSON

@@ -1,0 +1,113 @@
+// Package jsonkey finds object keys in JSON text that encoding/json would
+// match to a field only by folding case.
+//
+// encoding/json matches an object key to a struct field case-insensitively
+// (with Unicode simple folding, so "ſtate_id" is "state_id") when no key
+// matches exactly. The formats mss reads are case-sensitive, as their
+// reference readers are, so such a key is an unknown field, not the field
+// it resembles.
+package jsonkey
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+)
+
+// Folded reports the first key in data that is not one of names but equals
+// one of them under case folding, with the name it folds to and its byte
+// offset. It looks at keys of every object, at any depth. data need not be
+// valid JSON; Folded reads what it can and never fails.
+func Folded(data []byte, names []string) (key, name string, offset int, found bool) {
+	exact := make(map[string]bool, len(names))
+	for _, n := range names {
+		exact[n] = true
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '"' {
+			continue
+		}
+		start := i
+		escaped := false
+		j := i + 1
+		for ; j < len(data); j++ {
+			c := data[j]
+			if c == '\\' {
+				escaped = true
+				j++
+				continue
+			}
+			if c == '"' {
+				break
+			}
+		}
+		if j >= len(data) {
+			return "", "", 0, false
+		}
+		i = j
+		k := j + 1
+		for k < len(data) && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r') {
+			k++
+		}
+		if k >= len(data) || data[k] != ':' {
+			continue
+		}
+		raw := data[start : j+1]
+		var s string
+		if escaped {
+			if json.Unmarshal(raw, &s) != nil {
+				continue
+			}
+		} else {
+			s = string(raw[1 : len(raw)-1])
+		}
+		if exact[s] {
+			continue
+		}
+		if n, ok := Fold(s, names); ok {
+			return s, n, start, true
+		}
+	}
+	return "", "", 0, false
+}
+
+// Fold returns the name key folds to when key is not one of names but
+// equals one of them under case folding.
+func Fold(key string, names []string) (string, bool) {
+	var folded string
+	for _, n := range names {
+		if n == key {
+			return "", false
+		}
+		if folded == "" && strings.EqualFold(key, n) {
+			folded = n
+		}
+	}
+	return folded, folded != ""
+}
+
+// Names lists the JSON object keys of the struct v (a struct or a pointer
+// to one), as its json tags name them; fields tagged "-" are left out.
+func Names(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		switch {
+		case name == "-" && tag == "-":
+			continue
+		case name == "":
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	return names
+}

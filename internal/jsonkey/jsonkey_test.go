@@ -1,0 +1,69 @@
+package jsonkey
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestFolded(t *testing.T) {
+	names := []string{"state_id", "source_path"}
+	for _, tc := range []struct {
+		in, key string
+	}{
+		{`{"state_id":"s","source_path":"a"}`, ""},
+		{`{"state_id":"s","sourCe_pAth":"a"}`, "sourCe_pAth"},
+		{`{"x":[{"y":{"STATE_ID" : 1}}]}`, "STATE_ID"},
+		{`{"\u017ftate_id":1}`, "ſtate_id"},
+		{`{"source\u005fPATH":1}`, "source_PATH"},
+		// Values are not keys.
+		{`{"a":"State_ID","b":["Source_Path"]}`, ""},
+		{`{"a":"say \"State_ID\": here"}`, ""},
+		{`{"unrelated":1,"sta`, ""},
+	} {
+		key, name, _, found := Folded([]byte(tc.in), names)
+		if found != (tc.key != "") || key != tc.key {
+			t.Errorf("Folded(%s) = %q (%q, %v), want %q", tc.in, key, name, found, tc.key)
+		}
+	}
+}
+
+// TestFoldedAgreesWithEncodingJSON checks the premise: encoding/json does
+// fill a field from a folded key, which is what Folded exists to catch.
+func TestFoldedAgreesWithEncodingJSON(t *testing.T) {
+	var v struct {
+		StateID string `json:"state_id"`
+	}
+	for _, in := range []string{`{"STATE_ID":"x"}`, `{"\u017ftate_id":"x"}`} {
+		v.StateID = ""
+		if err := json.Unmarshal([]byte(in), &v); err != nil || v.StateID != "x" {
+			t.Fatalf("encoding/json no longer folds %s (%v, %q); Folded may be unneeded", in, err, v.StateID)
+		}
+		if _, _, _, found := Folded([]byte(in), []string{"state_id"}); !found {
+			t.Errorf("Folded missed %s", in)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	type inner struct{}
+	var v struct {
+		A      string `json:"a,omitempty"`
+		B      int
+		C      bool `json:"-"`
+		D      bool `json:"-,"`
+		hidden int
+		inner  inner
+	}
+	_ = v.hidden
+	_ = v.inner
+	got := Names(&v)
+	want := []string{"a", "B", "-"}
+	if len(got) != len(want) {
+		t.Fatalf("Names = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Names = %q, want %q", got, want)
+		}
+	}
+}
