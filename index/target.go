@@ -28,6 +28,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/missingcomplement/mss/internal/safefile"
 )
 
 // mssDirMarker starts the .gitignore mss writes into .mss.
@@ -135,7 +137,7 @@ func checkTarget(dbPath string, owned bool) (damaged bool, err error) {
 		return false, refuse("is a symbolic link")
 	}
 	if !st.Mode().IsRegular() {
-		return false, refuse(fmt.Sprintf("is not a regular file (%s)", fileType(st.Mode())))
+		return false, refuse(fmt.Sprintf("is not a regular file (%s)", safefile.Kind(st.Mode())))
 	}
 	if st.Size() == 0 {
 		return false, nil // nothing to lose
@@ -147,20 +149,6 @@ func checkTarget(dbPath string, owned bool) (damaged bool, err error) {
 		return true, nil
 	}
 	return false, refuse("exists and is not an mss index")
-}
-
-func fileType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
 }
 
 // isIndexFile reports whether the file at p is an mss index: SQLite with

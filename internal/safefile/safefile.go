@@ -38,7 +38,7 @@ func Writable(path string, check Check) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file (%s); refusing to replace it", path, kind(fi.Mode()))
+		return fmt.Errorf("%s: not a regular file (%s); refusing to replace it", path, Kind(fi.Mode()))
 	}
 	if check == nil {
 		return nil
@@ -56,7 +56,9 @@ func Writable(path string, check Check) error {
 	return nil
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file of mode m is, for messages: "a symbolic link",
+// "a directory", "a device", "a named pipe", "a socket".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
