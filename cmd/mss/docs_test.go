@@ -20,6 +20,33 @@ package main
 // temporary directory is written as /home/user, durations with a decimal
 // point as 0.00s (or ms, µs) and a JSON "seconds" field as 0.
 //
+// A page may also talk to servers, always on loopback, under fixed
+// addresses that stand for real ones the test provides:
+//
+//   - 127.0.0.1:7777 and 127.0.0.1:7778 are free ports for the page's own
+//     servers (mss serve, mss mcp --listen): the test picks an unused port
+//     for each, per page.
+//   - 127.0.0.1:8001 is an OpenAI-compatible endpoint that answers like a
+//     current reasoning model (llm/llmtest, personality "reasoning"), and
+//     127.0.0.1:8002 one that invents ids outside the offered candidates
+//     (personality "invents-ids"). The test starts them in this process for
+//     a page that names them; they accept any key and model.
+//
+// Each such address is replaced by the real one in the commands, and the
+// real one by it in the output. A command ending in "&" runs in the
+// background until the page ends (then it gets SIGINT): the test waits for
+// it to print a line containing "listening on" (at most a minute) and
+// shows what it printed until then. A page whose commands call curl is
+// skipped where curl is not installed.
+//
+// Output is normalized where it holds the time or chance: the temporary
+// directory is written as /home/user; durations with a decimal point, or
+// in whole milliseconds, as 0.00s (or ms, µs; "0ms"); a latency in "N ms"
+// as 0 ms, keeping its width; a JSON "seconds" or "..._ms" field as 0; a
+// time stamp as the fixture commit's date (2026-01-05T10:00:00Z, in an HTTP
+// Date header Mon, 05 Jan 2026 10:00:00 GMT); a session id the server
+// drew (26 base-32 characters) as RHLOYBZY4HLLSVVDICZC2DIRIS.
+//
 // go test ./cmd/mss -run TestDocs -update rewrites every block with the
 // output the commands give now.
 
@@ -27,6 +54,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +62,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/missingcomplement/mss/llm/llmtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the example output in docs/*.md with what the commands print now")
@@ -175,15 +206,42 @@ func (b *docBlock) render(outputs [][]string) []string {
 type docsEnv struct {
 	work, bin string
 	env       []string
+	addrs     [][2]string // {documented, real} loopback addresses
 }
 
-func newDocsEnv(t *testing.T, bin string) *docsEnv {
+// Loopback addresses a page may name (see the top of this file).
+var (
+	docsPorts = []string{"127.0.0.1:7777", "127.0.0.1:7778"}
+	docsLLMs  = []struct {
+		addr string
+		p    llmtest.Personality
+	}{
+		{"127.0.0.1:8001", llmtest.PersonalityReasoning},
+		{"127.0.0.1:8002", llmtest.PersonalityInventsIDs},
+	}
+)
+
+// newDocsEnv prepares a page's scratch directory; page is the page's text,
+// to start only the servers it names.
+func newDocsEnv(t *testing.T, bin, page string) *docsEnv {
 	t.Helper()
 	work := t.TempDir()
 	if err := os.CopyFS(work, os.DirFS(filepath.Join("testdata", "docs"))); err != nil {
 		t.Fatal(err)
 	}
 	e := &docsEnv{work: work, bin: bin}
+	for _, addr := range docsPorts {
+		if strings.Contains(page, addr) {
+			e.addrs = append(e.addrs, [2]string{addr, freeLoopback(t)})
+		}
+	}
+	for _, l := range docsLLMs {
+		if strings.Contains(page, l.addr) {
+			srv := llmtest.NewPersonality(l.p)
+			t.Cleanup(srv.Close)
+			e.addrs = append(e.addrs, [2]string{l.addr, strings.TrimPrefix(srv.URL, "http://")})
+		}
+	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "MSS_") || strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "GIT_") ||
@@ -208,29 +266,57 @@ func newDocsEnv(t *testing.T, bin string) *docsEnv {
 	return e
 }
 
+// freeLoopback returns a loopback address no one listens on now.
+func freeLoopback(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
 var (
-	durationRE = regexp.MustCompile(`\b[0-9]+\.[0-9]+(ns|µs|ms|s)\b`)
-	secondsRE  = regexp.MustCompile(`"seconds": [0-9.e+-]+`)
+	durationRE  = regexp.MustCompile(`\b[0-9]+\.[0-9]+(ns|µs|ms|s)\b`)
+	msRE        = regexp.MustCompile(`\b[0-9]+(ns|µs|ms)\b`)
+	latencyRE   = regexp.MustCompile(`\b[0-9]+ ms\b`)
+	jsonTimeRE  = regexp.MustCompile(`("(?:seconds|[a-z_]+_ms)": ?)[0-9.e+-]+`)
+	stampRE     = regexp.MustCompile(`\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z`)
+	dateRE      = regexp.MustCompile(`(?m)^Date: .*GMT\r?$`)
+	sessionIDRE = regexp.MustCompile(`\b[A-Z2-7]{26}\b`)
 )
 
-// run runs one command line and returns its output lines, normalized.
-func (e *docsEnv) run(t *testing.T, line string) []string {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", line)
-	cmd.Dir, cmd.Env = e.work, e.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatalf("%s: %v", line, err)
-		}
+// shell is what sh runs for a command: documented addresses replaced by
+// real ones.
+func (e *docsEnv) shell(line string) string {
+	for _, a := range e.addrs {
+		line = strings.ReplaceAll(line, a[0], a[1])
 	}
-	s := strings.ReplaceAll(out.String(), e.work, docsHome)
+	return line
+}
+
+// normalize makes output independent of the place, the time and chance
+// (see the top of this file).
+func (e *docsEnv) normalize(s string) []string {
+	s = strings.ReplaceAll(s, e.work, docsHome)
+	for _, a := range e.addrs {
+		s = strings.ReplaceAll(s, a[1], a[0])
+	}
 	s = durationRE.ReplaceAllStringFunc(s, func(d string) string {
 		return "0.00" + strings.TrimLeft(d, "0123456789.")
 	})
-	s = secondsRE.ReplaceAllString(s, `"seconds": 0`)
-	s = strings.TrimRight(s, "\n")
+	s = msRE.ReplaceAllStringFunc(s, func(d string) string {
+		return "0" + strings.TrimLeft(d, "0123456789")
+	})
+	s = latencyRE.ReplaceAllStringFunc(s, func(d string) string {
+		return strings.Repeat(" ", len(d)-len("0 ms")) + "0 ms"
+	})
+	s = jsonTimeRE.ReplaceAllString(s, "${1}0")
+	s = stampRE.ReplaceAllString(s, "2026-01-05T10:00:00Z")
+	s = dateRE.ReplaceAllString(s, "Date: Mon, 05 Jan 2026 10:00:00 GMT")
+	s = sessionIDRE.ReplaceAllString(s, "RHLOYBZY4HLLSVVDICZC2DIRIS")
+	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	if s == "" {
 		return nil
 	}
@@ -239,6 +325,83 @@ func (e *docsEnv) run(t *testing.T, line string) []string {
 		lines[i] = strings.TrimRight(l, " \t")
 	}
 	return lines
+}
+
+// run runs one command line and returns its output lines, normalized. A
+// line ending in "&" is started in the background (see background).
+func (e *docsEnv) run(t *testing.T, line string) []string {
+	t.Helper()
+	if bg, ok := strings.CutSuffix(strings.TrimSpace(line), "&"); ok && !strings.HasSuffix(bg, "&") {
+		return e.normalize(e.background(t, bg))
+	}
+	cmd := exec.Command("sh", "-c", e.shell(line))
+	cmd.Dir, cmd.Env = e.work, e.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	return e.normalize(out.String())
+}
+
+// leadingAssignRE matches the variable assignments that open a command.
+var leadingAssignRE = regexp.MustCompile(`^(\s*[A-Za-z_][A-Za-z0-9_]*=[^ ]*)*\s*`)
+
+// background starts a server command for the rest of the page and returns
+// what it printed up to its "listening on" line. The command is run by sh
+// with exec, so that the signal at the end of the page reaches the server
+// itself.
+func (e *docsEnv) background(t *testing.T, line string) string {
+	t.Helper()
+	line = strings.TrimSpace(line)
+	n := len(leadingAssignRE.FindString(line))
+	line = line[:n] + "exec " + line[n:]
+	out, err := os.CreateTemp(t.TempDir(), "bg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", e.shell(line))
+	cmd.Dir, cmd.Env = e.work, e.env
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		out.Close()
+	})
+	deadline := time.Now().Add(time.Minute)
+	for {
+		data, err := os.ReadFile(out.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.Index(data, []byte("listening on")); i >= 0 {
+			if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+				return string(data[:i+j+1])
+			}
+		}
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("%s: exited (%v) before listening:\n%s", line, err, data)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not listening after a minute:\n%s", line, data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // buildMSS builds this command into dir.
@@ -295,7 +458,13 @@ func TestDocs(t *testing.T) {
 	buildMSS(t, bin)
 	for _, d := range docs {
 		t.Run(filepath.Base(d.name), func(t *testing.T) {
-			env := newDocsEnv(t, bin)
+			page := strings.Join(d.lines, "\n")
+			if strings.Contains(page, "$ curl") {
+				if _, err := exec.LookPath("curl"); err != nil {
+					t.Skip("curl not installed")
+				}
+			}
+			env := newDocsEnv(t, bin, page)
 			var rewritten []string
 			last := 0
 			changed := false
