@@ -41,11 +41,14 @@ package main
 //
 // Output is normalized where it holds the time or chance: the temporary
 // directory is written as /home/user; durations with a decimal point, or
-// in whole milliseconds, as 0.00s (or ms, µs; "0ms"); a latency in "N ms"
-// as 0 ms, keeping its width; a JSON "seconds" or "..._ms" field as 0; a
+// in whole milliseconds, as 0.00s (or ms, µs; "0ms"); a latency in "N ms",
+// and the last column of a table headed "... latency_ms", as 0, keeping
+// its width; a JSON "seconds" or "..._ms" field as 0; a
 // time stamp as the fixture commit's date (2026-01-05T10:00:00Z, in an HTTP
 // Date header Mon, 05 Jan 2026 10:00:00 GMT); a session id the server
-// drew (26 base-32 characters) as RHLOYBZY4HLLSVVDICZC2DIRIS.
+// drew (26 base-32 characters) as RHLOYBZY4HLLSVVDICZC2DIRIS; on a page
+// with servers, a model configuration's hash (h=<12 hex digits>, which
+// covers the endpoint's real address) as h=000000000000.
 //
 // go test ./cmd/mss -run TestDocs -update rewrites every block with the
 // output the commands give now.
@@ -285,6 +288,7 @@ var (
 	stampRE     = regexp.MustCompile(`\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z`)
 	dateRE      = regexp.MustCompile(`(?m)^Date: .*GMT\r?$`)
 	sessionIDRE = regexp.MustCompile(`\b[A-Z2-7]{26}\b`)
+	configRE    = regexp.MustCompile(`\bh=[0-9a-f]{12}\b`)
 )
 
 // shell is what sh runs for a command: documented addresses replaced by
@@ -316,16 +320,33 @@ func (e *docsEnv) normalize(s string) []string {
 	s = stampRE.ReplaceAllString(s, "2026-01-05T10:00:00Z")
 	s = dateRE.ReplaceAllString(s, "Date: Mon, 05 Jan 2026 10:00:00 GMT")
 	s = sessionIDRE.ReplaceAllString(s, "RHLOYBZY4HLLSVVDICZC2DIRIS")
+	if len(e.addrs) > 0 {
+		s = configRE.ReplaceAllString(s, "h=000000000000")
+	}
 	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	if s == "" {
 		return nil
 	}
 	lines := strings.Split(s, "\n")
+	latencyColumn := false
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
+		l = strings.TrimRight(l, " \t")
+		switch {
+		case strings.HasSuffix(l, " latency_ms"):
+			latencyColumn = true
+		case latencyColumn && lastNumberRE.MatchString(l):
+			n := lastNumberRE.FindString(l)
+			l = l[:len(l)-len(n)] + strings.Repeat(" ", len(n)-1) + "0"
+		default:
+			latencyColumn = false
+		}
+		lines[i] = l
 	}
 	return lines
 }
+
+// lastNumberRE is the last column of a table row, when it is a number.
+var lastNumberRE = regexp.MustCompile(`[0-9]+$`)
 
 // run runs one command line and returns its output lines, normalized. A
 // line ending in "&" is started in the background (see background).
