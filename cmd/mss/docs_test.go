@@ -41,10 +41,11 @@ package main
 //
 // Output is normalized where it holds the time or chance: the temporary
 // directory is written as /home/user; durations with a decimal point, or
-// in whole milliseconds, as 0.00s (or ms, µs; "0ms"); a latency in "N ms",
-// and the last column of a table headed "... latency_ms", as 0, keeping
-// its width; a JSON "seconds" or "..._ms" field as 0; a
-// time stamp as the fixture commit's date (2026-01-05T10:00:00Z, in an HTTP
+// in whole milliseconds, as 0.00s (or ms, µs; "0ms"); a latency in "N ms"
+// or "N.N ms" as 0 ms or 0.0 ms (keeping its width after two or more
+// spaces, in a right-aligned column), and the last column of a table
+// headed "... latency_ms" as 0, keeping its width; a JSON "seconds" or
+// "..._ms" field as 0; a time stamp as the fixture commit's date (2026-01-05T10:00:00Z, in an HTTP
 // Date header Mon, 05 Jan 2026 10:00:00 GMT); a session id the server
 // drew (26 base-32 characters) as RHLOYBZY4HLLSVVDICZC2DIRIS; on a page
 // with servers, a model configuration's hash (h=<12 hex digits>, which
@@ -283,7 +284,7 @@ func freeLoopback(t *testing.T) string {
 var (
 	durationRE  = regexp.MustCompile(`\b[0-9]+\.[0-9]+(ns|µs|ms|s)\b`)
 	msRE        = regexp.MustCompile(`\b[0-9]+(ns|µs|ms)\b`)
-	latencyRE   = regexp.MustCompile(`\b[0-9]+ ms\b`)
+	latencyRE   = regexp.MustCompile(`( *)\b[0-9]+(\.[0-9]+)? ms\b`)
 	jsonTimeRE  = regexp.MustCompile(`("(?:seconds|[a-z_]+_ms)": ?)[0-9.e+-]+`)
 	stampRE     = regexp.MustCompile(`\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z`)
 	dateRE      = regexp.MustCompile(`(?m)^Date: .*GMT\r?$`)
@@ -314,7 +315,14 @@ func (e *docsEnv) normalize(s string) []string {
 		return "0" + strings.TrimLeft(d, "0123456789")
 	})
 	s = latencyRE.ReplaceAllStringFunc(s, func(d string) string {
-		return strings.Repeat(" ", len(d)-len("0 ms")) + "0 ms"
+		z := "0 ms"
+		if strings.Contains(d, ".") {
+			z = "0.0 ms"
+		}
+		if sp := len(d) - len(strings.TrimLeft(d, " ")); sp < 2 {
+			return d[:sp] + z // in a sentence
+		}
+		return strings.Repeat(" ", max(1, len(d)-len(z))) + z // in a right-aligned column
 	})
 	s = jsonTimeRE.ReplaceAllString(s, "${1}0")
 	s = stampRE.ReplaceAllString(s, "2026-01-05T10:00:00Z")
