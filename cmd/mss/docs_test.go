@@ -234,6 +234,12 @@ func newDocsEnv(t *testing.T, bin, page string) *docsEnv {
 		t.Fatal(err)
 	}
 	e := &docsEnv{work: work, bin: bin}
+	// An empty git configuration of our own: where /dev/null is a plain
+	// file that others write to, git fails to parse it.
+	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(gitconfig, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, addr := range docsPorts {
 		if strings.Contains(page, addr) {
 			e.addrs = append(e.addrs, [2]string{addr, freeLoopback(t)})
@@ -256,7 +262,7 @@ func newDocsEnv(t *testing.T, bin, page string) *docsEnv {
 	}
 	e.env = append(e.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+work, "TZ=UTC", "LC_ALL=C", "COLUMNS=80",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
+		"GIT_CONFIG_GLOBAL="+gitconfig, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=Example Author", "GIT_AUTHOR_EMAIL=author@example.com", "GIT_AUTHOR_DATE=2026-01-05T10:00:00Z",
 		"GIT_COMMITTER_NAME=Example Author", "GIT_COMMITTER_EMAIL=author@example.com", "GIT_COMMITTER_DATE=2026-01-05T10:00:00Z")
 	repo := filepath.Join(work, "textsearch")
