@@ -43,13 +43,14 @@ package main
 // directory is written as /home/user; durations with a decimal point, or
 // in whole milliseconds, as 0.00s (or ms, µs; "0ms"); a latency in "N ms"
 // or "N.N ms" as 0 ms or 0.0 ms (keeping its width after two or more
-// spaces, in a right-aligned column), and the last column of a table
-// headed "... latency_ms" as 0, keeping its width; a JSON "seconds" or
-// "..._ms" field as 0; a time stamp as the fixture commit's date (2026-01-05T10:00:00Z, in an HTTP
-// Date header Mon, 05 Jan 2026 10:00:00 GMT); a session id the server
-// drew (26 base-32 characters) as RHLOYBZY4HLLSVVDICZC2DIRIS; on a page
-// with servers, a model configuration's hash (h=<12 hex digits>, which
-// covers the endpoint's real address) as h=000000000000.
+// spaces, in a right-aligned column), and the last column of the rows as
+// wide as a table header "... latency_ms" as 0, keeping its width; a JSON
+// "seconds" or "..._ms" field as 0; a time stamp as the fixture commit's
+// date (2026-01-05T10:00:00Z, in an HTTP Date header Mon, 05 Jan 2026
+// 10:00:00 GMT); a session id the server drew (26 base-32 characters) as
+// RHLOYBZY4HLLSVVDICZC2DIRIS; on a page with servers, a model
+// configuration's hash (h=<12 hex digits>, which covers the endpoint's
+// real address) as h=000000000000.
 //
 // go test ./cmd/mss -run TestDocs -update rewrites every block with the
 // output the commands give now.
@@ -342,17 +343,17 @@ func (e *docsEnv) normalize(s string) []string {
 		return nil
 	}
 	lines := strings.Split(s, "\n")
-	latencyColumn := false
+	latencyWidth := 0 // the width of a table headed "... latency_ms", within it
 	for i, l := range lines {
 		l = strings.TrimRight(l, " \t")
 		switch {
 		case strings.HasSuffix(l, " latency_ms"):
-			latencyColumn = true
-		case latencyColumn && lastNumberRE.MatchString(l):
+			latencyWidth = len(l)
+		case latencyWidth > 0 && len(l) == latencyWidth && lastNumberRE.MatchString(l):
 			n := lastNumberRE.FindString(l)
 			l = l[:len(l)-len(n)] + strings.Repeat(" ", len(n)-1) + "0"
 		default:
-			latencyColumn = false
+			latencyWidth = 0
 		}
 		lines[i] = l
 	}
@@ -585,5 +586,29 @@ hi
 		if _, err := parseDoc("t.md", strings.Split(bad, "\n")); err == nil || !strings.Contains(err.Error(), "t.md:") {
 			t.Errorf("%q: error %v, want one naming t.md and a line", bad, err)
 		}
+	}
+}
+
+func TestDocsNormalize(t *testing.T) {
+	e := &docsEnv{work: "/tmp/TestDocs123/001", addrs: [][2]string{{"127.0.0.1:7777", "127.0.0.1:41234"}}}
+	for _, tc := range []struct{ in, want string }{
+		{"mss: indexed /tmp/TestDocs123/001/textsearch: 7 files in 219ms", "mss: indexed /home/user/textsearch: 7 files in 0ms"},
+		{"mss: listening on http://127.0.0.1:41234 (no token)", "mss: listening on http://127.0.0.1:7777 (no token)"},
+		{"wall 12.5s; p50 14.0 ms, p95 9.5 ms", "wall 0.00s; p50 0.0 ms, p95 0.0 ms"},
+		{"propose   ok        11 ms        1\nexpand    ok         4 ms        1", "propose   ok         0 ms        1\nexpand    ok         0 ms        1"},
+		{"stage   calls latency_ms\npropose     1         12\nexpand      1          3\ntotal 7", "stage   calls latency_ms\npropose     1          0\nexpand      1          0\ntotal 7"},
+		{"stage   calls latency_ms\npropose     1         12\nestimated cost: $0.0147, 3", "stage   calls latency_ms\npropose     1          0\nestimated cost: $0.0147, 3"},
+		{`{"build_ms":206,"seconds": 1.5,"built":"2026-11-30T12:07:24.829868544Z"}`, `{"build_ms":0,"seconds": 0,"built":"2026-01-05T10:00:00Z"}`},
+		{"Date: Mon, 30 Nov 2026 13:43:42 GMT\r\nAllow: POST\r\n", "Date: Mon, 05 Jan 2026 10:00:00 GMT\nAllow: POST"},
+		{`{"session_id":"VLD6KHV2EY2IDT3Y7N5JS2EN4F"}`, `{"session_id":"RHLOYBZY4HLLSVVDICZC2DIRIS"}`},
+		{"config   h=d8942ec8c076 propose=gpt-5 timeout=2m0s", "config   h=000000000000 propose=gpt-5 timeout=2m0s"},
+		{"", ""},
+	} {
+		if got := strings.Join(e.normalize(tc.in), "\n"); got != tc.want {
+			t.Errorf("normalize(%q)\n = %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+	if got := e.shell("curl -s 127.0.0.1:7777/v1/health"); got != "curl -s 127.0.0.1:41234/v1/health" {
+		t.Errorf("shell: %q", got)
 	}
 }
