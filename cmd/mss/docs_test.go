@@ -29,8 +29,9 @@ package main
 //   - 127.0.0.1:8001 is an OpenAI-compatible endpoint that answers like a
 //     current reasoning model (llm/llmtest, personality "reasoning"), and
 //     127.0.0.1:8002 one that invents ids outside the offered candidates
-//     (personality "invents-ids"). The test starts them in this process for
-//     a page that names them; they accept any key and model.
+//     (personality "invents-ids"), 127.0.0.1:8003 one that answers every
+//     request 503 (personality "down"). The test starts them in this
+//     process for a page that names them; they accept any key and model.
 //
 // Each such address is replaced by the real one in the commands, and the
 // real one by it in the output. A command ending in "&" runs in the
@@ -223,6 +224,7 @@ var (
 	}{
 		{"127.0.0.1:8001", llmtest.PersonalityReasoning},
 		{"127.0.0.1:8002", llmtest.PersonalityInventsIDs},
+		{"127.0.0.1:8003", llmtest.PersonalityDown},
 	}
 )
 
