@@ -16,9 +16,8 @@ package main
 // standard output and standard error together. TestDocs builds mss, copies
 // testdata/docs into a temporary directory (textsearch becomes a git
 // repository with one commit at a fixed date), and runs every command of a
-// file in order there with sh, mss first on PATH and no MSS_ variables. The
-// temporary directory is written as /home/user, durations with a decimal
-// point as 0.00s (or ms, µs) and a JSON "seconds" field as 0.
+// file in order there with sh, mss first on PATH and no MSS_ variables
+// (normalizations of the output: below).
 //
 // A page may also talk to servers, always on loopback, under fixed
 // addresses that stand for real ones the test provides:
