@@ -121,6 +121,10 @@ type Request struct {
 	Budget     int         // source-token budget; 0 means DefaultBudget
 	MaxUnits   int         // 0 means DefaultMaxUnits
 	MinUnits   int         // 0 means DefaultMinUnits
+	// Mentions are what retrieval derived from the state's text, so a
+	// policy reads the state as retrieval read it, once; nil when the
+	// candidates came from elsewhere (the policy derives them itself).
+	Mentions *Mentions
 	// Source, when set, gives every unit of a file, so a policy can deliver
 	// a chosen unit with its intact surroundings. Repository engines set it;
 	// a supplied pool leaves it nil.

@@ -148,7 +148,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			pool = append(pool, i)
 		}
 	}
-	reqs := retrieve.Requirements(req.State, marked)
+	reqs := retrieve.Requirements(req.State, req.Mentions, marked)
 	defs := map[string]int{}
 	for i := range marked {
 		if n := unitName(&marked[i].Unit); n != "" {

@@ -124,7 +124,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int) {
 				ties.Ranked[marked[i].Unit.ID] = i + 1
 			}
 		}
-		for _, r := range retrieve.Requirements(req.State, marked) {
+		for _, r := range retrieve.Requirements(req.State, req.Mentions, marked) {
 			// A named file ties every unit in it, which is no tie at all.
 			if r.Kind == retrieve.RequirementFile {
 				continue

@@ -71,6 +71,10 @@ package index
 //	feature 5: a line of Unicode white space is blank; files listed in
 //	           .mssignore are recorded as "ignored"; blobs missing from a
 //	           partial clone are recorded as "missing: ...".
+//	feature 6: C/C++ parsed with annotation macros blanked when that fits
+//	           the grammar better (FMT_BEGIN_NAMESPACE, FMT_CONSTEXPR, ...);
+//	           the definitions inside an anonymous JavaScript module
+//	           function (export default (...) => {...}, an IIFE) are units.
 
 import (
 	"context"
@@ -91,7 +95,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 3
-	FeatureVersion = 5
+	FeatureVersion = 6
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -267,6 +267,9 @@ type Query struct {
 	State      *mss.State
 	Observed   *mss.Observed
 	Candidates []mss.Candidate
+	// Mentions are the facets retrieval read in the state's text; the
+	// policy receives them (mss.Request.Mentions) instead of reading again.
+	Mentions *mss.Mentions
 	// Warnings concern this state (e.g. observed paths the index lacks)
 	// and the pipeline (views left off); every surface shows them.
 	Warnings []string
@@ -297,7 +300,7 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	q := &Query{State: st, Observed: mss.ObservedOf(st)}
 	q.Warnings = append(q.Warnings, p.warn...)
 	if p.isPool {
-		q.Candidates = retrieve.PoolObserved(st, q.Observed, p.pool)
+		q.Candidates, q.Mentions = retrieve.PoolRank(st, q.Observed, p.pool)
 		return q, nil
 	}
 	for _, path := range q.Observed.Paths() {
@@ -309,7 +312,7 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 		q.Warnings = append(q.Warnings, "the index has no units")
 	}
 	var err error
-	if q.Candidates, err = p.eng.CandidatesObserved(ctx, st, q.Observed, lim.Candidates); err != nil {
+	if q.Candidates, q.Mentions, err = p.eng.Rank(ctx, st, q.Observed, lim.Candidates); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -335,6 +338,7 @@ func (p *Pipeline) Select(ctx context.Context, ctrl mss.Controller, q *Query, li
 		Budget:     lim.Budget,
 		MaxUnits:   lim.MaxUnits,
 		MinUnits:   min(lim.MinUnits, lim.MaxUnits),
+		Mentions:   q.Mentions,
 	}
 	if p.eng != nil && !so.NoGrow {
 		req.Source = p.eng
@@ -382,10 +386,12 @@ func (p *Pipeline) FileUnits(path string) []mss.Unit {
 
 // PoolCandidates is the candidate stage of the pool track for one item:
 // the state validated, every pool unit ranked once with what the state has
-// observed flagged (the stage OpenPool's Candidates runs).
-func PoolCandidates(_ context.Context, st *mss.State, pool []mss.Unit) ([]mss.Candidate, error) {
+// observed flagged (the stage OpenPool's Candidates runs), and the
+// mentions retrieval read in the state, for the policy.
+func PoolCandidates(_ context.Context, st *mss.State, pool []mss.Unit) ([]mss.Candidate, *mss.Mentions, error) {
 	if err := st.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return retrieve.PoolObserved(st, mss.ObservedOf(st), pool), nil
+	cands, m := retrieve.PoolRank(st, mss.ObservedOf(st), pool)
+	return cands, m, nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
 )
 
@@ -55,6 +56,10 @@ type CacheWriter struct {
 // build wrote (a torn last line is dropped).
 func CreateCache(path string) (*CacheWriter, error) {
 	cw := &CacheWriter{have: map[string]bool{}, done: map[string]bool{}}
+	// Its records are checked below; a device or a link is never a cache.
+	if err := safefile.Writable(path, nil); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(path); err == nil {
 		good, err := scanCache(path, func(r *CacheRecord) {
 			if r.Kind == "file" {

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/missingcomplement/mss/internal/safefile"
 )
 
 // Resume reads a predictions file the runner is about to append to and
@@ -18,6 +19,10 @@ import (
 // A missing file is an empty result.
 func Resume(path, method string, known map[string]bool, notice func(string)) (map[string]*Prediction, error) {
 	done := map[string]*Prediction{}
+	// Its lines are checked below; a device or a link is never an output.
+	if err := safefile.Writable(path, nil); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return done, nil
@@ -93,18 +98,5 @@ func rewriteInOrder(path string, order []string, preds map[string]*Prediction) e
 			}
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return safefile.Replace(path, buf.Bytes(), nil)
 }

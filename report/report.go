@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/repobench"
 )
 
@@ -49,6 +50,9 @@ func Write(dir string, in *Input) error {
 		in.Metric = "complete@5"
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := checkDir(dir); err != nil {
 		return err
 	}
 	if err := writeCurves(filepath.Join(dir, CurvesFile), in); err != nil {
@@ -154,18 +158,36 @@ func writeFileAtomic(path string, render func() ([]byte, error)) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
+	return safefile.Replace(path, data, nil)
+}
+
+// checkDir refuses a directory holding files of a report's names that an
+// earlier report did not write: the files must be regular, and
+// summary.json must be a report summary. A report is only ever written
+// over an earlier report.
+func checkDir(dir string) error {
+	names := []string{SummaryFile, HTMLFile, CurvesFile, StrataFile, PairedFile}
+	found := false
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if _, err := os.Lstat(p); err == nil {
+			found = true
+		}
+		if err := safefile.Writable(p, nil); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	if !found {
+		return nil
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if _, err := os.Lstat(filepath.Join(dir, SummaryFile)); err != nil {
+		return fmt.Errorf("report: %s holds files named like a report's but no %s, so a report did not write them; choose another directory", dir, SummaryFile)
 	}
-	return os.Rename(tmp.Name(), path)
+	return safefile.Writable(filepath.Join(dir, SummaryFile), func(data []byte) error {
+		var sum map[string]json.RawMessage
+		if json.Unmarshal(data, &sum) != nil || sum["metric"] == nil || sum["methods"] == nil {
+			return fmt.Errorf("not the summary of a report (so %s holds files a report did not write)", dir)
+		}
+		return nil
+	})
 }

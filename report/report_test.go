@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -139,5 +140,33 @@ func TestWithoutPairedRemovesStaleFigure(t *testing.T) {
 	}
 	if err := Write(dir, &Input{}); err == nil {
 		t.Error("empty input: got no error")
+	}
+}
+
+// A report is written only over an earlier report: a directory holding
+// someone's index.html is refused and left as it was.
+func TestWriteKeepsForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, HTMLFile)
+	if err := os.WriteFile(page, []byte("<p>my page</p>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, sample()); err == nil || !strings.Contains(err.Error(), "a report did not write them") {
+		t.Fatalf("Write over a foreign index.html = %v, want a refusal", err)
+	}
+	if data, _ := os.ReadFile(page); string(data) != "<p>my page</p>\n" {
+		t.Errorf("index.html changed: %q", data)
+	}
+	for _, f := range []string{CurvesFile, StrataFile, SummaryFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s written beside a foreign page", f)
+		}
+	}
+	// Over its own report it writes again.
+	own := t.TempDir()
+	for i := 0; i < 2; i++ {
+		if err := Write(own, sample()); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
 	}
 }

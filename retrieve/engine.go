@@ -272,8 +272,15 @@ func Pool(state *mss.State, pool []mss.Unit) []mss.Candidate {
 
 // PoolObserved is Pool with what the state has seen already derived.
 func PoolObserved(state *mss.State, obs *mss.Observed, pool []mss.Unit) []mss.Candidate {
+	cands, _ := PoolRank(state, obs, pool)
+	return cands
+}
+
+// PoolRank is PoolObserved that also returns the state's mentions (see
+// Engine.Rank).
+func PoolRank(state *mss.State, obs *mss.Observed, pool []mss.Unit) ([]mss.Candidate, *Mentions) {
 	e := NewEngine(pool, nil, Options{})
-	cands, _ := e.CandidatesObserved(context.Background(), state, obs, len(pool))
+	cands, m, _ := e.Rank(context.Background(), state, obs, len(pool))
 	if len(cands) < len(pool) {
 		// Units no view reached keep their pool order at the end.
 		seen := make(map[string]bool, len(cands))
@@ -294,7 +301,7 @@ func PoolObserved(state *mss.State, obs *mss.Observed, pool []mss.Unit) []mss.Ca
 			cands = append(cands, c)
 		}
 	}
-	return cands
+	return cands, m
 }
 
 // query is one state's precomputed facets, shared by the views.
@@ -348,14 +355,22 @@ func (e *Engine) Candidates(ctx context.Context, state *mss.State, limit int) ([
 // CandidatesObserved is Candidates with what the state has seen already
 // derived (mss.ObservedOf), so a request derives it once.
 func (e *Engine) CandidatesObserved(ctx context.Context, state *mss.State, obs *mss.Observed, limit int) ([]mss.Candidate, error) {
+	cands, _, err := e.Rank(ctx, state, obs, limit)
+	return cands, err
+}
+
+// Rank is CandidatesObserved that also returns the mentions it read from
+// the state's text, for the policy (mss.Request.Mentions): the state is
+// read once per request.
+func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, limit int) ([]mss.Candidate, *Mentions, error) {
 	if state == nil {
-		return nil, fmt.Errorf("retrieve: nil state")
+		return nil, nil, fmt.Errorf("retrieve: nil state")
 	}
 	if limit <= 0 {
 		limit = DefaultCandidates
 	}
 	if len(e.units) == 0 {
-		return nil, nil
+		return nil, ExtractText(StateText(state)), nil
 	}
 	q := e.prepare(state, obs)
 	views := map[string][]hit{}
@@ -380,13 +395,13 @@ func (e *Engine) CandidatesObserved(ctx context.Context, state *mss.State, obs *
 	if e.emb != nil {
 		hs, err := e.embeddingView(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("retrieve: embedding view: %w", err)
+			return nil, nil, fmt.Errorf("retrieve: embedding view: %w", err)
 		}
 		if len(hs) > 0 {
 			views[ViewEmbedding] = hs
 		}
 	}
-	return e.fuse(q, views, limit), nil
+	return e.fuse(q, views, limit), q.mentions, nil
 }
 
 // prepare extracts the state's facets once for all views.

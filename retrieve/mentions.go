@@ -11,35 +11,11 @@ import (
 	"github.com/missingcomplement/mss/tokenize"
 )
 
-// Mentions are the facets a state names in its text: identifiers, file
-// paths and stack-trace frames. They are what the entity view matches
-// against definitions and what the complement policy turns into
-// requirements.
-type Mentions struct {
-	// Idents maps each identifier as written to how strongly the state
-	// names it (occurrences, boosted for code-looking names and frames).
-	Idents map[string]float64
-	// Code marks the identifiers written as code: with underscores or
-	// inner capitals, in backticks, in a frame, or part of a dotted name.
-	// The rest are words that happen to be identifiers too.
-	Code map[string]bool
-	// Qualified are dotted names (a.b.C.m) as written, in order of first
-	// appearance.
-	Qualified []string
-	// Paths are source paths named anywhere in the text, normalized to
-	// forward slashes, in order of first appearance.
-	Paths []string
-	// Frames are stack-trace frames, outermost first as they appear.
-	Frames []Frame
-}
+// Mentions are the facets a state names in its text (mss.Mentions).
+type Mentions = mss.Mentions
 
-// Frame is one stack-trace frame: a source path, a line (0 when unknown)
-// and the function (empty when the format does not name it).
-type Frame struct {
-	Path string
-	Line int
-	Func string
-}
+// Frame is one stack-trace frame (mss.Frame).
+type Frame = mss.Frame
 
 // Weights of mention sources.
 const (
@@ -74,7 +50,7 @@ func Extract(s *mss.State) *Mentions {
 
 // ExtractText finds the mentions in text.
 func ExtractText(text string) *Mentions {
-	m := &Mentions{Idents: map[string]float64{}, Code: map[string]bool{}}
+	m := &Mentions{Idents: map[string]float64{}, Code: map[string]bool{}, Called: calledNames(text)}
 	counts := map[string]int{}
 	boost := map[string]float64{}
 	for _, id := range tokenize.Identifiers(text) {

@@ -50,11 +50,14 @@ const (
 )
 
 // Requirements derives the unresolved requirements of a state over a
-// candidate list, strongest first. It reads only the state and the
-// candidates (content, symbols, per-view ranks), so it serves the pool
-// track and the repository track alike.
-func Requirements(state *mss.State, cands []mss.Candidate) []Requirement {
-	m := Extract(state)
+// candidate list, strongest first. m are the state's mentions as retrieval
+// read them (nil: read them from the state here). It reads only the state
+// and the candidates (content, symbols, per-view ranks), so it serves the
+// pool track and the repository track alike.
+func Requirements(state *mss.State, m *Mentions, cands []mss.Candidate) []Requirement {
+	if m == nil {
+		m = Extract(state)
+	}
 	type cinfo struct {
 		name, qual, path string
 		defines          map[string]bool
@@ -120,12 +123,11 @@ func Requirements(state *mss.State, cands []mss.Candidate) []Requirement {
 		add(r)
 	}
 	var ents []Requirement
-	called := calledNames(StateText(state))
 	for _, id := range sortedKeys(m.Idents) {
 		// A word is a code name only when the text marks it as code
 		// (backticks, call syntax, a path or frame, a dotted name,
 		// snake_case or CamelCase) and the repository defines it.
-		if !m.Code[id] && !called[id] {
+		if !m.Code[id] && !m.Called[id] {
 			continue
 		}
 		lid := strings.ToLower(id)

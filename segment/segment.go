@@ -110,6 +110,33 @@ func Segment(path string, src []byte) *Result {
 			}
 		}
 	}
+	if (g == cGrammar || g == cppGrammar) && tree.RootNode().HasError() {
+		// Macros the grammar cannot expand may be what derails it.
+		if masked, ok := maskMacros(src); ok {
+			tries := []*grammar{g}
+			if g == cppGrammar {
+				tries = append(tries, cGrammar)
+			} else if grammarFor(path) == cGrammar {
+				tries = append(tries, cppGrammar)
+			}
+			f.parseSrc = masked
+			best := errorSites(tree.RootNode())
+			for _, tg := range tries {
+				t2, err := f.parse(ctx, tg)
+				if err != nil {
+					continue
+				}
+				if n := errorSites(t2.RootNode()); n < best {
+					tree.Close()
+					tree, g, best = t2, tg, n
+					f.masked = true
+				} else {
+					t2.Close()
+				}
+			}
+			f.parseSrc = nil
+		}
+	}
 	defer tree.Close()
 	if maxErrorDensity*errorSites(tree.RootNode()) > f.nonBlankLines() {
 		return f.windows(g.name, FallbackSyntaxErrors)
@@ -119,11 +146,15 @@ func Segment(path string, src []byte) *Result {
 
 // file holds one file's bytes and line table.
 type file struct {
-	path   string
-	src    []byte
-	starts []int // byte offset where each line starts
-	ends   []int // byte offset of each line's end, excluding "\n"
-	cum    []int // cum[i]: bytes of lines before i, each with its "\n"
+	path string
+	src  []byte
+	// parseSrc, when set, is what the next parse reads instead of src:
+	// src with macro words blanked (maskMacros), byte for byte aligned.
+	parseSrc []byte
+	masked   bool  // the tree in use was parsed from the masked text
+	starts   []int // byte offset where each line starts
+	ends     []int // byte offset of each line's end, excluding "\n"
+	cum      []int // cum[i]: bytes of lines before i, each with its "\n"
 }
 
 func newFile(path string, src []byte) *file {
@@ -179,7 +210,8 @@ func (f *file) nonBlankLines() int {
 }
 
 // trivial reports whether line i only closes something: brackets,
-// semicolons, "#endif", "end", optionally followed by a comment.
+// semicolons, "#endif", "end", optionally followed by a comment; an empty
+// call "()" after a closing bracket counts as closing too.
 func (f *file) trivial(i int) bool {
 	t := strings.TrimSpace(string(f.src[f.starts[i]:f.ends[i]]))
 	if strings.HasPrefix(t, "#endif") {
@@ -194,6 +226,7 @@ func (f *file) trivial(i int) bool {
 	for j, r := range t {
 		switch {
 		case strings.ContainsRune("})];,", r) || r == ' ' || r == '\t':
+		case r == '(' && j > 0: // "}());" and "})();" close an immediately invoked function
 		case strings.HasPrefix(t[j:], "//") || strings.HasPrefix(t[j:], "/*") || strings.HasPrefix(t[j:], "#"):
 			return true
 		default:
@@ -231,7 +264,11 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 		p := sitter.NewParser()
 		defer p.Close()
 		p.SetLanguage(g.language())
-		t, err := p.ParseCtx(ctx, nil, f.src)
+		text := f.src
+		if f.parseSrc != nil {
+			text = f.parseSrc
+		}
+		t, err := p.ParseCtx(ctx, nil, text)
 		done <- result{t, err}
 	}()
 	overBudget := fmt.Errorf("over the time budget of %v", parseBudget(len(f.src)))
@@ -509,6 +546,15 @@ func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []spa
 			out = append(out, gaps...)
 		case "transparent":
 			out = append(out, w.members(c, prefix, inClass)...)
+		case "container":
+			// The body of an anonymous module function: its definitions
+			// are units, the statements between them module code.
+			kids := w.members(inner, prefix, inClass)
+			if len(kids) == 0 {
+				continue
+			}
+			out = append(out, kids...)
+			out = append(out, w.gaps(start, ce, kids, inner, KindModule, "", true)...)
 		}
 	}
 	return out
@@ -594,6 +640,9 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 	case g.transparent[typ]:
 		return "transparent", n, ""
 	case g.wrappers[typ]:
+		if b := anonymousBody(g, n); b != nil {
+			return "container", b, ""
+		}
 		for _, c := range namedChildren(n) {
 			k, in, nm := w.classify(c)
 			if k == KindFunction || k == KindClass || k == KindType {
@@ -626,6 +675,9 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 		if n.NamedChildCount() == 1 && g.transparent[n.NamedChild(0).Type()] {
 			return "transparent", n, ""
 		}
+		if b := anonymousBody(g, n); b != nil {
+			return "container", b, ""
+		}
 		// proto.format = function (...) {...}
 		if g.name == "javascript" || g.name == "typescript" || g.name == "tsx" {
 			if n.NamedChildCount() == 1 && n.NamedChild(0).Type() == "assignment_expression" {
@@ -641,6 +693,55 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 		}
 	}
 	return "", nil, ""
+}
+
+// anonymousBody is the body of the anonymous function that a JavaScript
+// or TypeScript module statement wraps its code in: "export default (o, c,
+// d) => {...}" (a Day.js plugin) or an immediately invoked "(function ()
+// {...})()". Such a function is the module, not one definition: the
+// definitions in its body are what a reader looks for. nil otherwise.
+func anonymousBody(g *grammar, n *sitter.Node) *sitter.Node {
+	if g.name != "javascript" && g.name != "typescript" && g.name != "tsx" {
+		return nil
+	}
+	if n.Type() != "export_statement" && n.Type() != "expression_statement" {
+		return nil
+	}
+	var fn *sitter.Node
+	if n.Type() == "export_statement" {
+		if v := n.ChildByFieldName("value"); v != nil {
+			fn = v
+		} else if d := n.ChildByFieldName("declaration"); d != nil && d.Type() == "function_declaration" {
+			return nil // a named function is one definition
+		}
+	} else if n.NamedChildCount() == 1 {
+		// (function () {...})() or (function () {...}())
+		call := unparen(n.NamedChild(0))
+		if call == nil || call.Type() != "call_expression" {
+			return nil
+		}
+		fn = call.ChildByFieldName("function")
+	}
+	if fn = unparen(fn); fn == nil {
+		return nil
+	}
+	switch fn.Type() {
+	case "arrow_function", "function", "function_expression":
+		if fn.ChildByFieldName("name") != nil {
+			return nil
+		}
+		if b := fn.ChildByFieldName("body"); b != nil && b.Type() == "statement_block" {
+			return b
+		}
+	}
+	return nil
+}
+
+func unparen(n *sitter.Node) *sitter.Node {
+	for n != nil && n.Type() == "parenthesized_expression" && n.NamedChildCount() == 1 {
+		n = n.NamedChild(0)
+	}
+	return n
 }
 
 // defName is the name a definition node declares, dotted when qualified.

@@ -10,7 +10,7 @@ import (
 
 // CandidateFunc orders a state's pool into candidates for a controller
 // (pipeline.PoolCandidates for the embedded engine).
-type CandidateFunc func(ctx context.Context, state *mss.State, pool []mss.Unit) ([]mss.Candidate, error)
+type CandidateFunc func(ctx context.Context, state *mss.State, pool []mss.Unit) ([]mss.Candidate, *mss.Mentions, error)
 
 // RunOptions configures Run.
 type RunOptions struct {
@@ -61,7 +61,7 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 			return nil, err
 		}
 		st := it.State
-		cands, err := candidates(ctx, &st, it.Units())
+		cands, mentions, err := candidates(ctx, &st, it.Units())
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: state %s: %w", items.File, it.Line, st.StateID, err)
 		}
@@ -80,6 +80,7 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 			Budget:     budget,
 			MaxUnits:   opt.K,
 			MinUnits:   min(mss.DefaultMinUnits, opt.K),
+			Mentions:   mentions,
 		}
 		res, err := ctrl.Select(ctx, req)
 		if err != nil {

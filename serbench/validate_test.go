@@ -100,12 +100,12 @@ func (f *fakeController) Select(_ context.Context, req *mss.Request) (*mss.Resul
 	return res, nil
 }
 
-func poolOrder(_ context.Context, _ *mss.State, pool []mss.Unit) ([]mss.Candidate, error) {
+func poolOrder(_ context.Context, _ *mss.State, pool []mss.Unit) ([]mss.Candidate, *mss.Mentions, error) {
 	out := make([]mss.Candidate, len(pool))
 	for i, u := range pool {
 		out[i] = mss.Candidate{Unit: u}
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 func TestRun(t *testing.T) {
@@ -189,8 +189,8 @@ func (firstController) Select(_ context.Context, req *mss.Request) (*mss.Result,
 
 func TestRunSkipObserved(t *testing.T) {
 	items := mustItems(t, twoItems) // a2 is observed in state a
-	marked := func(ctx context.Context, st *mss.State, pool []mss.Unit) ([]mss.Candidate, error) {
-		cands, _ := poolOrder(ctx, st, pool)
+	marked := func(ctx context.Context, st *mss.State, pool []mss.Unit) ([]mss.Candidate, *mss.Mentions, error) {
+		cands, _, _ := poolOrder(ctx, st, pool)
 		for i := range cands {
 			for _, id := range st.ObservedEvidenceIDs {
 				if cands[i].Unit.ID == id {
@@ -200,7 +200,7 @@ func TestRunSkipObserved(t *testing.T) {
 		}
 		// Observed first, so a method that keeps them returns them.
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Observed && !cands[j].Observed })
-		return cands, nil
+		return cands, nil, nil
 	}
 	for _, tc := range []struct {
 		skip bool

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/repobench"
 	"github.com/missingcomplement/mss/retrieve"
@@ -366,11 +367,7 @@ func writePredictions(path string, states []*mss.State, preds map[string]*repobe
 		}
 		b.WriteString(line)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return safefile.Replace(path, []byte(b.String()), safefile.JSONLines("state_id"))
 }
 
 // writeDiagnosis prints pool recall and where each method's misses come from.

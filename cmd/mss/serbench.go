@@ -1,17 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
+	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/serbench"
 	"github.com/spf13/cobra"
@@ -401,19 +401,12 @@ bm25 and similarity baselines, like the release's, do not); with
 
 // serbenchWriteAtomic writes name through a temporary file in the same
 // directory and renames it into place, so a failed run leaves no partial
-// file.
+// file; it replaces only an earlier output (JSON Lines keyed by state_id),
+// never another file.
 func serbenchWriteAtomic(name string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
+	return safefile.Replace(name, b.Bytes(), safefile.JSONLines("state_id"))
 }

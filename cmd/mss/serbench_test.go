@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -199,5 +200,36 @@ func TestSerbenchRunCompare(t *testing.T) {
 	}
 	if ns["all"] != 2 || ns["groups=1"] != 1 || ns["groups=2"] != 1 || ns["observed=with"] != 1 {
 		t.Errorf("stratum sizes %v", ns)
+	}
+}
+
+// An output path that holds someone else's file, or is not a file at all,
+// is refused and left as it was; an earlier output is replaced.
+func TestSerbenchRunKeepsForeignFiles(t *testing.T) {
+	dir := serbenchFixture(t, "")
+	notes := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(notes, []byte("# notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"notes.md": "notes.md: line 1 is not a JSON record", "pipe": "pipe: not a regular file (a named pipe)"} {
+		_, _, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--output", name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run --output %s: %v, want a refusal containing %q", name, err, want)
+		}
+	}
+	if data, _ := os.ReadFile(notes); string(data) != "# notes\n" {
+		t.Errorf("notes.md changed: %q", data)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the named pipe was replaced: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, stderr, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--output", "p.jsonl"); err != nil {
+			t.Fatalf("run %d over its own output: %v\n%s", i, err, stderr)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/repobench"
 )
 
@@ -309,35 +310,21 @@ func (b *Builder) Write(dir string) error {
 		name, text string
 	}{{"states.jsonl", states.String()}, {"labels.jsonl", labels.String()}} {
 		p := filepath.Join(dir, f.name)
-		if err := checkOverwrite(p); err != nil {
-			return err
-		}
-		tmp := p + ".tmp"
-		if err := os.WriteFile(tmp, []byte(f.text), 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, p); err != nil {
+		if err := safefile.Replace(p, []byte(f.text), checkOverwrite); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkOverwrite refuses to replace a file that is not a track file.
-func checkOverwrite(p string) error {
-	data, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+// checkOverwrite accepts an earlier track file (JSON Lines with state_id).
+func checkOverwrite(data []byte) error {
 	for i, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
 		if l == "" && i == 0 {
 			break
 		}
 		if !strings.HasPrefix(l, "{") || !strings.Contains(l, `"state_id": `) {
-			return fmt.Errorf("%s:%d: not a track file this command writes; refusing to overwrite it", p, i+1)
+			return fmt.Errorf("line %d: not a track file this command writes", i+1)
 		}
 	}
 	return nil

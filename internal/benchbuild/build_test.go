@@ -580,7 +580,7 @@ func TestWriteRefusesForeignFiles(t *testing.T) {
 	write(t, filepath.Join(dir, "states.jsonl"), "precious notes\n")
 	b := NewBuilder(dir)
 	defer b.Close()
-	if err := b.Write(dir); err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
+	if err := b.Write(dir); err == nil || !strings.Contains(err.Error(), "refusing to replace") {
 		t.Errorf("want refusal, got %v", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "states.jsonl")); string(data) != "precious notes\n" {

@@ -1,0 +1,128 @@
+// Package safefile writes mss's output files without ever replacing a
+// file mss did not create.
+//
+// Every output goes through a temporary file in the same directory,
+// renamed into place, so a killed run leaves the previous file or the new
+// one, never half of one. Before that, the path is checked: a device, a
+// named pipe, a directory or a symbolic link is never replaced (a rename
+// over /dev/null would turn the device into a plain file), and an existing
+// regular file must be one the command itself writes, as its check says.
+package safefile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Check says whether existing, the bytes of the file at the output path,
+// are an earlier output of the same kind (nil) or not (an error naming
+// the line and what is wrong).
+type Check func(existing []byte) error
+
+// maxCheckBytes bounds how much of an existing file a check reads.
+const maxCheckBytes = 1 << 30
+
+// Writable returns nil when path may be written: it does not exist, or it
+// is a regular file that check accepts (any regular file when check is
+// nil). The error names path.
+func Writable(path string, check Check) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s); refusing to replace it", path, kind(fi.Mode()))
+	}
+	if check == nil {
+		return nil
+	}
+	if fi.Size() > maxCheckBytes {
+		return fmt.Errorf("%s: %d bytes, more than any output this command writes; refusing to replace it", path, fi.Size())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := check(data); err != nil {
+		return fmt.Errorf("%s: %w; refusing to replace it (remove it or choose another path)", path, err)
+	}
+	return nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
+}
+
+// Replace writes data to path through a temporary file renamed into
+// place, after Writable(path, check).
+func Replace(path string, data []byte, check Check) error {
+	if err := Writable(path, check); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// JSONLines accepts an empty file, or JSON Lines whose every record is an
+// object with the given key (e.g. "state_id"): the predictions, scores and
+// track files mss writes.
+func JSONLines(key string) Check {
+	want := []byte(`"` + key + `"`)
+	return func(data []byte) error {
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			if line[0] != '{' || !bytes.Contains(line, want) {
+				return fmt.Errorf("line %d is not a JSON record with %q, so not a file this command writes", i+1, key)
+			}
+		}
+		return nil
+	}
+}

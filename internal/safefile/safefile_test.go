@@ -1,0 +1,68 @@
+package safefile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	check := JSONLines("state_id")
+	p := filepath.Join(dir, "out.jsonl")
+	// A new file, then a rewrite of our own output.
+	for _, data := range []string{`{"state_id":"a"}` + "\n", `{"state_id":"b"}` + "\n"} {
+		if err := Replace(p, []byte(data), check); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != data {
+			t.Fatalf("file holds %q, want %q", got, data)
+		}
+	}
+	// Someone else's file is left alone.
+	notes := filepath.Join(dir, "notes.md")
+	os.WriteFile(notes, []byte("# my notes\n"), 0o644)
+	err := Replace(notes, []byte(`{"state_id":"x"}`+"\n"), check)
+	if err == nil || !strings.Contains(err.Error(), "notes.md: line 1 is not a JSON record") {
+		t.Fatalf("Replace over notes = %v, want a refusal naming the file and line", err)
+	}
+	if got, _ := os.ReadFile(notes); string(got) != "# my notes\n" {
+		t.Fatalf("notes changed: %q", got)
+	}
+	// Nor a symbolic link, a directory or a named pipe, whatever they point at.
+	os.Symlink(p, filepath.Join(dir, "link"))
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"link": "a symbolic link", "d": "a directory", "fifo": "a named pipe"} {
+		err := Replace(filepath.Join(dir, name), []byte("{}\n"), nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Replace over %s = %v, want a refusal (%s)", name, err, want)
+		}
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the named pipe was replaced: %v %v", fi, err)
+	}
+	// No temporary file is left behind.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("left %s behind", e.Name())
+		}
+	}
+}
+
+func TestDeviceNotReplaced(t *testing.T) {
+	fi, err := os.Lstat(os.DevNull)
+	if err != nil || fi.Mode()&os.ModeDevice == 0 {
+		t.Skip("no device at", os.DevNull)
+	}
+	// Writable is the whole decision; Replace would rename over the device.
+	if err := Writable(os.DevNull, nil); err == nil || !strings.Contains(err.Error(), "a device") {
+		t.Fatalf("Writable(%s) = %v, want a refusal", os.DevNull, err)
+	}
+}

@@ -1,0 +1,160 @@
+package segment
+
+// C and C++ sources lean on object-like macros that the grammars cannot
+// expand: FMT_BEGIN_NAMESPACE opens a namespace brace the parser never
+// sees, FMT_CONSTEXPR or UV_EXTERN stand where a declaration specifier
+// goes, FMT_NOEXCEPT after a parameter list. Each derails the parse of
+// the definitions around it, and a header can end up as one "function"
+// spanning hundreds of lines. maskMacros blanks such macro words (spaces
+// for bytes, so every offset and line stays where it was) and Segment
+// parses the masked text too, keeping whichever parse has fewer errors;
+// names and unit text are always read from the original source.
+
+// maskMacros returns src with likely annotation macros blanked, and
+// whether it blanked any. A macro word is an all-capitals identifier with
+// an underscore, at least four bytes, not called (no "(" after it), on a
+// line that is not a preprocessor directive or its continuation, and
+// either alone on its line or followed by a word (a specifier position:
+// "FMT_API void f();", "FMT_CONSTEXPR inline auto") or by a brace, colon
+// or semicolon after a parameter list ("f() FMT_NOEXCEPT {").
+func maskMacros(src []byte) ([]byte, bool) {
+	var out []byte
+	directive := false // the previous line was a directive ending in "\"
+	for s := 0; s < len(src); {
+		e := s
+		for e < len(src) && src[e] != '\n' {
+			e++
+		}
+		line := src[s:e]
+		cont := len(line) > 0 && (line[len(line)-1] == '\\' || (len(line) > 1 && line[len(line)-1] == '\r' && line[len(line)-2] == '\\'))
+		first := firstNonSpace(line)
+		if directive || (first < len(line) && line[first] == '#') {
+			directive = cont
+			s = e + 1
+			continue
+		}
+		directive = false
+		for i := first; i < len(line); {
+			c := line[i]
+			if !isIdentByte(c) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(line) && isIdentByte(line[j]) {
+				j++
+			}
+			if i > 0 && isIdentByte(line[i-1]) {
+				i = j
+				continue
+			}
+			if macroWord(line[i:j]) && maskable(line, i, j, first) {
+				if out == nil {
+					out = append([]byte(nil), src...)
+				}
+				for k := s + i; k < s+j; k++ {
+					out[k] = ' '
+				}
+			}
+			i = j
+		}
+		s = e + 1
+	}
+	if out == nil {
+		return src, false
+	}
+	return out, true
+}
+
+func firstNonSpace(line []byte) int {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+}
+
+// macroWord: all capitals, digits and underscores, with an underscore
+// inside and a letter first, four bytes or more.
+func macroWord(w []byte) bool {
+	if len(w) < 4 || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	under := false
+	for _, c := range w {
+		switch {
+		case c == '_':
+			under = true
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return under
+}
+
+// maskable says whether the macro word line[i:j] stands where the grammar
+// cannot take it.
+func maskable(line []byte, i, j, first int) bool {
+	k := j
+	for k < len(line) && (line[k] == ' ' || line[k] == '\t') {
+		k++
+	}
+	rest := line[k:]
+	if len(rest) > 0 && rest[0] == '(' {
+		return false // a call or a function-like macro
+	}
+	if i > first {
+		if p := line[i-1]; p == '.' || p == '>' && i >= 2 && line[i-2] == '-' || p == ':' {
+			return false // a member or a qualified name
+		}
+	}
+	alone := i == first && (len(rest) == 0 || rest[0] == '\r' || hasPrefix(rest, "//") || hasPrefix(rest, "/*"))
+	if alone {
+		return true
+	}
+	if len(rest) == 0 {
+		return false
+	}
+	switch c := rest[0]; {
+	case k > j && (c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '~'):
+		// A specifier position: at the start of the line, or after a
+		// template parameter list or another specifier keyword.
+		if i == first {
+			return true
+		}
+		p := line[:i]
+		for len(p) > 0 && (p[len(p)-1] == ' ' || p[len(p)-1] == '\t') {
+			p = p[:len(p)-1]
+		}
+		if len(p) > 0 && p[len(p)-1] == '>' {
+			return true
+		}
+		for _, kw := range []string{"inline", "static", "constexpr", "extern", "virtual", "explicit", "friend", "struct", "class", "union"} {
+			if hasSuffixWord(p, kw) {
+				return true
+			}
+		}
+	case c == '{' || c == ':' || c == ';' || c == '=':
+		// After a parameter list: "f() FMT_NOEXCEPT {", "... const FMT_OVERRIDE;".
+		p := line[:i]
+		for len(p) > 0 && (p[len(p)-1] == ' ' || p[len(p)-1] == '\t') {
+			p = p[:len(p)-1]
+		}
+		return len(p) > 0 && (p[len(p)-1] == ')' || hasSuffixWord(p, "const"))
+	}
+	return false
+}
+
+func hasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }
+
+func hasSuffixWord(b []byte, w string) bool {
+	if len(b) < len(w) || string(b[len(b)-len(w):]) != w {
+		return false
+	}
+	return len(b) == len(w) || !isIdentByte(b[len(b)-len(w)-1])
+}
