@@ -388,3 +388,36 @@ func TestNegativeLimitsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAbsolutePathWithoutToken: recover and re-index answers name the
+// index file by its base name to a caller without the token (a server
+// without one included), and by its path to one with it.
+func TestNoAbsolutePathWithoutToken(t *testing.T) {
+	svc, dir := newTestService(t, nil)
+	root, _ := filepath.EvalSymlinks(dir)
+	open := httptest.NewServer(NewHandler(svc, HandlerOptions{}))
+	t.Cleanup(open.Close)
+	locked := httptest.NewServer(RequireToken("s3cret", NewHandler(svc, HandlerOptions{}), "/v1/health"))
+	t.Cleanup(locked.Close)
+	for _, route := range []string{"/v1/recover", "/v1/index"} {
+		body := recoverBody
+		if route == "/v1/index" {
+			body = "{}"
+		}
+		for _, tc := range []struct {
+			url, auth string
+			abs       bool
+		}{{open.URL, "", false}, {locked.URL, "Bearer s3cret", true}} {
+			resp, data := post(t, tc.url+route, body, map[string]string{"Authorization": tc.auth})
+			if resp.StatusCode != 200 {
+				t.Fatalf("%s (auth %q): %d %s", route, tc.auth, resp.StatusCode, data)
+			}
+			if got := strings.Contains(string(data), root) || strings.Contains(string(data), dir); got != tc.abs {
+				t.Errorf("%s (auth %q): absolute path shown = %v, want %v:\n%s", route, tc.auth, got, tc.abs, data)
+			}
+			if !strings.Contains(string(data), `"db":"index.db"`) && !tc.abs {
+				t.Errorf("%s: want the index named by its base name:\n%s", route, data)
+			}
+		}
+	}
+}

@@ -276,6 +276,9 @@ func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeFailure(w, err)
 		return
 	}
+	if !Authenticated(r.Context()) {
+		resp.Index = resp.Index.Public()
+	}
 	w.Header().Set(SessionHeader, resp.SessionID)
 	writeJSON(w, http.StatusOK, resp)
 }
@@ -351,6 +354,9 @@ func (h *handler) reindex(w http.ResponseWriter, r *http.Request, body []byte) {
 	if err != nil {
 		writeFailure(w, err)
 		return
+	}
+	if !Authenticated(r.Context()) {
+		info = info.Public()
 	}
 	writeJSON(w, http.StatusOK, info)
 }

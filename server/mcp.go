@@ -164,6 +164,8 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		}
 		if resp.SessionID == stdioSession {
 			resp.SessionID = ""
+		} else if !Authenticated(ctx) {
+			resp.Index = resp.Index.Public()
 		}
 		var b strings.Builder
 		if f := resp.Fallback; f != nil {
@@ -232,6 +234,9 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		Description: "Show the index the answers come from: state (indexing, ready, stale), counts, build times.",
 	}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, *Status, error) {
 		st := svc.Status()
+		if mcpSession(req) != stdioSession && !Authenticated(ctx) {
+			st = st.Public() // over HTTP without the token: no absolute paths
+		}
 		data, err := json.MarshalIndent(st, "", "  ")
 		if err != nil {
 			return nil, nil, err

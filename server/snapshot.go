@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/missingcomplement/mss"
@@ -48,4 +49,11 @@ type IndexInfo struct {
 	Changed int `json:"changed_files"`
 	// Skipped counts files left out of the index, by reason.
 	Skipped map[string]int `json:"skipped,omitempty"`
+}
+
+// Public is in without the index file's absolute path (its base name
+// only): what a caller without the server's token sees.
+func (in IndexInfo) Public() IndexInfo {
+	in.DB = filepath.Base(in.DB)
+	return in
 }

@@ -61,8 +61,7 @@ type BuildStatus struct {
 func (st Status) Public() Status {
 	st.Repo = ""
 	if st.Index != nil {
-		in := *st.Index
-		in.DB = filepath.Base(in.DB)
+		in := st.Index.Public()
 		st.Index = &in
 	}
 	return st
