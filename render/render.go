@@ -148,3 +148,15 @@ func Symbols(run []mss.Unit) []string {
 	}
 	return out
 }
+
+// Count writes n and the noun, in the plural unless n is 1: "1 unit",
+// "3 units". plural is the plural form ("" adds an s).
+func Count(n int, noun, plural string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if plural == "" {
+		plural = noun + "s"
+	}
+	return strconv.Itoa(n) + " " + plural
+}

@@ -88,3 +88,15 @@ func TestTextListsEverySymbol(t *testing.T) {
 		t.Errorf("delivered units' symbols: %v", out)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n            int
+		noun, plural string
+		want         string
+	}{{0, "unit", "", "0 units"}, {1, "unit", "", "1 unit"}, {2, "fix commit", "", "2 fix commits"}, {1, "entry", "entries", "1 entry"}, {3, "entry", "entries", "3 entries"}} {
+		if got := Count(tc.n, tc.noun, tc.plural); got != tc.want {
+			t.Errorf("Count(%d, %q, %q) = %q, want %q", tc.n, tc.noun, tc.plural, got, tc.want)
+		}
+	}
+}

@@ -75,6 +75,9 @@ func CreateCache(path string) (*CacheWriter, error) {
 			return nil, err
 		}
 	}
+	if err := safefile.MkdirFor(path); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err

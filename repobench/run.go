@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
 )
 
@@ -243,6 +244,9 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	sort.SliceStable(repos, func(a, b int) bool { return byRepo[repos[a]].n > byRepo[repos[b]].n })
 
 	for _, o := range outs {
+		if err := safefile.MkdirFor(o.Output); err != nil {
+			return nil, err
+		}
 		f, err := os.OpenFile(o.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err

@@ -171,7 +171,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		if f := resp.Fallback; f != nil {
 			fmt.Fprintf(&b, "FALLBACK: %s stage %s failed (%s); units from the fallback policy.\n", resp.Method, f.Stage, f.Reason)
 		}
-		fmt.Fprintf(&b, "%d units, %d of %d tokens; %d spans already seen were excluded.\n", len(resp.Units), resp.Tokens, resp.Budget, resp.Observed)
+		fmt.Fprintf(&b, "%s, %d of %d tokens; %s already seen were excluded.\n", render.Count(len(resp.Units), "unit", ""), resp.Tokens, resp.Budget, render.Count(resp.Observed, "span", ""))
 		for _, w := range resp.Warnings {
 			fmt.Fprintf(&b, "warning: %s\n", w)
 		}

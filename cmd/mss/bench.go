@@ -16,6 +16,7 @@ import (
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
 	"github.com/missingcomplement/mss/pipeline"
+	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/repobench"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/schollz/progressbar/v3"
@@ -523,7 +524,7 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 		for _, k := range sortedKeys(a.phases) {
 			ph = append(ph, fmt.Sprintf("%s %.1fs", k, a.phases[k]))
 		}
-		fmt.Fprintf(w, "  %s: %d commits, first %.1fs, %d moves %.1fs (%s)\n", r, a.n, a.first, a.n-1, a.moves, strings.Join(ph, ", "))
+		fmt.Fprintf(w, "  %s: %s, first %.1fs, %s %.1fs (%s)\n", r, render.Count(a.n, "commit", ""), a.first, render.Count(a.n-1, "move", ""), a.moves, strings.Join(ph, ", "))
 	}
 }
 

@@ -217,7 +217,7 @@ func TestBenchRepo(t *testing.T) {
 			t.Fatalf("%s: %v", method, err)
 		}
 		for _, want := range []string{"2 states, 2 pending at start", method + " -> " + pred + "." + method + ": 2 answered now, 0 resumed",
-			"latency per state", "snapshots: 1 in", "acme/widget: 1 commits", method + ": states=2 missing=0"} {
+			"latency per state", "snapshots: 1 in", "acme/widget: 1 commit,", method + ": states=2 missing=0"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: output lacks %q:\n%s", method, want, out)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss/internal/benchbuild"
+	"github.com/missingcomplement/mss/render"
 	"github.com/spf13/cobra"
 )
 
@@ -121,7 +122,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stderr, "%s: %d fix commits", name, len(ins))
+			fmt.Fprintf(stderr, "%s: %s", name, render.Count(len(ins), "fix commit", ""))
 			printCounts(stderr, "; other commits", skipped)
 			read += len(ins)
 			for _, in := range ins {
@@ -157,7 +158,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		return err
 	}
 	nIns, nStates := b.Count()
-	fmt.Fprintf(stderr, "read %d instances; built %d instances, %d states into %s\n", read, nIns, nStates, f.out)
+	fmt.Fprintf(stderr, "read %s; built %s, %s into %s\n", render.Count(read, "instance", ""), render.Count(nIns, "instance", ""), render.Count(nStates, "state", ""), f.out)
 	printCounts(stderr, "instances skipped", b.SkippedInstances)
 	printCounts(stderr, "files left out", b.SkippedFiles)
 	for _, r := range bad {

@@ -46,7 +46,7 @@ func TestBenchBuildInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(errOut, "read 1 instances; built 1 instances, 2 states") ||
+	if !strings.Contains(errOut, "read 1 instance; built 1 instance, 2 states") ||
 		!strings.Contains(errOut, "files left out: test file 1") ||
 		!strings.Contains(errOut, "bad record skipped: "+in+":2: field base_commit: missing") {
 		t.Errorf("stderr:\n%s", errOut)
@@ -85,7 +85,7 @@ func TestBenchBuildHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(errOut, "acme/tool: 1 fix commits") || !strings.Contains(errOut, "built 1 instances, 2 states") {
+	if !strings.Contains(errOut, "acme/tool: 1 fix commit\n") || !strings.Contains(errOut, "built 1 instance, 2 states") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	states, _ := os.ReadFile(filepath.Join(out, "states.jsonl"))

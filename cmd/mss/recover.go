@@ -104,7 +104,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 				if res.Config != "" {
 					fmt.Fprintf(out, " (%s)", res.Config)
 				}
-				fmt.Fprintf(out, ", %d units, %d tokens of %d\n", len(res.Units), render.Tokens(res.Units), budget)
+				fmt.Fprintf(out, ", %s, %d tokens of %d\n", render.Count(len(res.Units), "unit", ""), render.Tokens(res.Units), budget)
 				where := map[string]string{}
 				for _, c := range cands {
 					u := c.Unit

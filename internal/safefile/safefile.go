@@ -80,6 +80,9 @@ func Replace(path string, data []byte, check Check) error {
 	if err := Writable(path, check); err != nil {
 		return err
 	}
+	if err := MkdirFor(path); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -127,4 +130,10 @@ func JSONLines(key string) Check {
 		}
 		return nil
 	}
+}
+
+// MkdirFor creates the directory an output file goes in, as "mkdir -p"
+// would, so "--output out/run.jsonl" works in a fresh directory.
+func MkdirFor(path string) error {
+	return os.MkdirAll(filepath.Dir(path), 0o755)
 }

@@ -66,3 +66,13 @@ func TestDeviceNotReplaced(t *testing.T) {
 		t.Fatalf("Writable(%s) = %v, want a refusal", os.DevNull, err)
 	}
 }
+
+func TestReplaceMakesDirectory(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out", "deeper", "run.jsonl")
+	if err := Replace(p, []byte("{}\n"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(p); err != nil || string(data) != "{}\n" {
+		t.Fatalf("read back %q, %v", data, err)
+	}
+}
