@@ -183,13 +183,16 @@ type Fallback struct {
 
 // Usage accounts for model calls made while answering.
 type Usage struct {
-	PromptTokens     int            `json:"prompt_tokens"`
-	CompletionTokens int            `json:"completion_tokens"`
-	ReasoningTokens  int            `json:"reasoning_tokens,omitempty"` // part of CompletionTokens
-	Calls            int            `json:"calls"`
-	Fallbacks        int            `json:"fallbacks"`
-	Stages           map[string]int `json:"stages,omitempty"` // stage -> total tokens
-	LatencyMS        int64          `json:"latency_ms"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"` // part of CompletionTokens
+	Calls            int `json:"calls"`
+	// FailedCalls counts calls that got no reply (an HTTP or transport
+	// error, after the client's retries); they are not in Calls.
+	FailedCalls int            `json:"failed_calls,omitempty"`
+	Fallbacks   int            `json:"fallbacks"`
+	Stages      map[string]int `json:"stages,omitempty"` // stage -> total tokens
+	LatencyMS   int64          `json:"latency_ms"`
 
 	// StageUsage details each stage's calls, in stage order.
 	StageUsage []StageUsage `json:"stage_usage,omitempty"`

@@ -114,6 +114,7 @@ func (sc *stageCall) run(ctx context.Context, ac *accounting) ([]pick, *reply, e
 	for attempt := 0; ; attempt++ {
 		resp, err := sc.client.Complete(ctx, &llm.Request{Messages: msgs, Schema: sc.schema})
 		if err != nil {
+			ac.usage.FailedCalls++
 			return nil, nil, &errStage{sc.stage, err}
 		}
 		ac.add(sc.stage, sc.client.Model(), resp)

@@ -13,7 +13,8 @@ import (
 type UsageSummary struct {
 	States           int   `json:"states"`            // answers summarized
 	ModelStates      int   `json:"model_states"`      // answers that reported usage
-	Calls            int   `json:"calls"`             // model calls
+	Calls            int   `json:"calls"`             // model calls that replied
+	FailedCalls      int   `json:"failed_calls"`      // model calls that got no reply
 	PromptTokens     int   `json:"prompt_tokens"`     // controller tokens in
 	CompletionTokens int   `json:"completion_tokens"` // controller tokens out
 	ReasoningTokens  int   `json:"reasoning_tokens"`  // part of completion tokens
@@ -41,6 +42,7 @@ func SummarizeUsage(us []*mss.Usage) UsageSummary {
 		}
 		s.ModelStates++
 		s.Calls += u.Calls
+		s.FailedCalls += u.FailedCalls
 		s.PromptTokens += u.PromptTokens
 		s.CompletionTokens += u.CompletionTokens
 		s.ReasoningTokens += u.ReasoningTokens
@@ -118,7 +120,7 @@ func (s UsageSummary) String() string {
 		}
 		return fmt.Sprintf("%.1f", float64(n)/float64(s.ModelStates))
 	}
-	fmt.Fprintf(&b, "states %d (with model usage %d), calls %d, fallbacks %d, rejected ids %d\n", s.States, s.ModelStates, s.Calls, s.Fallbacks, s.RejectedIDs)
+	fmt.Fprintf(&b, "states %d (with model usage %d), calls %d (failed %d), fallbacks %d, rejected ids %d\n", s.States, s.ModelStates, s.Calls, s.FailedCalls, s.Fallbacks, s.RejectedIDs)
 	fmt.Fprintf(&b, "controller tokens: prompt %d, completion %d (reasoning %d), total %d (per state %s)\n", s.PromptTokens, s.CompletionTokens, s.ReasoningTokens, s.PromptTokens+s.CompletionTokens, per(s.PromptTokens+s.CompletionTokens))
 	fmt.Fprintf(&b, "delivered source tokens: %d (per state %s)\n", s.SourceTokens, per(s.SourceTokens))
 	fmt.Fprintf(&b, "model latency: total %d ms, per state p50 %d ms, p95 %d ms\n", s.LatencyMS, s.LatencyP50MS, s.LatencyP95MS)

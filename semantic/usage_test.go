@@ -19,7 +19,7 @@ func TestSummarizeUsage(t *testing.T) {
 			{Stage: "propose", Model: "strong", Calls: 1, PromptTokens: 1000, CompletionTokens: 100, ReasoningTokens: 40, LatencyMS: 600},
 		}},
 		nil, // a method without model calls
-		{PromptTokens: 1000, CompletionTokens: 100, Calls: 1, Fallbacks: 1, RejectedIDs: 2, LatencyMS: 2000, SourceTokens: 5000, StageUsage: []mss.StageUsage{
+		{PromptTokens: 1000, CompletionTokens: 100, Calls: 1, FailedCalls: 1, Fallbacks: 1, RejectedIDs: 2, LatencyMS: 2000, SourceTokens: 5000, StageUsage: []mss.StageUsage{
 			{Stage: "propose", Model: "strong-2", Calls: 1, PromptTokens: 1000, CompletionTokens: 100, LatencyMS: 2000},
 		}},
 	}
