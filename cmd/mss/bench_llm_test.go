@@ -149,7 +149,7 @@ func TestBenchRepoFallback(t *testing.T) {
 			t.Errorf("row not flagged: %s", l)
 		}
 	}
-	for _, want := range []string{"2 fallbacks (rows flagged)", "== mss-complement: 2 answers, 2 fallbacks", "calls 0, fallbacks 2"} {
+	for _, want := range []string{"2 fallbacks (rows flagged)", "== mss-complement: 2 answers, 2 fallbacks", "calls 0 (failed 2), fallbacks 2"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
