@@ -75,6 +75,8 @@ package index
 //	           the grammar better (FMT_BEGIN_NAMESPACE, FMT_CONSTEXPR, ...);
 //	           the definitions inside an anonymous JavaScript module
 //	           function (export default (...) => {...}, an IIFE) are units.
+//	feature 7: a JavaScript/TypeScript constant bound to an object or array
+//	           literal of 3 lines or more is a unit of kind "value".
 
 import (
 	"context"
@@ -95,7 +97,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 3
-	FeatureVersion = 6
+	FeatureVersion = 7
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

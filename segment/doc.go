@@ -16,9 +16,16 @@
 //     header and the fields, become "class" units named for the class.
 //   - Small type definitions (Go type declarations, Rust structs, C
 //     structs, TypeScript interfaces) stay whole as "type" units.
+//   - A JavaScript or TypeScript constant bound to an object or array
+//     literal of three lines or more (a named table) is a "value" unit.
 //   - Namespaces, preprocessor conditionals, extern blocks and modules are
 //     looked through: their definitions become units, their other lines join
-//     the enclosing run.
+//     the enclosing run. So is the body of an anonymous function a
+//     JavaScript module wraps its code in (export default (...) => {...},
+//     an immediately invoked function).
+//   - C and C++ annotation macros the grammar cannot expand
+//     (FMT_BEGIN_NAMESPACE, FMT_CONSTEXPR, UV_EXTERN) are blanked for a
+//     second parse, kept when it fits the grammar better (maskMacros).
 //   - Every other line belongs to a "module" unit: a run of module-level
 //     statements (imports, constants, top-level code) between definitions.
 //

@@ -50,9 +50,15 @@ const (
 	KindMethod   = "method"
 	KindClass    = "class"
 	KindType     = "type"
-	KindModule   = "module"
-	KindWindow   = "window"
+	// KindValue is a named constant whose value is a literal table that
+	// spans lines: a JavaScript or TypeScript "const x = {...}" or "[...]".
+	KindValue  = "value"
+	KindModule = "module"
+	KindWindow = "window"
 )
+
+// minValueLines: a literal table shorter than this stays module code.
+const minValueLines = 3
 
 // Fallback reasons reported in Result.Fallback.
 const (
@@ -524,8 +530,8 @@ func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []spa
 				k = KindMethod
 			}
 			out = append(out, span{start: start, end: ce, kind: k, symbol: sym, node: inner, defs: def})
-		case KindType:
-			out = append(out, span{start: start, end: ce, kind: KindType, symbol: sym, node: inner, defs: def})
+		case KindType, KindValue:
+			out = append(out, span{start: start, end: ce, kind: kind, symbol: sym, node: inner, defs: def})
 		case KindClass:
 			body := inner.ChildByFieldName("body")
 			if body == nil {
@@ -645,7 +651,7 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 		}
 		for _, c := range namedChildren(n) {
 			k, in, nm := w.classify(c)
-			if k == KindFunction || k == KindClass || k == KindType {
+			if k == KindFunction || k == KindClass || k == KindType || k == KindValue {
 				if nm == "" {
 					if d := n.ChildByFieldName("declarator"); d != nil {
 						nm = declaratorName(d, src)
@@ -666,6 +672,11 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 						return KindFunction, v, nm
 					case "class":
 						return KindClass, v, nm
+					case "object", "array":
+						// A table bound to a name is looked up by that name.
+						if endRow(n)-startRow(n)+1 >= minValueLines {
+							return KindValue, n, nm
+						}
 					}
 				}
 			}
