@@ -174,3 +174,26 @@ func TestResolvePath(t *testing.T) {
 		t.Errorf("resolveModule: %v lacks structures.py", got)
 	}
 }
+
+// TestEntityViewSkipsProse: a plain word of the state is not taken for
+// the code name it spells, even where the repository defines it; written
+// as code (backticks, call syntax) it is.
+func TestEntityViewSkipsProse(t *testing.T) {
+	e := NewEngine(corpus(), nil, Options{})
+	entity := func(text string) map[string]bool {
+		q := e.prepare(&mss.State{Issue: text}, mss.ObservedOf(&mss.State{}))
+		out := map[string]bool{}
+		for _, h := range e.entityView(q) {
+			out[e.units[h.idx].ID] = true
+		}
+		return out
+	}
+	if got := entity("the colors look wrong in the palette"); got["pkg/colors.py:1"] {
+		t.Errorf("prose word palette reached the entity view: %v", got)
+	}
+	for _, text := range []string{"the colors look wrong in `palette`", "calling palette(3) gives the wrong colors"} {
+		if got := entity(text); !got["pkg/colors.py:1"] {
+			t.Errorf("%q: palette written as code missed the entity view: %v", text, got)
+		}
+	}
+}

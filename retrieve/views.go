@@ -43,11 +43,10 @@ const (
 
 // Entity view weights.
 const (
-	entityQualified = 3.0  // a dotted name whose tail is the unit's symbol path
-	entityFrameFunc = 3.0  // a frame's function defined in the frame's file
-	entityFrameLine = 1.5  // ... whose line falls inside the unit
-	entityFile      = 0.6  // a unit of a file the state names
-	entityProse     = 0.25 // factor for a name written as a plain word
+	entityQualified = 3.0 // a dotted name whose tail is the unit's symbol path
+	entityFrameFunc = 3.0 // a frame's function defined in the frame's file
+	entityFrameLine = 1.5 // ... whose line falls inside the unit
+	entityFile      = 0.6 // a unit of a file the state names
 	// entityMaxDefs ignores names defined by more units than this: they
 	// are too common to point anywhere.
 	entityMaxDefs = 40
@@ -103,8 +102,10 @@ func (e *Engine) entityView(q *query) []hit {
 			continue
 		}
 		idf := math.Log(1 + n/float64(len(defs)))
-		if !m.Code[id] {
-			w *= entityProse
+		if !m.Code[id] && !m.Called[id] {
+			// A plain word is not taken for a code name, even when the
+			// repository defines it.
+			continue
 		}
 		for _, d := range defs {
 			score[d] += w * idf
