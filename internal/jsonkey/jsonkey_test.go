@@ -50,14 +50,13 @@ func TestNames(t *testing.T) {
 		A      string `json:"a,omitempty"`
 		B      int
 		C      bool `json:"-"`
-		D      bool `json:"-,"`
 		hidden int
 		inner  inner
 	}
 	_ = v.hidden
 	_ = v.inner
 	got := Names(&v)
-	want := []string{"a", "B", "-"}
+	want := []string{"a", "B"}
 	if len(got) != len(want) {
 		t.Fatalf("Names = %q, want %q", got, want)
 	}
