@@ -124,11 +124,6 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 	for _, v := range opts.Disable {
 		e.off[v] = true
 	}
-	b := lexical.NewBuilder(
-		lexical.Field{Name: "content", Weight: WeightFieldContent},
-		lexical.Field{Name: "symbol", Weight: WeightFieldSymbol},
-		lexical.Field{Name: "path", Weight: WeightFieldPath},
-	)
 	for i := range us {
 		u := &us[i]
 		if u.Tokens == 0 {
@@ -137,6 +132,24 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 		if u.ID == "" {
 			u.ID = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
 		}
+	}
+	// The semantic structure reads the units and nothing else: it is
+	// built while the tables below are, and the history beside both.
+	var wg sync.WaitGroup
+	if !e.off[ViewSemantic] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.sem = buildSemantic(e)
+		}()
+	}
+	b := lexical.NewBuilder(
+		lexical.Field{Name: "content", Weight: WeightFieldContent},
+		lexical.Field{Name: "symbol", Weight: WeightFieldSymbol},
+		lexical.Field{Name: "path", Weight: WeightFieldPath},
+	)
+	for i := range us {
+		u := &us[i]
 		if _, dup := e.byID[u.ID]; !dup {
 			e.byID[u.ID] = i
 		}
@@ -202,16 +215,6 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 			e.out[f] = append(e.out[f], edgeTo{t, w})
 			e.in[t] = append(e.in[t], edgeTo{f, w})
 		}
-	}
-	// The semantic and history structures read the units and tables
-	// built above and nothing else: they are built side by side.
-	var wg sync.WaitGroup
-	if !e.off[ViewSemantic] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.sem = buildSemantic(e)
-		}()
 	}
 	if opts.GitDir != "" && opts.Commit != "" && !e.off[ViewHistory] {
 		h, err := loadHistory(opts.GitDir, opts.Commit, historyCommits(opts), e)
