@@ -81,6 +81,14 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 	return g, rest, nil
 }
 
+// Grow is the growth stage with its defaults (neighbours tied to the
+// state or to the chosen unit, one grown unit at most 40% of the budget),
+// for methods built outside this package: mss-complement grows its answer
+// with the same code as every embedded method.
+func Grow(res *mss.Result, req *mss.Request, budget int) {
+	Growth{On: true, MaxShare: DefaultGrowMaxShare}.apply(res, req, budget)
+}
+
 // config describes the growth settings for a result's Config.
 func (g Growth) config() string {
 	if !g.On {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/missingcomplement/mss/expand"
+	"github.com/missingcomplement/mss/controller"
 	"strings"
 	"sync"
 
@@ -325,15 +325,9 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 	res := c.finish(chosen, fill, budget, minUnits, maxUnits, ac)
 	if c.cfg.Grow && req.Source != nil {
-		var observed []mss.Span
-		if req.State != nil {
-			observed = req.State.ObservedSpans
-		}
-		grown, steps := expand.Grow(res.Units, req.Source, observed, budget, nil, expand.Options{})
-		res.Units = grown
-		res.Trace = append(res.Trace, steps...)
+		controller.Grow(res, req, budget)
 		res.Usage.SourceTokens = 0
-		for _, u := range grown {
+		for _, u := range res.Units {
 			res.Usage.SourceTokens += unitTokens(&u)
 		}
 	}

@@ -96,7 +96,9 @@ type Config struct {
 	Seed                *int64   `json:"seed,omitempty"`
 	Fallback            string   `json:"fallback"`
 	// Grow spends what the chosen set leaves of the budget on the chosen
-	// units' intact surroundings (package expand); mss-complement only.
+	// units' intact surroundings, only on neighbours tied to the state or
+	// to the chosen unit (controller.Grow, the growth stage of every
+	// embedded method); mss-complement only.
 	Grow bool `json:"grow"`
 
 	Retries     int               `json:"-"`

@@ -10,17 +10,23 @@ import (
 )
 
 // pathSource serves, for every path, the file's units as request() lays
-// them out plus a 40-token unit right above each.
+// them out, with a 40-token unit right above each that defines a helper
+// the unit calls (tied to it) and one right below that nothing ties.
 type pathSource map[string][]mss.Unit
 
 func (p pathSource) FileUnits(path string) []mss.Unit { return p[path] }
 
 func sourceFor(req *mss.Request) pathSource {
 	src := pathSource{}
-	for _, c := range req.Candidates {
-		u := c.Unit
-		above := strings.Repeat("x\n", 80) // 160 bytes: 40 tokens
-		src[u.Path] = append(src[u.Path], mss.Unit{ID: "above-" + u.ID, Path: u.Path, StartLine: u.StartLine - 80, EndLine: u.StartLine - 1, Content: above, Tokens: 40}, u)
+	for i := range req.Candidates {
+		u := &req.Candidates[i].Unit
+		helper := "helper_" + strings.ReplaceAll(u.ID, "-", "_")
+		u.References = append(u.References, helper)
+		filler := strings.Repeat("x\n", 80) // 160 bytes: 40 tokens
+		src[u.Path] = append(src[u.Path],
+			mss.Unit{ID: "above-" + u.ID, Path: u.Path, StartLine: u.StartLine - 80, EndLine: u.StartLine - 1, Content: filler, Tokens: 40, Defines: []string{helper}},
+			*u,
+			mss.Unit{ID: "below-" + u.ID, Path: u.Path, StartLine: u.EndLine + 1, EndLine: u.EndLine + 80, Content: filler, Tokens: 40})
 	}
 	return src
 }
