@@ -38,3 +38,35 @@ func TestMaskMacros(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMaskMacros: masking keeps every byte's offset, changes only
+// capitals, digits and underscores into spaces, and never touches a
+// preprocessor line.
+func FuzzMaskMacros(f *testing.F) {
+	for _, s := range []string{"FMT_BEGIN_NAMESPACE\nFMT_API int f() FMT_NOEXCEPT {}\n", "#define X \\\n  FOO_BAR\n", "static FMT_INLINE int g();\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got, changed := maskMacros(src)
+		if len(got) != len(src) {
+			t.Fatalf("length %d, want %d", len(got), len(src))
+		}
+		diff := false
+		for i := range src {
+			if got[i] == src[i] {
+				continue
+			}
+			diff = true
+			c := src[i]
+			if got[i] != ' ' || !(c == '_' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				t.Fatalf("byte %d: %q became %q", i, c, got[i])
+			}
+		}
+		if diff != changed {
+			t.Fatalf("changed = %v, but bytes differ = %v", changed, diff)
+		}
+		if !changed && &got[0:1][0] != &src[0:1][0] && len(src) > 0 {
+			t.Fatalf("unchanged input was copied")
+		}
+	})
+}
