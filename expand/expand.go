@@ -69,7 +69,8 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		lo, hi   int        // grown run is file[lo..hi]
 		grown    bool
 		stuck    bool
-		tokens   int
+		tokens   int // the estimate growth decides by (an upper bound)
+		exact    int // what the grown unit costs as delivered
 		original mss.Unit
 	}
 	runs := make([]*run, len(units))
@@ -77,7 +78,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	files := map[string][]mss.Unit{}
 	for i, u := range units {
 		spent += cost(&u)
-		r := &run{original: u, tokens: cost(&u), stuck: true}
+		r := &run{original: u, tokens: cost(&u), exact: cost(&u), stuck: true}
 		runs[i] = r
 		fu, ok := files[u.Path]
 		if !ok {
@@ -123,6 +124,10 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		}
 		return false
 	}
+	// delivered is what the answer costs so far, as the trace reports it:
+	// each grown run is charged by its merged text, while growth decides
+	// by the per-piece estimate, which never undercounts.
+	delivered := spent
 	var trace []mss.TraceStep
 	for progress := true; progress; {
 		progress = false
@@ -168,8 +173,11 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			spent += add
 			r.grown = true
 			progress = true
+			exact := runCost(r.file[r.lo : r.hi+1])
+			delivered += exact - r.exact
 			n := &r.file[best]
-			reason := fmt.Sprintf("grown by %s:%d-%d %s (+%d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, add, spent, budget)
+			reason := fmt.Sprintf("grown by %s:%d-%d %s (+%d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, exact-r.exact, delivered, budget)
+			r.exact = exact
 			if w := why[best]; w != "" {
 				reason += ": " + w
 			}
@@ -207,10 +215,13 @@ func gapCost(file []mss.Unit, lo, hi, c int) int {
 	return mss.TokenCost(u.Content + strings.Repeat("\n", max(gap, 0)))
 }
 
-// merged joins a run of whole units into one unit; blank lines between
-// them are restored as empty lines. The grown unit keeps the chosen unit's
-// symbol and kind, so its provenance still names what was chosen.
-func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
+// runCost is what merged(run) costs: the units' text with the blank lines
+// between them.
+func runCost(run []mss.Unit) int {
+	return mss.TokenCost(joined(run))
+}
+
+func joined(run []mss.Unit) string {
 	var b strings.Builder
 	line := run[0].StartLine
 	for _, u := range run {
@@ -220,7 +231,14 @@ func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
 		b.WriteString(u.Content)
 		line = u.EndLine + 1
 	}
-	content := b.String()
+	return b.String()
+}
+
+// merged joins a run of whole units into one unit; blank lines between
+// them are restored as empty lines. The grown unit keeps the chosen unit's
+// symbol and kind, so its provenance still names what was chosen.
+func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
+	content := joined(run)
 	sum := sha256.Sum256([]byte(content))
 	m := mss.Unit{
 		Path:      chosen.Path,

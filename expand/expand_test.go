@@ -133,3 +133,28 @@ func TestGrowNilSource(t *testing.T) {
 		t.Errorf("nil source changed units: %s %v", diff, trace)
 	}
 }
+
+// TestGrowTraceCountsDelivered: the trace's running total is what the
+// grown units cost as delivered, although growth decides by an estimate
+// that rounds each piece up.
+func TestGrowTraceCountsDelivered(t *testing.T) {
+	// Units of 5 bytes ("abcd\n") cost 2 tokens each, and so does each
+	// neighbour with its blank line (6 bytes); five joined (29 bytes)
+	// cost 8, not the 10 the pieces add up to.
+	mk := func(start int) mss.Unit {
+		return mss.Unit{ID: fmt.Sprint(start), Path: "c.py", StartLine: start, EndLine: start, Content: "abcd\n", Tokens: 2}
+	}
+	file := []mss.Unit{mk(1), mk(3), mk(5), mk(7), mk(9)}
+	grown, trace := Grow([]mss.Unit{file[2]}, fileSource{"c.py": file}, nil, 1000, nil, Options{MaxUnitTokens: 1000})
+	total := 0
+	for _, u := range grown {
+		total += u.Tokens
+	}
+	if len(trace) == 0 {
+		t.Fatal("nothing grew")
+	}
+	last := trace[len(trace)-1].Reason
+	if want := fmt.Sprintf("%d of 1000 spent", total); !strings.Contains(last, want) {
+		t.Errorf("last growth step %q, want it to say %q (the delivered total)", last, want)
+	}
+}
