@@ -22,7 +22,8 @@
 //     looked through: their definitions become units, their other lines join
 //     the enclosing run. So is the body of an anonymous function a
 //     JavaScript module wraps its code in (export default (...) => {...},
-//     an immediately invoked function).
+//     an immediately invoked function), when it returns nothing: a body
+//     that returns a value (a component, a factory) is one function.
 //   - C and C++ annotation macros the grammar cannot expand
 //     (FMT_BEGIN_NAMESPACE, FMT_CONSTEXPR, UV_EXTERN) are blanked for a
 //     second parse, kept when it fits the grammar better (maskMacros).

@@ -709,8 +709,9 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 // anonymousBody is the body of the anonymous function that a JavaScript
 // or TypeScript module statement wraps its code in: "export default (o, c,
 // d) => {...}" (a Day.js plugin) or an immediately invoked "(function ()
-// {...})()". Such a function is the module, not one definition: the
-// definitions in its body are what a reader looks for. nil otherwise.
+// {...})()", when the body returns nothing. Such a function is the
+// module, not one definition: the definitions in its body are what a
+// reader looks for. nil otherwise.
 func anonymousBody(g *grammar, n *sitter.Node) *sitter.Node {
 	if g.name != "javascript" && g.name != "typescript" && g.name != "tsx" {
 		return nil
@@ -741,9 +742,19 @@ func anonymousBody(g *grammar, n *sitter.Node) *sitter.Node {
 		if fn.ChildByFieldName("name") != nil {
 			return nil
 		}
-		if b := fn.ChildByFieldName("body"); b != nil && b.Type() == "statement_block" {
-			return b
+		b := fn.ChildByFieldName("body")
+		if b == nil || b.Type() != "statement_block" {
+			return nil
 		}
+		// A body that returns a value (a component returning markup, a
+		// factory returning its object) computes something: it is one
+		// function. A body that only defines and assigns is a module.
+		for _, st := range namedChildren(b) {
+			if st.Type() == "return_statement" {
+				return nil
+			}
+		}
+		return b
 	}
 	return nil
 }
