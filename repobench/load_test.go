@@ -139,8 +139,10 @@ func FuzzLoadStatesLine(f *testing.F) {
 	f.Add([]byte(`{"state_id":"a","repo":"o/n","base_commit":"c","state_type":"t"}`))
 	f.Add([]byte(`{"state_id":"a","observed_spans":[{"path":"p","start_line":1,"end_line":2}]}`))
 	f.Add([]byte("{\"state_id\":\n"))
+	// One directory for the whole run, one file rewritten per input,
+	// rather than a directory made and removed for every input.
+	p := filepath.Join(f.TempDir(), "s.jsonl")
 	f.Fuzz(func(t *testing.T, content []byte) {
-		p := filepath.Join(t.TempDir(), "s.jsonl")
 		writeFile(t, p, string(content))
 		states, err := LoadStates(p)
 		if err != nil {
