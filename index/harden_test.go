@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -304,7 +305,7 @@ func TestSymlinkedDirectory(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "sub")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
-	if out := gitRun(t, dir, "ls-files"); !strings.Contains(out, "sub/passwd") {
+	if out := gittest.Run(t, dir, "ls-files"); !strings.Contains(out, "sub/passwd") {
 		t.Fatalf("git no longer lists sub/passwd: %q", out)
 	}
 	sum := build(t, Options{Repo: dir})
@@ -329,13 +330,13 @@ func TestSymlinkedMssDir(t *testing.T) {
 	os.Mkdir(outside, 0o755)
 	dir := filepath.Join(parent, "repo")
 	os.Mkdir(dir, 0o755)
-	gitRun(t, dir, "init", "-q")
+	gittest.Run(t, dir, "init", "-q")
 	writeFiles(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
 	if err := os.Symlink("../outside", filepath.Join(dir, ".mss")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "x")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "x")
 	_, err := Build(context.Background(), Options{Repo: dir})
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("Build with .mss a symbolic link: %v, want a refusal", err)
@@ -362,8 +363,8 @@ func TestCommittedIndexRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close()
-	gitRun(t, dir, "add", "-f", ".mss/index.db")
-	gitRun(t, dir, "commit", "-q", "-m", "commit the index")
+	gittest.Run(t, dir, "add", "-f", ".mss/index.db")
+	gittest.Run(t, dir, "commit", "-q", "-m", "commit the index")
 	sum := build(t, Options{Repo: dir})
 	if !strings.HasPrefix(sum.Rebuilt, "tracked by git") || sum.Reused != 0 {
 		t.Errorf("committed index: rebuilt %q, reused %d, want a rebuild", sum.Rebuilt, sum.Reused)
@@ -379,7 +380,7 @@ func TestCommittedIndexRebuilt(t *testing.T) {
 	db2 := filepath.Join(dir2, ".mss", "index.db")
 	build(t, Options{Repo: dir2})
 	copyTo := t.TempDir()
-	gitRun(t, copyTo, "clone", "-q", dir2, "c")
+	gittest.Run(t, copyTo, "clone", "-q", dir2, "c")
 	os.MkdirAll(filepath.Join(copyTo, "c", ".mss"), 0o755)
 	b, _ := os.ReadFile(db2)
 	os.WriteFile(filepath.Join(copyTo, "c", ".mss", "index.db"), b, 0o644)
@@ -517,7 +518,7 @@ func TestVerifyStaleFile(t *testing.T) {
 func TestMissingObject(t *testing.T) {
 	dir, _ := newRepo(t, fixture)
 	bare := filepath.Join(dir, ".git")
-	blob := gitRun(t, dir, "rev-parse", "HEAD:pkg/main.py")
+	blob := gittest.Run(t, dir, "rev-parse", "HEAD:pkg/main.py")
 	if err := os.Remove(filepath.Join(bare, "objects", blob[:2], blob[2:])); err != nil {
 		t.Fatalf("removing the loose blob: %v", err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,19 +66,6 @@ export function renderPage(x) {
 	"static/app.min.js":       "function a(){return 1}\n",
 }
 
-func gitRun(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
-		"GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for p, c := range files {
@@ -97,11 +84,11 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 func newRepo(t testing.TB, files map[string]string) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	gitRun(t, dir, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
 	writeFiles(t, dir, files)
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "init")
-	return dir, gitRun(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "init")
+	return dir, gittest.Run(t, dir, "rev-parse", "HEAD")
 }
 
 func build(t testing.TB, opts Options) *Summary {
@@ -173,7 +160,7 @@ func TestBuildWorkTree(t *testing.T) {
 func TestBuildCommitOfBareRepo(t *testing.T) {
 	dir, commit := newRepo(t, fixture)
 	bare := filepath.Join(t.TempDir(), "bare.git")
-	gitRun(t, dir, "clone", "-q", "--bare", dir, bare)
+	gittest.Run(t, dir, "clone", "-q", "--bare", dir, bare)
 	// The work tree changes after the commit; the commit is what is indexed.
 	writeFiles(t, dir, map[string]string{"pkg/extra.py": "def extra():\n    pass\n"})
 	db := filepath.Join(t.TempDir(), "x.db")
@@ -328,10 +315,10 @@ func TestIncrementalMove(t *testing.T) {
 		"pkg/util.py": strings.Replace(fixture["pkg/util.py"], "return os.environ.get(name)", "return os.environ.get(name, \"\")", 1),
 		"pkg/new.py":  "def brand_new():\n    return 1\n",
 	})
-	gitRun(t, dir, "rm", "-q", "web/fmt.js")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "second")
-	c2 := gitRun(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "rm", "-q", "web/fmt.js")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "second")
+	c2 := gittest.Run(t, dir, "rev-parse", "HEAD")
 	gitDir := filepath.Join(dir, ".git")
 
 	db := filepath.Join(t.TempDir(), "move.db")
@@ -515,9 +502,9 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		if useGit {
-			gitRun(t, dir, "init", "-q")
-			gitRun(t, dir, "add", "-A")
-			gitRun(t, dir, "commit", "-q", "-m", "x")
+			gittest.Run(t, dir, "init", "-q")
+			gittest.Run(t, dir, "add", "-A")
+			gittest.Run(t, dir, "commit", "-q", "-m", "x")
 		}
 		sum := build(t, Options{Repo: dir})
 		units := mustUnits(t, sum.DB)
@@ -533,9 +520,9 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
 		os.Symlink(filepath.Join(outside, "secret.py"), filepath.Join(dir, "link.py"))
-		gitRun(t, dir, "init", "-q")
-		gitRun(t, dir, "add", "-A")
-		gitRun(t, dir, "commit", "-q", "-m", "x")
+		gittest.Run(t, dir, "init", "-q")
+		gittest.Run(t, dir, "add", "-A")
+		gittest.Run(t, dir, "commit", "-q", "-m", "x")
 		sum := build(t, Options{Repo: dir, Rev: "HEAD", DB: filepath.Join(t.TempDir(), "c.db")})
 		if got := distinctPaths(mustUnits(t, sum.DB)); !cmp.Equal(got, []string{"a.py"}) {
 			t.Errorf("commit: indexed %v, want only a.py", got)

@@ -2,6 +2,7 @@ package repobench
 
 import (
 	"encoding/json"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,26 +24,6 @@ const (
 	fixB  = "x = 1\ny = 2" // no trailing newline
 )
 
-func runGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return runGitEnv(t, dir, nil, args...)
-}
-
-func runGitEnv(t testing.TB, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), env...),
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -60,20 +41,20 @@ func newFixture(t testing.TB) *fixture {
 	}
 	tmp := t.TempDir()
 	work := filepath.Join(tmp, "work")
-	runGit(t, tmp, "init", "-q", "-b", "main", work)
+	gittest.Run(t, tmp, "init", "-q", "-b", "main", work)
 	writeFile(t, filepath.Join(work, "a.py"), fixA1)
 	writeFile(t, filepath.Join(work, "b.py"), fixB)
 	writeFile(t, filepath.Join(work, "d", "e.py"), "pass\n")
 	writeFile(t, filepath.Join(work, ".hidden", "x.py"), "h = 1\n")
-	runGit(t, work, "add", ".")
-	runGitEnv(t, work, []string{"GIT_COMMITTER_DATE=2020-01-01T00:00:00Z"}, "commit", "-q", "-m", "one", "--date", "2020-01-01T00:00:00Z")
-	c1 := runGit(t, work, "rev-parse", "HEAD")
+	gittest.Run(t, work, "add", ".")
+	gittest.RunEnv(t, work, []string{"GIT_COMMITTER_DATE=2020-01-01T00:00:00Z"}, "commit", "-q", "-m", "one", "--date", "2020-01-01T00:00:00Z")
+	c1 := gittest.Run(t, work, "rev-parse", "HEAD")
 	writeFile(t, filepath.Join(work, "a.py"), fixA2)
-	runGitEnv(t, work, []string{"GIT_COMMITTER_DATE=2020-01-02T00:00:00Z"}, "commit", "-q", "-am", "two", "--date", "2020-01-02T00:00:00Z")
-	c2 := runGit(t, work, "rev-parse", "HEAD")
+	gittest.RunEnv(t, work, []string{"GIT_COMMITTER_DATE=2020-01-02T00:00:00Z"}, "commit", "-q", "-am", "two", "--date", "2020-01-02T00:00:00Z")
+	c2 := gittest.Run(t, work, "rev-parse", "HEAD")
 	root := filepath.Join(tmp, "mirrors")
 	gitDir := filepath.Join(root, "Acme+Widget", "repo")
-	runGit(t, tmp, "clone", "-q", "--bare", work, gitDir)
+	gittest.Run(t, tmp, "clone", "-q", "--bare", work, gitDir)
 	return &fixture{root: root, gitDir: gitDir, c1: c1, c2: c2}
 }
 

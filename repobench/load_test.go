@@ -1,6 +1,7 @@
 package repobench
 
 import (
+	"github.com/missingcomplement/mss/internal/gittest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,7 +108,7 @@ func TestFindGitDir(t *testing.T) {
 		}
 	}
 	bare := filepath.Join(fx.root, "Other+Thing.git")
-	runGit(t, fx.root, "clone", "-q", "--bare", fx.gitDir, bare)
+	gittest.Run(t, fx.root, "clone", "-q", "--bare", fx.gitDir, bare)
 	if got, err := FindGitDir(fx.root, "other/thing"); err != nil || got != bare {
 		t.Errorf("bare .git layout: got %q, %v; want %q", got, err, bare)
 	}

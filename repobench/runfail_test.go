@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // be built is reported; the others are answered; the run ends in an error.
 func TestRunKeepsGoingWhenARepositoryFails(t *testing.T) {
 	fx, states := runFixture(t)
-	runGit(t, fx.root, "clone", "-q", "--bare", fx.gitDir, filepath.Join(fx.root, "Acme+Gadget", "repo"))
+	gittest.Run(t, fx.root, "clone", "-q", "--bare", fx.gitDir, filepath.Join(fx.root, "Acme+Gadget", "repo"))
 	states = append(states, &mss.State{StateID: "g1", Repo: "acme/gadget", BaseCommit: fx.c1, StateType: "before_search", InformationNeed: "a.py:1-2"})
 	src := NewSource(fx.root)
 	defer src.Close()

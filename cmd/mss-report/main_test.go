@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,20 +15,6 @@ import (
 // predictions files (methods bm25 and other).
 type fixture struct {
 	dir, root, states, labels, bm25, other string
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 func write(t *testing.T, path string, lines ...any) {
@@ -60,16 +47,16 @@ func newFixture(t *testing.T) *fixture {
 	}
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
-	git(t, dir, "init", "-q", "-b", "main", work)
+	gittest.Run(t, dir, "init", "-q", "-b", "main", work)
 	write(t, filepath.Join(work, "lookup.py"), "import json\n\n\ndef parse_config(text):\n    return json.loads(text)\n\n\ndef lookup_single(table, key):\n    return table[key]\n")
 	write(t, filepath.Join(work, "grid.py"), "from lookup import lookup_single\n\n\nclass PairGrid:\n    def map(self, func, hue=None):\n        return [lookup_single(self.table, h) for h in hue]\n")
-	git(t, work, "add", ".")
-	git(t, work, "commit", "-q", "-m", "one")
-	commit := git(t, work, "rev-parse", "HEAD")
+	gittest.Run(t, work, "add", ".")
+	gittest.Run(t, work, "commit", "-q", "-m", "one")
+	commit := gittest.Run(t, work, "rev-parse", "HEAD")
 	fx := &fixture{dir: dir, root: filepath.Join(dir, "mirrors"),
 		states: filepath.Join(dir, "states.jsonl"), labels: filepath.Join(dir, "labels.jsonl"),
 		bm25: filepath.Join(dir, "bm25.jsonl"), other: filepath.Join(dir, "other.jsonl")}
-	git(t, dir, "clone", "-q", "--bare", work, filepath.Join(fx.root, "acme+widget", "repo"))
+	gittest.Run(t, dir, "clone", "-q", "--bare", work, filepath.Join(fx.root, "acme+widget", "repo"))
 	issue := "PairGrid.map raises KeyError in lookup_single when hue is given"
 	write(t, fx.states,
 		map[string]any{"state_id": "w-1:before_search", "repo": "acme/widget", "base_commit": commit, "state_type": "before_search", "issue": issue},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,20 +18,6 @@ type benchFixture struct {
 	dir, root                   string
 	states, labels, bm25, other string
 	commit                      string
-}
-
-func benchGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 func benchWrite(t *testing.T, path, content string) {
@@ -86,13 +73,13 @@ func newBenchFixture(t *testing.T) *benchFixture {
 	}
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
-	benchGit(t, dir, "init", "-q", "-b", "main", work)
+	gittest.Run(t, dir, "init", "-q", "-b", "main", work)
 	benchWrite(t, filepath.Join(work, "lookup.py"), benchLookup)
 	benchWrite(t, filepath.Join(work, "grid.py"), benchPlot)
-	benchGit(t, work, "add", ".")
-	benchGit(t, work, "commit", "-q", "-m", "one")
-	fx := &benchFixture{dir: dir, root: filepath.Join(dir, "mirrors"), commit: benchGit(t, work, "rev-parse", "HEAD")}
-	benchGit(t, dir, "clone", "-q", "--bare", work, filepath.Join(fx.root, "acme+widget", "repo"))
+	gittest.Run(t, work, "add", ".")
+	gittest.Run(t, work, "commit", "-q", "-m", "one")
+	fx := &benchFixture{dir: dir, root: filepath.Join(dir, "mirrors"), commit: gittest.Run(t, work, "rev-parse", "HEAD")}
+	gittest.Run(t, dir, "clone", "-q", "--bare", work, filepath.Join(fx.root, "acme+widget", "repo"))
 	fx.states = filepath.Join(dir, "states.jsonl")
 	fx.labels = filepath.Join(dir, "labels.jsonl")
 	fx.bm25 = filepath.Join(dir, "bm25.jsonl")

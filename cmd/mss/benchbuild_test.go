@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,15 +16,15 @@ func benchBuildFixture(t *testing.T) (root, gitDir, base, patch string) {
 	work := filepath.Join(t.TempDir(), "work")
 	benchWrite(t, filepath.Join(work, "tool.py"), "def size(xs):\n    return len(xs)\n\n\ndef head(xs):\n    return xs[0]\n")
 	benchWrite(t, filepath.Join(work, "tests", "test_tool.py"), "def test_size():\n    assert True\n")
-	benchGit(t, work, "init", "-q", "-b", "main")
-	benchGit(t, work, "add", "-A")
-	benchGit(t, work, "commit", "-q", "-m", "base")
-	base = benchGit(t, work, "rev-parse", "HEAD")
+	gittest.Run(t, work, "init", "-q", "-b", "main")
+	gittest.Run(t, work, "add", "-A")
+	gittest.Run(t, work, "commit", "-q", "-m", "base")
+	base = gittest.Run(t, work, "rev-parse", "HEAD")
 	benchWrite(t, filepath.Join(work, "tool.py"), "def size(xs):\n    return len(xs or [])\n\n\ndef head(xs):\n    return xs[0] if xs else None\n")
 	benchWrite(t, filepath.Join(work, "tests", "test_tool.py"), "def test_size():\n    assert size(None) == 0\n")
-	benchGit(t, work, "add", "-A")
-	benchGit(t, work, "commit", "-q", "-m", "Fix #3: size and head fail on None")
-	patch = benchGit(t, work, "diff", base, "HEAD") + "\n"
+	gittest.Run(t, work, "add", "-A")
+	gittest.Run(t, work, "commit", "-q", "-m", "Fix #3: size and head fail on None")
+	patch = gittest.Run(t, work, "diff", base, "HEAD") + "\n"
 	gitDir = filepath.Join(root, "acme+tool", "repo")
 	if err := os.MkdirAll(filepath.Dir(gitDir), 0o755); err != nil {
 		t.Fatal(err)
