@@ -48,6 +48,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/missingcomplement/mss/internal/safefile"
 )
 
 // CacheFormat is the version written into every entry.
@@ -150,27 +152,10 @@ func (c *Cache) Put(e *Entry) error {
 }
 
 // writeAtomic writes b to p through a temporary file in p's directory and
-// a rename, so a reader never sees a partial file.
+// a rename (safefile.Replace), so a reader never sees a partial file and
+// nothing but a regular file is ever replaced.
 func writeAtomic(p string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	tmp := f.Name()
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("cache: write %s: %w", tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("cache: close %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
+	if err := safefile.Replace(p, b, nil); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil
