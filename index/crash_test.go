@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,7 +83,7 @@ func TestKilledBuildLeavesIndexIntact(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		more[fmt.Sprintf("gen/m%02d.py", i)] = fmt.Sprintf("def f%d():\n    return %d\n", i, i)
 	}
-	writeFiles(t, dir, more)
+	gittest.WriteTree(t, dir, more)
 
 	intact := func(what string) {
 		t.Helper()

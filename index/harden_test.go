@@ -140,7 +140,7 @@ func TestTwoWriters(t *testing.T) {
 	conn.Close()
 
 	// Concurrent writers, some moving the index between two trees.
-	writeFiles(t, dir, map[string]string{"pkg/extra.py": "def extra():\n    return 2\n"})
+	gittest.WriteTree(t, dir, map[string]string{"pkg/extra.py": "def extra():\n    return 2\n"})
 	var wg sync.WaitGroup
 	errs := make(chan error, 6)
 	for i := 0; i < 6; i++ {
@@ -299,7 +299,7 @@ func TestHotJournalReadOnly(t *testing.T) {
 // symbolic link (`ln -s /etc sub`) is never read.
 func TestSymlinkedDirectory(t *testing.T) {
 	outside := t.TempDir()
-	writeFiles(t, outside, map[string]string{"passwd": "root:x:0:0:secret-outside:/root:/bin/sh\n"})
+	gittest.WriteTree(t, outside, map[string]string{"passwd": "root:x:0:0:secret-outside:/root:/bin/sh\n"})
 	dir, _ := newRepo(t, map[string]string{"a.py": "def a():\n    return 1\n", "sub/passwd": "placeholder\n"})
 	os.RemoveAll(filepath.Join(dir, "sub"))
 	if err := os.Symlink(outside, filepath.Join(dir, "sub")); err != nil {
@@ -331,7 +331,7 @@ func TestSymlinkedMssDir(t *testing.T) {
 	dir := filepath.Join(parent, "repo")
 	os.Mkdir(dir, 0o755)
 	gittest.Run(t, dir, "init", "-q")
-	writeFiles(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
+	gittest.WriteTree(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
 	if err := os.Symlink("../outside", filepath.Join(dir, ".mss")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
@@ -500,7 +500,7 @@ func TestVerifyStaleFile(t *testing.T) {
 	build(t, Options{Repo: dir, DB: db})
 	ix := openIndex(t, db)
 	units, _ := ix.FileUnits("pkg/main.py")
-	writeFiles(t, dir, map[string]string{"pkg/main.py": "# edited\n" + fixture["pkg/main.py"]})
+	gittest.WriteTree(t, dir, map[string]string{"pkg/main.py": "# edited\n" + fixture["pkg/main.py"]})
 	v, err := ix.Verify(context.Background(), Source{Root: dir}, units)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/missingcomplement/mss/internal/gittest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestMssIgnore(t *testing.T) {
 			t.Errorf("commit=%v: %d candidates, want 5", commit, sum.Candidates)
 		}
 	}
-	writeFiles(t, dir, map[string]string{".mssignore": "*.txt\n"})
+	gittest.WriteTree(t, dir, map[string]string{".mssignore": "*.txt\n"})
 	sum := build(t, Options{Repo: dir})
 	if sum.Skipped[skipIgnored] != 1 || sum.Parsed != 2 {
 		t.Errorf("after un-ignoring scratch/: skipped %v, parsed %d (want .mssignore and scratch/tmp.py)", sum.Skipped, sum.Parsed)

@@ -66,26 +66,13 @@ export function renderPage(x) {
 	"static/app.min.js":       "function a(){return 1}\n",
 }
 
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // newRepo makes a git work tree holding files, committed; it returns the
 // directory and the commit.
 func newRepo(t testing.TB, files map[string]string) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	gittest.Run(t, dir, "init", "-q", "-b", "main")
-	writeFiles(t, dir, files)
+	gittest.WriteTree(t, dir, files)
 	gittest.Run(t, dir, "add", "-A")
 	gittest.Run(t, dir, "commit", "-q", "-m", "init")
 	return dir, gittest.Run(t, dir, "rev-parse", "HEAD")
@@ -112,7 +99,7 @@ func openIndex(t testing.TB, path string) *Index {
 
 func TestBuildWorkTree(t *testing.T) {
 	dir, commit := newRepo(t, fixture)
-	writeFiles(t, dir, map[string]string{".gitignore": "ignored/\n", "ignored/x.py": "def hidden():\n    pass\n"})
+	gittest.WriteTree(t, dir, map[string]string{".gitignore": "ignored/\n", "ignored/x.py": "def hidden():\n    pass\n"})
 	sum := build(t, Options{Repo: dir})
 	db := filepath.Join(dir, ".mss", "index.db")
 	if sum.DB != db {
@@ -162,7 +149,7 @@ func TestBuildCommitOfBareRepo(t *testing.T) {
 	bare := filepath.Join(t.TempDir(), "bare.git")
 	gittest.Run(t, dir, "clone", "-q", "--bare", dir, bare)
 	// The work tree changes after the commit; the commit is what is indexed.
-	writeFiles(t, dir, map[string]string{"pkg/extra.py": "def extra():\n    pass\n"})
+	gittest.WriteTree(t, dir, map[string]string{"pkg/extra.py": "def extra():\n    pass\n"})
 	db := filepath.Join(t.TempDir(), "x.db")
 	sum := build(t, Options{Repo: bare, Rev: commit, DB: db})
 	if sum.Commit != commit {
@@ -311,7 +298,7 @@ func TestSearch(t *testing.T) {
 // equals a fresh index of the target commit.
 func TestIncrementalMove(t *testing.T) {
 	dir, c1 := newRepo(t, fixture)
-	writeFiles(t, dir, map[string]string{
+	gittest.WriteTree(t, dir, map[string]string{
 		"pkg/util.py": strings.Replace(fixture["pkg/util.py"], "return os.environ.get(name)", "return os.environ.get(name, \"\")", 1),
 		"pkg/new.py":  "def brand_new():\n    return 1\n",
 	})
@@ -370,7 +357,7 @@ func TestIncrementalMove(t *testing.T) {
 		t.Errorf("move back parsed %d, want 2 (changed and re-added file)", sum.Parsed)
 	}
 	build(t, Options{Repo: dir})
-	writeFiles(t, dir, map[string]string{"server/server.go": fixture["server/server.go"] + "\nfunc Extra() {}\n"})
+	gittest.WriteTree(t, dir, map[string]string{"server/server.go": fixture["server/server.go"] + "\nfunc Extra() {}\n"})
 	if sum := build(t, Options{Repo: dir}); sum.Parsed != 1 || sum.Reused == 0 {
 		t.Errorf("work tree update parsed %d reused %d, want 1 and the rest", sum.Parsed, sum.Reused)
 	}
@@ -491,10 +478,10 @@ func TestDBDirUnwritable(t *testing.T) {
 
 func TestSymlinksAndPlainDirectory(t *testing.T) {
 	outside := t.TempDir()
-	writeFiles(t, outside, map[string]string{"secret.py": "def secret():\n    return 'x'\n"})
+	gittest.WriteTree(t, outside, map[string]string{"secret.py": "def secret():\n    return 'x'\n"})
 	for _, useGit := range []bool{false, true} {
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
+		gittest.WriteTree(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
 		if err := os.Symlink(filepath.Join(outside, "secret.py"), filepath.Join(dir, "link.py")); err != nil {
 			t.Skip("no symlinks:", err)
 		}
@@ -518,7 +505,7 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 	{
 		// In a commit, a symlink is a blob of mode 120000: skipped too.
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
+		gittest.WriteTree(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
 		os.Symlink(filepath.Join(outside, "secret.py"), filepath.Join(dir, "link.py"))
 		gittest.Run(t, dir, "init", "-q")
 		gittest.Run(t, dir, "add", "-A")

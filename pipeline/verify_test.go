@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -36,15 +37,7 @@ func TestLocate(t *testing.T) {
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gittest.WriteTree(t, dir, files)
 	return dir
 }
 

@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,16 +27,8 @@ func TestIndexCommand(t *testing.T) {
 		"main.go":     "package main\n\nfunc main() {}\n",
 		"README.md":   "# Demo\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		os.WriteFile(full, []byte(c), 0o644)
-	}
-	git := exec.Command("git", "init", "-q")
-	git.Dir = dir
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	gittest.WriteTree(t, dir, files)
+	gittest.Run(t, dir, "init", "-q")
 
 	out, err := runIndex(t, "--repo", dir)
 	if err != nil {
@@ -90,16 +82,8 @@ func TestIndexLsShow(t *testing.T) {
 		".mssignore":       "scratch/\n",
 		"esc\x1b[31m.txt":  "red\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		os.WriteFile(full, []byte(c), 0o644)
-	}
-	git := exec.Command("git", "init", "-q")
-	git.Dir = dir
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	gittest.WriteTree(t, dir, files)
+	gittest.Run(t, dir, "init", "-q")
 	out, err := runIndex(t, "--repo", dir)
 	if err != nil {
 		t.Fatal(err)

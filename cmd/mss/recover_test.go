@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,15 +23,7 @@ func recoverRepo(t *testing.T) string {
 		"pkg/send.py":  "def encode_request(req):\n    return req.method + ' ' + req.url\n",
 		"pkg/util.py":  "def to_native(s):\n    return s.decode()\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gittest.WriteTree(t, dir, files)
 	return dir
 }
 

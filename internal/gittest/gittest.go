@@ -1,11 +1,12 @@
-// Package gittest runs git for tests that build their own fixture
-// repositories: a fixed identity, no user or system configuration, and a
-// failure that fails the test with git's output.
+// Package gittest builds fixture repositories for tests: it writes their
+// files and runs git with a fixed identity, no user or system
+// configuration, and a failure that fails the test with git's output.
 package gittest
 
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,4 +39,19 @@ func Output(t testing.TB, dir string, env []string, args ...string) string {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 	return string(out)
+}
+
+// WriteTree writes files (slash-separated paths relative to dir, and
+// their contents) under dir, making directories as needed.
+func WriteTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
