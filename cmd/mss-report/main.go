@@ -107,31 +107,16 @@ func run(stdout, stderr io.Writer, f *reportFlags) error {
 // score loads the states, their labels and the predictions files, and
 // scores every method in them.
 func score(stderr io.Writer, f *reportFlags) (*repobench.PredictionSet, []*repobench.MethodScore, error) {
-	if fi, err := os.Stat(f.mirrorRoot); err != nil || !fi.IsDir() {
-		return nil, nil, fmt.Errorf("--mirror-root %s: not a directory", f.mirrorRoot)
-	}
-	states, err := repobench.LoadStates(f.states)
+	t, err := repobench.LoadTrack(f.states, f.labels, f.mirrorRoot)
 	if err != nil {
 		return nil, nil, err
 	}
-	labels, err := repobench.LoadLabels(f.labels)
+	defer t.Source.Close()
+	ps, err := repobench.LoadPredictionsFor(stderr, f.preds, t.Known)
 	if err != nil {
 		return nil, nil, err
 	}
-	known := map[string]bool{}
-	for _, s := range states {
-		if labels[s.StateID] == nil {
-			return nil, nil, fmt.Errorf("%s: no label for state %s of %s", f.labels, s.StateID, f.states)
-		}
-		known[s.StateID] = true
-	}
-	ps, err := repobench.LoadPredictionsFor(stderr, f.preds, known)
-	if err != nil {
-		return nil, nil, err
-	}
-	src := repobench.NewSource(f.mirrorRoot)
-	defer src.Close()
-	scores, err := (&repobench.Scorer{Source: src, Ks: f.ks, Budget: f.budget}).Score(states, labels, ps)
+	scores, err := (&repobench.Scorer{Source: t.Source, Ks: f.ks, Budget: f.budget}).Score(t.States, t.Labels, ps)
 	return ps, scores, err
 }
 

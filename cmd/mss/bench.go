@@ -56,37 +56,8 @@ func (f *trackFiles) register(cmd *cobra.Command, labelsRequired bool) {
 	}
 }
 
-// loaded is a states file with its labels and a reader of its repositories.
-type loaded struct {
-	states []*mss.State
-	labels map[string]*repobench.Label
-	known  map[string]bool
-	src    *repobench.Source
-}
-
-func (f *trackFiles) load() (*loaded, error) {
-	if fi, err := os.Stat(f.mirrorRoot); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--mirror-root %s: not a directory", f.mirrorRoot)
-	}
-	states, err := repobench.LoadStates(f.states)
-	if err != nil {
-		return nil, err
-	}
-	l := &loaded{states: states, known: map[string]bool{}, src: repobench.NewSource(f.mirrorRoot)}
-	for _, s := range states {
-		l.known[s.StateID] = true
-	}
-	if f.labels != "" {
-		if l.labels, err = repobench.LoadLabels(f.labels); err != nil {
-			return nil, err
-		}
-		for _, s := range states {
-			if l.labels[s.StateID] == nil {
-				return nil, fmt.Errorf("%s: no label for state %s of %s", f.labels, s.StateID, f.states)
-			}
-		}
-	}
-	return l, nil
+func (f *trackFiles) load() (*repobench.Track, error) {
+	return repobench.LoadTrack(f.states, f.labels, f.mirrorRoot)
 }
 
 func (f *trackFiles) scorer(src *repobench.Source) *repobench.Scorer {
@@ -100,19 +71,19 @@ func (f *trackFiles) scoreFiles(stderr io.Writer, preds []string) (*repobench.Pr
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.src.Close()
+	defer l.Source.Close()
 	ps, err := loadPredictions(stderr, preds, l)
 	if err != nil {
 		return nil, nil, err
 	}
-	scores, err := f.scorer(l.src).Score(l.states, l.labels, ps)
+	scores, err := f.scorer(l.Source).Score(l.States, l.Labels, ps)
 	return ps, scores, err
 }
 
 // loadPredictions reads predictions files for the states l holds
 // (repobench.LoadPredictionsFor).
-func loadPredictions(w io.Writer, paths []string, l *loaded) (*repobench.PredictionSet, error) {
-	return repobench.LoadPredictionsFor(w, paths, l.known)
+func loadPredictions(w io.Writer, paths []string, l *repobench.Track) (*repobench.PredictionSet, error) {
+	return repobench.LoadPredictionsFor(w, paths, l.Known)
 }
 
 func newBenchScoreCmd() *cobra.Command {
@@ -157,7 +128,7 @@ its changed line ranges. The output is score.py's, figure for figure.`,
 }
 
 // onlyMethod scores the one method of a predictions file.
-func onlyMethod(w io.Writer, f *trackFiles, l *loaded, path string) (*repobench.MethodScore, error) {
+func onlyMethod(w io.Writer, f *trackFiles, l *repobench.Track, path string) (*repobench.MethodScore, error) {
 	ps, err := loadPredictions(w, []string{path}, l)
 	if err != nil {
 		return nil, err
@@ -166,7 +137,7 @@ func onlyMethod(w io.Writer, f *trackFiles, l *loaded, path string) (*repobench.
 		return nil, fmt.Errorf("%s: holds predictions of %d methods (%s); compare takes one method a file", path, len(ms), strings.Join(ms, ", "))
 	}
 	m := ps.Methods()[0]
-	return f.scorer(l.src).ScoreMethod(m, l.states, l.labels, ps.ByMethod[m])
+	return f.scorer(l.Source).ScoreMethod(m, l.States, l.Labels, ps.ByMethod[m])
 }
 
 func newBenchCompareCmd() *cobra.Command {
@@ -195,8 +166,8 @@ ties and loses; overall and per stratum (state type, one group or several).`,
 			if err != nil {
 				return err
 			}
-			defer l.src.Close()
-			if err := f.scorer(l.src).Check(l.states); err != nil {
+			defer l.Source.Close()
+			if err := f.scorer(l.Source).Check(l.States); err != nil {
 				return err
 			}
 			base, err := onlyMethod(cmd.ErrOrStderr(), &f, l, basePath)
@@ -358,7 +329,7 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if err != nil {
 		return err
 	}
-	defer l.src.Close()
+	defer l.Source.Close()
 	indexDir := bf.indexDir
 	if indexDir == "" {
 		if indexDir, err = os.MkdirTemp("", "mss-bench-index-"); err != nil {
@@ -386,7 +357,7 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	opts := repobench.RunOptions{
 		OnResult: usage.add, AllowFallback: bf.allowFallback,
-		States: l.states, Source: l.src, Methods: runs,
+		States: l.States, Source: l.Source, Methods: runs,
 		Limits:      pipeline.Limits{Budget: f.budget, MaxUnits: bf.maxUnits, MinUnits: min(mss.DefaultMinUnits, bf.maxUnits), Candidates: bf.candidates},
 		Concurrency: bf.conc,
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
@@ -426,14 +397,14 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if err != nil {
 		return err
 	}
-	if l.labels == nil {
+	if l.Labels == nil {
 		return nil
 	}
 	ps, err := loadPredictions(stderr, outputs, l)
 	if err != nil {
 		return err
 	}
-	scores, err := f.scorer(l.src).Score(l.states, l.labels, ps)
+	scores, err := f.scorer(l.Source).Score(l.States, l.Labels, ps)
 	if err != nil {
 		return err
 	}
@@ -452,7 +423,7 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	diag := map[string]repobench.Diagnosis{}
 	for _, ms := range scores {
-		diag[ms.Method] = repobench.Diagnose(ms.States, l.labels, func(id string) []mss.Candidate {
+		diag[ms.Method] = repobench.Diagnose(ms.States, l.Labels, func(id string) []mss.Candidate {
 			if cs := c.States[id]; cs != nil {
 				return cs.Candidates
 			}

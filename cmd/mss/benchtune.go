@@ -134,7 +134,7 @@ same fusion. Then it fits on every state and prints the values.`,
 			if err != nil {
 				return err
 			}
-			defer l.src.Close()
+			defer l.Source.Close()
 			if err := buildCache(ctx, cmd.ErrOrStderr(), &f, l, cache, indexDir, candidates, maxUnits, concurrency); err != nil {
 				return err
 			}
@@ -143,8 +143,8 @@ same fusion. Then it fits on every state and prints the values.`,
 				return err
 			}
 			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits}
-			sc := f.scorer(l.src)
-			if err := sc.Check(l.states); err != nil {
+			sc := f.scorer(l.Source)
+			if err := sc.Check(l.States); err != nil {
 				return err
 			}
 			mopts, err := methodOptions()
@@ -160,20 +160,20 @@ same fusion. Then it fits on every state and prints the values.`,
 				return nil
 			}
 			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: defaultTuneParams, Replay: rp,
-				Scorer: &repobench.Scorer{Source: l.src, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.labels,
+				Scorer: &repobench.Scorer{Source: l.Source, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.Labels,
 				Workers: workers, MaxRounds: rounds,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
-			fs := repobench.Folds(l.states, folds)
+			fs := repobench.Folds(l.States, folds)
 			res, err := t.CrossValidate(ctx, fs, defaultTuneStart, control)
 			if err != nil {
 				return err
 			}
 			writeFolds(out, res, method, control)
-			all, obj, err := t.Fit(ctx, l.states, defaultTuneStart)
+			all, obj, err := t.Fit(ctx, l.States, defaultTuneStart)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "fitted on all %d states (objective %.4f): %s\n", len(l.states), obj, all)
+			fmt.Fprintf(out, "fitted on all %d states (objective %.4f): %s\n", len(l.States), obj, all)
 			return nil
 		},
 	}
@@ -197,13 +197,13 @@ same fusion. Then it fits on every state and prints the values.`,
 }
 
 // buildCache retrieves the candidates of every state the cache lacks.
-func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *loaded, cache, indexDir string, candidates, maxUnits, conc int) error {
+func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *repobench.Track, cache, indexDir string, candidates, maxUnits, conc int) error {
 	cw, err := repobench.CreateCache(cache)
 	if err != nil {
 		return err
 	}
 	var todo []*mss.State
-	for _, s := range l.states {
+	for _, s := range l.States {
 		if !cw.Done(s.StateID) {
 			todo = append(todo, s)
 		}
@@ -254,7 +254,7 @@ func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *loaded,
 				out := preds + "." + strings.ReplaceAll(r, "/", "+")
 				os.Remove(out)
 				_, err := repobench.Run(ctx, repobench.RunOptions{
-					States: byRepo[r], Source: l.src, Limits: lim,
+					States: byRepo[r], Source: l.Source, Limits: lim,
 					Methods: []repobench.MethodRun{{Name: "rrf", Output: out,
 						New: func() (mss.Controller, error) { return mss.NewMethod("rrf", mss.MethodOptions{}) }}},
 					Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
@@ -299,7 +299,7 @@ func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *loaded,
 }
 
 // runReplay answers, writes, scores and diagnoses each replayed method.
-func runReplay(ctx context.Context, out, stderr io.Writer, l *loaded, rp *repobench.Replay, sc *repobench.Scorer, specs []string, global map[string]string, output string) error {
+func runReplay(ctx context.Context, out, stderr io.Writer, l *repobench.Track, rp *repobench.Replay, sc *repobench.Scorer, specs []string, global map[string]string, output string) error {
 	if output != "" && len(specs) > 1 && !strings.Contains(output, "{method}") {
 		return fmt.Errorf("--output %s: with several methods it must contain {method}", output)
 	}
@@ -314,22 +314,22 @@ func runReplay(ctx context.Context, out, stderr io.Writer, l *loaded, rp *repobe
 		if err != nil {
 			return err
 		}
-		preds, err := rp.Answer(ctx, l.states, v.label, ctl)
+		preds, err := rp.Answer(ctx, l.States, v.label, ctl)
 		if err != nil {
 			return err
 		}
 		if output != "" {
 			path := strings.ReplaceAll(output, "{method}", v.label)
-			if err := writePredictions(path, l.states, preds); err != nil {
+			if err := writePredictions(path, l.States, preds); err != nil {
 				return err
 			}
 		}
-		ms, err := sc.ScoreMethod(v.label, l.states, l.labels, preds)
+		ms, err := sc.ScoreMethod(v.label, l.States, l.Labels, preds)
 		if err != nil {
 			return err
 		}
 		scores = append(scores, ms)
-		diag[v.label] = repobench.Diagnose(ms.States, l.labels, func(id string) []mss.Candidate {
+		diag[v.label] = repobench.Diagnose(ms.States, l.Labels, func(id string) []mss.Candidate {
 			if cs := rp.Cache.States[id]; cs != nil {
 				return cs.Candidates
 			}

@@ -18,7 +18,7 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 	if err != nil {
 		return err
 	}
-	defer l.src.Close()
+	defer l.Source.Close()
 	ps, err := loadPredictions(io.Discard, preds, l)
 	if err != nil {
 		return err
@@ -29,8 +29,8 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 		if b <= 0 {
 			return fmt.Errorf("--budgets %d: want a positive budget", b)
 		}
-		sc := &repobench.Scorer{Source: l.src, Ks: []int{5}, Budget: b}
-		scores, err := sc.Score(l.states, l.labels, ps)
+		sc := &repobench.Scorer{Source: l.Source, Ks: []int{5}, Budget: b}
+		scores, err := sc.Score(l.States, l.Labels, ps)
 		if err != nil {
 			return err
 		}
