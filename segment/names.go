@@ -259,18 +259,5 @@ func uniqueSorted(s []string) []string {
 
 // fieldChildren returns n's children under the field name, in one pass.
 func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
-	c := sitter.NewTreeCursor(n)
-	defer c.Close()
-	if !c.GoToFirstChild() {
-		return nil
-	}
-	var out []*sitter.Node
-	for {
-		if c.CurrentFieldName() == field {
-			out = append(out, c.CurrentNode())
-		}
-		if !c.GoToNextSibling() {
-			return out
-		}
-	}
+	return walkChildren(n, func(c *sitter.TreeCursor) bool { return c.CurrentFieldName() == field })
 }

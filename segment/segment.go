@@ -344,6 +344,12 @@ func children(n *sitter.Node, named bool) []*sitter.Node {
 		}
 		return out
 	}
+	return walkChildren(n, func(c *sitter.TreeCursor) bool { return !named || c.CurrentNode().IsNamed() })
+}
+
+// walkChildren returns the children of n that keep accepts, in one pass
+// of a tree cursor.
+func walkChildren(n *sitter.Node, keep func(*sitter.TreeCursor) bool) []*sitter.Node {
 	c := sitter.NewTreeCursor(n)
 	defer c.Close()
 	if !c.GoToFirstChild() {
@@ -351,8 +357,8 @@ func children(n *sitter.Node, named bool) []*sitter.Node {
 	}
 	var out []*sitter.Node
 	for {
-		if nd := c.CurrentNode(); !named || nd.IsNamed() {
-			out = append(out, nd)
+		if keep(c) {
+			out = append(out, c.CurrentNode())
 		}
 		if !c.GoToNextSibling() {
 			return out
