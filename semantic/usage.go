@@ -30,6 +30,18 @@ type UsageSummary struct {
 	stageModels  map[string][]string // stage -> distinct models
 }
 
+// addTo adds st to the row of list named key (idx maps keys to rows),
+// starting the row as first when key is new.
+func addTo(list *[]mss.StageUsage, idx map[string]int, key string, first, st mss.StageUsage) {
+	i, ok := idx[key]
+	if !ok {
+		i = len(*list)
+		idx[key] = i
+		*list = append(*list, first)
+	}
+	(*list)[i].Add(st)
+}
+
 // SummarizeUsage sums usages (nil entries are answers without model calls).
 func SummarizeUsage(us []*mss.Usage) UsageSummary {
 	s := UsageSummary{States: len(us), stageModels: map[string][]string{}}
@@ -52,20 +64,8 @@ func SummarizeUsage(us []*mss.Usage) UsageSummary {
 		s.LatencyMS += u.LatencyMS
 		lat = append(lat, u.LatencyMS)
 		for _, st := range u.StageUsage {
-			i, ok := idx[st.Stage]
-			if !ok {
-				i = len(s.Stages)
-				idx[st.Stage] = i
-				s.Stages = append(s.Stages, mss.StageUsage{Stage: st.Stage})
-			}
-			s.Stages[i].Add(st)
-			j, ok := midx[st.Model]
-			if !ok {
-				j = len(s.Models)
-				midx[st.Model] = j
-				s.Models = append(s.Models, mss.StageUsage{Model: st.Model})
-			}
-			s.Models[j].Add(st)
+			addTo(&s.Stages, idx, st.Stage, mss.StageUsage{Stage: st.Stage}, st)
+			addTo(&s.Models, midx, st.Model, mss.StageUsage{Model: st.Model}, st)
 			if !containsStr(s.stageModels[st.Stage], st.Model) {
 				s.stageModels[st.Stage] = append(s.stageModels[st.Stage], st.Model)
 			}
