@@ -270,16 +270,12 @@ func nameParts(name string) []string {
 // track): every pool unit is returned once, fused order, best first, with
 // Observed set for the units the state has seen (mss.Observed).
 func Pool(state *mss.State, pool []mss.Unit) []mss.Candidate {
-	return PoolObserved(state, mss.ObservedOf(state), pool)
-}
-
-// PoolObserved is Pool with what the state has seen already derived.
-func PoolObserved(state *mss.State, obs *mss.Observed, pool []mss.Unit) []mss.Candidate {
-	cands, _ := PoolRank(state, obs, pool)
+	cands, _ := PoolRank(state, mss.ObservedOf(state), pool)
 	return cands
 }
 
-// PoolRank is PoolObserved that also returns the state's mentions (see
+// PoolRank is Pool with what the state has seen already derived
+// (mss.ObservedOf), and it also returns the state's mentions (see
 // Engine.Rank).
 func PoolRank(state *mss.State, obs *mss.Observed, pool []mss.Unit) ([]mss.Candidate, *Mentions) {
 	e := NewEngine(pool, nil, Options{})
@@ -352,19 +348,14 @@ func (e *Engine) observed(s *mss.State, obs *mss.Observed) map[int]bool {
 // Observed units are included and flagged; controllers decide what to do
 // with them.
 func (e *Engine) Candidates(ctx context.Context, state *mss.State, limit int) ([]mss.Candidate, error) {
-	return e.CandidatesObserved(ctx, state, mss.ObservedOf(state), limit)
-}
-
-// CandidatesObserved is Candidates with what the state has seen already
-// derived (mss.ObservedOf), so a request derives it once.
-func (e *Engine) CandidatesObserved(ctx context.Context, state *mss.State, obs *mss.Observed, limit int) ([]mss.Candidate, error) {
-	cands, _, err := e.Rank(ctx, state, obs, limit)
+	cands, _, err := e.Rank(ctx, state, mss.ObservedOf(state), limit)
 	return cands, err
 }
 
-// Rank is CandidatesObserved that also returns the mentions it read from
-// the state's text, for the policy (mss.Request.Mentions): the state is
-// read once per request.
+// Rank is Candidates with what the state has seen already derived
+// (mss.ObservedOf), so a request derives it once, and it also returns the
+// mentions it read from the state's text, for the policy
+// (mss.Request.Mentions): the state is read once per request.
 func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, limit int) ([]mss.Candidate, *Mentions, error) {
 	if state == nil {
 		return nil, nil, fmt.Errorf("retrieve: nil state")
