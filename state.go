@@ -143,6 +143,7 @@ func ParseState(source string, data []byte) (*State, error) {
 var (
 	stateKeys = jsonkey.Names(State{})
 	spanKeys  = jsonkey.Names(Span{})
+	cardKeys  = append(append([]string(nil), stateKeys...), spanKeys...)
 )
 
 // foldedKey refuses a key that encoding/json took for a field only by
@@ -150,6 +151,12 @@ var (
 // so such a key is an unknown field, not a silent spelling of a known one.
 // data is a card that has already decoded.
 func foldedKey(data []byte) *StateError {
+	// One scan of the text settles the usual card; only a card with such
+	// a key somewhere (a trajectory step may have its own "Path") is
+	// decoded again to see where it stands.
+	if _, _, _, found := jsonkey.Folded(data, cardKeys); !found {
+		return nil
+	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {
 		return nil
