@@ -20,6 +20,8 @@ package index
 //     the importing unit to the first unit of each imported file.
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"path"
 	"sort"
@@ -43,9 +45,22 @@ type nameRow struct {
 }
 
 func (ix *Index) nameRows() ([]nameRow, error) {
-	rows, err := ix.db.Query(`SELECT id, path, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
+	out, err := readNameRows(context.Background(), ix.db)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: names: %w", ix.path, ix.health.note(ix.path, err))
+	}
+	return out, nil
+}
+
+// querier is a database or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func readNameRows(ctx context.Context, db querier) ([]nameRow, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, path, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []nameRow
@@ -53,12 +68,12 @@ func (ix *Index) nameRows() ([]nameRow, error) {
 		var r nameRow
 		var d, rf, c, im string
 		if err := rows.Scan(&r.id, &r.path, &d, &rf, &c, &im); err != nil {
-			return nil, fmt.Errorf("index %s: names: %w", ix.path, ix.health.note(ix.path, err))
+			return nil, err
 		}
 		r.defines, r.refs, r.calls, r.imports = splitList(d), splitList(rf), splitList(c), splitList(im)
 		out = append(out, r)
 	}
-	return out, ix.health.note(ix.path, rows.Err())
+	return out, rows.Err()
 }
 
 // Edges returns the call, reference and import edges between units, in
@@ -68,6 +83,11 @@ func (ix *Index) Edges() ([]Edge, error) {
 	if err != nil {
 		return nil, err
 	}
+	return edgesOf(rows), nil
+}
+
+// edgesOf resolves the names of rows (in path, line order) into edges.
+func edgesOf(rows []nameRow) []Edge {
 	defs := map[string][]int{}
 	for i, r := range rows {
 		for _, d := range r.defines {
@@ -120,7 +140,7 @@ func (ix *Index) Edges() ([]Edge, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // FileImports returns the file-level import graph, sorted.

@@ -18,6 +18,8 @@ package index
 //	    source           "commit", "worktree" or "directory"
 //	    built            build time, RFC 3339 UTC
 //	    files, units     counts, for the checker
+//	    derived          version of the derived data (derived.go), if any
+//	    derived_id       id of its file
 //	    The source identity (root, git_dir, and commit for a commit) is
 //	    what Build compares with the repository it is asked to index: an
 //	    index recorded for another source is rebuilt, never trusted.
@@ -49,6 +51,9 @@ package index
 //	    and lower-cased, so a query term "lookup_single" matches
 //	    "lookupSingle". The FTS tokenizer keeps '_' inside tokens.
 //
+//	derived_terms, and a file beside the index: retrieval structures
+//	    computed from all units (see derived.go).
+//
 // Edges are not stored: Edges derives them from the stored names when
 // asked, so moving an index to another commit re-parses only changed
 // files and never re-resolves the rest.
@@ -79,6 +84,8 @@ package index
 //	           literal of 3 lines or more is a unit of kind "value".
 //	feature 8: an anonymous module function whose body returns a value (a
 //	           component, a factory) stays one piece of code.
+//	format 4: derived_terms and a derived file (see derived.go); meta
+//	          "derived" and "derived_id".
 
 import (
 	"context"
@@ -98,7 +105,7 @@ import (
 
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
-	FormatVersion  = 3
+	FormatVersion  = 4
 	FeatureVersion = 8
 )
 
@@ -123,6 +130,8 @@ CREATE TABLE units(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT
 	defines TEXT NOT NULL, refs TEXT NOT NULL, calls TEXT NOT NULL, imports TEXT NOT NULL,
 	context TEXT NOT NULL);
 CREATE INDEX units_path ON units(path, start_line);
+CREATE TABLE derived_terms(part INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL,
+	PRIMARY KEY(part, term)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE units_fts USING fts5(symbol, path, body, content='', contentless_delete=1,
 	tokenize="unicode61 tokenchars '_' remove_diacritics 0");
 `
@@ -140,6 +149,10 @@ type Meta struct {
 	Files          int       `json:"files"`
 	Units          int       `json:"units"`
 	Built          time.Time `json:"built"`
+	// Derived is the version of the stored retrieval structures ("" when
+	// the index has none; see Deriver).
+	Derived   string `json:"derived,omitempty"`
+	DerivedID string `json:"-"`
 }
 
 // Index is an open, read-only index.
@@ -148,6 +161,7 @@ type Index struct {
 	path   string
 	meta   Meta
 	health health
+	side   sidecar
 }
 
 // Edge links two units: From refers to (calls, names, imports) To.
@@ -291,7 +305,10 @@ func readMeta(db *sql.DB) (Meta, error) {
 		return m, err
 	}
 	m.Repo, m.Commit, m.Source, m.OptionsHash = kv["repo"], kv["commit"], kv["source"], kv["options_hash"]
-	m.Root, m.GitDir = kv["root"], kv["git_dir"]
+	m.Root, m.GitDir, m.Derived, m.DerivedID = kv["root"], kv["git_dir"], kv["derived"], kv["derived_id"]
+	if m.Derived != "" && (len(m.DerivedID) != 32 || strings.Trim(m.DerivedID, "0123456789abcdef") != "") {
+		return m, fmt.Errorf("meta field \"derived_id\" = %q: %w", m.DerivedID, ErrCorrupt)
+	}
 	if m.Built, err = time.Parse(time.RFC3339, kv["built"]); err != nil {
 		return m, fmt.Errorf("meta field \"built\" = %q: %w", kv["built"], ErrCorrupt)
 	}
@@ -330,20 +347,11 @@ func splitList(s string) []string {
 // Units returns every unit, with content and names, ordered by path and
 // start line.
 func (ix *Index) Units() ([]mss.Unit, error) {
-	rows, err := ix.db.Query(`SELECT ` + unitColumns + ` FROM units ORDER BY path, start_line`)
+	out, err := readUnits(context.Background(), ix.db, `ORDER BY path, start_line`)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: units: %w", ix.path, ix.health.note(ix.path, err))
 	}
-	defer rows.Close()
-	out := make([]mss.Unit, 0, ix.meta.Units)
-	for rows.Next() {
-		u, err := scanUnit(rows)
-		if err != nil {
-			return nil, fmt.Errorf("index %s: units: %w", ix.path, ix.health.note(ix.path, err))
-		}
-		out = append(out, u)
-	}
-	return out, ix.health.note(ix.path, rows.Err())
+	return out, nil
 }
 
 // FileUnits returns the units of one file in line order.

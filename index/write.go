@@ -78,6 +78,11 @@ type Options struct {
 	// rows disagree with the source; quick_check cannot see that).
 	Rebuild bool
 
+	// Derive, when set, computes the retrieval structures stored beside
+	// the units (see Deriver); without it an index holds none, and a
+	// build that changes units removes any it had.
+	Derive *Deriver
+
 	// LockWait bounds the wait for another writer of the same index; 0
 	// means DefaultLockWait.
 	LockWait time.Duration
@@ -261,6 +266,15 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return err
 	}
 	defer w.close()
+	w.dbPath = dbPath
+	defer func() {
+		switch {
+		case ok && w.derivedChanged:
+			removeSidecars(dbPath, w.sidecar)
+		case !ok && w.sidecar != "":
+			os.Remove(w.sidecar)
+		}
+	}()
 
 	// Decide what to parse. For a work tree the bytes are read now to get
 	// blob ids, and read again when parsed (from the page cache), so that
@@ -325,6 +339,10 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		opts.Progress = func(done, _ int) { progress(decided+done, len(entries)) }
 	}
 	if err := parseAll(ctx, src, toParse, &opts, w, sum); err != nil {
+		return err
+	}
+
+	if err := w.derive(opts.Derive, w.changed > 0 || old == nil); err != nil {
 		return err
 	}
 
@@ -607,7 +625,15 @@ func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, ch
 
 // writer holds the prepared statements of one build transaction.
 type writer struct {
-	tx                                                  *sql.Tx
+	tx *sql.Tx
+	// changed counts files whose rows were removed or written.
+	changed int
+	// dbPath is the index the build ends in; sidecar the derived file
+	// this build wrote, if any.
+	dbPath, sidecar string
+	// derivedChanged says the derived data recorded was replaced or
+	// removed: files of other ids go once the build is in place.
+	derivedChanged                                      bool
 	terms                                               *termCache
 	ctx                                                 context.Context
 	insFile, insUnit, insFTS, delFTS, delUnits, delFile *sql.Stmt
@@ -649,6 +675,7 @@ func (w *writer) deleteFile(path string, old map[string]string) error {
 		return nil
 	}
 	delete(old, path)
+	w.changed++
 	for _, st := range []*sql.Stmt{w.delFTS, w.delUnits, w.delFile} {
 		if _, err := st.ExecContext(w.ctx, path); err != nil {
 			return fmt.Errorf("index: removing %s: %w", path, err)
@@ -675,6 +702,7 @@ func (w *writer) parsed(p parsed) error {
 	if p.res == nil {
 		return nil
 	}
+	w.changed++
 	for i, u := range p.res.Units {
 		r, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
 			u.Content, u.Hash, u.Tokens, joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports), u.Context)

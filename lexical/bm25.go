@@ -1,7 +1,8 @@
-// Package lexical is an in-memory BM25 index over documents with named
-// fields, tokenized by package tokenize. It serves the pool track (a pool is
-// a small corpus built per state) and the lexical views over a repository
-// index (built once per index and reused across states).
+// Package lexical is a BM25 index over documents with named fields,
+// tokenized by package tokenize. It serves the pool track (a pool is a
+// small corpus built per state, held in memory) and the lexical view over
+// a repository index, whose postings are stored (Export) and read per
+// query, a few terms at a time (Stored, Lookup).
 //
 // Each field is scored with its own BM25 statistics (Robertson–Sparck Jones
 // idf, k1 = 1.2, b = 0.75) and the field scores are summed with the field's
@@ -10,6 +11,10 @@
 package lexical
 
 import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 	"sort"
 
@@ -28,7 +33,8 @@ type Field struct {
 	Weight float64
 }
 
-// Index is an immutable BM25 index. Build it with NewBuilder.
+// Index is an immutable BM25 index. Build it with NewBuilder, or open a
+// stored one with Stored.
 type Index struct {
 	fields []Field
 	n      int
@@ -36,7 +42,14 @@ type Index struct {
 	avgLen   []float64
 	docLen   [][]int32
 	postings []map[string][]posting
+	// fetch, for a stored index, reads the encoded postings of terms of
+	// one field; postings is then empty.
+	fetch Fetch
 }
+
+// Fetch reads the encoded postings (Export) of the given terms of field f;
+// terms without postings are absent from the map.
+type Fetch func(ctx context.Context, f int, terms []string) (map[string][]byte, error)
 
 type posting struct {
 	doc int32
@@ -86,6 +99,12 @@ func (b *Builder) Add(texts ...string) int {
 // Build finishes the index.
 func (b *Builder) Build() *Index {
 	ix := b.ix
+	ix.average()
+	b.ix = nil
+	return ix
+}
+
+func (ix *Index) average() {
 	for f := range ix.fields {
 		var sum int64
 		for _, l := range ix.docLen[f] {
@@ -95,9 +114,143 @@ func (b *Builder) Build() *Index {
 			ix.avgLen[f] = float64(sum) / float64(ix.n)
 		}
 	}
-	b.ix = nil
-	return ix
 }
+
+// Export encodes an in-memory index for storage: head holds the document
+// count and every document's field lengths; terms[f] maps each term of
+// field f to its encoded postings. Stored opens what Export wrote.
+func (ix *Index) Export() (head []byte, terms []map[string][]byte) {
+	head = binary.AppendUvarint(nil, uint64(ix.n))
+	head = binary.AppendUvarint(head, uint64(len(ix.fields)))
+	for f := range ix.fields {
+		for _, l := range ix.docLen[f] {
+			head = binary.AppendUvarint(head, uint64(l))
+		}
+	}
+	terms = make([]map[string][]byte, len(ix.fields))
+	for f := range ix.fields {
+		terms[f] = make(map[string][]byte, len(ix.postings[f]))
+		for t, ps := range ix.postings[f] {
+			b := binary.AppendUvarint(make([]byte, 0, 2+3*len(ps)), uint64(len(ps)))
+			prev := int32(0)
+			for _, p := range ps {
+				b = binary.AppendUvarint(b, uint64(p.doc-prev))
+				b = binary.AppendUvarint(b, uint64(p.tf))
+				prev = p.doc
+			}
+			terms[f][t] = b
+		}
+	}
+	return head, terms
+}
+
+var errEncoding = errors.New("bad encoding")
+
+// Stored opens an index Export wrote: head is decoded now, postings are
+// read through fetch as queries need them (Lookup).
+func Stored(fields []Field, head []byte, fetch Fetch) (*Index, error) {
+	ix := &Index{fields: fields, fetch: fetch}
+	ix.avgLen = make([]float64, len(fields))
+	ix.docLen = make([][]int32, len(fields))
+	ix.postings = make([]map[string][]posting, len(fields))
+	for i := range fields {
+		ix.postings[i] = map[string][]posting{}
+	}
+	n, k := binary.Uvarint(head)
+	if k <= 0 || n > uint64(len(head)) {
+		return nil, fmt.Errorf("lexical: stored head: %w", errEncoding)
+	}
+	head = head[k:]
+	nf, k := binary.Uvarint(head)
+	if k <= 0 || nf != uint64(len(fields)) {
+		return nil, fmt.Errorf("lexical: stored head has %d fields, want %d: %w", nf, len(fields), errEncoding)
+	}
+	head = head[k:]
+	ix.n = int(n)
+	for f := range fields {
+		ls := make([]int32, ix.n)
+		for d := range ls {
+			l, k := binary.Uvarint(head)
+			if k <= 0 || l > math.MaxInt32 {
+				return nil, fmt.Errorf("lexical: stored lengths: %w", errEncoding)
+			}
+			ls[d], head = int32(l), head[k:]
+		}
+		ix.docLen[f] = ls
+	}
+	if len(head) != 0 {
+		return nil, fmt.Errorf("lexical: stored head: %d bytes left over: %w", len(head), errEncoding)
+	}
+	ix.average()
+	return ix, nil
+}
+
+func decodePostings(b []byte, n int) ([]posting, error) {
+	c, k := binary.Uvarint(b)
+	if k <= 0 || c > uint64(len(b)) {
+		return nil, errEncoding
+	}
+	b = b[k:]
+	ps := make([]posting, c)
+	doc := uint64(0)
+	for i := range ps {
+		d, k := binary.Uvarint(b)
+		if k <= 0 {
+			return nil, errEncoding
+		}
+		b = b[k:]
+		tf, k := binary.Uvarint(b)
+		if k <= 0 || tf > math.MaxInt32 {
+			return nil, errEncoding
+		}
+		b = b[k:]
+		doc += d
+		if doc >= uint64(n) || (i > 0 && d == 0) {
+			return nil, errEncoding
+		}
+		ps[i] = posting{int32(doc), int32(tf)}
+	}
+	if len(b) != 0 {
+		return nil, errEncoding
+	}
+	return ps, nil
+}
+
+// View is what one query reads of an index: the postings of its terms.
+type View struct {
+	ix       *Index
+	postings []map[string][]posting
+}
+
+// Lookup reads the postings of terms (all fields). An in-memory index
+// holds them all already; a stored one reads them through its Fetch.
+func (ix *Index) Lookup(ctx context.Context, terms []string) (*View, error) {
+	if ix.fetch == nil {
+		return &View{ix: ix, postings: ix.postings}, nil
+	}
+	v := &View{ix: ix, postings: make([]map[string][]posting, len(ix.fields))}
+	for f := range ix.fields {
+		v.postings[f] = map[string][]posting{}
+		if len(terms) == 0 {
+			continue
+		}
+		rows, err := ix.fetch(ctx, f, terms)
+		if err != nil {
+			return nil, fmt.Errorf("lexical: %w", err)
+		}
+		for t, b := range rows {
+			ps, err := decodePostings(b, ix.n)
+			if err != nil {
+				return nil, fmt.Errorf("lexical: postings of %q in field %s: %w", t, ix.fields[f].Name, err)
+			}
+			v.postings[f][t] = ps
+		}
+	}
+	return v, nil
+}
+
+// view is the whole of an in-memory index (empty for a stored one).
+func (ix *Index) view() *View { return &View{ix: ix, postings: ix.postings} }
 
 // Len is the number of documents.
 func (ix *Index) Len() int { return ix.n }
@@ -117,9 +270,10 @@ func QueryTerms(text string) map[string]int {
 
 // Search scores every document matching at least one query term and
 // returns the best limit hits (all when limit <= 0), best first; ties break
-// by document number so results are deterministic.
+// by document number so results are deterministic. A stored index answers
+// through Lookup only.
 func (ix *Index) Search(query map[string]int, limit int) []Hit {
-	scores := ix.Scores(query)
+	scores := ix.view().Scores(query)
 	hits := make([]Hit, 0, len(scores))
 	for d, s := range scores {
 		hits = append(hits, Hit{int(d), s})
@@ -136,8 +290,21 @@ func (ix *Index) Search(query map[string]int, limit int) []Hit {
 	return hits
 }
 
-// Scores returns the BM25 score of every matching document.
+// Scores returns the BM25 score of every matching document (see Search).
 func (ix *Index) Scores(query map[string]int) map[int32]float64 {
+	return ix.view().Scores(query)
+}
+
+// DocFreq is the number of documents whose field contains term (see
+// Search).
+func (ix *Index) DocFreq(field, term string) int {
+	return ix.view().DocFreq(field, term)
+}
+
+// Scores returns the BM25 score of every document matching a query term
+// the view holds.
+func (v *View) Scores(query map[string]int) map[int32]float64 {
+	ix := v.ix
 	scores := map[int32]float64{}
 	// Iterate terms in sorted order so floating-point sums are reproducible.
 	terms := make([]string, 0, len(query))
@@ -154,7 +321,7 @@ func (ix *Index) Scores(query map[string]int) map[int32]float64 {
 			continue
 		}
 		for _, t := range terms {
-			ps := ix.postings[f][t]
+			ps := v.postings[f][t]
 			if len(ps) == 0 {
 				continue
 			}
@@ -171,11 +338,12 @@ func (ix *Index) Scores(query map[string]int) map[int32]float64 {
 	return scores
 }
 
-// DocFreq is the number of documents whose field contains term.
-func (ix *Index) DocFreq(field, term string) int {
-	for f, fl := range ix.fields {
+// DocFreq is the number of documents whose field contains term, for a
+// term the view holds.
+func (v *View) DocFreq(field, term string) int {
+	for f, fl := range v.ix.fields {
 		if fl.Name == field {
-			return len(ix.postings[f][term])
+			return len(v.postings[f][term])
 		}
 	}
 	return 0

@@ -122,6 +122,9 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if o.Repo != "" {
 		bo := o.Index
 		bo.Repo, bo.Rev, bo.DB = o.Repo, o.Rev, o.DB
+		if bo.Derive == nil {
+			bo.Derive = retrieve.Deriver
+		}
 		sum, err := index.Build(ctx, bo)
 		if err != nil {
 			return nil, err
@@ -147,8 +150,8 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	}
 	p.warn = append(p.warn, p.eng.Warnings()...)
 	p.known = map[string]bool{}
-	for _, u := range p.eng.Units() {
-		p.known[u.Path] = true
+	for _, path := range p.eng.Paths() {
+		p.known[path] = true
 	}
 	p.files = o.Files
 	if p.files == nil {

@@ -94,10 +94,14 @@ type embedIndex struct {
 func (e *Engine) embeddingView(ctx context.Context, q *query) ([]hit, error) {
 	ix := e.emb
 	ix.once.Do(func() {
-		texts := make([]string, len(e.units))
+		texts, err := e.contents(ctx)
+		if err != nil {
+			ix.err = err
+			return
+		}
 		for i := range e.units {
 			u := &e.units[i]
-			texts[i] = u.Path + " " + u.Symbol + "\n" + u.Content
+			texts[i] = u.Path + " " + u.Symbol + "\n" + texts[i]
 		}
 		ix.vecs, ix.err = ix.emb.Embed(ctx, texts)
 		if ix.err == nil && len(ix.vecs) != len(texts) {

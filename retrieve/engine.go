@@ -60,11 +60,27 @@ type Engine struct {
 	emb     *embedIndex
 	off     map[string]bool
 	warn    []string
+	// src, for an engine opened from an index's stored structures, is
+	// where unit content is read: units then hold everything else.
+	src *index.Index
 }
 
 type edgeTo struct {
 	unit   int
 	weight float64
+	kind   uint8 // edgeKinds index
+}
+
+// edgeKinds codes edge kinds in a stored engine.
+var edgeKinds = []string{index.EdgeCall, index.EdgeRef, index.EdgeImport}
+
+func edgeKindCode(kind string) uint8 {
+	for i, k := range edgeKinds {
+		if k == kind {
+			return uint8(i)
+		}
+	}
+	return 0
 }
 
 // edgeWeight weighs an index edge kind in the structural view.
@@ -109,6 +125,72 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 		}
 		return a.ID < b.ID
 	})
+	for i := range us {
+		u := &us[i]
+		if u.Tokens == 0 {
+			u.Tokens = mss.TokenCost(u.Content)
+		}
+		if u.ID == "" {
+			u.ID = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+		}
+	}
+	e := newEngine(us, opts)
+	// The semantic structure and the BM25 index read the units and
+	// nothing else: they are built while the name tables are, and the
+	// history beside all three.
+	var wg sync.WaitGroup
+	if !e.off[ViewSemantic] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.sem = buildSemantic(e)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		e.lex = buildLexical(us)
+	}()
+	e.tables()
+	if len(edges) > 0 {
+		e.out = make([][]edgeTo, len(us))
+		e.in = make([][]edgeTo, len(us))
+		for _, ed := range edges {
+			f, ok1 := e.byID[ed.From]
+			t, ok2 := e.byID[ed.To]
+			w := edgeWeight(ed.Kind)
+			if !ok1 || !ok2 || f == t || w == 0 {
+				continue
+			}
+			k := edgeKindCode(ed.Kind)
+			e.out[f] = append(e.out[f], edgeTo{t, w, k})
+			e.in[t] = append(e.in[t], edgeTo{f, w, k})
+		}
+	}
+	e.loadHistory()
+	wg.Wait()
+	e.setEmbedder()
+	return e
+}
+
+// lexicalFields are the BM25 fields of a unit, in the order buildLexical
+// adds them.
+var lexicalFields = []lexical.Field{
+	{Name: "content", Weight: WeightFieldContent},
+	{Name: "symbol", Weight: WeightFieldSymbol},
+	{Name: "path", Weight: WeightFieldPath},
+}
+
+func buildLexical(us []mss.Unit) *lexical.Index {
+	b := lexical.NewBuilder(lexicalFields...)
+	for i := range us {
+		b.Add(us[i].Content, us[i].Symbol, us[i].Path)
+	}
+	return b.Build()
+}
+
+// newEngine starts an engine over units already in engine order.
+func newEngine(us []mss.Unit, opts Options) *Engine {
 	e := &Engine{
 		opts:     opts,
 		units:    us,
@@ -124,98 +206,113 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 	for _, v := range opts.Disable {
 		e.off[v] = true
 	}
-	for i := range us {
-		u := &us[i]
-		if u.Tokens == 0 {
-			u.Tokens = mss.TokenCost(u.Content)
-		}
-		if u.ID == "" {
-			u.ID = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
-		}
-	}
-	// The semantic structure reads the units and nothing else: it is
-	// built while the tables below are, and the history beside both.
-	var wg sync.WaitGroup
-	if !e.off[ViewSemantic] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.sem = buildSemantic(e)
-		}()
-	}
-	b := lexical.NewBuilder(
-		lexical.Field{Name: "content", Weight: WeightFieldContent},
-		lexical.Field{Name: "symbol", Weight: WeightFieldSymbol},
-		lexical.Field{Name: "path", Weight: WeightFieldPath},
-	)
-	for i := range us {
-		u := &us[i]
-		if _, dup := e.byID[u.ID]; !dup {
-			e.byID[u.ID] = i
-		}
-		if _, ok := e.byPath[u.Path]; !ok {
-			e.paths = append(e.paths, u.Path)
-			base := strings.ToLower(u.Path[strings.LastIndexByte(u.Path, '/')+1:])
-			e.baseName[base] = append(e.baseName[base], u.Path)
-		}
-		e.byPath[u.Path] = append(e.byPath[u.Path], i)
+	return e
+}
+
+// tables fills the per-unit facts and the name tables from the units.
+func (e *Engine) tables() {
+	var class map[string]PathClass
+	for i := range e.units {
+		u := &e.units[i]
 		in := &e.info[i]
-		in.class = Classify(u.Path)
-		in.qual = strings.ToLower(normSymbol(u.Symbol))
-		in.name = in.qual
-		if k := strings.LastIndexByte(in.qual, '.'); k >= 0 {
-			in.name, in.parent = in.qual[k+1:], in.qual[:k]
+		*in = unitFacts(u)
+		if c, ok := class[u.Path]; ok {
+			in.class = c
+		} else {
+			in.class = Classify(u.Path)
+			class = map[string]PathClass{u.Path: in.class}
 		}
-		if strings.HasPrefix(in.name, "<") {
-			in.name = ""
+	}
+	e.maps()
+}
+
+// unitFacts derives what the views compare of a unit, but its class.
+func unitFacts(u *mss.Unit) unitInfo {
+	var in unitInfo
+	in.qual = strings.ToLower(normSymbol(u.Symbol))
+	seen := map[string]bool{}
+	in.setName()
+	add := func(n string) {
+		n = strings.ToLower(n)
+		if n == "" || seen[n] {
+			return
 		}
-		in.nameParts = nameParts(in.name)
-		seen := map[string]bool{}
-		add := func(n string) {
-			n = strings.ToLower(n)
-			if n == "" || seen[n] {
-				return
+		seen[n] = true
+		in.defines = append(in.defines, n)
+	}
+	add(in.name)
+	for _, d := range u.Defines {
+		add(lastComponent(normSymbol(d)))
+	}
+	rs := map[string]bool{}
+	for _, r := range u.References {
+		r = strings.ToLower(lastComponent(normSymbol(r)))
+		if r == "" || rs[r] || seen[r] {
+			continue
+		}
+		rs[r] = true
+		in.refs = append(in.refs, r)
+	}
+	sort.Strings(in.refs)
+	return in
+}
+
+// setName derives name, parent and nameParts from qual.
+func (in *unitInfo) setName() {
+	in.name, in.parent = in.qual, ""
+	if k := strings.LastIndexByte(in.qual, '.'); k >= 0 {
+		in.name, in.parent = in.qual[k+1:], in.qual[:k]
+	}
+	if strings.HasPrefix(in.name, "<") {
+		in.name = ""
+	}
+	in.nameParts = nameParts(in.name)
+}
+
+// maps fills the name tables from the units and their facts, three at a
+// time.
+func (e *Engine) maps() {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range e.units {
+			u := &e.units[i]
+			if _, dup := e.byID[u.ID]; !dup {
+				e.byID[u.ID] = i
 			}
-			seen[n] = true
-			in.defines = append(in.defines, n)
-			e.defs[n] = append(e.defs[n], i)
-		}
-		add(in.name)
-		for _, d := range u.Defines {
-			add(lastComponent(normSymbol(d)))
-		}
-		if in.qual != "" && !strings.HasPrefix(in.qual, "<") {
-			e.quals[in.qual] = append(e.quals[in.qual], i)
-		}
-		rs := map[string]bool{}
-		for _, r := range u.References {
-			r = strings.ToLower(lastComponent(normSymbol(r)))
-			if r == "" || rs[r] || seen[r] {
-				continue
+			if _, ok := e.byPath[u.Path]; !ok {
+				e.paths = append(e.paths, u.Path)
+				base := strings.ToLower(u.Path[strings.LastIndexByte(u.Path, '/')+1:])
+				e.baseName[base] = append(e.baseName[base], u.Path)
 			}
-			rs[r] = true
-			in.refs = append(in.refs, r)
+			e.byPath[u.Path] = append(e.byPath[u.Path], i)
+		}
+		sort.Strings(e.paths)
+	}()
+	go func() {
+		defer wg.Done()
+		for i := range e.info {
+			in := &e.info[i]
+			for _, n := range in.defines {
+				e.defs[n] = append(e.defs[n], i)
+			}
+			if in.qual != "" && !strings.HasPrefix(in.qual, "<") {
+				e.quals[in.qual] = append(e.quals[in.qual], i)
+			}
+		}
+	}()
+	for i := range e.info {
+		for _, r := range e.info[i].refs {
 			e.refsTo[r] = append(e.refsTo[r], i)
 		}
-		sort.Strings(in.refs)
-		b.Add(u.Content, u.Symbol, u.Path)
 	}
-	sort.Strings(e.paths)
-	e.lex = b.Build()
-	if len(edges) > 0 {
-		e.out = make([][]edgeTo, len(us))
-		e.in = make([][]edgeTo, len(us))
-		for _, ed := range edges {
-			f, ok1 := e.byID[ed.From]
-			t, ok2 := e.byID[ed.To]
-			w := edgeWeight(ed.Kind)
-			if !ok1 || !ok2 || f == t || w == 0 {
-				continue
-			}
-			e.out[f] = append(e.out[f], edgeTo{t, w})
-			e.in[t] = append(e.in[t], edgeTo{f, w})
-		}
-	}
+	wg.Wait()
+}
+
+// loadHistory turns on the history view when the options name a commit.
+func (e *Engine) loadHistory() {
+	opts := e.opts
 	if opts.GitDir != "" && opts.Commit != "" && !e.off[ViewHistory] {
 		h, err := loadHistory(opts.GitDir, opts.Commit, historyCommits(opts), e)
 		if err != nil {
@@ -224,19 +321,20 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 			e.hist = h
 		}
 	}
-	wg.Wait()
-	if opts.Embedder != nil && !e.off[ViewEmbedding] {
-		e.emb = &embedIndex{emb: opts.Embedder}
+}
+
+func (e *Engine) setEmbedder() {
+	if e.opts.Embedder != nil && !e.off[ViewEmbedding] {
+		e.emb = &embedIndex{emb: e.opts.Embedder}
 	}
-	return e
 }
 
 // Warnings lists what the engine could not set up (a view left off and
 // why). They are repeated in every candidate list's explanation.
 func (e *Engine) Warnings() []string { return e.warn }
 
-// Units returns the engine's units in its order (path, line).
-func (e *Engine) Units() []mss.Unit { return e.units }
+// Paths lists the files the engine holds units of, sorted.
+func (e *Engine) Paths() []string { return e.paths }
 
 // Len is the number of units.
 func (e *Engine) Len() int { return len(e.units) }
@@ -315,6 +413,10 @@ type query struct {
 	// files named by the state (paths and frames), path -> strength.
 	files   map[string]float64
 	lexHits []hit
+	// lex and sem hold what the lexical and semantic views read of the
+	// query's terms.
+	lex *lexical.View
+	sem *semantic
 }
 
 // hit is one unit's score in one view.
@@ -366,7 +468,10 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 	if len(e.units) == 0 {
 		return nil, ExtractText(StateText(state)), nil
 	}
-	q := e.prepare(state, obs)
+	q, err := e.prepare(ctx, state, obs)
+	if err != nil {
+		return nil, nil, err
+	}
 	views := map[string][]hit{}
 	run := func(name string, f func(*query) []hit) {
 		if e.off[name] {
@@ -395,13 +500,29 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 			views[ViewEmbedding] = hs
 		}
 	}
-	return e.fuse(q, views, limit), q.mentions, nil
+	cands := e.fuse(q, views, limit)
+	if err := e.fill(ctx, cands); err != nil {
+		return nil, nil, err
+	}
+	return cands, q.mentions, nil
 }
 
-// prepare extracts the state's facets once for all views.
-func (e *Engine) prepare(s *mss.State, obs *mss.Observed) *query {
+// prepare extracts the state's facets once for all views, and reads what
+// the views need of its terms.
+func (e *Engine) prepare(ctx context.Context, s *mss.State, obs *mss.Observed) (*query, error) {
 	q := &query{state: s, text: StateText(s)}
 	q.terms = lexical.QueryTerms(q.text)
+	var err error
+	if !e.off[ViewLexical] {
+		if q.lex, err = e.lex.Lookup(ctx, sortedKeys(q.terms)); err != nil {
+			return nil, fmt.Errorf("retrieve: %w", err)
+		}
+	}
+	if e.sem != nil && !e.off[ViewSemantic] {
+		if q.sem, err = e.sem.lookup(ctx, q.terms); err != nil {
+			return nil, fmt.Errorf("retrieve: %w", err)
+		}
+	}
 	q.mentions = ExtractText(q.text)
 	q.observed = e.observed(s, obs)
 	q.obsOrder = sortedInts(q.observed)
@@ -416,7 +537,7 @@ func (e *Engine) prepare(s *mss.State, obs *mss.Observed) *query {
 			q.files[path] = max(q.files[path], s)
 		}
 	}
-	return q
+	return q, nil
 }
 
 // resolvePath maps a mentioned path to repository files with a match

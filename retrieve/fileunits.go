@@ -1,10 +1,15 @@
 package retrieve
 
-import "github.com/missingcomplement/mss"
+import (
+	"context"
+
+	"github.com/missingcomplement/mss"
+)
 
 // FileUnits returns the units of path in line order (nil for a path the
-// engine does not hold). It makes an Engine an mss.UnitSource, so policies
-// can grow a chosen unit into its intact surroundings.
+// engine does not hold, or whose units a stored engine could not read).
+// It makes an Engine an mss.UnitSource, so policies can grow a chosen unit
+// into its intact surroundings.
 func (e *Engine) FileUnits(path string) []mss.Unit {
 	idx := e.byPath[path]
 	if len(idx) == 0 {
@@ -13,6 +18,18 @@ func (e *Engine) FileUnits(path string) []mss.Unit {
 	out := make([]mss.Unit, len(idx))
 	for i, j := range idx {
 		out[i] = e.units[j]
+	}
+	if e.src != nil {
+		cands := make([]mss.Candidate, len(out))
+		for i := range out {
+			cands[i].Unit = out[i]
+		}
+		if e.fill(context.Background(), cands) != nil {
+			return nil
+		}
+		for i := range out {
+			out[i] = cands[i].Unit
+		}
 	}
 	return out
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/missingcomplement/mss/index"
 )
 
-// FromIndex builds an engine over an open index: its units and edges. When
+// FromIndex opens the engine stored in an index (see Deriver), or builds
+// one over an index without it from its units and edges. When
 // opts names no git directory, the history view reads the repository the
 // index was built from, at the index's commit, if it is a git repository.
 // The git log the history view reads, the units and the edges are read at
@@ -28,6 +29,15 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 		// for this read to finish; an error is reported there.
 		go readHistory(opts.GitDir, opts.Commit, historyCommits(opts))
 	}
+	var warn []string
+	if ix.Meta().Derived == storedVersion {
+		e, err := openStored(ix, opts)
+		if err == nil {
+			return e, nil
+		}
+		// The units are the truth; the stored structures only save time.
+		warn = append(warn, fmt.Sprintf("stored retrieval structures unreadable (%v); built from the units instead, which is slower (re-run mss index --rebuild to repair)", err))
+	}
 	type edgesRead struct {
 		edges []index.Edge
 		err   error
@@ -45,7 +55,9 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 	if er.err != nil {
 		return nil, fmt.Errorf("retrieve: reading edges of %s: %w", ix.Path(), er.err)
 	}
-	return NewEngine(units, er.edges, opts), nil
+	e := NewEngine(units, er.edges, opts)
+	e.warn = append(warn, e.warn...)
+	return e, nil
 }
 
 func disabled(opts Options, view string) bool {

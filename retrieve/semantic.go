@@ -1,6 +1,9 @@
 package retrieve
 
 import (
+	"context"
+	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"sort"
@@ -28,6 +31,54 @@ type semantic struct {
 	termVec map[string][]float32 // unit-normalized
 	idf     map[string]float64
 	docVec  [][]float32 // unit-normalized, nil for units with no known term
+	// fetch, for a stored structure, reads encoded term entries
+	// (encodeSemTerm); termVec and idf are then empty.
+	fetch func(ctx context.Context, terms []string) (map[string][]byte, error)
+}
+
+// lookup returns a structure holding the vectors of terms: s itself when
+// it holds every term, else the terms read through fetch.
+func (s *semantic) lookup(ctx context.Context, terms map[string]int) (*semantic, error) {
+	if s.fetch == nil {
+		return s, nil
+	}
+	rows, err := s.fetch(ctx, sortedKeys(terms))
+	if err != nil {
+		return nil, fmt.Errorf("semantic terms: %w", err)
+	}
+	out := &semantic{termVec: make(map[string][]float32, len(rows)), idf: make(map[string]float64, len(rows))}
+	for t, b := range rows {
+		v, idf, err := decodeSemTerm(b)
+		if err != nil {
+			return nil, fmt.Errorf("semantic term %q: %w", t, err)
+		}
+		out.termVec[t], out.idf[t] = v, idf
+	}
+	return out, nil
+}
+
+// encodeSemTerm stores a term's idf and vector, little-endian.
+func encodeSemTerm(idf float64, v []float32) []byte {
+	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+4*len(v)), math.Float64bits(idf))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeSemTerm(b []byte) ([]float32, float64, error) {
+	if len(b) != 8+4*semDim {
+		return nil, 0, fmt.Errorf("%d bytes, want %d: %w", len(b), 8+4*semDim, errStored)
+	}
+	idf := math.Float64frombits(binary.LittleEndian.Uint64(b))
+	return decodeFloats(b[8:], make([]float32, semDim)), idf, nil
+}
+
+func decodeFloats(b []byte, v []float32) []float32 {
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }
 
 func buildSemantic(e *Engine) *semantic {
@@ -136,7 +187,7 @@ func signature(id string) []sigEntry {
 
 // semanticView ranks units by cosine similarity to the state's vector.
 func (e *Engine) semanticView(q *query) []hit {
-	qv := e.sem.vector(q.terms)
+	qv := q.sem.vector(q.terms)
 	if qv == nil {
 		return nil
 	}

@@ -77,12 +77,12 @@ func (e *Engine) lexicalView(q *query) []hit {
 	terms := map[string]int{}
 	limit := max(int(maxTermDocShare*float64(e.lex.Len())), minTermDocLimit)
 	for t, c := range q.terms {
-		if df := e.lex.DocFreq("content", t); df > 0 && df <= limit || e.lex.DocFreq("symbol", t) > 0 && df <= limit {
+		if df := q.lex.DocFreq("content", t); df > 0 && df <= limit || q.lex.DocFreq("symbol", t) > 0 && df <= limit {
 			terms[t] = c
 		}
 	}
 	hs := make([]hit, 0, 256)
-	for d, s := range e.lex.Scores(terms) {
+	for d, s := range q.lex.Scores(terms) {
 		hs = append(hs, hit{int(d), s})
 	}
 	q.lexHits = sortHits(hs)

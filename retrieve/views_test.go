@@ -96,7 +96,11 @@ func TestSemanticViewRelatesCoOccurringTerms(t *testing.T) {
 	units = append(units, unit("lib/other.py", 1, "", "buffer write", nil, nil))
 	e := NewEngine(units, nil, Options{})
 	st := &mss.State{Issue: "wrong utc offset"}
-	hs := e.semanticView(e.prepare(st, mss.ObservedOf(st)))
+	q, err := e.prepare(context.Background(), st, mss.ObservedOf(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := e.semanticView(q)
 	rank := map[string]int{}
 	for r, h := range hs {
 		rank[e.units[h.idx].ID] = r + 1

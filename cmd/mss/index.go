@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/retrieve"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -56,6 +57,7 @@ work tree.`,
 			opts.Logf = func(format string, args ...any) {
 				fmt.Fprintf(stderr, "mss index: "+format+"\n", args...)
 			}
+			opts.Derive = retrieve.Deriver
 			sum, err := index.Build(cmd.Context(), opts)
 			if bar != nil {
 				bar.Finish()

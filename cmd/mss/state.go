@@ -8,6 +8,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/trajectory"
 	"github.com/spf13/cobra"
 )
@@ -107,7 +108,7 @@ stderr.`,
 func alignmentUnits(cmd *cobra.Command, repo, db, rev string) ([]mss.Unit, error) {
 	path := db
 	if repo != "" {
-		sum, err := index.Build(cmd.Context(), index.Options{Repo: repo, Rev: rev, DB: db})
+		sum, err := index.Build(cmd.Context(), index.Options{Repo: repo, Rev: rev, DB: db, Derive: retrieve.Deriver})
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,221 @@
+package retrieve
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/internal/gittest"
+)
+
+// storedRepo writes a small Python package into a new git repository.
+func storedRepo(t *testing.T) string {
+	dir := t.TempDir()
+	gittest.WriteTree(t, dir, map[string]string{
+		"pkg/__init__.py": "from .mapping import HueMapping\nfrom .grid import PairGrid\n",
+		"pkg/mapping.py": `class HueMapping:
+    def __init__(self, table):
+        self.lookup_table = table
+
+    def _lookup_single(self, key):
+        value = self.lookup_table[key]
+        normed = self.norm(key)
+        return self.cmap(normed)
+
+    def norm(self, key):
+        return key / 2
+
+    def _lookup_many(self, keys):
+        return [self._lookup_single(k) for k in keys]
+`,
+		"pkg/grid.py": `from .mapping import HueMapping
+
+
+class PairGrid:
+    def map(self, func, **kwargs):
+        self._map_bivariate(func, **kwargs)
+
+    def _map_bivariate(self, func, **kwargs):
+        mapping = HueMapping(kwargs)
+        for ax in self.axes:
+            func(hue=mapping._lookup_single(kwargs["hue"]))
+`,
+		"pkg/colors.py": "def palette(n):\n    return ['red'] * n\n\n\ndef blend(a, b):\n    return palette(2)\n",
+		"tests/test_mapping.py": `from pkg.mapping import HueMapping
+
+
+def test_lookup_single():
+    m = HueMapping({})
+    m._lookup_single("setosa")  # KeyError lookup_table norm
+`,
+		"docs/mapping.md": "# Mapping\n\nThe lookup table maps hue keys; `_lookup_single` raises KeyError.\n",
+	})
+	gittest.Run(t, dir, "init", "-q")
+	gittest.Run(t, dir, "add", ".")
+	gittest.Run(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+	return dir
+}
+
+func storedStates() []*mss.State {
+	return []*mss.State{
+		{StateID: "a", Issue: "KeyError in `_lookup_single` when a hue is passed to PairGrid.map",
+			InformationNeed: "Find the code that must change to resolve this issue."},
+		{StateID: "b", Issue: "palette() gives the wrong colors when blended",
+			ObservedSpans: []mss.Span{{Path: "pkg/colors.py", StartLine: 1, EndLine: 2}}},
+		{StateID: "c", Issue: "the lookup table normalises keys twice", CurrentObservation: "pkg/mapping.py:10 in norm",
+			OpenedFiles: []string{"pkg/grid.py"}, ObservedEvidenceIDs: []string{"tests/test_mapping.py:4-6"}},
+	}
+}
+
+// TestStoredEngineSameAnswers: the engine opened from an index's stored
+// structures ranks exactly as one built in memory from the same units,
+// and gives grown units the same surroundings.
+func TestStoredEngineSameAnswers(t *testing.T) {
+	repo := storedRepo(t)
+	db := filepath.Join(t.TempDir(), "ix.db")
+	if _, err := index.Build(context.Background(), index.Options{Repo: repo, DB: db, Derive: Deriver}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Meta().Derived != storedVersion {
+		t.Fatalf("derived = %q, want %q", ix.Meta().Derived, storedVersion)
+	}
+	units, err := ix.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, err := ix.Edges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Disable: []string{ViewHistory}}
+	mem := NewEngine(units, edges, opts)
+	stored, err := FromIndex(ix, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.src == nil {
+		t.Fatal("FromIndex built the engine in memory; want the stored one")
+	}
+	if len(edges) == 0 {
+		t.Fatal("fixture has no edges")
+	}
+	for _, st := range storedStates() {
+		want, wm, err := mem.Rank(context.Background(), st, mss.ObservedOf(st), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gm, err := stored.Rank(context.Background(), st, mss.ObservedOf(st), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) < 5 {
+			t.Fatalf("state %s: %d candidates", st.StateID, len(want))
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("state %s: stored engine ranks differently (-memory +stored):\n%s", st.StateID, d)
+		}
+		if d := cmp.Diff(wm, gm); d != "" {
+			t.Errorf("state %s: mentions differ:\n%s", st.StateID, d)
+		}
+	}
+	for _, p := range []string{"pkg/mapping.py", "pkg/grid.py", "docs/mapping.md", "nope.py"} {
+		if d := cmp.Diff(mem.FileUnits(p), stored.FileUnits(p)); d != "" {
+			t.Errorf("FileUnits(%s) differ (-memory +stored):\n%s", p, d)
+		}
+	}
+	if d := cmp.Diff(mem.Paths(), stored.Paths()); d != "" {
+		t.Errorf("Paths differ:\n%s", d)
+	}
+}
+
+// TestStoredEngineFollowsEdits: an edit re-derives the stored structures
+// in the same build; the previous derived file is removed, and a build
+// that changes nothing keeps the current one.
+func TestStoredEngineFollowsEdits(t *testing.T) {
+	repo := storedRepo(t)
+	db := filepath.Join(t.TempDir(), "ix.db")
+	build := func() {
+		t.Helper()
+		if _, err := index.Build(context.Background(), index.Options{Repo: repo, DB: db, Derive: Deriver}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sidecars := func() []string {
+		m, _ := filepath.Glob(db + ".*.derived")
+		return m
+	}
+	build()
+	first := sidecars()
+	if len(first) != 1 {
+		t.Fatalf("derived files after a build: %v", first)
+	}
+	build()
+	if d := cmp.Diff(first, sidecars()); d != "" {
+		t.Fatalf("a build that changed nothing replaced the derived file:\n%s", d)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "pkg/colors.py"), []byte("def palette(n):\n    return ['red'] * n\n\n\ndef saturate(c):\n    return palette(3)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build()
+	now := sidecars()
+	if len(now) != 1 || now[0] == first[0] {
+		t.Fatalf("derived files after an edit: %v (before %v)", now, first)
+	}
+	ix, err := index.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	e, err := FromIndex(ix, Options{Disable: []string{ViewHistory}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &mss.State{StateID: "s", Issue: "`saturate` is too strong"}
+	cands, err := e.Candidates(context.Background(), st, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) == 0 || cands[0].Unit.Symbol != "saturate" || !strings.Contains(cands[0].Unit.Content, "palette(3)") {
+		t.Fatalf("after the edit the first candidate is %+v, want saturate with its new content", cands)
+	}
+}
+
+// TestStoredEngineMissingFile: an index whose derived file is gone still
+// answers, built in memory from its units, and says so.
+func TestStoredEngineMissingFile(t *testing.T) {
+	repo := storedRepo(t)
+	db := filepath.Join(t.TempDir(), "ix.db")
+	if _, err := index.Build(context.Background(), index.Options{Repo: repo, DB: db, Derive: Deriver}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := filepath.Glob(db + ".*.derived")
+	for _, p := range m {
+		os.Remove(p)
+	}
+	ix, err := index.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	e, err := FromIndex(ix, Options{Disable: []string{ViewHistory}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.src != nil || len(e.Warnings()) == 0 || !strings.Contains(strings.Join(e.Warnings(), "\n"), "mss index") {
+		t.Fatalf("src %v, warnings %q: want an engine built in memory and a warning naming the repair", e.src, e.Warnings())
+	}
+	cands, err := e.Candidates(context.Background(), storedStates()[0], 3)
+	if err != nil || len(cands) == 0 {
+		t.Fatalf("candidates %v, %v", cands, err)
+	}
+}
