@@ -17,9 +17,11 @@ package index
 //	    the transaction that records it commits, and files of other ids
 //	    are removed after it: a killed build leaves the recorded file in
 //	    place, and at worst an unrecorded one, removed by the next build.
-//	derived_terms(part INTEGER, term TEXT, data BLOB), key (part, term)
-//	    keyed structures, read a few keys per query (e.g. the postings
-//	    of one field, or term vectors)
+//	    A table (Derived.Tables; a blob named "table:" + its name) maps
+//	    sorted keys to values: n; key offsets (n+1); value offsets (n+1),
+//	    all uint32; the keys; the values. A lookup is a binary search.
+//	    The file is mapped into memory, not read: an open touches only
+//	    what it uses, and a query only the keys and values it looks up.
 //	meta "derived", "derived_id"
 //	    the Deriver's version the data was computed by, and the id of
 //	    its file; absent when there is none
@@ -36,7 +38,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	varint "encoding/binary"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -45,6 +47,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/missingcomplement/mss"
 )
@@ -53,22 +56,30 @@ import (
 type Derived struct {
 	// Blobs are whole structures by name.
 	Blobs map[string][]byte
-	// Terms are keyed structures: part, then key.
-	Terms map[int]map[string][]byte
+	// Tables are keyed structures: table name, then key.
+	Tables map[string]map[string][]byte
 }
 
-// Deriver computes derived data from every unit of an index (in path and
-// line order, with content) and the resolved edges between them.
+// Deriver computes derived data from every unit of an index.
 type Deriver struct {
-	// Version names the layout and the computation; rows of another
-	// version are recomputed, never read.
+	// Version names the layout and the computation; data of another
+	// version is recomputed, never read.
 	Version string
-	Func    func(units []mss.Unit, edges []Edge) (*Derived, error)
+	Func    func(in *DeriveInput) (*Derived, error)
+}
+
+// DeriveInput is what a Deriver reads.
+type DeriveInput struct {
+	Units []mss.Unit // in path and line order, with content
+	Edges []Edge     // resolved between them
+	// GitDir and Commit name the indexed commit ("" for a plain
+	// directory): its history may be derived too.
+	GitDir, Commit string
 }
 
 // derive recomputes the derived rows when the units changed or the rows
 // are not of d's version, inside the build transaction.
-func (w *writer) derive(d *Deriver, changed bool) error {
+func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	var have string
 	err := w.tx.QueryRowContext(w.ctx, `SELECT value FROM meta WHERE key = 'derived'`).Scan(&have)
 	if err != nil && err != sql.ErrNoRows {
@@ -78,7 +89,7 @@ func (w *writer) derive(d *Deriver, changed bool) error {
 		return nil
 	}
 	w.derivedChanged = true
-	for _, q := range []string{`DELETE FROM derived_terms`, `DELETE FROM meta WHERE key IN ('derived', 'derived_id')`} {
+	for _, q := range []string{`DELETE FROM meta WHERE key IN ('derived', 'derived_id')`} {
 		if _, err := w.tx.ExecContext(w.ctx, q); err != nil {
 			return fmt.Errorf("index: clearing derived data: %w", err)
 		}
@@ -94,33 +105,26 @@ func (w *writer) derive(d *Deriver, changed bool) error {
 	if err != nil {
 		return fmt.Errorf("index: reading names to derive: %w", err)
 	}
-	out, err := d.Func(units, edgesOf(rows))
+	in := &DeriveInput{Units: units, Edges: edgesOf(rows), GitDir: src.gitDir, Commit: src.commit}
+	if in.Commit == "" && in.GitDir != "" {
+		in.Commit = src.headCommit(w.ctx)
+	}
+	out, err := d.Func(in)
 	if err != nil {
 		return fmt.Errorf("index: deriving %s: %w", d.Version, err)
 	}
-	id, err := writeSidecar(w.dbPath, out.Blobs)
+	blobs := make(map[string][]byte, len(out.Blobs)+len(out.Tables))
+	for k, v := range out.Blobs {
+		blobs[k] = v
+	}
+	for name, t := range out.Tables {
+		blobs[tablePrefix+name] = encodeTable(t)
+	}
+	id, err := writeSidecar(w.dbPath, blobs)
 	if err != nil {
 		return err
 	}
 	w.sidecar = sidecarPath(w.dbPath, id)
-	insT, err := w.tx.PrepareContext(w.ctx, `INSERT INTO derived_terms(part, term, data) VALUES(?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("index: prepare: %w", err)
-	}
-	defer insT.Close()
-	parts := make([]int, 0, len(out.Terms))
-	for p := range out.Terms {
-		parts = append(parts, p)
-	}
-	sort.Ints(parts)
-	for _, p := range parts {
-		m := out.Terms[p]
-		for _, k := range sortedKeys(m) {
-			if _, err := insT.ExecContext(w.ctx, p, k, m[k]); err != nil {
-				return fmt.Errorf("index: writing derived terms: %w", err)
-			}
-		}
-	}
 	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, d.Version, id); err != nil {
 		return fmt.Errorf("index: writing derived version: %w", err)
 	}
@@ -145,13 +149,13 @@ func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
 	var head []byte
 	for {
 		head = append([]byte(sidecarMagic), r[:]...)
-		head = varint.AppendUvarint(head, uint64(len(names)))
+		head = binary.AppendUvarint(head, uint64(len(names)))
 		off := start
 		for _, n := range names {
-			head = varint.AppendUvarint(head, uint64(len(n)))
+			head = binary.AppendUvarint(head, uint64(len(n)))
 			head = append(head, n...)
-			head = varint.AppendUvarint(head, uint64(off))
-			head = varint.AppendUvarint(head, uint64(len(blobs[n])))
+			head = binary.AppendUvarint(head, uint64(off))
+			head = binary.AppendUvarint(head, uint64(len(blobs[n])))
 			off = align8(off + len(blobs[n]))
 		}
 		if align8(len(head)) == start {
@@ -217,7 +221,7 @@ func removeSidecars(dbPath, keep string) {
 	}
 }
 
-// sidecar is a derived file read into memory.
+// sidecar is a derived file, mapped into memory.
 type sidecar struct {
 	once  sync.Once
 	blobs map[string][]byte
@@ -225,13 +229,17 @@ type sidecar struct {
 }
 
 func (ix *Index) loadSidecar() (map[string][]byte, error) {
-	ix.side.once.Do(func() {
-		ix.side.blobs, ix.side.err = readSidecar(ix.path, ix.meta.DerivedID)
+	if ix.side == nil {
+		return nil, fmt.Errorf("index %s: no derived data", ix.path)
+	}
+	s := ix.side
+	s.once.Do(func() {
+		s.blobs, s.err = readSidecar(ix.path, ix.meta.DerivedID, s)
 	})
-	return ix.side.blobs, ix.side.err
+	return s.blobs, s.err
 }
 
-func readSidecar(dbPath, id string) (map[string][]byte, error) {
+func readSidecar(dbPath, id string, holder *sidecar) (map[string][]byte, error) {
 	p := sidecarPath(dbPath, id)
 	bad := func(why string) error {
 		return fmt.Errorf("index %s: derived file %s: %s: %w", dbPath, filepath.Base(p), why, ErrCorrupt)
@@ -248,8 +256,8 @@ func readSidecar(dbPath, id string) (map[string][]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, bad("not a regular file")
 	}
-	data := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
+	data, err := mapFile(f, st.Size(), holder)
+	if err != nil {
 		return nil, fmt.Errorf("index %s: derived file: %w", dbPath, err)
 	}
 	want, _ := hex.DecodeString(id)
@@ -258,7 +266,7 @@ func readSidecar(dbPath, id string) (map[string][]byte, error) {
 	}
 	d := data[len(sidecarMagic)+16:]
 	next := func() (uint64, bool) {
-		x, k := varint.Uvarint(d)
+		x, k := binary.Uvarint(d)
 		if k <= 0 {
 			return 0, false
 		}
@@ -301,40 +309,130 @@ func (ix *Index) DerivedBlob(name string) ([]byte, error) {
 	return blobs[name], nil
 }
 
-// DerivedTerms returns the rows of part for the given keys; keys without a
-// row are absent from the map.
-func (ix *Index) DerivedTerms(ctx context.Context, part int, keys []string) (map[string][]byte, error) {
-	out := make(map[string][]byte, len(keys))
-	// SQLite binds at most 32766 parameters; chunks stay far below.
-	const chunk = 500
-	for len(keys) > 0 {
-		n := min(chunk, len(keys))
-		args := make([]any, 0, n+1)
-		args = append(args, part)
-		for _, k := range keys[:n] {
-			args = append(args, k)
-		}
-		keys = keys[n:]
-		rows, err := ix.db.QueryContext(ctx, `SELECT term, data FROM derived_terms WHERE part = ? AND term IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("index %s: derived terms: %w", ix.path, ix.health.note(ix.path, err))
-		}
-		for rows.Next() {
-			var k string
-			var b []byte
-			if err := rows.Scan(&k, &b); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("index %s: derived terms: %w", ix.path, ix.health.note(ix.path, err))
+const tablePrefix = "table:"
+
+func encodeTable(m map[string][]byte) []byte {
+	keys := sortedKeys(m)
+	n := len(keys)
+	b := make([]byte, 0, 4+8*(n+1))
+	b = le.AppendUint32(b, uint32(n))
+	off := 0
+	for _, k := range keys {
+		b = le.AppendUint32(b, uint32(off))
+		off += len(k)
+	}
+	b = le.AppendUint32(b, uint32(off))
+	off = 0
+	for _, k := range keys {
+		b = le.AppendUint32(b, uint32(off))
+		off += len(m[k])
+	}
+	b = le.AppendUint32(b, uint32(off))
+	for _, k := range keys {
+		b = append(b, k...)
+	}
+	for _, k := range keys {
+		b = append(b, m[k]...)
+	}
+	return b
+}
+
+// Table is a derived keyed structure, read in place: its keys in sorted
+// order, each with a value. Its bytes stay valid while the Index that gave
+// it is reachable (also after Close).
+type Table struct {
+	n          int
+	keyOff     []byte // n+1 little-endian uint32
+	valOff     []byte
+	keys, vals []byte
+}
+
+func decodeTable(b []byte) (*Table, error) {
+	if len(b) < 4 {
+		return nil, errBadTable
+	}
+	n := int(le.Uint32(b))
+	if n > len(b) {
+		return nil, errBadTable
+	}
+	t := &Table{n: n}
+	b = b[4:]
+	if len(b) < 8*(n+1) {
+		return nil, errBadTable
+	}
+	t.keyOff, t.valOff = b[:4*(n+1)], b[4*(n+1):8*(n+1)]
+	b = b[8*(n+1):]
+	kl, vl := int(le.Uint32(t.keyOff[4*n:])), int(le.Uint32(t.valOff[4*n:]))
+	if kl+vl != len(b) {
+		return nil, errBadTable
+	}
+	t.keys, t.vals = b[:kl], b[kl:]
+	// Offsets must not decrease: then every slice below is in bounds.
+	for _, offs := range [][]byte{t.keyOff, t.valOff} {
+		prev := uint32(0)
+		for i := 0; i <= n; i++ {
+			o := le.Uint32(offs[4*i:])
+			if o < prev {
+				return nil, errBadTable
 			}
-			out[k] = b
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("index %s: derived terms: %w", ix.path, ix.health.note(ix.path, err))
+			prev = o
 		}
 	}
-	return out, nil
+	return t, nil
+}
+
+var errBadTable = fmt.Errorf("bad table: %w", ErrCorrupt)
+
+// Len is the number of keys.
+func (t *Table) Len() int { return t.n }
+
+// Key is the i-th key in sorted order. The string shares the table's
+// bytes: copy it (strings.Clone) to keep it past the Index's life.
+func (t *Table) Key(i int) string {
+	a, b := le.Uint32(t.keyOff[4*i:]), le.Uint32(t.keyOff[4*i+4:])
+	if a == b {
+		return ""
+	}
+	return unsafe.String(&t.keys[a], b-a)
+}
+
+// Value is the i-th key's value (shared, read-only).
+func (t *Table) Value(i int) []byte {
+	a, b := le.Uint32(t.valOff[4*i:]), le.Uint32(t.valOff[4*i+4:])
+	return t.vals[a:b:b]
+}
+
+// Find returns the position of key, or -1.
+func (t *Table) Find(key string) int {
+	i := sort.Search(t.n, func(i int) bool { return t.Key(i) >= key })
+	if i < t.n && t.Key(i) == key {
+		return i
+	}
+	return -1
+}
+
+// Get returns key's value.
+func (t *Table) Get(key string) ([]byte, bool) {
+	if i := t.Find(key); i >= 0 {
+		return t.Value(i), true
+	}
+	return nil, false
+}
+
+// DerivedTable returns the derived table name.
+func (ix *Index) DerivedTable(name string) (*Table, error) {
+	b, err := ix.DerivedBlob(tablePrefix + name)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, fmt.Errorf("index %s: derived data has no table %s: %w", ix.path, name, ErrCorrupt)
+	}
+	t, err := decodeTable(b)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: derived table %s: %w", ix.path, name, err)
+	}
+	return t, nil
 }
 
 // UnitsByID returns the stored units with the given ids (content
@@ -386,3 +484,5 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+var le = binary.LittleEndian

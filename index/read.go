@@ -51,8 +51,8 @@ package index
 //	    and lower-cased, so a query term "lookup_single" matches
 //	    "lookupSingle". The FTS tokenizer keeps '_' inside tokens.
 //
-//	derived_terms, and a file beside the index: retrieval structures
-//	    computed from all units (see derived.go).
+//	A file beside the index holds retrieval structures computed from all
+//	    units (see derived.go).
 //
 // Edges are not stored: Edges derives them from the stored names when
 // asked, so moving an index to another commit re-parses only changed
@@ -84,7 +84,7 @@ package index
 //	           literal of 3 lines or more is a unit of kind "value".
 //	feature 8: an anonymous module function whose body returns a value (a
 //	           component, a factory) stays one piece of code.
-//	format 4: derived_terms and a derived file (see derived.go); meta
+//	format 4: a derived file beside the index (see derived.go); meta
 //	          "derived" and "derived_id".
 
 import (
@@ -130,8 +130,6 @@ CREATE TABLE units(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT
 	defines TEXT NOT NULL, refs TEXT NOT NULL, calls TEXT NOT NULL, imports TEXT NOT NULL,
 	context TEXT NOT NULL);
 CREATE INDEX units_path ON units(path, start_line);
-CREATE TABLE derived_terms(part INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL,
-	PRIMARY KEY(part, term)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE units_fts USING fts5(symbol, path, body, content='', contentless_delete=1,
 	tokenize="unicode61 tokenchars '_' remove_diacritics 0");
 `
@@ -161,7 +159,7 @@ type Index struct {
 	path   string
 	meta   Meta
 	health health
-	side   sidecar
+	side   *sidecar // nil without derived data
 }
 
 // Edge links two units: From refers to (calls, names, imports) To.
@@ -225,6 +223,9 @@ func Open(path string) (*Index, error) {
 			path, m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion, ErrVersionMismatch)
 	}
 	ix := &Index{db: db, path: path, meta: m}
+	if m.DerivedID != "" {
+		ix.side = &sidecar{}
+	}
 	ix.health.h = Health{State: StateOK, Checked: time.Now().UTC()}
 	return ix, nil
 }

@@ -465,9 +465,9 @@ func generated(p string, head []byte) bool {
 	return false
 }
 
-// binary reports whether data looks binary: a NUL byte in its first 8000
+// isBinary reports whether data looks binary: a NUL byte in its first 8000
 // bytes, as git decides.
-func binary(data []byte) bool {
+func isBinary(data []byte) bool {
 	if len(data) > 8000 {
 		data = data[:8000]
 	}

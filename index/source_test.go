@@ -45,7 +45,7 @@ func TestGenerated(t *testing.T) {
 }
 
 func TestBinary(t *testing.T) {
-	if !binary([]byte("PNG\x00\x01")) || binary([]byte("caf\xe9 text")) {
+	if !isBinary([]byte("PNG\x00\x01")) || isBinary([]byte("caf\xe9 text")) {
 		t.Error("binary: NUL bytes make binary, invalid UTF-8 does not")
 	}
 }

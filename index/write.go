@@ -342,7 +342,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return err
 	}
 
-	if err := w.derive(opts.Derive, w.changed > 0 || old == nil); err != nil {
+	if err := w.derive(opts.Derive, w.changed > 0 || old == nil, src); err != nil {
 		return err
 	}
 
@@ -389,7 +389,7 @@ func skipByContent(e entry, data []byte, o *Options) string {
 	switch {
 	case e.size > o.maxBytes():
 		return skipLarge
-	case binary(data):
+	case isBinary(data):
 		return skipBinary
 	case !o.IncludeGenerated && generated(e.path, data):
 		return skipGenerated

@@ -99,8 +99,8 @@ func (e *Engine) embeddingView(ctx context.Context, q *query) ([]hit, error) {
 			ix.err = err
 			return
 		}
-		for i := range e.units {
-			u := &e.units[i]
+		for i := range texts {
+			u := e.unitAt(i)
 			texts[i] = u.Path + " " + u.Symbol + "\n" + texts[i]
 		}
 		ix.vecs, ix.err = ix.emb.Embed(ctx, texts)

@@ -37,7 +37,11 @@ type Options struct {
 // Engine ranks the units of one repository snapshot (or one pool) for
 // states. Build it once per index; Candidates is safe for concurrent use.
 type Engine struct {
-	opts  Options
+	opts Options
+	n    int // units
+	// units and info, with the tables below, hold an engine built in
+	// memory; m holds a stored one's instead (access.go).
+	m     *mapped
 	units []mss.Unit
 	info  []unitInfo
 	byID  map[string]int
@@ -193,6 +197,7 @@ func buildLexical(us []mss.Unit) *lexical.Index {
 func newEngine(us []mss.Unit, opts Options) *Engine {
 	e := &Engine{
 		opts:     opts,
+		n:        len(us),
 		units:    us,
 		info:     make([]unitInfo, len(us)),
 		byID:     make(map[string]int, len(us)),
@@ -333,12 +338,6 @@ func (e *Engine) setEmbedder() {
 // why). They are repeated in every candidate list's explanation.
 func (e *Engine) Warnings() []string { return e.warn }
 
-// Paths lists the files the engine holds units of, sorted.
-func (e *Engine) Paths() []string { return e.paths }
-
-// Len is the number of units.
-func (e *Engine) Len() int { return len(e.units) }
-
 func normSymbol(s string) string {
 	s = strings.ReplaceAll(s, "::", ".")
 	s = strings.ReplaceAll(s, "#", ".")
@@ -389,10 +388,10 @@ func PoolRank(state *mss.State, obs *mss.Observed, pool []mss.Unit) ([]mss.Candi
 			if u.ID != "" && seen[u.ID] {
 				continue
 			}
-			i, ok := e.byID[u.ID]
+			i, ok := e.idIndex(u.ID)
 			c := mss.Candidate{Unit: u}
 			if ok {
-				c.Unit = e.units[i]
+				c.Unit = *e.unitAt(i)
 				c.Observed = observed[i]
 			}
 			cands = append(cands, c)
@@ -430,13 +429,13 @@ type hit struct {
 func (e *Engine) observed(s *mss.State, obs *mss.Observed) map[int]bool {
 	out := map[int]bool{}
 	for _, id := range s.ObservedEvidenceIDs {
-		if i, ok := e.byID[id]; ok {
+		if i, ok := e.idIndex(id); ok {
 			out[i] = true
 		}
 	}
 	for _, p := range obs.Paths() {
-		for _, i := range e.byPath[p] {
-			if obs.Unit(&e.units[i]) {
+		for _, i := range e.unitsOf(p) {
+			if obs.Unit(e.unitAt(i)) {
 				out[i] = true
 			}
 		}
@@ -465,7 +464,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 	if limit <= 0 {
 		limit = DefaultCandidates
 	}
-	if len(e.units) == 0 {
+	if e.n == 0 {
 		return nil, ExtractText(StateText(state)), nil
 	}
 	q, err := e.prepare(ctx, state, obs)
@@ -500,8 +499,8 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 			views[ViewEmbedding] = hs
 		}
 	}
-	cands := e.fuse(q, views, limit)
-	if err := e.fill(ctx, cands); err != nil {
+	cands, err := e.fill(ctx, e.fuse(q, views, limit))
+	if err != nil {
 		return nil, nil, err
 	}
 	return cands, q.mentions, nil
@@ -545,7 +544,7 @@ func (e *Engine) prepare(ctx context.Context, s *mss.State, obs *mss.Observed) (
 func (e *Engine) resolvePath(p string) map[string]float64 {
 	out := map[string]float64{}
 	parts := strings.Split(strings.ToLower(p), "/")
-	cands := e.baseName[parts[len(parts)-1]]
+	cands := e.basePaths(parts[len(parts)-1])
 	if len(cands) == 0 {
 		return out
 	}

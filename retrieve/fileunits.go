@@ -11,20 +11,22 @@ import (
 // It makes an Engine an mss.UnitSource, so policies can grow a chosen unit
 // into its intact surroundings.
 func (e *Engine) FileUnits(path string) []mss.Unit {
-	idx := e.byPath[path]
+	idx := e.unitsOf(path)
 	if len(idx) == 0 {
 		return nil
 	}
 	out := make([]mss.Unit, len(idx))
 	for i, j := range idx {
-		out[i] = e.units[j]
+		out[i] = *e.unitAt(j)
 	}
 	if e.src != nil {
 		cands := make([]mss.Candidate, len(out))
 		for i := range out {
 			cands[i].Unit = out[i]
 		}
-		if e.fill(context.Background(), cands) != nil {
+		cands, err := e.fill(context.Background(), cands)
+		if err != nil || len(cands) != len(out) {
+			// Growth needs every neighbour as it is now, or none.
 			return nil
 		}
 		for i := range out {

@@ -12,8 +12,9 @@ import (
 // one over an index without it from its units and edges. When
 // opts names no git directory, the history view reads the repository the
 // index was built from, at the index's commit, if it is a git repository.
-// The git log the history view reads, the units and the edges are read at
-// once, so a cold open waits for the slowest of them, not for their sum.
+// Building, the git log the history view reads, the units and the edges
+// are read at once, so a cold open waits for the slowest of them, not for
+// their sum; a stored engine holds the log of the indexed commit.
 func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 	meta := ix.Meta()
 	if opts.Commit == "" {
@@ -24,11 +25,6 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 			opts.GitDir = strings.TrimSpace(string(out))
 		}
 	}
-	if opts.GitDir != "" && opts.Commit != "" && !disabled(opts, ViewHistory) {
-		// The engine's history view finds the log in the cache, or waits
-		// for this read to finish; an error is reported there.
-		go readHistory(opts.GitDir, opts.Commit, historyCommits(opts))
-	}
 	var warn []string
 	if ix.Meta().Derived == storedVersion {
 		e, err := openStored(ix, opts)
@@ -37,6 +33,11 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 		}
 		// The units are the truth; the stored structures only save time.
 		warn = append(warn, fmt.Sprintf("stored retrieval structures unreadable (%v); built from the units instead, which is slower (re-run mss index --rebuild to repair)", err))
+	}
+	if opts.GitDir != "" && opts.Commit != "" && !disabled(opts, ViewHistory) {
+		// The engine's history view finds the log in the cache, or waits
+		// for this read to finish; an error is reported there.
+		go readHistory(opts.GitDir, opts.Commit, historyCommits(opts))
 	}
 	type edgesRead struct {
 		edges []index.Edge

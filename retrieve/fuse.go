@@ -82,7 +82,7 @@ func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candida
 	}
 	idx := make([]int, 0, len(accs))
 	for i, a := range accs {
-		p := e.info[i].class.Prior()
+		p := e.classAt(i).Prior()
 		a.score *= p
 		a.signals[SignalPrior] = p
 		idx = append(idx, i)
@@ -101,7 +101,7 @@ func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candida
 	for k, i := range idx {
 		a := accs[i]
 		out[k] = mss.Candidate{
-			Unit:     e.units[i],
+			Unit:     *e.unitAt(i),
 			Score:    a.score,
 			Views:    a.views,
 			Signals:  a.signals,

@@ -53,8 +53,12 @@ type historyLog struct {
 	messages []string
 }
 
+func historyKey(gitDir, commit string, n int) string {
+	return fmt.Sprintf("%s\x00%s\x00%d", gitDir, commit, n)
+}
+
 func readHistory(gitDir, commit string, n int) (*historyLog, error) {
-	key := fmt.Sprintf("%s\x00%s\x00%d", gitDir, commit, n)
+	key := historyKey(gitDir, commit, n)
 	historyMu.Lock()
 	defer historyMu.Unlock()
 	if h, ok := historyCache[key]; ok {
@@ -106,7 +110,7 @@ func loadHistory(gitDir, commit string, n int, e *Engine) (*history, error) {
 		var keep []string
 		if len(fs) <= histMaxFiles {
 			for _, f := range fs {
-				if _, ok := e.byPath[f]; ok {
+				if e.hasPath(f) {
 					keep = append(keep, f)
 				}
 			}
@@ -129,7 +133,8 @@ func (e *Engine) historyView(q *query, views map[string][]hit) []hit {
 	h := e.hist
 	anchors := map[string]float64{}
 	for _, i := range q.obsOrder {
-		anchors[e.units[i].Path] = max(anchors[e.units[i].Path], histAnchorObserved)
+		p := e.unitAt(i).Path
+		anchors[p] = max(anchors[p], histAnchorObserved)
 	}
 	for p, s := range q.files {
 		anchors[p] = max(anchors[p], histAnchorNamed*s)
@@ -139,7 +144,7 @@ func (e *Engine) historyView(q *query, views map[string][]hit) []hit {
 			if k >= histAnchorTopN {
 				break
 			}
-			p := e.units[hh.idx].Path
+			p := e.unitAt(hh.idx).Path
 			anchors[p] = max(anchors[p], histAnchorTop)
 		}
 	}
@@ -185,7 +190,7 @@ func (e *Engine) historyView(q *query, views map[string][]hit) []hit {
 	}
 	score := map[int]float64{}
 	for f, s := range file {
-		for _, i := range e.byPath[f] {
+		for _, i := range e.unitsOf(f) {
 			if q.observed[i] {
 				continue
 			}

@@ -1,32 +1,41 @@
 package retrieve
 
 // A stored engine. Everything NewEngine computes from all units is
-// computed once, when the units change, and kept in the index
-// (index.Deriver): the units' metadata in engine order, the resolved
-// edges, the BM25 field lengths and, per term, its postings, and the
-// semantic vectors (one per unit, and per term). Opening reads the
-// metadata, the edges, the lengths and the unit vectors, and rebuilds the
-// name tables from the metadata; a query reads the postings and term
-// vectors of its own terms, and the content of the units it returns.
-// Answers are the same as an engine built in memory from the same units.
+// computed once, when the units change, and kept beside the index
+// (index.Deriver), laid out to be read in place from the mapped file:
+// opening an engine decodes almost nothing, and a query touches the keys,
+// units and vectors it uses. Answers are the same as an engine built in
+// memory from the same units (TestStoredEngineSameAnswers).
 //
-// Blobs (little-endian, integers as unsigned varints, strings as a length
-// and bytes):
+// Blobs (little-endian uint32s unless said otherwise):
 //
-//	units     count, then per unit in engine order: id, path, symbol,
-//	          kind, language, hash, context, start line, end line, tokens,
-//	          the defines, references and imports lists (count, then
-//	          strings), and the facts the views compare (unitFacts): the
-//	          lower-cased symbol path, defined names and referenced names
-//	edges     per unit: outgoing count, then (target, kind code) pairs;
-//	          then per unit the incoming list the same way
+//	units     n, then n records of recWords uint32s: path position (in
+//	          the paths table), start line, end line, and the offsets in
+//	          strings of the id, the symbol and the facts
+//	strings   length-prefixed strings (unsigned varint length); the facts
+//	          at an offset are the lower-cased symbol path, then the
+//	          defined and the referenced names (each a varint count and
+//	          strings), as unitFacts gives them
+//	edges     the out-edges, then the in-edges, each as n+1 offsets and
+//	          then one uint32 per edge: target unit << 2 | kind code;
+//	          empty when there are none
 //	lexical   lexical.Index.Export's head
 //	semdoc    per unit a byte, 1 when it has a vector; zero bytes to a
 //	          multiple of 4; then the vectors of those units, semDim
 //	          float32s each
+//	history   the git log the history view reads at the indexed commit
+//	          (absent without one): the commit, the number of commits
+//	          asked for, the count read, then per commit its message and
+//	          its files (varints and length-prefixed strings)
 //
-// Term parts: partLexical+f holds field f's postings, partSemantic the
-// semantic term entries (idf as a float64, then the vector).
+// Tables (index.Table; unit lists are uint32 arrays):
+//
+//	paths     path -> first unit, unit count (units are in path order)
+//	base      lower-cased file name -> path positions
+//	ids       unit id -> unit
+//	defs, quals, refs   the name tables: name -> units
+//	lex0, lex1, lex2    a BM25 field's postings, by term
+//	sem       term -> idf (float64) and vector (semDim float32s)
 
 import (
 	"context"
@@ -34,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"unsafe"
 
 	"github.com/missingcomplement/mss"
@@ -44,12 +54,7 @@ import (
 // storedVersion names the layout above and every computation behind it;
 // it changes whenever either does, so an index holding another one is
 // re-derived, never misread.
-const storedVersion = "engine-1"
-
-const (
-	partLexical  = 0 // + field number
-	partSemantic = 10
-)
+const storedVersion = "engine-2"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
@@ -57,15 +62,92 @@ var Deriver = &index.Deriver{Version: storedVersion, Func: derive}
 
 var errStored = errors.New("bad stored engine")
 
-func derive(units []mss.Unit, edges []index.Edge) (*index.Derived, error) {
-	e := NewEngine(units, edges, Options{})
-	d := &index.Derived{Blobs: map[string][]byte{}, Terms: map[int]map[string][]byte{}}
-	d.Blobs["units"] = encodeUnits(e.units, e.info)
-	d.Blobs["edges"] = encodeEdges(e)
+var le = binary.LittleEndian
+
+const recWords = 6
+
+func derive(in *index.DeriveInput) (*index.Derived, error) {
+	e := NewEngine(in.Units, in.Edges, Options{})
+	d := &index.Derived{Blobs: map[string][]byte{}, Tables: map[string]map[string][]byte{}}
+	n := e.n
+	paths := map[string][]byte{}
+	pathPos := map[string]int{}
+	for k, p := range e.paths {
+		pathPos[p] = k
+		us := e.byPath[p]
+		paths[p] = le.AppendUint32(le.AppendUint32(nil, uint32(us[0])), uint32(len(us)))
+	}
+	d.Tables["paths"] = paths
+	base := map[string][]byte{}
+	for b, ps := range e.baseName {
+		var v []byte
+		for _, p := range ps {
+			v = le.AppendUint32(v, uint32(pathPos[p]))
+		}
+		base[b] = v
+	}
+	d.Tables["base"] = base
+	recs := le.AppendUint32(make([]byte, 0, 4+4*recWords*n), uint32(n))
+	var strs []byte
+	str := func(s string) uint32 {
+		off := uint32(len(strs))
+		strs = appendString(strs, s)
+		return off
+	}
+	ids := map[string][]byte{}
+	for i := range e.units {
+		u, in := &e.units[i], &e.info[i]
+		facts := uint32(len(strs))
+		strs = appendString(strs, in.qual)
+		strs = appendList(strs, in.defines)
+		strs = appendList(strs, in.refs)
+		for _, w := range []uint32{uint32(pathPos[u.Path]), uint32(u.StartLine), uint32(u.EndLine), str(u.ID), str(u.Symbol), facts} {
+			recs = le.AppendUint32(recs, w)
+		}
+		if _, dup := ids[u.ID]; !dup {
+			ids[u.ID] = le.AppendUint32(nil, uint32(i))
+		}
+	}
+	if uint64(len(strs)) > math.MaxUint32 {
+		return nil, fmt.Errorf("unit strings of %d bytes: too many", len(strs))
+	}
+	d.Blobs["units"], d.Blobs["strings"] = recs, strs
+	d.Tables["ids"] = ids
+	for name, m := range map[string]map[string][]int{"defs": e.defs, "quals": e.quals, "refs": e.refsTo} {
+		t := make(map[string][]byte, len(m))
+		for k, us := range m {
+			v := make([]byte, 0, 4*len(us))
+			for _, u := range us {
+				v = le.AppendUint32(v, uint32(u))
+			}
+			t[k] = v
+		}
+		d.Tables[name] = t
+	}
+	if e.out != nil {
+		var b []byte
+		for _, adj := range [][][]edgeTo{e.out, e.in} {
+			off := 0
+			for i := 0; i <= n; i++ {
+				b = le.AppendUint32(b, uint32(off))
+				if i < n {
+					off += len(adj[i])
+				}
+			}
+			for i := range n {
+				for _, t := range adj[i] {
+					b = le.AppendUint32(b, uint32(t.unit)<<2|uint32(t.kind))
+				}
+			}
+		}
+		d.Blobs["edges"] = b
+	} else {
+		d.Blobs["edges"] = []byte{}
+	}
 	head, terms := e.lex.Export()
 	d.Blobs["lexical"] = head
 	for f, m := range terms {
-		d.Terms[partLexical+f] = m
+		d.Tables["lex"+strconv.Itoa(f)] = m
 	}
 	if e.sem != nil {
 		var b []byte
@@ -79,7 +161,7 @@ func derive(units []mss.Unit, edges []index.Edge) (*index.Derived, error) {
 		b = append(b, make([]byte, (4-len(b)%4)%4)...)
 		for _, v := range e.sem.docVec {
 			for _, x := range v {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+				b = le.AppendUint32(b, math.Float32bits(x))
 			}
 		}
 		d.Blobs["semdoc"] = b
@@ -87,65 +169,65 @@ func derive(units []mss.Unit, edges []index.Edge) (*index.Derived, error) {
 		for t, v := range e.sem.termVec {
 			m[t] = encodeSemTerm(e.sem.idf[t], v)
 		}
-		d.Terms[partSemantic] = m
+		d.Tables["sem"] = m
+	}
+	if in.GitDir != "" && in.Commit != "" {
+		// A log that cannot be read is read again, and its error
+		// reported, when an engine opens.
+		if log, err := readHistory(in.GitDir, in.Commit, DefaultHistoryCommits); err == nil {
+			b := appendString(nil, in.Commit)
+			b = binary.AppendUvarint(b, DefaultHistoryCommits)
+			b = binary.AppendUvarint(b, uint64(len(log.files)))
+			for k := range log.files {
+				b = appendString(b, log.messages[k])
+				b = appendList(b, log.files[k])
+			}
+			d.Blobs["history"] = b
+		}
 	}
 	return d, nil
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func appendList(b []byte, l []string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(l)))
-	for _, s := range l {
-		b = appendString(b, s)
+// storedHistory gives the history cache the log stored for opts' commit,
+// when the index holds it: the history view then runs no git.
+func storedHistory(ix *index.Index, opts Options) error {
+	if opts.GitDir == "" || opts.Commit == "" || disabled(opts, ViewHistory) {
+		return nil
 	}
-	return b
-}
-
-func encodeUnits(us []mss.Unit, info []unitInfo) []byte {
-	b := binary.AppendUvarint(nil, uint64(len(us)))
-	for i := range us {
-		u := &us[i]
-		for _, s := range []string{u.ID, u.Path, u.Symbol, u.Kind, u.Language, u.Hash, u.Context} {
-			b = appendString(b, s)
-		}
-		for _, n := range []int{u.StartLine, u.EndLine, u.Tokens} {
-			b = binary.AppendUvarint(b, uint64(n))
-		}
-		for _, l := range [][]string{u.Defines, u.References, u.Imports} {
-			b = appendList(b, l)
-		}
-		b = appendString(b, info[i].qual)
-		b = appendList(b, info[i].defines)
-		b = appendList(b, info[i].refs)
+	b, err := ix.DerivedBlob("history")
+	if err != nil || b == nil {
+		return err
 	}
-	return b
-}
-
-func encodeEdges(e *Engine) []byte {
-	var b []byte
-	for _, adj := range [][][]edgeTo{e.out, e.in} {
-		for i := range e.units {
-			var l []edgeTo
-			if adj != nil {
-				l = adj[i]
-			}
-			b = binary.AppendUvarint(b, uint64(len(l)))
-			for _, t := range l {
-				b = binary.AppendUvarint(b, uint64(t.unit))
-				b = append(b, t.kind)
-			}
-		}
+	// Copied: the cache outlives the index.
+	d := &decoder{s: string(b)}
+	commit, n := d.string(), d.uint()
+	if d.err != nil || commit != opts.Commit || n != uint64(historyCommits(opts)) {
+		return d.err
 	}
-	return b
+	c := d.int(len(b))
+	log := &historyLog{files: make([][]string, 0, c), messages: make([]string, 0, c)}
+	for k := 0; k < c && d.err == nil; k++ {
+		log.messages = append(log.messages, d.string())
+		log.files = append(log.files, d.list())
+	}
+	if d.err == nil && len(d.s) != 0 {
+		d.err = errStored
+	}
+	if d.err != nil {
+		return fmt.Errorf("history: %w", d.err)
+	}
+	historyMu.Lock()
+	key := historyKey(opts.GitDir, opts.Commit, int(n))
+	if _, ok := historyCache[key]; !ok {
+		historyCache[key] = log
+	}
+	historyMu.Unlock()
+	return nil
 }
 
 // decoder reads a blob; the first error sticks.
 type decoder struct {
-	s   string // the blob, as one string that decoded strings share
+	s   string
 	err error
 }
 
@@ -153,17 +235,13 @@ func (d *decoder) uint() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	var x uint64
-	for i := 0; i < len(d.s) && i < binary.MaxVarintLen64; i++ {
-		c := d.s[i]
-		if c < 0x80 {
-			d.s = d.s[i+1:]
-			return x | uint64(c)<<(7*i)
-		}
-		x |= uint64(c&0x7f) << (7 * i)
+	x, k := binary.Uvarint([]byte(d.s[:min(len(d.s), binary.MaxVarintLen64)]))
+	if k <= 0 {
+		d.err = errStored
+		return 0
 	}
-	d.err = errStored
-	return 0
+	d.s = d.s[k:]
+	return x
 }
 
 func (d *decoder) int(limit int) int {
@@ -198,86 +276,328 @@ func (d *decoder) list() []string {
 	return l
 }
 
-func (d *decoder) byte() byte {
-	if d.err != nil || len(d.s) == 0 {
-		d.err = errStored
-		return 0
-	}
-	c := d.s[0]
-	d.s = d.s[1:]
-	return c
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }
 
-func decodeUnits(b []byte) ([]mss.Unit, []unitInfo, error) {
-	d := &decoder{s: string(b)}
-	n := d.int(len(b))
-	us := make([]mss.Unit, n)
-	info := make([]unitInfo, n)
-	for i := 0; i < n && d.err == nil; i++ {
-		u := &us[i]
-		u.ID, u.Path, u.Symbol, u.Kind = d.string(), d.string(), d.string(), d.string()
-		u.Language, u.Hash, u.Context = d.string(), d.string(), d.string()
-		u.StartLine, u.EndLine, u.Tokens = d.int(math.MaxInt32), d.int(math.MaxInt32), d.int(math.MaxInt32)
-		u.Defines, u.References, u.Imports = d.list(), d.list(), d.list()
-		in := &info[i]
-		in.qual, in.defines, in.refs = d.string(), d.list(), d.list()
-		in.setName()
-		if i > 0 && us[i-1].Path == u.Path {
-			u.Path = us[i-1].Path // one string per file
-			in.class = info[i-1].class
-		} else {
-			in.class = Classify(u.Path)
+func appendList(b []byte, l []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(l)))
+	for _, s := range l {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+// mapped is a stored engine's structures, in place in the derived file.
+// Strings it returns share the file's bytes; Engine copies what leaves it.
+type mapped struct {
+	n                            int
+	recs                         []byte
+	strs                         []byte
+	paths                        *index.Table
+	class                        []PathClass // by path position
+	ids, base, defs, quals, refs *index.Table
+	edges                        bool
+	outOff, outRec, inOff, inRec []byte
+}
+
+func (m *mapped) word(i, w int) uint32 { return le.Uint32(m.recs[4*(recWords*i+w):]) }
+
+func (m *mapped) pathPos(i int) int { return int(m.word(i, 0)) }
+
+// str reads the string at off. open checked every record's offsets.
+func (m *mapped) str(off uint32) (string, uint32) {
+	l, k := binary.Uvarint(m.strs[off:])
+	off += uint32(k)
+	if l == 0 {
+		return "", off
+	}
+	return unsafe.String(&m.strs[off], int(l)), off + uint32(l)
+}
+
+func (m *mapped) strList(off uint32) ([]string, uint32) {
+	c, k := binary.Uvarint(m.strs[off:])
+	off += uint32(k)
+	if c == 0 {
+		return nil, off
+	}
+	l := make([]string, c)
+	for i := range l {
+		l[i], off = m.str(off)
+	}
+	return l, off
+}
+
+func (m *mapped) unit(i int) mss.Unit {
+	id, _ := m.str(m.word(i, 3))
+	sym, _ := m.str(m.word(i, 4))
+	return mss.Unit{ID: id, Path: m.paths.Key(m.pathPos(i)), StartLine: int(m.word(i, 1)), EndLine: int(m.word(i, 2)), Symbol: sym}
+}
+
+func (m *mapped) facts(i int) unitInfo {
+	var in unitInfo
+	off := m.word(i, 5)
+	in.qual, off = m.str(off)
+	in.defines, off = m.strList(off)
+	in.refs, _ = m.strList(off)
+	in.setName()
+	in.class = m.class[m.pathPos(i)]
+	return in
+}
+
+func (m *mapped) unitsOf(path string) []int {
+	k := m.paths.Find(path)
+	if k < 0 {
+		return nil
+	}
+	v := m.paths.Value(k)
+	first, c := int(le.Uint32(v)), int(le.Uint32(v[4:]))
+	out := make([]int, c)
+	for j := range out {
+		out[j] = first + j
+	}
+	return out
+}
+
+func (m *mapped) list(t *index.Table, key string) []int {
+	v, ok := t.Get(key)
+	if !ok {
+		return nil
+	}
+	out := make([]int, len(v)/4)
+	for j := range out {
+		out[j] = int(le.Uint32(v[4*j:]))
+	}
+	return out
+}
+
+func (m *mapped) adjacent(off, rec []byte, a int) []edgeTo {
+	lo, hi := le.Uint32(off[4*a:]), le.Uint32(off[4*a+4:])
+	if lo == hi {
+		return nil
+	}
+	out := make([]edgeTo, hi-lo)
+	for j := range out {
+		r := le.Uint32(rec[4*(int(lo)+j):])
+		kind := uint8(r & 3)
+		out[j] = edgeTo{int(r >> 2), edgeWeight(edgeKinds[kind]), kind}
+	}
+	return out
+}
+
+// openStored opens the engine stored in ix (ix.Meta().Derived is
+// storedVersion), checking that every offset and index in it is in
+// bounds, so that reading it later cannot fail.
+func openStored(ix *index.Index, opts Options) (*Engine, error) {
+	fail := func(err error) (*Engine, error) {
+		return nil, fmt.Errorf("index %s: stored engine: %w", ix.Path(), err)
+	}
+	bad := func(what string) (*Engine, error) { return fail(fmt.Errorf("%s: %w", what, errStored)) }
+	blob := func(name string) ([]byte, error) {
+		b, err := ix.DerivedBlob(name)
+		if err == nil && b == nil {
+			err = fmt.Errorf("no %s: %w", name, errStored)
+		}
+		return b, err
+	}
+	m := &mapped{}
+	var err error
+	tables := map[string]**index.Table{"paths": &m.paths, "ids": &m.ids, "base": &m.base, "defs": &m.defs, "quals": &m.quals, "refs": &m.refs}
+	for _, name := range []string{"paths", "ids", "base", "defs", "quals", "refs"} {
+		if *tables[name], err = ix.DerivedTable(name); err != nil {
+			return fail(err)
 		}
 	}
-	if d.err == nil && len(d.s) != 0 {
-		d.err = errStored
+	if m.recs, err = blob("units"); err != nil {
+		return fail(err)
 	}
-	if d.err != nil {
-		return nil, nil, fmt.Errorf("units: %w", d.err)
+	if m.strs, err = blob("strings"); err != nil {
+		return fail(err)
 	}
-	return us, info, nil
-}
-
-func (e *Engine) decodeEdges(b []byte) error {
-	d := &decoder{s: string(b)}
-	n := len(e.units)
-	any := false
-	adj := [2][][]edgeTo{make([][]edgeTo, n), make([][]edgeTo, n)}
-	for a := range adj {
-		for i := 0; i < n && d.err == nil; i++ {
-			c := d.int(len(d.s))
-			if c == 0 {
-				continue
+	if len(m.recs) < 4 {
+		return bad("units")
+	}
+	m.n = int(le.Uint32(m.recs))
+	m.recs = m.recs[4:]
+	if len(m.recs) != 4*recWords*m.n || m.n != ix.Meta().Units {
+		return bad("units")
+	}
+	np := m.paths.Len()
+	for i := 0; i < m.n; i++ {
+		if m.pathPos(i) >= np {
+			return bad("unit path")
+		}
+		for w := 3; w <= 5; w++ {
+			if !m.stringsAt(m.word(i, w), w == 5) {
+				return bad("unit strings")
 			}
-			l := make([]edgeTo, c)
-			for k := range l {
-				t := d.int(n - 1)
-				kind := d.byte()
-				if int(kind) >= len(edgeKinds) {
-					d.err = errStored
-				}
-				if d.err != nil {
-					break
-				}
-				l[k] = edgeTo{t, edgeWeight(edgeKinds[kind]), kind}
-			}
-			adj[a][i], any = l, true
 		}
 	}
-	if d.err == nil && len(d.s) != 0 {
-		d.err = errStored
+	for k := range np {
+		if v := m.paths.Value(k); len(v) != 8 || uint64(le.Uint32(v))+uint64(le.Uint32(v[4:])) > uint64(m.n) {
+			return bad("paths")
+		}
 	}
-	if d.err != nil {
-		return fmt.Errorf("edges: %w", d.err)
+	for _, t := range []*index.Table{m.ids, m.defs, m.quals, m.refs, m.base} {
+		limit := m.n
+		if t == m.base {
+			limit = np
+		}
+		for k := range t.Len() {
+			v := t.Value(k)
+			if len(v)%4 != 0 {
+				return bad("name tables")
+			}
+			for j := 0; j < len(v); j += 4 {
+				if int(le.Uint32(v[j:])) >= limit {
+					return bad("name tables")
+				}
+			}
+		}
 	}
-	if any {
-		e.out, e.in = adj[0], adj[1]
+	eb, err := blob("edges")
+	if err != nil {
+		return fail(err)
 	}
-	return nil
+	if len(eb) > 0 {
+		if m.outOff, m.outRec, eb, err = csr(eb, m.n); err == nil {
+			m.inOff, m.inRec, eb, err = csr(eb, m.n)
+		}
+		if err != nil || len(eb) != 0 {
+			return bad("edges")
+		}
+		m.edges = true
+	}
+	m.class = make([]PathClass, np)
+	for k := range m.class {
+		m.class[k] = Classify(m.paths.Key(k))
+	}
+	e := &Engine{opts: opts, n: m.n, m: m, src: ix, off: map[string]bool{}}
+	for _, v := range opts.Disable {
+		e.off[v] = true
+	}
+	lb, err := blob("lexical")
+	if err != nil {
+		return fail(err)
+	}
+	var lexTables []*index.Table
+	for f := range lexicalFields {
+		t, err := ix.DerivedTable("lex" + strconv.Itoa(f))
+		if err != nil {
+			return fail(err)
+		}
+		lexTables = append(lexTables, t)
+	}
+	e.lex, err = lexical.Stored(lexicalFields, lb, func(_ context.Context, f int, terms []string) (map[string][]byte, error) {
+		return lookup(lexTables[f], terms), nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if e.lex.Len() != m.n {
+		return bad("lexical")
+	}
+	if !e.off[ViewSemantic] && m.n >= 2 {
+		b, err := blob("semdoc")
+		if err != nil {
+			return fail(err)
+		}
+		t, err := ix.DerivedTable("sem")
+		if err != nil {
+			return fail(err)
+		}
+		if err := e.decodeSemantic(b, t); err != nil {
+			return fail(err)
+		}
+	}
+	if err := storedHistory(ix, opts); err != nil {
+		return fail(err)
+	}
+	e.loadHistory()
+	e.setEmbedder()
+	return e, nil
 }
 
-func (e *Engine) decodeSemantic(b []byte, ix *index.Index) error {
-	n := len(e.units)
+// stringsAt checks the string (or, for facts, the string and two lists)
+// at off.
+func (m *mapped) stringsAt(off uint32, facts bool) bool {
+	s := m.strs
+	str := func() bool {
+		if uint64(off) > uint64(len(s)) {
+			return false
+		}
+		l, k := binary.Uvarint(s[off:])
+		if k <= 0 || l > uint64(len(s))-uint64(off)-uint64(k) {
+			return false
+		}
+		off += uint32(k) + uint32(l)
+		return true
+	}
+	if !str() {
+		return false
+	}
+	if !facts {
+		return true
+	}
+	for range 2 {
+		if uint64(off) > uint64(len(s)) {
+			return false
+		}
+		c, k := binary.Uvarint(s[off:])
+		if k <= 0 || c > uint64(len(s)) {
+			return false
+		}
+		off += uint32(k)
+		for range c {
+			if !str() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// csr splits n+1 offsets and the records they index off b.
+func csr(b []byte, n int) (off, rec, rest []byte, err error) {
+	if len(b) < 4*(n+1) {
+		return nil, nil, nil, errStored
+	}
+	off, b = b[:4*(n+1)], b[4*(n+1):]
+	prev := uint32(0)
+	for i := 0; i <= n; i++ {
+		o := le.Uint32(off[4*i:])
+		if o < prev {
+			return nil, nil, nil, errStored
+		}
+		prev = o
+	}
+	if uint64(len(b)) < 4*uint64(prev) {
+		return nil, nil, nil, errStored
+	}
+	rec, rest = b[:4*prev], b[4*prev:]
+	for j := 0; j < len(rec); j += 4 {
+		r := le.Uint32(rec[j:])
+		if int(r>>2) >= n || int(r&3) >= len(edgeKinds) {
+			return nil, nil, nil, errStored
+		}
+	}
+	return off, rec, rest, nil
+}
+
+// lookup reads the values of keys from t.
+func lookup(t *index.Table, keys []string) map[string][]byte {
+	out := make(map[string][]byte, len(keys))
+	for _, k := range keys {
+		if v, ok := t.Get(k); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (e *Engine) decodeSemantic(b []byte, t *index.Table) error {
+	n := e.n
 	bad := fmt.Errorf("semantic vectors: %w", errStored)
 	if len(b) < n {
 		return bad
@@ -304,8 +624,8 @@ func (e *Engine) decodeSemantic(b []byte, ix *index.Index) error {
 			flat = flat[semDim:]
 		}
 	}
-	s.fetch = func(ctx context.Context, terms []string) (map[string][]byte, error) {
-		return ix.DerivedTerms(ctx, partSemantic, terms)
+	s.fetch = func(_ context.Context, terms []string) (map[string][]byte, error) {
+		return lookup(t, terms), nil
 	}
 	e.sem = s
 	return nil
@@ -326,71 +646,14 @@ func floats(b []byte) []float32 {
 
 var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// openStored opens the engine stored in ix (ix.Meta().Derived is
-// storedVersion).
-func openStored(ix *index.Index, opts Options) (*Engine, error) {
-	blob := func(name string) ([]byte, error) {
-		b, err := ix.DerivedBlob(name)
-		if err == nil && b == nil {
-			err = fmt.Errorf("index %s: stored engine has no %s: %w", ix.Path(), name, errStored)
-		}
-		return b, err
-	}
-	ub, err := blob("units")
-	if err != nil {
-		return nil, err
-	}
-	us, info, err := decodeUnits(ub)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: stored engine: %w", ix.Path(), err)
-	}
-	e := newEngine(us, opts)
-	e.src, e.info = ix, info
-	errc := make(chan error, 1)
-	go func() {
-		e.maps()
-		errc <- nil
-	}()
-	var errs []error
-	if b, err := blob("edges"); err != nil {
-		errs = append(errs, err)
-	} else if err := e.decodeEdges(b); err != nil {
-		errs = append(errs, err)
-	}
-	if b, err := blob("lexical"); err != nil {
-		errs = append(errs, err)
-	} else {
-		e.lex, err = lexical.Stored(lexicalFields, b, func(ctx context.Context, f int, terms []string) (map[string][]byte, error) {
-			return ix.DerivedTerms(ctx, partLexical+f, terms)
-		})
-		if err == nil && e.lex.Len() != len(us) {
-			err = fmt.Errorf("lexical index of %d units, want %d: %w", e.lex.Len(), len(us), errStored)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if !e.off[ViewSemantic] && len(us) >= 2 {
-		if b, err := blob("semdoc"); err != nil {
-			errs = append(errs, err)
-		} else if err := e.decodeSemantic(b, ix); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	<-errc
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("index %s: stored engine: %w", ix.Path(), err)
-	}
-	e.loadHistory()
-	e.setEmbedder()
-	return e, nil
-}
-
 // fill gives candidates of a stored engine their content (and every other
-// stored field), read from the index.
-func (e *Engine) fill(ctx context.Context, cands []mss.Candidate) error {
+// stored field), read from the index. A unit the index no longer holds (a
+// build replaced it since the engine opened; a server swaps engines right
+// after) is dropped: what is served is what the index holds now, and the
+// pipeline checks it against the source before serving it.
+func (e *Engine) fill(ctx context.Context, cands []mss.Candidate) ([]mss.Candidate, error) {
 	if e.src == nil || len(cands) == 0 {
-		return nil
+		return cands, nil
 	}
 	ids := make([]string, len(cands))
 	for i := range cands {
@@ -398,21 +661,22 @@ func (e *Engine) fill(ctx context.Context, cands []mss.Candidate) error {
 	}
 	full, err := e.src.UnitsByID(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("retrieve: %w", err)
+		return nil, fmt.Errorf("retrieve: %w", err)
 	}
-	for i := range cands {
-		u, ok := full[cands[i].Unit.ID]
-		if !ok {
-			return fmt.Errorf("retrieve: unit %s is gone from index %s", cands[i].Unit.ID, e.src.Path())
+	out := cands[:0]
+	for _, c := range cands {
+		u, ok := full[c.Unit.ID]
+		if ok && u.Path == c.Unit.Path && u.StartLine == c.Unit.StartLine && u.EndLine == c.Unit.EndLine {
+			c.Unit = u
+			out = append(out, c)
 		}
-		cands[i].Unit = u
 	}
-	return nil
+	return out, nil
 }
 
 // contents returns the content of every unit, in engine order.
 func (e *Engine) contents(ctx context.Context) ([]string, error) {
-	out := make([]string, len(e.units))
+	out := make([]string, e.n)
 	if e.src == nil {
 		for i := range e.units {
 			out[i] = e.units[i].Content
@@ -424,7 +688,7 @@ func (e *Engine) contents(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
 	for _, u := range all {
-		if i, ok := e.byID[u.ID]; ok {
+		if i, ok := e.idIndex(u.ID); ok {
 			out[i] = u.Content
 		}
 	}

@@ -13,6 +13,19 @@ import (
 	"github.com/missingcomplement/mss/internal/gittest"
 )
 
+const gridPy = `from .mapping import HueMapping
+
+
+class PairGrid:
+    def map(self, func, **kwargs):
+        self._map_bivariate(func, **kwargs)
+
+    def _map_bivariate(self, func, **kwargs):
+        mapping = HueMapping(kwargs)
+        for ax in self.axes:
+            func(hue=mapping._lookup_single(kwargs["hue"]))
+`
+
 // storedRepo writes a small Python package into a new git repository.
 func storedRepo(t *testing.T) string {
 	dir := t.TempDir()
@@ -33,18 +46,7 @@ func storedRepo(t *testing.T) string {
     def _lookup_many(self, keys):
         return [self._lookup_single(k) for k in keys]
 `,
-		"pkg/grid.py": `from .mapping import HueMapping
-
-
-class PairGrid:
-    def map(self, func, **kwargs):
-        self._map_bivariate(func, **kwargs)
-
-    def _map_bivariate(self, func, **kwargs):
-        mapping = HueMapping(kwargs)
-        for ax in self.axes:
-            func(hue=mapping._lookup_single(kwargs["hue"]))
-`,
+		"pkg/grid.py":   gridPy,
 		"pkg/colors.py": "def palette(n):\n    return ['red'] * n\n\n\ndef blend(a, b):\n    return palette(2)\n",
 		"tests/test_mapping.py": `from pkg.mapping import HueMapping
 
@@ -58,6 +60,12 @@ def test_lookup_single():
 	gittest.Run(t, dir, "init", "-q")
 	gittest.Run(t, dir, "add", ".")
 	gittest.Run(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+	gittest.WriteTree(t, dir, map[string]string{
+		"pkg/colors.py": "def palette(n):\n    return ['red'] * n\n\n\ndef blend(a, b):\n    return palette(2)\n\n\ndef lighten(c):\n    return c\n",
+		"pkg/grid.py":   strings.Replace(gridPy, "self.axes", "self.axes_flat", 1),
+	})
+	gittest.Run(t, dir, "add", ".")
+	gittest.Run(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "Fix palette lookup in PairGrid when blending colors")
 	return dir
 }
 
@@ -73,8 +81,9 @@ func storedStates() []*mss.State {
 }
 
 // TestStoredEngineSameAnswers: the engine opened from an index's stored
-// structures ranks exactly as one built in memory from the same units,
-// and gives grown units the same surroundings.
+// structures ranks exactly as one built in memory from the same units and
+// the same git history (which it holds too), and gives grown units the
+// same surroundings.
 func TestStoredEngineSameAnswers(t *testing.T) {
 	repo := storedRepo(t)
 	db := filepath.Join(t.TempDir(), "ix.db")
@@ -97,18 +106,28 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Disable: []string{ViewHistory}}
-	mem := NewEngine(units, edges, opts)
-	stored, err := FromIndex(ix, opts)
+	gitDir := filepath.Join(repo, ".git")
+	mem := NewEngine(units, edges, Options{GitDir: gitDir, Commit: ix.Meta().Commit})
+	if mem.hist == nil {
+		t.Fatalf("no history view in memory: %v", mem.Warnings())
+	}
+	// The stored log is what the stored engine reads: none is cached,
+	// and its git directory is named where there is none, so git cannot
+	// be what answers.
+	historyMu.Lock()
+	clear(historyCache)
+	historyMu.Unlock()
+	stored, err := FromIndex(ix, Options{GitDir: filepath.Join(t.TempDir(), "no-such.git")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.src == nil {
-		t.Fatal("FromIndex built the engine in memory; want the stored one")
+	if stored.src == nil || stored.hist == nil {
+		t.Fatalf("FromIndex: stored %v, history %v, warnings %v; want the stored engine with history", stored.src != nil, stored.hist != nil, stored.Warnings())
 	}
 	if len(edges) == 0 {
 		t.Fatal("fixture has no edges")
 	}
+	sawHistory := false
 	for _, st := range storedStates() {
 		want, wm, err := mem.Rank(context.Background(), st, mss.ObservedOf(st), 0)
 		if err != nil {
@@ -127,6 +146,14 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 		if d := cmp.Diff(wm, gm); d != "" {
 			t.Errorf("state %s: mentions differ:\n%s", st.StateID, d)
 		}
+		for _, c := range got {
+			if _, ok := c.Views[ViewHistory]; ok {
+				sawHistory = true
+			}
+		}
+	}
+	if !sawHistory {
+		t.Error("no candidate came from the history view")
 	}
 	for _, p := range []string{"pkg/mapping.py", "pkg/grid.py", "docs/mapping.md", "nope.py"} {
 		if d := cmp.Diff(mem.FileUnits(p), stored.FileUnits(p)); d != "" {
@@ -163,10 +190,34 @@ func TestStoredEngineFollowsEdits(t *testing.T) {
 	if d := cmp.Diff(first, sidecars()); d != "" {
 		t.Fatalf("a build that changed nothing replaced the derived file:\n%s", d)
 	}
+	// An engine opened before the edit keeps answering after the build
+	// (a server swaps engines right after it), from what the index holds
+	// now: units the build replaced are dropped.
+	oldIx, err := index.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oldIx.Close()
+	old, err := FromIndex(oldIx, Options{Disable: []string{ViewHistory}})
+	if err != nil || old.src == nil {
+		t.Fatalf("stored engine: %v, %v", old.src != nil, err)
+	}
 	if err := os.WriteFile(filepath.Join(repo, "pkg/colors.py"), []byte("def palette(n):\n    return ['red'] * n\n\n\ndef saturate(c):\n    return palette(3)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	build()
+	stale, err := old.Candidates(context.Background(), &mss.State{StateID: "s", Issue: "`blend` calls palette()"}, 0)
+	if err != nil {
+		t.Fatalf("engine opened before the build: %v", err)
+	}
+	for _, c := range stale {
+		if c.Unit.Symbol == "blend" {
+			t.Errorf("a unit the build removed was served: %+v", c.Unit)
+		}
+	}
+	if len(stale) == 0 {
+		t.Error("the engine opened before the build answered nothing")
+	}
 	now := sidecars()
 	if len(now) != 1 || now[0] == first[0] {
 		t.Fatalf("derived files after an edit: %v (before %v)", now, first)

@@ -93,11 +93,11 @@ func (e *Engine) lexicalView(q *query) []hit {
 // state names to the units that define them.
 func (e *Engine) entityView(q *query) []hit {
 	score := map[int]float64{}
-	n := float64(len(e.units))
+	n := float64(e.n)
 	m := q.mentions
 	for _, id := range sortedKeys(m.Idents) {
 		w := m.Idents[id]
-		defs := e.defs[strings.ToLower(id)]
+		defs := e.defsOf(strings.ToLower(id))
 		if len(defs) == 0 || len(defs) > entityMaxDefs {
 			continue
 		}
@@ -115,7 +115,7 @@ func (e *Engine) entityView(q *query) []hit {
 		parts := strings.Split(strings.ToLower(qual), ".")
 		// Match the longest tail of at least two components to a symbol path.
 		for k := len(parts); k >= 2; k-- {
-			us := e.quals[strings.Join(parts[len(parts)-k:], ".")]
+			us := e.qualsOf(strings.Join(parts[len(parts)-k:], "."))
 			if len(us) == 0 || len(us) > entityMaxDefs {
 				continue
 			}
@@ -127,9 +127,9 @@ func (e *Engine) entityView(q *query) []hit {
 	}
 	for _, f := range m.Frames {
 		for path, s := range e.resolvePath(f.Path) {
-			for _, i := range e.byPath[path] {
-				u := &e.units[i]
-				if f.Func != "" && e.info[i].name == strings.ToLower(f.Func) {
+			for _, i := range e.unitsOf(path) {
+				u := e.unitAt(i)
+				if f.Func != "" && e.factsAt(i).name == strings.ToLower(f.Func) {
 					score[i] += entityFrameFunc * s
 				}
 				if f.Line > 0 && u.StartLine <= f.Line && f.Line <= u.EndLine {
@@ -148,7 +148,7 @@ func (e *Engine) entityView(q *query) []hit {
 		}
 		for _, path := range sortedKeys(q.files) {
 			s := q.files[path]
-			for _, i := range e.byPath[path] {
+			for _, i := range e.unitsOf(path) {
 				l := 0.0
 				if top > 0 {
 					l = lex[i] / top
@@ -173,11 +173,11 @@ func (e *Engine) recencyView(q *query) []hit {
 		if err != nil {
 			continue
 		}
-		for _, i := range e.byPath[path] {
+		for _, i := range e.unitsOf(path) {
 			if q.observed[i] {
 				continue
 			}
-			u := &e.units[i]
+			u := e.unitAt(i)
 			d := 0
 			if u.EndLine < sp.StartLine {
 				d = sp.StartLine - u.EndLine
@@ -188,7 +188,7 @@ func (e *Engine) recencyView(q *query) []hit {
 		}
 	}
 	for _, f := range s.OpenedFiles {
-		for _, i := range e.byPath[normPath(f)] {
+		for _, i := range e.unitsOf(normPath(f)) {
 			if !q.observed[i] {
 				score[i] += 0.05
 			}
@@ -219,9 +219,9 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 	score := map[int]float64{}
 	for _, a := range sortedInts(anchors) {
 		w := anchors[a]
-		ai := &e.info[a]
+		ai := e.factsAt(a)
 		for _, r := range ai.refs {
-			ds := e.defs[r]
+			ds := e.defsOf(r)
 			if len(ds) == 0 || len(ds) > structMaxFanout {
 				continue
 			}
@@ -232,7 +232,7 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 			}
 		}
 		for _, name := range ai.defines {
-			rs := e.refsTo[name]
+			rs := e.refsOf(name)
 			if len(rs) > structMaxFanout {
 				continue
 			}
@@ -242,7 +242,7 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 				}
 			}
 			if len(name) > 2 && !strings.HasPrefix(name, "__") {
-				ds := e.defs[name]
+				ds := e.defsOf(name)
 				if len(ds) <= structMaxFanout {
 					for _, d := range ds {
 						if d != a {
@@ -252,21 +252,21 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 				}
 			}
 		}
-		if e.out != nil {
-			for _, t := range e.out[a] {
+		if e.hasEdges() {
+			for _, t := range e.edgesOut(a) {
 				score[t.unit] += w * t.weight
 			}
-			for _, f := range e.in[a] {
+			for _, f := range e.edgesIn(a) {
 				score[f.unit] += w * f.weight
 			}
 		}
-		au := &e.units[a]
-		for _, i := range e.byPath[au.Path] {
+		au := e.unitAt(a)
+		for _, i := range e.unitsOf(au.Path) {
 			if i == a {
 				continue
 			}
-			in := &e.info[i]
-			u := &e.units[i]
+			in := e.factsAt(i)
+			u := e.unitAt(i)
 			d := 0
 			if u.EndLine < au.StartLine {
 				d = au.StartLine - u.EndLine
