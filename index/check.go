@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/segment"
@@ -101,6 +102,27 @@ func (ix *Index) CheckAll(all bool) error {
 	}
 	if err := rows.Err(); err != nil {
 		return fail("reading units: %v", err)
+	}
+	return ix.checkDerived()
+}
+
+// checkDerived checks the derived file the index records, if any: that it
+// is the file recorded, its directory is whole and its tables decode. (Its
+// contents are the Deriver's to check when it opens them.)
+func (ix *Index) checkDerived() error {
+	if ix.meta.DerivedID == "" {
+		return nil
+	}
+	blobs, err := ix.loadSidecar()
+	if err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(blobs) {
+		if strings.HasPrefix(name, tablePrefix) {
+			if _, err := decodeTable(blobs[name]); err != nil {
+				return fmt.Errorf("index %s: derived table %s: %w", ix.path, strings.TrimPrefix(name, tablePrefix), err)
+			}
+		}
 	}
 	return nil
 }

@@ -112,8 +112,8 @@ work tree.`,
 				}
 			}
 			m := ix.Meta()
-			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s: format %d, feature %d, %d files (%d indexed, %d skipped), %d units, commit %s\n",
-				displayPath(checkDB), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit))
+			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s: format %d, feature %d, %d files (%d indexed, %d skipped), %d units, commit %s, retrieval structures %s\n",
+				displayPath(checkDB), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit), orNone(m.Derived))
 			return nil
 		},
 	}

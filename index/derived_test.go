@@ -1,0 +1,178 @@
+package index
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// countDeriver derives a blob naming the unit count and a table of unit
+// paths, and counts its calls.
+type countDeriver struct{ calls int }
+
+func (c *countDeriver) deriver(version string) *Deriver {
+	return &Deriver{Version: version, Func: func(in *DeriveInput) (*Derived, error) {
+		c.calls++
+		paths := map[string][]byte{}
+		for _, u := range in.Units {
+			paths[u.Path] = append(paths[u.Path], 'u')
+		}
+		return &Derived{
+			Blobs:  map[string][]byte{"count": []byte(strings.Repeat("u", len(in.Units))), "commit": []byte(in.Commit)},
+			Tables: map[string]map[string][]byte{"paths": paths, "empty": {}},
+		}, nil
+	}}
+}
+
+func derivedFiles(db string) []string {
+	m, _ := filepath.Glob(db + ".*.derived")
+	return m
+}
+
+// TestDerivedData: a Deriver's blobs and tables are stored beside the
+// index and read back; they are recomputed when units change and only
+// then; the previous file is removed; a build without a Deriver that
+// changes units removes them, and one that changes nothing keeps them.
+func TestDerivedData(t *testing.T) {
+	repo, commit := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n", "b/c.py": "def g():\n    return 2\n"})
+	db := filepath.Join(t.TempDir(), "ix.db")
+	cd := &countDeriver{}
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+	first := derivedFiles(db)
+	if cd.calls != 1 || len(first) != 1 {
+		t.Fatalf("calls %d, files %v", cd.calls, first)
+	}
+	ix := openIndex(t, db)
+	if ix.Meta().Derived != "test-1" {
+		t.Fatalf("meta derived %q", ix.Meta().Derived)
+	}
+	if b, err := ix.DerivedBlob("commit"); err != nil || string(b) != commit {
+		t.Fatalf("commit blob %q, %v; want %s", b, err, commit)
+	}
+	tab, err := ix.DerivedTable("paths")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for i := range tab.Len() {
+		keys = append(keys, tab.Key(i))
+	}
+	if d := cmp.Diff([]string{"a.py", "b/c.py"}, keys); d != "" {
+		t.Errorf("table keys:\n%s", d)
+	}
+	if v, ok := tab.Get("b/c.py"); !ok || string(v) != "u" {
+		t.Errorf("Get(b/c.py) = %q, %v", v, ok)
+	}
+	if _, ok := tab.Get("zz"); ok {
+		t.Error("Get found a missing key")
+	}
+	if e, err := ix.DerivedTable("empty"); err != nil || e.Len() != 0 {
+		t.Errorf("empty table: %v, %v", e, err)
+	}
+	if _, err := ix.DerivedTable("nope"); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("missing table: %v", err)
+	}
+	if err := ix.Check(); err != nil {
+		t.Fatal(err)
+	}
+
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+	if cd.calls != 1 || !cmp.Equal(first, derivedFiles(db)) {
+		t.Fatalf("a build that changed nothing derived again: calls %d, files %v", cd.calls, derivedFiles(db))
+	}
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-2")})
+	second := derivedFiles(db)
+	if cd.calls != 2 || len(second) != 1 || second[0] == first[0] {
+		t.Fatalf("a new version was not derived: calls %d, files %v", cd.calls, second)
+	}
+	// A file named like ours but not ours is never removed.
+	foreign := db + "." + strings.Repeat("ab", 16) + ".derived"
+	if err := os.WriteFile(foreign, []byte("user data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 3\n"), 0o644)
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-2")})
+	third := derivedFiles(db)
+	if cd.calls != 3 || len(third) != 2 || cmp.Equal(third[:1], second) && cmp.Equal(third[1:], second) {
+		t.Fatalf("an edit: calls %d, files %v (before %v)", cd.calls, third, second)
+	}
+	if b, _ := os.ReadFile(foreign); string(b) != "user data" {
+		t.Fatal("a foreign file was changed")
+	}
+	os.Remove(foreign)
+
+	build(t, Options{Repo: repo, DB: db})
+	if got := openIndex(t, db).Meta().Derived; got != "test-2" || len(derivedFiles(db)) != 1 {
+		t.Fatalf("a build without a Deriver that changed nothing: derived %q, files %v", got, derivedFiles(db))
+	}
+	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 4\n"), 0o644)
+	build(t, Options{Repo: repo, DB: db})
+	if got := openIndex(t, db).Meta().Derived; got != "" || len(derivedFiles(db)) != 0 {
+		t.Fatalf("a build without a Deriver that changed units: derived %q, files %v", got, derivedFiles(db))
+	}
+}
+
+// TestDerivedFileDamage: a derived file that is cut short, replaced or
+// gone is an error naming it, from Check and from a read; the index
+// itself stays readable.
+func TestDerivedFileDamage(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	for _, damage := range []string{"truncated", "replaced", "removed"} {
+		t.Run(damage, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "ix.db")
+			build(t, Options{Repo: repo, DB: db, Derive: (&countDeriver{}).deriver("test-1")})
+			f := derivedFiles(db)[0]
+			switch damage {
+			case "truncated":
+				b, _ := os.ReadFile(f)
+				os.WriteFile(f, b[:len(b)-3], 0o644)
+			case "replaced":
+				b, _ := os.ReadFile(f)
+				b[len(sidecarMagic)] ^= 1 // another id
+				os.WriteFile(f, b, 0o644)
+			case "removed":
+				os.Remove(f)
+			}
+			ix := openIndex(t, db)
+			if err := ix.Check(); err == nil || !strings.Contains(err.Error(), "derived") {
+				t.Errorf("Check: %v", err)
+			}
+			if _, err := ix.DerivedTable("paths"); err == nil || !strings.Contains(err.Error(), "derived") {
+				t.Errorf("DerivedTable: %v", err)
+			}
+			if us, err := ix.Units(); err != nil || len(us) == 0 {
+				t.Errorf("units: %d, %v", len(us), err)
+			}
+		})
+	}
+}
+
+// TestDerivedErrorKeepsIndex: a Deriver that fails fails the build and
+// leaves the previous index and derived file as they were.
+func TestDerivedErrorKeepsIndex(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	db := filepath.Join(t.TempDir(), "ix.db")
+	build(t, Options{Repo: repo, DB: db, Derive: (&countDeriver{}).deriver("test-1")})
+	before := derivedFiles(db)
+	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 2\n"), 0o644)
+	_, err := Build(t.Context(), Options{Repo: repo, DB: db, Derive: &Deriver{Version: "test-1", Func: func(*DeriveInput) (*Derived, error) {
+		return nil, errors.New("out of paper")
+	}}})
+	if err == nil || !strings.Contains(err.Error(), "out of paper") {
+		t.Fatalf("Build: %v", err)
+	}
+	if d := cmp.Diff(before, derivedFiles(db)); d != "" {
+		t.Fatalf("derived files changed:\n%s", d)
+	}
+	ix := openIndex(t, db)
+	if err := ix.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ix.DerivedBlob("count"); err != nil || string(b) != "u" {
+		t.Fatalf("count %q, %v", b, err)
+	}
+}
