@@ -314,7 +314,11 @@ const tablePrefix = "table:"
 func encodeTable(m map[string][]byte) []byte {
 	keys := sortedKeys(m)
 	n := len(keys)
-	b := make([]byte, 0, 4+8*(n+1))
+	size := 4 + 8*(n+1)
+	for k, v := range m {
+		size += len(k) + len(v)
+	}
+	b := make([]byte, 0, size)
 	b = le.AppendUint32(b, uint32(n))
 	off := 0
 	for _, k := range keys {

@@ -107,7 +107,7 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitDir := filepath.Join(repo, ".git")
-	mem := NewEngine(units, edges, Options{GitDir: gitDir, Commit: ix.Meta().Commit})
+	mem := NewEngine(units, edges, Options{GitDir: gitDir, Commit: ix.Meta().Commit, Embedder: byteEmbedder{}})
 	if mem.hist == nil {
 		t.Fatalf("no history view in memory: %v", mem.Warnings())
 	}
@@ -117,7 +117,7 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 	historyMu.Lock()
 	clear(historyCache)
 	historyMu.Unlock()
-	stored, err := FromIndex(ix, Options{GitDir: filepath.Join(t.TempDir(), "no-such.git")})
+	stored, err := FromIndex(ix, Options{GitDir: filepath.Join(t.TempDir(), "no-such.git"), Embedder: byteEmbedder{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 	if len(edges) == 0 {
 		t.Fatal("fixture has no edges")
 	}
-	sawHistory := false
+	sawHistory, sawEmbedding := false, false
 	for _, st := range storedStates() {
 		want, wm, err := mem.Rank(context.Background(), st, mss.ObservedOf(st), 0)
 		if err != nil {
@@ -150,10 +150,13 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 			if _, ok := c.Views[ViewHistory]; ok {
 				sawHistory = true
 			}
+			if _, ok := c.Views[ViewEmbedding]; ok {
+				sawEmbedding = true
+			}
 		}
 	}
-	if !sawHistory {
-		t.Error("no candidate came from the history view")
+	if !sawHistory || !sawEmbedding {
+		t.Errorf("history view used %v, embedding view %v; want both", sawHistory, sawEmbedding)
 	}
 	for _, p := range []string{"pkg/mapping.py", "pkg/grid.py", "docs/mapping.md", "nope.py"} {
 		if d := cmp.Diff(mem.FileUnits(p), stored.FileUnits(p)); d != "" {
@@ -269,4 +272,20 @@ func TestStoredEngineMissingFile(t *testing.T) {
 	if err != nil || len(cands) == 0 {
 		t.Fatalf("candidates %v, %v", cands, err)
 	}
+}
+
+// byteEmbedder embeds a text as its byte counts modulo 16: deterministic,
+// and it sees unit content, which a stored engine reads from the index.
+type byteEmbedder struct{}
+
+func (byteEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 16)
+		for k := 0; k < len(t); k++ {
+			v[t[k]%16]++
+		}
+		out[i] = v
+	}
+	return out, nil
 }
