@@ -96,6 +96,39 @@ func (b *Builder) Add(texts ...string) int {
 	return int(doc)
 }
 
+// Counted is one field of a document, tokenized: its terms' counts and
+// its length in terms.
+type Counted struct {
+	Counts map[string]int32
+	Len    int32
+}
+
+// Count tokenizes a field's text.
+func Count(text string) Counted {
+	c := Counted{Counts: map[string]int32{}}
+	tokenize.Each(text, func(t string) { c.Counts[t]++; c.Len++ })
+	return c
+}
+
+// AddCounted appends a document whose fields are tokenized already (in
+// field order; see Count): the same as Add of their texts.
+func (b *Builder) AddCounted(fields ...Counted) int {
+	ix := b.ix
+	doc := int32(ix.n)
+	ix.n++
+	for f := range ix.fields {
+		var c Counted
+		if f < len(fields) {
+			c = fields[f]
+		}
+		ix.docLen[f] = append(ix.docLen[f], c.Len)
+		for t, n := range c.Counts {
+			ix.postings[f][t] = append(ix.postings[f][t], posting{doc, n})
+		}
+	}
+	return int(doc)
+}
+
 // Build finishes the index.
 func (b *Builder) Build() *Index {
 	ix := b.ix

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -139,21 +140,22 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 		}
 	}
 	e := newEngine(us, opts)
-	// The semantic structure and the BM25 index read the units and
-	// nothing else: they are built while the name tables are, and the
-	// history beside all three.
+	// Every unit's content and symbol are tokenized once, on every core,
+	// for both the BM25 index and the semantic structure; those two are
+	// built while the name tables are, and the history beside all three.
+	content, symbol := tokenizeUnits(us)
 	var wg sync.WaitGroup
 	if !e.off[ViewSemantic] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.sem = buildSemantic(e)
+			e.sem = buildSemantic(e, content, symbol)
 		}()
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		e.lex = buildLexical(us)
+		e.lex = buildLexical(us, content, symbol)
 	}()
 	e.tables()
 	if len(edges) > 0 {
@@ -185,12 +187,32 @@ var lexicalFields = []lexical.Field{
 	{Name: "path", Weight: WeightFieldPath},
 }
 
-func buildLexical(us []mss.Unit) *lexical.Index {
+func buildLexical(us []mss.Unit, content, symbol []lexical.Counted) *lexical.Index {
 	b := lexical.NewBuilder(lexicalFields...)
 	for i := range us {
-		b.Add(us[i].Content, us[i].Symbol, us[i].Path)
+		b.AddCounted(content[i], symbol[i], lexical.Count(us[i].Path))
 	}
 	return b.Build()
+}
+
+// tokenizeUnits counts the terms of every unit's content and symbol, on
+// every core (each unit's counts are its own: the result does not depend
+// on the split).
+func tokenizeUnits(us []mss.Unit) (content, symbol []lexical.Counted) {
+	content, symbol = make([]lexical.Counted, len(us)), make([]lexical.Counted, len(us))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(us)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(us); i += workers {
+				content[i], symbol[i] = lexical.Count(us[i].Content), lexical.Count(us[i].Symbol)
+			}
+		}()
+	}
+	wg.Wait()
+	return content, symbol
 }
 
 // newEngine starts an engine over units already in engine order.

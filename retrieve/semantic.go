@@ -8,7 +8,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/missingcomplement/mss/tokenize"
+	"github.com/missingcomplement/mss/lexical"
 )
 
 // The semantic view needs no downloaded model. It learns term vectors from
@@ -81,7 +81,9 @@ func decodeFloats(b []byte, v []float32) []float32 {
 	return v
 }
 
-func buildSemantic(e *Engine) *semantic {
+// buildSemantic learns the structure from the units' tokenized content
+// and symbols (a symbol's terms count twice).
+func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	n := len(e.units)
 	if n < 2 {
 		return nil
@@ -89,9 +91,13 @@ func buildSemantic(e *Engine) *semantic {
 	docTerms := make([]map[string]int, n)
 	df := map[string]int{}
 	for i := range e.units {
-		m := map[string]int{}
-		tokenize.Each(e.units[i].Symbol, func(t string) { m[t] += 2 })
-		tokenize.Each(e.units[i].Content, func(t string) { m[t]++ })
+		m := make(map[string]int, len(content[i].Counts)+len(symbol[i].Counts))
+		for t, c := range symbol[i].Counts {
+			m[t] += 2 * int(c)
+		}
+		for t, c := range content[i].Counts {
+			m[t] += int(c)
+		}
 		docTerms[i] = m
 		for t := range m {
 			df[t]++

@@ -67,6 +67,19 @@ var le = binary.LittleEndian
 const recWords = 6
 
 func derive(in *index.DeriveInput) (*index.Derived, error) {
+	type logRead struct {
+		log *historyLog
+		err error
+	}
+	var logc chan logRead
+	if in.GitDir != "" && in.Commit != "" {
+		// git reads the log while the engine is built.
+		logc = make(chan logRead, 1)
+		go func() {
+			log, err := readHistory(in.GitDir, in.Commit, DefaultHistoryCommits)
+			logc <- logRead{log, err}
+		}()
+	}
 	e := NewEngine(in.Units, in.Edges, Options{})
 	d := &index.Derived{Blobs: map[string][]byte{}, Tables: map[string]map[string][]byte{}}
 	n := e.n
@@ -171,10 +184,11 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}
 		d.Tables["sem"] = m
 	}
-	if in.GitDir != "" && in.Commit != "" {
+	if logc != nil {
 		// A log that cannot be read is read again, and its error
 		// reported, when an engine opens.
-		if log, err := readHistory(in.GitDir, in.Commit, DefaultHistoryCommits); err == nil {
+		if r := <-logc; r.err == nil {
+			log := r.log
 			b := appendString(nil, in.Commit)
 			b = binary.AppendUvarint(b, DefaultHistoryCommits)
 			b = binary.AppendUvarint(b, uint64(len(log.files)))
