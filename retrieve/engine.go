@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -618,18 +619,49 @@ func (e *Engine) resolveModule(qual string) map[string]float64 {
 	return out
 }
 
-// sortHits orders hits best first, ties by unit index.
+// sortHits orders hits best first, ties by unit index, and keeps the
+// first ViewDepth. The order is total, so keeping the best ViewDepth on a
+// heap first gives what sorting them all would.
 func sortHits(hs []hit) []hit {
-	sort.Slice(hs, func(i, j int) bool {
-		if hs[i].score != hs[j].score {
-			return hs[i].score > hs[j].score
+	better := func(a, b hit) bool {
+		if a.score != b.score {
+			return a.score > b.score
 		}
-		return hs[i].idx < hs[j].idx
-	})
+		return a.idx < b.idx
+	}
+	if len(hs) > 2*ViewDepth {
+		top := worstFirst{hs: make([]hit, 0, ViewDepth), better: better}
+		for _, h := range hs {
+			if len(top.hs) < ViewDepth {
+				heap.Push(&top, h)
+			} else if better(h, top.hs[0]) {
+				top.hs[0] = h
+				heap.Fix(&top, 0)
+			}
+		}
+		hs = top.hs
+	}
+	sort.Slice(hs, func(i, j int) bool { return better(hs[i], hs[j]) })
 	if len(hs) > ViewDepth {
 		hs = hs[:ViewDepth]
 	}
 	return hs
+}
+
+// worstFirst is a heap of hits whose root is the worst.
+type worstFirst struct {
+	hs     []hit
+	better func(a, b hit) bool
+}
+
+func (w *worstFirst) Len() int           { return len(w.hs) }
+func (w *worstFirst) Less(i, j int) bool { return w.better(w.hs[j], w.hs[i]) }
+func (w *worstFirst) Swap(i, j int)      { w.hs[i], w.hs[j] = w.hs[j], w.hs[i] }
+func (w *worstFirst) Push(x any)         { w.hs = append(w.hs, x.(hit)) }
+func (w *worstFirst) Pop() any {
+	h := w.hs[len(w.hs)-1]
+	w.hs = w.hs[:len(w.hs)-1]
+	return h
 }
 
 // mapHits turns a score map into sorted hits, dropping non-positive scores.

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -197,6 +198,36 @@ func TestEntityViewSkipsProse(t *testing.T) {
 	for _, text := range []string{"the colors look wrong in `palette`", "calling palette(3) gives the wrong colors"} {
 		if got := entity(text); !got["pkg/colors.py:1"] {
 			t.Errorf("%q: palette written as code missed the entity view: %v", text, got)
+		}
+	}
+}
+
+// TestSortHitsKeepsBest: the heap path keeps exactly what a full sort
+// would, ties by unit index.
+func TestSortHitsKeepsBest(t *testing.T) {
+	for _, n := range []int{0, 5, ViewDepth, 2*ViewDepth + 1, 5000} {
+		var hs []hit
+		for i := range n {
+			hs = append(hs, hit{idx: (i * 7919) % max(n, 1), score: float64((i * 31) % 97)})
+		}
+		want := append([]hit(nil), hs...)
+		sort.Slice(want, func(i, j int) bool {
+			if want[i].score != want[j].score {
+				return want[i].score > want[j].score
+			}
+			return want[i].idx < want[j].idx
+		})
+		if len(want) > ViewDepth {
+			want = want[:ViewDepth]
+		}
+		got := sortHits(hs)
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: %d hits, want %d", n, len(got), len(want))
+		}
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("n=%d: hit %d = %+v, want %+v", n, k, got[k], want[k])
+			}
 		}
 	}
 }
