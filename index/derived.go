@@ -40,6 +40,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,21 +98,43 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if d == nil {
 		return nil
 	}
-	units, err := readUnits(w.ctx, w.tx, `ORDER BY path, start_line`)
+	in, err := deriveInput(w.ctx, w.tx)
 	if err != nil {
-		return fmt.Errorf("index: reading units to derive: %w", err)
+		return err
 	}
-	rows, err := readNameRows(w.ctx, w.tx)
-	if err != nil {
-		return fmt.Errorf("index: reading names to derive: %w", err)
-	}
-	in := &DeriveInput{Units: units, Edges: edgesOf(rows), GitDir: src.gitDir, Commit: src.commit}
+	in.GitDir, in.Commit = src.gitDir, src.commit
 	if in.Commit == "" && in.GitDir != "" {
 		in.Commit = src.headCommit(w.ctx)
 	}
+	id, err := runDeriver(d, in, w.dbPath)
+	if err != nil {
+		return err
+	}
+	w.sidecar = sidecarPath(w.dbPath, id)
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, d.Version, id); err != nil {
+		return fmt.Errorf("index: writing derived version: %w", err)
+	}
+	return nil
+}
+
+// deriveInput reads every unit and its edges.
+func deriveInput(ctx context.Context, q querier) (*DeriveInput, error) {
+	units, err := readUnits(ctx, q, `ORDER BY path, start_line`)
+	if err != nil {
+		return nil, fmt.Errorf("index: reading units to derive: %w", err)
+	}
+	rows, err := readNameRows(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("index: reading names to derive: %w", err)
+	}
+	return &DeriveInput{Units: units, Edges: edgesOf(rows)}, nil
+}
+
+// runDeriver derives and writes the file beside dbPath; it returns its id.
+func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
 	out, err := d.Func(in)
 	if err != nil {
-		return fmt.Errorf("index: deriving %s: %w", d.Version, err)
+		return "", fmt.Errorf("index: deriving %s: %w", d.Version, err)
 	}
 	blobs := make(map[string][]byte, len(out.Blobs)+len(out.Tables))
 	for k, v := range out.Blobs {
@@ -120,14 +143,98 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	for name, t := range out.Tables {
 		blobs[tablePrefix+name] = encodeTable(t)
 	}
-	id, err := writeSidecar(w.dbPath, blobs)
+	return writeSidecar(dbPath, blobs)
+}
+
+// ErrUnitsChanged is returned by Derive when a build changed the units
+// while it derived: nothing is recorded.
+var ErrUnitsChanged = errors.New("index units changed while deriving")
+
+// Derive computes the derived data of an existing index outside a build,
+// for a caller that built it without a Deriver (to answer sooner) and
+// derives later: it reads the units in one read transaction, derives and
+// writes the file without holding the writers' lock (builds go on
+// meanwhile), then records it only if no build changed the units since it
+// read them (ErrUnitsChanged otherwise, and the file is removed). An index
+// whose derived data is of d's version already is left as it is.
+func Derive(ctx context.Context, dbPath string, d *Deriver) error {
+	ix, err := Open(dbPath)
 	if err != nil {
 		return err
 	}
-	w.sidecar = sidecarPath(w.dbPath, id)
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, d.Version, id); err != nil {
-		return fmt.Errorf("index: writing derived version: %w", err)
+	in, gen, done, err := func() (*DeriveInput, int, bool, error) {
+		defer ix.Close()
+		tx, err := ix.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("index %s: %w", dbPath, err)
+		}
+		defer tx.Rollback()
+		var gen int
+		var have string
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'units_gen'), 0),
+			COALESCE((SELECT value FROM meta WHERE key = 'derived'), '')`).Scan(&gen, &have); err != nil {
+			return nil, 0, false, fmt.Errorf("index %s: reading meta: %w", dbPath, err)
+		}
+		if have == d.Version {
+			return nil, 0, true, nil
+		}
+		in, err := deriveInput(ctx, tx)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		in.GitDir, in.Commit = ix.meta.GitDir, ix.meta.Commit
+		return in, gen, false, nil
+	}()
+	if err != nil || done {
+		return err
 	}
+	id, err := runDeriver(d, in, dbPath)
+	if err != nil {
+		return err
+	}
+	side := sidecarPath(dbPath, id)
+	recorded := false
+	defer func() {
+		if !recorded {
+			os.Remove(side)
+		}
+	}()
+	lock, err := lockIndex(ctx, dbPath, 0)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	db, err := sql.Open("sqlite", dsn(dbPath, false)+"&_pragma=journal_mode(DELETE)&_pragma=synchronous(FULL)")
+	if err != nil {
+		return fmt.Errorf("index %s: %w", dbPath, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", dbPath, classify(dbPath, err))
+	}
+	defer tx.Rollback()
+	var now int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'units_gen'), 0)`).Scan(&now); err != nil {
+		return fmt.Errorf("index %s: reading meta: %w", dbPath, err)
+	}
+	if now != gen {
+		return ErrUnitsChanged
+	}
+	for _, q := range []string{`DELETE FROM meta WHERE key IN ('derived', 'derived_id')`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("index %s: %w", dbPath, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, d.Version, id); err != nil {
+		return fmt.Errorf("index %s: writing derived version: %w", dbPath, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index %s: commit: %w", dbPath, classify(dbPath, err))
+	}
+	recorded = true
+	removeSidecars(dbPath, side)
 	return nil
 }
 

@@ -176,3 +176,41 @@ func TestDerivedErrorKeepsIndex(t *testing.T) {
 		t.Fatalf("count %q, %v", b, err)
 	}
 }
+
+// TestDeriveLater: an index built without a Deriver is derived later by
+// Derive; a build that changes the units while Derive works wins, and
+// Derive records nothing.
+func TestDeriveLater(t *testing.T) {
+	repo, commit := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	db := filepath.Join(t.TempDir(), "ix.db")
+	build(t, Options{Repo: repo, DB: db})
+	cd := &countDeriver{}
+	if err := Derive(t.Context(), db, cd.deriver("test-1")); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, db)
+	if ix.Meta().Derived != "test-1" || len(derivedFiles(db)) != 1 {
+		t.Fatalf("derived %q, files %v", ix.Meta().Derived, derivedFiles(db))
+	}
+	if b, err := ix.DerivedBlob("commit"); err != nil || string(b) != commit {
+		t.Fatalf("commit blob %q, %v", b, err)
+	}
+	if err := Derive(t.Context(), db, cd.deriver("test-1")); err != nil || cd.calls != 1 {
+		t.Fatalf("deriving a derived index again: calls %d, %v", cd.calls, err)
+	}
+
+	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 2\n"), 0o644)
+	build(t, Options{Repo: repo, DB: db})
+	racing := &Deriver{Version: "test-1", Func: func(in *DeriveInput) (*Derived, error) {
+		// A build changes the units while this one derives.
+		os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 3\n"), 0o644)
+		build(t, Options{Repo: repo, DB: db})
+		return (&countDeriver{}).deriver("test-1").Func(in)
+	}}
+	if err := Derive(t.Context(), db, racing); !errors.Is(err, ErrUnitsChanged) {
+		t.Fatalf("Derive while units changed: %v", err)
+	}
+	if got := openIndex(t, db).Meta().Derived; got != "" || len(derivedFiles(db)) != 0 {
+		t.Fatalf("after a lost race: derived %q, files %v", got, derivedFiles(db))
+	}
+}

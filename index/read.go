@@ -20,6 +20,7 @@ package index
 //	    files, units     counts, for the checker
 //	    derived          version of the derived data (derived.go), if any
 //	    derived_id       id of its file
+//	    units_gen        how many builds changed units (Derive compares it)
 //	    The source identity (root, git_dir, and commit for a commit) is
 //	    what Build compares with the repository it is asked to index: an
 //	    index recorded for another source is rebuilt, never trusted.
@@ -151,6 +152,8 @@ type Meta struct {
 	// the index has none; see Deriver).
 	Derived   string `json:"derived,omitempty"`
 	DerivedID string `json:"-"`
+	// UnitsGen counts the builds that changed the units.
+	UnitsGen int `json:"-"`
 }
 
 // Index is an open, read-only index.
@@ -307,6 +310,11 @@ func readMeta(db *sql.DB) (Meta, error) {
 	}
 	m.Repo, m.Commit, m.Source, m.OptionsHash = kv["repo"], kv["commit"], kv["source"], kv["options_hash"]
 	m.Root, m.GitDir, m.Derived, m.DerivedID = kv["root"], kv["git_dir"], kv["derived"], kv["derived_id"]
+	if g, ok := kv["units_gen"]; ok {
+		if m.UnitsGen, err = strconv.Atoi(g); err != nil {
+			return m, fmt.Errorf("meta field \"units_gen\" = %q: %w", g, ErrCorrupt)
+		}
+	}
 	if m.Derived != "" && (len(m.DerivedID) != 32 || strings.Trim(m.DerivedID, "0123456789abcdef") != "") {
 		return m, fmt.Errorf("meta field \"derived_id\" = %q: %w", m.DerivedID, ErrCorrupt)
 	}

@@ -342,7 +342,14 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return err
 	}
 
-	if err := w.derive(opts.Derive, w.changed > 0 || old == nil, src); err != nil {
+	changed := w.changed > 0 || old == nil
+	if err := w.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'units_gen'), 0)`).Scan(&w.unitsGen); err != nil {
+		return fmt.Errorf("index: reading meta: %w", err)
+	}
+	if changed {
+		w.unitsGen++
+	}
+	if err := w.derive(opts.Derive, changed, src); err != nil {
 		return err
 	}
 
@@ -633,7 +640,9 @@ type writer struct {
 	dbPath, sidecar string
 	// derivedChanged says the derived data recorded was replaced or
 	// removed: files of other ids go once the build is in place.
-	derivedChanged                                      bool
+	derivedChanged bool
+	// unitsGen counts the builds that changed units (meta units_gen).
+	unitsGen                                            int
 	terms                                               *termCache
 	ctx                                                 context.Context
 	insFile, insUnit, insFTS, delFTS, delUnits, delFile *sql.Stmt
@@ -788,6 +797,7 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 		"built":           time.Now().UTC().Format(time.RFC3339),
 		"files":           strconv.Itoa(nfiles),
 		"units":           strconv.Itoa(sum.Units),
+		"units_gen":       strconv.Itoa(w.unitsGen),
 	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {

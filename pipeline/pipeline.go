@@ -73,6 +73,11 @@ type Options struct {
 	// MSS_EMBED_* variables (retrieve.NewEmbedderFromEnv) unless NoEnv.
 	Engine retrieve.Options
 	NoEnv  bool
+	// NoDerive builds the index without its stored retrieval structures
+	// (removing them if units change), so that the engine is built in
+	// memory: quicker after a small edit than deriving them, which a
+	// caller may do later (a server does, in the background).
+	NoDerive bool
 	// Controller answers Recover; when nil it is built from Method
 	// ("" means DefaultMethod) and MethodOptions.
 	Controller    mss.Controller
@@ -122,7 +127,7 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if o.Repo != "" {
 		bo := o.Index
 		bo.Repo, bo.Rev, bo.DB = o.Repo, o.Rev, o.DB
-		if bo.Derive == nil {
+		if bo.Derive == nil && !o.NoDerive {
 			bo.Derive = retrieve.Deriver
 		}
 		sum, err := index.Build(ctx, bo)

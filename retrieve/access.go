@@ -12,6 +12,10 @@ import (
 // A stored engine's units hold their id, path, lines and symbol only:
 // what leaves the engine is completed from the index first (fill).
 
+// Stored reports whether the engine was opened from an index's stored
+// structures (rather than built in memory).
+func (e *Engine) Stored() bool { return e.m != nil }
+
 // Len is the number of units.
 func (e *Engine) Len() int { return e.n }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
@@ -13,20 +14,70 @@ import (
 // IndexLoader keeps an index file of a work tree up to date with
 // index.Build (which re-parses only files whose content changed) and opens
 // the recover pipeline over it.
+//
+// The first load derives the index's stored retrieval structures and opens
+// the engine over them (small, and quick to open). Later loads, after
+// edits, update the units only and build the engine in memory, which is
+// quicker than deriving again; such a snapshot is Provisional, and a
+// Service then calls Rederive in the background (index.Derive, which holds
+// up no build) and swaps in its stored engine, whose answers are the same.
 type IndexLoader struct {
 	Repo   string // the work tree
 	DB     string // index file; "" means <Repo>/.mss/index.db
 	Index  index.Options
 	Engine retrieve.Options
+
+	mu      sync.Mutex
+	loaded  bool
+	db      string         // the index file, once loaded
+	skipped map[string]int // as of the last load
 }
 
 // Load implements Loader.
 func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
+	l.mu.Lock()
+	quick := l.loaded
+	l.mu.Unlock()
+	s, err := l.load(ctx, quick)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.loaded, l.db, l.skipped = true, s.info.DB, s.info.Skipped
+	l.mu.Unlock()
+	return s, nil
+}
+
+// Rederive derives the stored retrieval structures of the index as the
+// last load left it and opens a snapshot over them. It fails with
+// index.ErrUnitsChanged when a load changed the units meanwhile (that
+// load's snapshot is then the one to rederive).
+func (l *IndexLoader) Rederive(ctx context.Context) (Snapshot, error) {
+	l.mu.Lock()
+	db, skipped := l.db, l.skipped
+	l.mu.Unlock()
+	if db == "" {
+		return nil, fmt.Errorf("server: nothing loaded to derive")
+	}
+	if err := index.Derive(ctx, db, retrieve.Deriver); err != nil {
+		return nil, err
+	}
+	p, err := pipeline.Open(ctx, pipeline.Options{DB: db, Engine: l.Engine})
+	if err != nil {
+		return nil, err
+	}
+	m, ph := p.Meta(), p.Phases()
+	return &indexSnapshot{Pipeline: p, info: IndexInfo{
+		Units: m.Units, Files: m.Files, DB: db, Built: m.Built, Skipped: skipped, EngineMS: int64(ph.Engine * 1000),
+	}}, nil
+}
+
+func (l *IndexLoader) load(ctx context.Context, quick bool) (*indexSnapshot, error) {
 	opts := l.Index
 	if f := Progress(ctx); f != nil {
 		opts.Progress = f
 	}
-	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine})
+	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine, NoDerive: quick})
 	if err != nil {
 		return nil, err
 	}
@@ -63,3 +114,6 @@ func (s *indexSnapshot) Search(query string, limit int) ([]mss.Unit, error) {
 }
 
 func (s *indexSnapshot) Info() IndexInfo { return s.info }
+
+// Provisional reports an engine built in memory, which Rederive replaces.
+func (s *indexSnapshot) Provisional() bool { return !s.Engine().Stored() }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/retrieve"
 )
@@ -298,6 +300,58 @@ func (s *Service) build(done chan struct{}) {
 	s.building = nil
 	s.refreshMu.Unlock()
 	s.logBuild(snap, err, time.Since(start))
+	if err == nil && provisional(snap) {
+		if r, ok := s.cfg.Loader.(Rederiver); ok {
+			go s.rederive(r, snap)
+		}
+	} else if err == nil {
+		// Deriving built an engine in memory, garbage now.
+		debug.FreeOSMemory()
+	}
+}
+
+func provisional(snap Snapshot) bool {
+	p, ok := snap.(interface{ Provisional() bool })
+	return ok && p.Provisional()
+}
+
+// rederive loads the final snapshot in place of the provisional one,
+// without holding up requests: they keep the provisional snapshot until
+// the final one is swapped in, and a build started meanwhile wins (the
+// final snapshot is then dropped). The final snapshot answers as the
+// provisional one did, so it keeps its generation unless it took up
+// further edits.
+func (s *Service) rederive(r Rederiver, from Snapshot) {
+	start := time.Now()
+	snap, err := r.Rederive(s.bg)
+	if err != nil {
+		if s.bg.Err() == nil && !errors.Is(err, index.ErrUnitsChanged) {
+			s.logf("mss: deriving the retrieval structures of %s failed after %s: %v (answers stay with the engine built in memory)", s.root, time.Since(start).Round(time.Millisecond), err)
+		}
+		return
+	}
+	s.mu.Lock()
+	if s.snap != from || s.bg.Err() != nil {
+		s.mu.Unlock()
+		snap.Close()
+		return
+	}
+	info := snap.Info()
+	info.BuildMS = time.Since(start).Milliseconds()
+	info.Generation = s.info.Generation
+	if info.Changed > 0 {
+		info.Generation++
+	}
+	s.snap, s.info = snap, info
+	s.mu.Unlock()
+	// The write lock waited for every reader of the provisional snapshot.
+	if cerr := from.Close(); cerr != nil {
+		s.logf("mss: closing the previous index: %v", cerr)
+	}
+	// The engine built in memory is garbage now; its memory is kept for
+	// the next edit's (the runtime returns it to the system over time):
+	// on some machines fresh pages cost more than building the engine.
+	s.logf("mss: derived the retrieval structures of %s in %s", s.root, time.Since(start).Round(time.Millisecond))
 }
 
 // notLoaded explains why there is no snapshot.

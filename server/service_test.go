@@ -169,3 +169,75 @@ func TestGrownUnitsServeFileBytes(t *testing.T) {
 		t.Errorf("delivered %d tokens over budget %d", total, resp.Budget)
 	}
 }
+
+// TestEditsRederived: after an edit, answers come at once from an engine
+// built in memory (a provisional snapshot), and the stored retrieval
+// structures are derived in the background and swapped in under the same
+// generation, answering the same.
+func TestEditsRederived(t *testing.T) {
+	dir := writeFixture(t)
+	g := &gatedRederive{IndexLoader: &IndexLoader{Repo: dir}, gate: make(chan struct{})}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: 30 * time.Second, MethodOptions: noGrow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	isProvisional := func() bool {
+		svc.mu.RLock()
+		defer svc.mu.RUnlock()
+		return provisional(svc.snap)
+	}
+	if isProvisional() {
+		t.Fatal("the first snapshot is provisional; want the stored engine")
+	}
+	p := filepath.Join(dir, "widgets/header.py")
+	src, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(string(src)+"\n\ndef frobnicate_header(h):\n    return h[::-1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask := func() *RecoverResponse {
+		t.Helper()
+		resp, err := svc.Recover(context.Background(), &RecoverRequest{State: stateFor("`frobnicate_header` reverses the header"), MaxUnits: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	first := ask()
+	if len(first.Units) == 0 || first.Units[0].Symbol != "frobnicate_header" {
+		t.Fatalf("after the edit: %+v", first.Units)
+	}
+	if !isProvisional() {
+		t.Fatal("the edit was answered by a stored engine while deriving was held")
+	}
+	close(g.gate)
+	deadline := time.Now().Add(30 * time.Second)
+	for isProvisional() {
+		if time.Now().After(deadline) {
+			t.Fatal("the stored engine was never swapped in")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	final := ask()
+	if final.Index.Generation != first.Index.Generation {
+		t.Errorf("generation %d after the swap, %d before: the content did not change", final.Index.Generation, first.Index.Generation)
+	}
+	if d := cmp.Diff(first.Units, final.Units); d != "" {
+		t.Errorf("the stored engine answers differently (-provisional +stored):\n%s", d)
+	}
+}
+
+// gatedRederive holds Rederive until the gate opens.
+type gatedRederive struct {
+	*IndexLoader
+	gate chan struct{}
+}
+
+func (g *gatedRederive) Rederive(ctx context.Context) (Snapshot, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.IndexLoader.Rederive(ctx)
+}

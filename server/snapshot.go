@@ -30,6 +30,14 @@ type Loader interface {
 	Load(ctx context.Context) (Snapshot, error)
 }
 
+// Rederiver is a Loader whose snapshots may be provisional (a snapshot
+// with a Provisional method that reports true): quick to load, answering
+// as the final one will, but larger. Rederive loads the final snapshot; a
+// Service calls it in the background and swaps its result in.
+type Rederiver interface {
+	Rederive(ctx context.Context) (Snapshot, error)
+}
+
 // IndexInfo describes the snapshot a Service answers from.
 type IndexInfo struct {
 	Units   int       `json:"units"`
