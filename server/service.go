@@ -89,6 +89,9 @@ type Service struct {
 	stopBG    context.CancelFunc
 
 	progress progressCounter // of the running build
+	// derivingWG counts background derivations (rederive), which Close
+	// waits for.
+	derivingWG sync.WaitGroup
 }
 
 // BadRequest marks an error caused by the request, not the server.
@@ -185,6 +188,8 @@ func (s *Service) Close() error {
 	if running != nil {
 		<-running
 	}
+	// A build that ended before stopBG may have started a derivation.
+	s.derivingWG.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
@@ -301,8 +306,12 @@ func (s *Service) build(done chan struct{}) {
 	s.refreshMu.Unlock()
 	s.logBuild(snap, err, time.Since(start))
 	if err == nil && provisional(snap) {
-		if r, ok := s.cfg.Loader.(Rederiver); ok {
-			go s.rederive(r, snap)
+		if r, ok := s.cfg.Loader.(Rederiver); ok && s.bg.Err() == nil {
+			s.derivingWG.Add(1)
+			go func() {
+				defer s.derivingWG.Done()
+				s.rederive(r, snap)
+			}()
 		}
 	} else if err == nil {
 		// Deriving built an engine in memory, garbage now.
