@@ -196,14 +196,9 @@ func TestStoredEngineFollowsEdits(t *testing.T) {
 	// An engine opened before the edit keeps answering after the build
 	// (a server swaps engines right after it), from what the index holds
 	// now: units the build replaced are dropped.
-	oldIx, err := index.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer oldIx.Close()
-	old, err := FromIndex(oldIx, Options{Disable: []string{ViewHistory}})
-	if err != nil || old.src == nil {
-		t.Fatalf("stored engine: %v, %v", old.src != nil, err)
+	old := openEngine(t, db)
+	if old.src == nil {
+		t.Fatal("not the stored engine")
 	}
 	if err := os.WriteFile(filepath.Join(repo, "pkg/colors.py"), []byte("def palette(n):\n    return ['red'] * n\n\n\ndef saturate(c):\n    return palette(3)\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -225,15 +220,7 @@ func TestStoredEngineFollowsEdits(t *testing.T) {
 	if len(now) != 1 || now[0] == first[0] {
 		t.Fatalf("derived files after an edit: %v (before %v)", now, first)
 	}
-	ix, err := index.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	e, err := FromIndex(ix, Options{Disable: []string{ViewHistory}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEngine(t, db)
 	st := &mss.State{StateID: "s", Issue: "`saturate` is too strong"}
 	cands, err := e.Candidates(context.Background(), st, 3)
 	if err != nil {
@@ -256,15 +243,7 @@ func TestStoredEngineMissingFile(t *testing.T) {
 	for _, p := range m {
 		os.Remove(p)
 	}
-	ix, err := index.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	e, err := FromIndex(ix, Options{Disable: []string{ViewHistory}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openEngine(t, db)
 	if e.src != nil || len(e.Warnings()) == 0 || !strings.Contains(strings.Join(e.Warnings(), "\n"), "mss index") {
 		t.Fatalf("src %v, warnings %q: want an engine built in memory and a warning naming the repair", e.src, e.Warnings())
 	}
@@ -288,4 +267,20 @@ func (byteEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 		out[i] = v
 	}
 	return out, nil
+}
+
+// openEngine opens the engine of the index db, without history, until
+// the test ends.
+func openEngine(t *testing.T, db string) *Engine {
+	t.Helper()
+	ix, err := index.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	e, err := FromIndex(ix, Options{Disable: []string{ViewHistory}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
