@@ -26,6 +26,9 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 		}
 	}
 	var warn []string
+	if d := ix.Meta().Derived; d != "" && d != storedVersion {
+		warn = append(warn, fmt.Sprintf("stored retrieval structures are of another version (%s, this build reads %s); built from the units instead, which is slower (re-run mss index to derive them)", d, storedVersion))
+	}
 	if ix.Meta().Derived == storedVersion {
 		e, err := openStored(ix, opts)
 		if err == nil {

@@ -284,3 +284,18 @@ func openEngine(t *testing.T, db string) *Engine {
 	}
 	return e
 }
+
+// TestStoredEngineOtherVersion: structures derived by another version are
+// never read; the engine is built from the units, with a warning.
+func TestStoredEngineOtherVersion(t *testing.T) {
+	repo := storedRepo(t)
+	db := filepath.Join(t.TempDir(), "ix.db")
+	old := &index.Deriver{Version: "engine-0", Func: derive}
+	if _, err := index.Build(context.Background(), index.Options{Repo: repo, DB: db, Derive: old}); err != nil {
+		t.Fatal(err)
+	}
+	e := openEngine(t, db)
+	if e.Stored() || !strings.Contains(strings.Join(e.Warnings(), "\n"), "another version (engine-0") {
+		t.Fatalf("stored %v, warnings %q", e.Stored(), e.Warnings())
+	}
+}
