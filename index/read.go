@@ -17,6 +17,7 @@ package index
 //	    commit           the indexed commit, "" for working tree files
 //	    source           "commit", "worktree" or "directory"
 //	    built            build time, RFC 3339 UTC
+//	    started          when the build started, RFC 3339 with nanoseconds
 //	    files, units     counts, for the checker
 //	    derived          version of the derived data (derived.go), if any
 //	    derived_id       id of its file
@@ -26,7 +27,7 @@ package index
 //	    index recorded for another source is rebuilt, never trusted.
 //
 //	files(path TEXT PRIMARY KEY, blob TEXT, size INTEGER, language TEXT,
-//	      units INTEGER, status TEXT)
+//	      units INTEGER, status TEXT, stat TEXT)
 //	    Every candidate file of the tree (regular files; symlinks and
 //	    submodules are not candidates), indexed or not. blob is git's
 //	    object id of the bytes (computed for work tree files; "size:N" for
@@ -37,7 +38,12 @@ package index
 //	    fallback reason ("no grammar", "syntax errors", "parse failed:
 //	    ..."), or why the file was skipped ("vendored", "generated",
 //	    "too large", "binary", "ignored" (.mssignore), "unreadable: ...",
-//	    "missing: ..." for a blob absent from a partial clone).
+//	    "missing: ..." for a blob absent from a partial clone). stat is
+//	    a work tree file's size, times, inode and device when it was
+//	    listed (git's stat cache does the same): a build trusts the
+//	    recorded blob id of a file whose stat is unchanged and was taken
+//	    more than statSettle before the recorded build started ("started"
+//	    in meta), and reads every other file.
 //
 //	units(rowid INTEGER PRIMARY KEY, id TEXT UNIQUE, path TEXT,
 //	      start_line INTEGER, end_line INTEGER, symbol TEXT, kind TEXT,
@@ -87,6 +93,9 @@ package index
 //	           component, a factory) stays one piece of code.
 //	format 4: a derived file beside the index (see derived.go); meta
 //	          "derived" and "derived_id".
+//	format 5: files.stat, meta "started": a work tree file whose stat is
+//	          the one recorded, from before the last build started, is
+//	          not read again.
 
 import (
 	"context"
@@ -106,7 +115,7 @@ import (
 
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
-	FormatVersion  = 4
+	FormatVersion  = 5
 	FeatureVersion = 8
 )
 
@@ -124,7 +133,7 @@ const schema = `
 PRAGMA application_id = 1836282673;
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(path TEXT PRIMARY KEY, blob TEXT NOT NULL, size INTEGER NOT NULL,
-	language TEXT NOT NULL, units INTEGER NOT NULL, status TEXT NOT NULL);
+	language TEXT NOT NULL, units INTEGER NOT NULL, status TEXT NOT NULL, stat TEXT NOT NULL DEFAULT '');
 CREATE TABLE units(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
 	start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, symbol TEXT NOT NULL, kind TEXT NOT NULL,
 	language TEXT NOT NULL, content TEXT NOT NULL, hash TEXT NOT NULL, tokens INTEGER NOT NULL,

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/missingcomplement/mss/internal/fsroot"
 )
@@ -49,6 +50,10 @@ type entry struct {
 	path string // repository-relative, forward slashes
 	blob string // git blob id (computed for work tree files)
 	size int64
+	// stat and mtime describe a work tree file when it was listed
+	// (statKey); "" for a commit's.
+	stat  string
+	mtime time.Time
 }
 
 // ErrNotRepository is returned for a path that is neither a directory nor
@@ -111,6 +116,8 @@ func (s *source) openRoot() error {
 	if err != nil {
 		return fmt.Errorf("repository %q: %w", s.root, err)
 	}
+	// One build reads every file: each directory is checked once.
+	r.CacheDirs()
 	s.files = r
 	return nil
 }
@@ -207,7 +214,7 @@ func (s *source) list(ctx context.Context) ([]entry, error) {
 		if !st.Mode().IsRegular() {
 			continue
 		}
-		out = append(out, entry{path: p, size: st.Size()})
+		out = append(out, entry{path: p, size: st.Size(), stat: statKey(st), mtime: st.ModTime()})
 	}
 	return out, nil
 }
@@ -252,8 +259,14 @@ func blobID(data []byte) string {
 
 // readFile reads a work tree file, never through a symbolic link.
 func (s *source) readFile(p string) ([]byte, error) {
+	if readHook != nil {
+		readHook(p)
+	}
 	return s.files.ReadFile(p, 0)
 }
+
+// readHook, when set (by tests), is told of every work tree file read.
+var readHook func(path string)
 
 // catFile streams the blobs of entries, in order, from one
 // git cat-file --batch process, calling fn for each.

@@ -191,9 +191,10 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 
 	sum := &Summary{DB: dbPath, Commit: src.commit, Languages: map[string]int{}, Skipped: map[string]int{}}
 	var old map[string]string
+	var stats *prevStats
 	if damaged {
 		sum.Rebuilt = "corrupt: not recognisable as an index"
-	} else if old, sum.Rebuilt, err = previousFiles(ctx, dbPath, opts.optionsHash(), src, opts.IntegrityCheck); err != nil {
+	} else if old, stats, sum.Rebuilt, err = previousFiles(ctx, dbPath, opts.optionsHash(), src, opts.IntegrityCheck); err != nil {
 		return nil, err
 	}
 	if old != nil && opts.Rebuild {
@@ -206,7 +207,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		opts.Logf("index %s: %s; rebuilding it from %s", dbPath, sum.Rebuilt, src.describe())
 	}
 
-	err = writeIndex(ctx, opts, src, entries, ignore, dbPath, old, sum)
+	err = writeIndex(ctx, opts, src, entries, ignore, dbPath, old, stats, t0, sum)
 	if err != nil && old != nil && stateOf(classify(dbPath, err)) == StateCorrupt {
 		// The update in place met damage quick_check was not asked to
 		// look for: rebuild from the source.
@@ -215,7 +216,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		if opts.Logf != nil {
 			opts.Logf("index %s: %s; rebuilding it from %s", dbPath, sum.Rebuilt, src.describe())
 		}
-		err = writeIndex(ctx, opts, src, entries, ignore, dbPath, nil, sum)
+		err = writeIndex(ctx, opts, src, entries, ignore, dbPath, nil, nil, t0, sum)
 	}
 	if err != nil {
 		return nil, err
@@ -229,7 +230,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 
 // writeIndex writes the index: in place over old (the previous index's
 // files), or into a new file renamed over dbPath when old is nil.
-func writeIndex(ctx context.Context, opts Options, src *source, entries []entry, ignore *ignoreList, dbPath string, old map[string]string, sum *Summary) (err error) {
+func writeIndex(ctx context.Context, opts Options, src *source, entries []entry, ignore *ignoreList, dbPath string, old map[string]string, stats *prevStats, started time.Time, sum *Summary) (err error) {
 	// target is the file written: the index itself for an update in
 	// place, a temporary file for a new index.
 	target, conn := dbPath, dsn(dbPath, false)+"&_pragma=journal_mode(DELETE)&_pragma=synchronous(FULL)"
@@ -266,7 +267,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return err
 	}
 	defer w.close()
-	w.dbPath = dbPath
+	w.dbPath, w.started = dbPath, started
 	defer func() {
 		switch {
 		case ok && w.derivedChanged:
@@ -278,7 +279,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 
 	// Decide what to parse. For a work tree the bytes are read now to get
 	// blob ids, and read again when parsed (from the page cache), so that
-	// memory holds only the files in flight.
+	// memory holds only the files in flight; a file whose stat is the one
+	// recorded, from well before the last build, keeps its blob id unread,
+	// and a new index reads each file once, when it parses it.
 	var toParse []entry
 	keep := map[string]bool{}
 	decided := 0
@@ -288,6 +291,10 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 			e.blob = skipIgnored
 		case src.commit == "" && e.size > opts.maxBytes():
 			e.blob = "size:" + strconv.FormatInt(e.size, 10)
+		case src.commit == "" && old == nil:
+			// parseAll reads it and takes its blob id.
+		case src.commit == "" && stats.settled(e):
+			e.blob = old[e.path]
 		case src.commit == "":
 			b, err := src.readFile(e.path)
 			if err != nil {
@@ -307,6 +314,12 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		}
 		keep[e.path] = true
 		if prev, found := old[e.path]; found && prev == e.blob {
+			if e.stat != "" && (stats == nil || stats.stat[e.path] != e.stat) {
+				// Same bytes, new stat (touched, checked out again).
+				if err := w.restat(e); err != nil {
+					return err
+				}
+			}
 			sum.Reused++
 			decided++
 			continue
@@ -574,60 +587,92 @@ func parseOne(e entry, data []byte, o *Options) (p parsed) {
 // for another source, or corrupt (SQLite's quick_check, with check); a busy index, a
 // hot journal on a read-only filesystem or any other failure to read it
 // is an error, never a reason to rebuild over it.
-func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, check bool) (map[string]string, string, error) {
+// prevStats is what the previous index recorded of the work tree's
+// files' stats, and when its build started.
+type prevStats struct {
+	stat    map[string]string
+	started time.Time
+}
+
+// settled reports whether e's stat is the one recorded and was taken long
+// enough before the previous build started that the file cannot have been
+// written after that build read it without its stat changing.
+func (ps *prevStats) settled(e entry) bool {
+	return ps != nil && e.stat != "" && ps.stat[e.path] == e.stat && !ps.started.IsZero() &&
+		e.mtime.Before(ps.started.Add(-statSettle))
+}
+
+// statSettle is how long before a build a file's last write must be for
+// its unchanged stat to be trusted (file systems keep coarse times).
+const statSettle = 2 * time.Second
+
+func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, check bool) (map[string]string, *prevStats, string, error) {
 	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
-		return nil, "", nil
+		return nil, nil, "", nil
 	}
 	// Read-write, so that a journal left by an interrupted update is
 	// rolled back before the files table is read.
 	db, err := sql.Open("sqlite", dsn(dbPath, false)+"&mode=rw&_pragma=query_only(1)")
 	if err != nil {
-		return nil, "", fmt.Errorf("index %s: %w", dbPath, err)
+		return nil, nil, "", fmt.Errorf("index %s: %w", dbPath, err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	fail := func(err error) (map[string]string, string, error) {
+	fail := func(err error) (map[string]string, *prevStats, string, error) {
 		err = classify(dbPath, err)
 		if errors.Is(err, ErrCorrupt) {
-			return nil, "corrupt: " + err.Error(), nil
+			return nil, nil, "corrupt: " + err.Error(), nil
 		}
-		return nil, "", fmt.Errorf("index %s: %w", dbPath, err)
+		return nil, nil, "", fmt.Errorf("index %s: %w", dbPath, err)
 	}
 	m, err := readMeta(db)
 	if err != nil {
 		return fail(err)
 	}
 	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
-		return nil, fmt.Sprintf("version: format %d feature %d, want %d %d", m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion), nil
+		return nil, nil, fmt.Sprintf("version: format %d feature %d, want %d %d", m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion), nil
 	}
 	if m.OptionsHash != optsHash {
-		return nil, "options changed", nil
+		return nil, nil, "options changed", nil
 	}
 	if m.Root != src.root || m.GitDir != src.gitDir {
-		return nil, fmt.Sprintf("recorded for another source (root %q, git dir %q)", m.Root, m.GitDir), nil
+		return nil, nil, fmt.Sprintf("recorded for another source (root %q, git dir %q)", m.Root, m.GitDir), nil
 	}
 	if check {
 		if err := quickCheck(db, dbPath); err != nil {
 			return fail(err)
 		}
 	}
-	rows, err := db.QueryContext(ctx, `SELECT path, blob FROM files`)
+	ps := &prevStats{stat: map[string]string{}}
+	var started string
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM meta WHERE key = 'started'), '')`).Scan(&started); err != nil {
+		return fail(err)
+	}
+	if started != "" {
+		if ps.started, err = time.Parse(time.RFC3339Nano, started); err != nil {
+			return fail(fmt.Errorf("meta field \"started\" = %q: %w", started, ErrCorrupt))
+		}
+	}
+	rows, err := db.QueryContext(ctx, `SELECT path, blob, stat FROM files`)
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
 	out := map[string]string{}
 	for rows.Next() {
-		var p, b string
-		if err := rows.Scan(&p, &b); err != nil {
+		var p, b, st string
+		if err := rows.Scan(&p, &b, &st); err != nil {
 			return fail(err)
 		}
 		out[p] = b
+		if st != "" {
+			ps.stat[p] = st
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	return out, "", nil
+	return out, ps, "", nil
 }
 
 // writer holds the prepared statements of one build transaction.
@@ -642,10 +687,11 @@ type writer struct {
 	// removed: files of other ids go once the build is in place.
 	derivedChanged bool
 	// unitsGen counts the builds that changed units (meta units_gen).
-	unitsGen                                            int
-	terms                                               *termCache
-	ctx                                                 context.Context
-	insFile, insUnit, insFTS, delFTS, delUnits, delFile *sql.Stmt
+	unitsGen                                                     int
+	terms                                                        *termCache
+	ctx                                                          context.Context
+	insFile, insUnit, insFTS, delFTS, delUnits, delFile, setStat *sql.Stmt
+	started                                                      time.Time
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -654,7 +700,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.insFile, `INSERT INTO files(path, blob, size, language, units, status) VALUES(?,?,?,?,?,?)`},
+		{&w.insFile, `INSERT INTO files(path, blob, size, language, units, status, stat) VALUES(?,?,?,?,?,?,?)`},
+		{&w.setStat, `UPDATE files SET stat = ? WHERE path = ?`},
 		{&w.insUnit, `INSERT INTO units(id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.insFTS, `INSERT INTO units_fts(rowid, symbol, path, body) VALUES(?,?,?,?)`},
 		{&w.delFTS, `DELETE FROM units_fts WHERE rowid IN (SELECT rowid FROM units WHERE path = ?)`},
@@ -671,7 +718,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insFTS, w.delFTS, w.delUnits, w.delFile} {
+	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insFTS, w.delFTS, w.delUnits, w.delFile, w.setStat} {
 		if s != nil {
 			s.Close()
 		}
@@ -694,7 +741,15 @@ func (w *writer) deleteFile(path string, old map[string]string) error {
 }
 
 func (w *writer) file(e entry, lang string, units int, status string) error {
-	if _, err := w.insFile.ExecContext(w.ctx, e.path, e.blob, e.size, lang, units, status); err != nil {
+	if _, err := w.insFile.ExecContext(w.ctx, e.path, e.blob, e.size, lang, units, status, e.stat); err != nil {
+		return fmt.Errorf("index: writing %s: %w", e.path, err)
+	}
+	return nil
+}
+
+// restat records a reused file's new stat.
+func (w *writer) restat(e entry) error {
+	if _, err := w.setStat.ExecContext(w.ctx, e.stat, e.path); err != nil {
 		return fmt.Errorf("index: writing %s: %w", e.path, err)
 	}
 	return nil
@@ -795,6 +850,7 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 		"commit":          commit,
 		"source":          source,
 		"built":           time.Now().UTC().Format(time.RFC3339),
+		"started":         w.started.UTC().Format(time.RFC3339Nano),
 		"files":           strconv.Itoa(nfiles),
 		"units":           strconv.Itoa(sum.Units),
 		"units_gen":       strconv.Itoa(w.unitsGen),

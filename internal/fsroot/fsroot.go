@@ -23,6 +23,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 )
 
 // ErrSymlink is returned for a path with a symbolic link in it.
@@ -39,7 +40,17 @@ var ErrBadPath = errors.New("not a repository-relative path")
 type Root struct {
 	dir  string
 	root *os.Root
+	// dirs, when set (CacheDirs), holds directories found to be real
+	// directories, not links.
+	dirs *sync.Map
 }
+
+// CacheDirs makes the root remember the directories it has checked, so
+// that reading many files checks each directory once rather than once per
+// file below it. For a short-lived root (one index build): a directory
+// swapped for a link after its check would then be followed, though never
+// out of the root (os.Root confines every open).
+func (r *Root) CacheDirs() { r.dirs = &sync.Map{} }
 
 // Open opens dir as a root. dir itself may be reached through links (it
 // is where the user pointed); nothing below it may.
@@ -81,6 +92,11 @@ func (r *Root) Lstat(p string) (fs.FileInfo, error) {
 	parts := strings.Split(c, "/")
 	for i := 1; i < len(parts); i++ {
 		dir := strings.Join(parts[:i], "/")
+		if r.dirs != nil {
+			if _, ok := r.dirs.Load(dir); ok {
+				continue
+			}
+		}
 		st, err := r.root.Lstat(dir)
 		if err != nil {
 			return nil, err
@@ -90,6 +106,9 @@ func (r *Root) Lstat(p string) (fs.FileInfo, error) {
 		}
 		if !st.IsDir() {
 			return nil, &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: not a directory", dir)}
+		}
+		if r.dirs != nil {
+			r.dirs.Store(dir, true)
 		}
 	}
 	return r.root.Lstat(c)

@@ -62,3 +62,26 @@ func TestReadFileConfined(t *testing.T) {
 		t.Errorf("ReadFile at the limit = %q, %v", got, err)
 	}
 }
+
+// TestCacheDirsStillRefusesLinks: a root that remembers checked
+// directories refuses links as one that does not.
+func TestCacheDirsStillRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "pkg", "inner"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pkg", "inner", "b.py"), []byte("y = 2\n"), 0o644)
+	os.Symlink("pkg", filepath.Join(dir, "alias"))
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.CacheDirs()
+	for range 2 {
+		if got, err := r.ReadFile("pkg/inner/b.py", 0); err != nil || string(got) != "y = 2\n" {
+			t.Fatalf("ReadFile = %q, %v", got, err)
+		}
+		if _, err := r.ReadFile("alias/inner/b.py", 0); !errors.Is(err, ErrSymlink) {
+			t.Fatalf("through a link: %v, want ErrSymlink", err)
+		}
+	}
+}
