@@ -98,8 +98,11 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if d == nil {
 		return nil
 	}
-	in, err := deriveInput(w.ctx, w.tx)
-	if err != nil {
+	var in *DeriveInput
+	if w.collect {
+		in = &DeriveInput{Units: w.units, Edges: edgesOf(w.names)}
+		w.units, w.names = nil, nil
+	} else if in, err = deriveInput(w.ctx, w.tx); err != nil {
 		return err
 	}
 	in.GitDir, in.Commit = src.gitDir, src.commit

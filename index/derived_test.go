@@ -214,3 +214,28 @@ func TestDeriveLater(t *testing.T) {
 		t.Fatalf("after a lost race: derived %q, files %v", got, derivedFiles(db))
 	}
 }
+
+// TestCollectedDeriveInput: a new index gives its Deriver the units it
+// wrote, and they are what reading the index back gives.
+func TestCollectedDeriveInput(t *testing.T) {
+	repo, _ := newRepo(t, fixture)
+	db := filepath.Join(t.TempDir(), "ix.db")
+	var got *DeriveInput
+	capture := &Deriver{Version: "test-1", Func: func(in *DeriveInput) (*Derived, error) {
+		got = in
+		return &Derived{}, nil
+	}}
+	build(t, Options{Repo: repo, DB: db, Derive: capture})
+	ix := openIndex(t, db)
+	want, err := deriveInput(t.Context(), ix.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.GitDir, want.Commit = got.GitDir, got.Commit
+	if len(want.Units) == 0 || len(want.Edges) == 0 {
+		t.Fatalf("fixture: %d units, %d edges", len(want.Units), len(want.Edges))
+	}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(DeriveInput{})); d != "" {
+		t.Errorf("collected input differs from the index's (-read +collected):\n%s", d)
+	}
+}

@@ -46,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/segment"
 )
 
@@ -268,6 +269,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	}
 	defer w.close()
 	w.dbPath, w.started = dbPath, started
+	w.collect = old == nil && opts.Derive != nil
 	defer func() {
 		switch {
 		case ok && w.derivedChanged:
@@ -686,6 +688,11 @@ type writer struct {
 	// derivedChanged says the derived data recorded was replaced or
 	// removed: files of other ids go once the build is in place.
 	derivedChanged bool
+	// collect keeps every unit written (a new index's, for its Deriver,
+	// which then need not read them back).
+	collect bool
+	units   []mss.Unit
+	names   []nameRow
 	// unitsGen counts the builds that changed units (meta units_gen).
 	unitsGen                                                     int
 	terms                                                        *termCache
@@ -779,6 +786,15 @@ func (w *writer) parsed(p parsed) error {
 		}
 		if _, err := w.insFTS.ExecContext(w.ctx, rowid, w.terms.terms(u.Symbol), w.terms.terms(u.Path), w.terms.terms(u.Content)); err != nil {
 			return fmt.Errorf("index: writing search terms of %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
+		}
+		if w.collect {
+			// As readUnits and readNameRows would read the row back.
+			defs, refs, calls, imps := joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports)
+			w.units = append(w.units, mss.Unit{ID: u.ID, Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine,
+				Symbol: u.Symbol, Kind: u.Kind, Language: u.Language, Content: u.Content, Hash: u.Hash, Tokens: u.Tokens,
+				Defines: splitList(defs), References: splitList(refs), Imports: splitList(imps), Context: u.Context})
+			w.names = append(w.names, nameRow{id: u.ID, path: u.Path, defines: splitList(defs), refs: splitList(refs),
+				calls: splitList(calls), imports: splitList(imps)})
 		}
 	}
 	return nil
