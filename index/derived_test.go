@@ -239,3 +239,27 @@ func TestCollectedDeriveInput(t *testing.T) {
 		t.Errorf("collected input differs from the index's (-read +collected):\n%s", d)
 	}
 }
+
+// TestIndexInTreeIgnoresItself: an index kept in the work tree (outside
+// .mss) is not a candidate file of itself, nor are its lock and derived
+// file; rebuilding an unchanged tree keeps the derived file.
+func TestIndexInTreeIgnoresItself(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	db := filepath.Join(repo, "ix.db")
+	cd := &countDeriver{}
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+	first := derivedFiles(db)
+	for range 2 {
+		build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+	}
+	if cd.calls != 1 || !cmp.Equal(first, derivedFiles(db)) {
+		t.Fatalf("rebuilds derived again: calls %d, files %v (first %v)", cd.calls, derivedFiles(db), first)
+	}
+	files, err := openIndex(t, db).Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Path != "a.py" {
+		t.Errorf("candidate files %+v, want a.py only", files)
+	}
+}

@@ -185,6 +185,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index %s: listing files: %w", opts.Repo, err)
 	}
+	entries = withoutIndexFiles(entries, src.root, dbPath)
 	ignore, err := src.ignoreRules(ctx)
 	if err != nil {
 		return nil, err
@@ -227,6 +228,28 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		sum.Skipped = nil
 	}
 	return sum, nil
+}
+
+// withoutIndexFiles drops the index's own files from a work tree's
+// entries, when the index lives in the tree outside .mss: the index, its
+// lock, journal and temporary files, and its derived files.
+func withoutIndexFiles(entries []entry, root, dbPath string) []entry {
+	if root == "" {
+		return entries
+	}
+	rel, err := filepath.Rel(root, dbPath)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return entries
+	}
+	rel = filepath.ToSlash(rel)
+	out := entries[:0]
+	for _, e := range entries {
+		if e.path == rel || strings.HasPrefix(e.path, rel+".") || strings.HasPrefix(e.path, rel+"-") {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // writeIndex writes the index: in place over old (the previous index's
@@ -738,10 +761,16 @@ func (w *writer) deleteFile(path string, old map[string]string) error {
 		return nil
 	}
 	delete(old, path)
-	w.changed++
 	for _, st := range []*sql.Stmt{w.delFTS, w.delUnits, w.delFile} {
-		if _, err := st.ExecContext(w.ctx, path); err != nil {
+		r, err := st.ExecContext(w.ctx, path)
+		if err != nil {
 			return fmt.Errorf("index: removing %s: %w", path, err)
+		}
+		if st == w.delUnits {
+			// Only a file that had units changes what is derived.
+			if n, err := r.RowsAffected(); err != nil || n > 0 {
+				w.changed++
+			}
 		}
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 
 func TestScanTreeIgnoresIndexFiles(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"a.py", "ix.db", "ix.db-wal", "ix.db.tmp-12-abcd", "ix.dbx", ".git/HEAD", "node_modules/m.js", "sub/b.go"} {
+	for _, name := range []string{"a.py", "ix.db", "ix.db-wal", "ix.db.tmp-12-abcd", "ix.db.0123456789abcdef0123456789abcdef.derived", "ix.dbx", ".git/HEAD", "node_modules/m.js", "sub/b.go"} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
