@@ -370,9 +370,18 @@ func readSidecar(dbPath, id string, holder *sidecar) (map[string][]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("index %s: derived file: %w", dbPath, err)
 	}
+	blobs, why := parseSidecar(data, id)
+	if why != "" {
+		return nil, bad(why)
+	}
+	return blobs, nil
+}
+
+// parseSidecar reads a derived file's directory; why says what is wrong.
+func parseSidecar(data []byte, id string) (blobs map[string][]byte, why string) {
 	want, _ := hex.DecodeString(id)
 	if len(data) < len(sidecarMagic)+16 || string(data[:len(sidecarMagic)]) != sidecarMagic || string(data[len(sidecarMagic):len(sidecarMagic)+16]) != string(want) {
-		return nil, bad("not the file this index recorded")
+		return nil, "not the file this index recorded"
 	}
 	d := data[len(sidecarMagic)+16:]
 	next := func() (uint64, bool) {
@@ -385,24 +394,24 @@ func readSidecar(dbPath, id string, holder *sidecar) (map[string][]byte, error) 
 	}
 	n, ok := next()
 	if !ok || n > uint64(len(d)) {
-		return nil, bad("bad directory")
+		return nil, "bad directory"
 	}
 	out := make(map[string][]byte, n)
 	for range n {
 		l, ok := next()
 		if !ok || l > uint64(len(d)) {
-			return nil, bad("bad directory")
+			return nil, "bad directory"
 		}
 		name := string(d[:l])
 		d = d[l:]
 		off, ok1 := next()
 		size, ok2 := next()
 		if !ok1 || !ok2 || off > uint64(len(data)) || size > uint64(len(data))-off {
-			return nil, bad("bad directory")
+			return nil, "bad directory"
 		}
 		out[name] = data[off : off+size : off+size]
 	}
-	return out, nil
+	return out, ""
 }
 
 // DerivedBlob returns the derived structure name (nil when the derived
@@ -420,6 +429,14 @@ func (ix *Index) DerivedBlob(name string) ([]byte, error) {
 }
 
 const tablePrefix = "table:"
+
+// EncodeTable lays out a table as a derived file holds it (see
+// ParseTable).
+func EncodeTable(m map[string][]byte) []byte { return encodeTable(m) }
+
+// ParseTable reads a table's bytes as DerivedTable does, checking them:
+// bytes that are not a table are ErrCorrupt.
+func ParseTable(b []byte) (*Table, error) { return decodeTable(b) }
 
 func encodeTable(m map[string][]byte) []byte {
 	keys := sortedKeys(m)
@@ -490,6 +507,12 @@ func decodeTable(b []byte) (*Table, error) {
 				return nil, errBadTable
 			}
 			prev = o
+		}
+	}
+	// Keys must be in strictly increasing order, or lookups would miss.
+	for i := 1; i < n; i++ {
+		if t.Key(i-1) >= t.Key(i) {
+			return nil, errBadTable
 		}
 	}
 	return t, nil

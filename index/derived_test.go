@@ -263,3 +263,45 @@ func TestIndexInTreeIgnoresItself(t *testing.T) {
 		t.Errorf("candidate files %+v, want a.py only", files)
 	}
 }
+
+// FuzzDerivedFile: a derived file's directory and its tables are read
+// from any bytes without a panic: an error, or blobs in bounds.
+func FuzzDerivedFile(f *testing.F) {
+	id := strings.Repeat("ab", 16)
+	dir := f.TempDir()
+	db := filepath.Join(dir, "ix.db")
+	table := encodeTable(map[string][]byte{"a": []byte("1"), "bb": nil, "c": []byte("333")})
+	if _, err := writeSidecar(db, map[string][]byte{"x": []byte("hello"), tablePrefix + "t": table}); err != nil {
+		f.Fatal(err)
+	}
+	m, _ := filepath.Glob(db + ".*.derived")
+	data, err := os.ReadFile(m[0])
+	if err != nil {
+		f.Fatal(err)
+	}
+	data = append([]byte(sidecarMagic+strings.Repeat("\xab", 16)), data[len(sidecarMagic)+16:]...)
+	f.Add(data)
+	f.Add(data[:len(data)-2])
+	f.Add(table)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		blobs, why := parseSidecar(b, id)
+		if why == "" {
+			for _, v := range blobs {
+				_ = len(v)
+			}
+		}
+		for _, in := range [][]byte{b, blobs[tablePrefix+"t"]} {
+			tab, err := decodeTable(in)
+			if err != nil {
+				continue
+			}
+			for i := range tab.Len() {
+				k := tab.Key(i)
+				tab.Value(i)
+				if tab.Find(k) < 0 {
+					t.Fatalf("key %q at %d not found", k, i)
+				}
+			}
+		}
+	})
+}

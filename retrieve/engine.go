@@ -68,7 +68,7 @@ type Engine struct {
 	warn    []string
 	// src, for an engine opened from an index's stored structures, is
 	// where unit content is read: units then hold everything else.
-	src *index.Index
+	src store
 }
 
 type edgeTo struct {

@@ -204,7 +204,7 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 
 // storedHistory gives the history cache the log stored for opts' commit,
 // when the index holds it: the history view then runs no git.
-func storedHistory(ix *index.Index, opts Options) error {
+func storedHistory(ix store, opts Options) error {
 	if opts.GitDir == "" || opts.Commit == "" || disabled(opts, ViewHistory) {
 		return nil
 	}
@@ -301,6 +301,17 @@ func appendList(b []byte, l []string) []byte {
 		b = appendString(b, s)
 	}
 	return b
+}
+
+// store is where a stored engine reads: an index (*index.Index), or in
+// tests what stands in for one.
+type store interface {
+	Path() string
+	Meta() index.Meta
+	DerivedBlob(name string) ([]byte, error)
+	DerivedTable(name string) (*index.Table, error)
+	UnitsByID(ctx context.Context, ids []string) (map[string]mss.Unit, error)
+	Units() ([]mss.Unit, error)
 }
 
 // mapped is a stored engine's structures, in place in the derived file.
@@ -403,7 +414,7 @@ func (m *mapped) adjacent(off, rec []byte, a int) []edgeTo {
 // openStored opens the engine stored in ix (ix.Meta().Derived is
 // storedVersion), checking that every offset and index in it is in
 // bounds, so that reading it later cannot fail.
-func openStored(ix *index.Index, opts Options) (*Engine, error) {
+func openStored(ix store, opts Options) (*Engine, error) {
 	fail := func(err error) (*Engine, error) {
 		return nil, fmt.Errorf("index %s: stored engine: %w", ix.Path(), err)
 	}
