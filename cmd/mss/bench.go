@@ -510,8 +510,11 @@ func sortedKeys(m map[string]float64) []string {
 
 // openSnapshot builds or moves the repository's index to commit and opens
 // the pipeline over it; answers are checked against the commit's blobs.
+// A commit's snapshot answers a few states and is left for the next
+// commit, so its engine is built in memory: deriving and storing the
+// retrieval structures (which opens answer the same from) would cost more.
 func openSnapshot(ctx context.Context, db, gitDir, commit string) (*repobench.Opened, error) {
-	p, err := pipeline.Open(ctx, pipeline.Options{Repo: gitDir, Rev: commit, DB: db,
+	p, err := pipeline.Open(ctx, pipeline.Options{Repo: gitDir, Rev: commit, DB: db, NoDerive: true,
 		Engine: retrieve.Options{GitDir: gitDir, Commit: commit}})
 	if err != nil {
 		return nil, err
