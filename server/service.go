@@ -92,6 +92,28 @@ type Service struct {
 	// derivingWG counts background derivations (rederive), which Close
 	// waits for.
 	derivingWG sync.WaitGroup
+
+	releaseMu sync.Mutex
+	release   *time.Timer // returns memory releaseAfter the last derivation
+}
+
+// releaseAfter is how long after a derivation the memory of the engines
+// built for it, garbage by then, is returned to the system: an edit
+// sooner reuses it (fresh pages cost more than the engine build on some
+// machines), and an agent that pauses leaves a small server.
+const releaseAfter = 10 * time.Second
+
+func (s *Service) releaseLater() {
+	s.releaseMu.Lock()
+	defer s.releaseMu.Unlock()
+	if s.release != nil {
+		s.release.Stop()
+	}
+	s.release = time.AfterFunc(releaseAfter, func() {
+		if s.bg.Err() == nil {
+			debug.FreeOSMemory()
+		}
+	})
 }
 
 // BadRequest marks an error caused by the request, not the server.
@@ -190,6 +212,11 @@ func (s *Service) Close() error {
 	}
 	// A build that ended before stopBG may have started a derivation.
 	s.derivingWG.Wait()
+	s.releaseMu.Lock()
+	if s.release != nil {
+		s.release.Stop()
+	}
+	s.releaseMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
@@ -357,9 +384,7 @@ func (s *Service) rederive(r Rederiver, from Snapshot) {
 	if cerr := from.Close(); cerr != nil {
 		s.logf("mss: closing the previous index: %v", cerr)
 	}
-	// The engine built in memory is garbage now; its memory is kept for
-	// the next edit's (the runtime returns it to the system over time):
-	// on some machines fresh pages cost more than building the engine.
+	s.releaseLater()
 	s.logf("mss: derived the retrieval structures of %s in %s", s.root, time.Since(start).Round(time.Millisecond))
 }
 
