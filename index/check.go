@@ -119,7 +119,7 @@ func (ix *Index) checkDerived() error {
 	}
 	for _, name := range sortedKeys(blobs) {
 		if strings.HasPrefix(name, tablePrefix) {
-			if _, err := decodeTable(blobs[name]); err != nil {
+			if _, err := ParseTable(blobs[name]); err != nil {
 				return fmt.Errorf("index %s: derived table %s: %w", ix.path, strings.TrimPrefix(name, tablePrefix), err)
 			}
 		}

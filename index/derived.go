@@ -46,6 +46,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -81,22 +82,16 @@ type DeriveInput struct {
 // derive recomputes the derived rows when the units changed or the rows
 // are not of d's version, inside the build transaction.
 func (w *writer) derive(d *Deriver, changed bool, src *source) error {
-	var have string
-	err := w.tx.QueryRowContext(w.ctx, `SELECT value FROM meta WHERE key = 'derived'`).Scan(&have)
-	if err != nil && err != sql.ErrNoRows {
-		return fmt.Errorf("index: reading derived version: %w", err)
+	have, err := metaValue(w.ctx, w.tx, "derived")
+	if err != nil {
+		return err
 	}
 	if !changed && (d == nil || have == d.Version) {
 		return nil
 	}
 	w.derivedChanged = true
-	for _, q := range []string{`DELETE FROM meta WHERE key IN ('derived', 'derived_id')`} {
-		if _, err := w.tx.ExecContext(w.ctx, q); err != nil {
-			return fmt.Errorf("index: clearing derived data: %w", err)
-		}
-	}
 	if d == nil {
-		return nil
+		return recordDerived(w.ctx, w.tx, "", "")
 	}
 	var in *DeriveInput
 	if w.collect {
@@ -114,10 +109,46 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 		return err
 	}
 	w.sidecar = sidecarPath(w.dbPath, id)
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, d.Version, id); err != nil {
+	return recordDerived(w.ctx, w.tx, d.Version, id)
+}
+
+// recordDerived records the derived data of version in the file of id,
+// or that there is none (version "").
+func recordDerived(ctx context.Context, tx *sql.Tx, version, id string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('derived', 'derived_id')`); err != nil {
+		return fmt.Errorf("index: clearing derived data: %w", err)
+	}
+	if version == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, version, id); err != nil {
 		return fmt.Errorf("index: writing derived version: %w", err)
 	}
 	return nil
+}
+
+// metaValue reads one meta key ("" when absent).
+func metaValue(ctx context.Context, q querier, key string) (string, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if err != nil && err != sql.ErrNoRows {
+		return "", fmt.Errorf("index: reading meta %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// unitsGen reads how many builds changed the units (meta units_gen, 0
+// when absent).
+func unitsGen(ctx context.Context, q querier) (int, error) {
+	v, err := metaValue(ctx, q, "units_gen")
+	if err != nil || v == "" {
+		return 0, err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("index: meta field \"units_gen\" = %q: %w", v, ErrCorrupt)
+	}
+	return n, nil
 }
 
 // deriveInput reads every unit and its edges.
@@ -144,7 +175,7 @@ func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
 		blobs[k] = v
 	}
 	for name, t := range out.Tables {
-		blobs[tablePrefix+name] = encodeTable(t)
+		blobs[tablePrefix+name] = EncodeTable(t)
 	}
 	return writeSidecar(dbPath, blobs)
 }
@@ -172,14 +203,16 @@ func Derive(ctx context.Context, dbPath string, d *Deriver) error {
 			return nil, 0, false, fmt.Errorf("index %s: %w", dbPath, err)
 		}
 		defer tx.Rollback()
-		var gen int
-		var have string
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'units_gen'), 0),
-			COALESCE((SELECT value FROM meta WHERE key = 'derived'), '')`).Scan(&gen, &have); err != nil {
-			return nil, 0, false, fmt.Errorf("index %s: reading meta: %w", dbPath, err)
+		have, err := metaValue(ctx, tx, "derived")
+		if err != nil {
+			return nil, 0, false, err
 		}
 		if have == d.Version {
 			return nil, 0, true, nil
+		}
+		gen, err := unitsGen(ctx, tx)
+		if err != nil {
+			return nil, 0, false, err
 		}
 		in, err := deriveInput(ctx, tx)
 		if err != nil {
@@ -218,20 +251,13 @@ func Derive(ctx context.Context, dbPath string, d *Deriver) error {
 		return fmt.Errorf("index %s: %w", dbPath, classify(dbPath, err))
 	}
 	defer tx.Rollback()
-	var now int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'units_gen'), 0)`).Scan(&now); err != nil {
-		return fmt.Errorf("index %s: reading meta: %w", dbPath, err)
-	}
-	if now != gen {
+	if now, err := unitsGen(ctx, tx); err != nil {
+		return err
+	} else if now != gen {
 		return ErrUnitsChanged
 	}
-	for _, q := range []string{`DELETE FROM meta WHERE key IN ('derived', 'derived_id')`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("index %s: %w", dbPath, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, d.Version, id); err != nil {
-		return fmt.Errorf("index %s: writing derived version: %w", dbPath, err)
+	if err := recordDerived(ctx, tx, d.Version, id); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("index %s: commit: %w", dbPath, classify(dbPath, err))
@@ -418,9 +444,6 @@ func parseSidecar(data []byte, id string) (blobs map[string][]byte, why string) 
 // data has none). Callers check Meta().Derived first, and must not modify
 // the bytes.
 func (ix *Index) DerivedBlob(name string) ([]byte, error) {
-	if ix.meta.DerivedID == "" {
-		return nil, fmt.Errorf("index %s: no derived data", ix.path)
-	}
 	blobs, err := ix.loadSidecar()
 	if err != nil {
 		return nil, err
@@ -432,13 +455,7 @@ const tablePrefix = "table:"
 
 // EncodeTable lays out a table as a derived file holds it (see
 // ParseTable).
-func EncodeTable(m map[string][]byte) []byte { return encodeTable(m) }
-
-// ParseTable reads a table's bytes as DerivedTable does, checking them:
-// bytes that are not a table are ErrCorrupt.
-func ParseTable(b []byte) (*Table, error) { return decodeTable(b) }
-
-func encodeTable(m map[string][]byte) []byte {
+func EncodeTable(m map[string][]byte) []byte {
 	keys := sortedKeys(m)
 	n := len(keys)
 	size := 4 + 8*(n+1)
@@ -478,7 +495,9 @@ type Table struct {
 	keys, vals []byte
 }
 
-func decodeTable(b []byte) (*Table, error) {
+// ParseTable reads a table's bytes as DerivedTable does, checking them:
+// bytes that are not a table are ErrCorrupt.
+func ParseTable(b []byte) (*Table, error) {
 	if len(b) < 4 {
 		return nil, errBadTable
 	}
@@ -565,7 +584,7 @@ func (ix *Index) DerivedTable(name string) (*Table, error) {
 	if b == nil {
 		return nil, fmt.Errorf("index %s: derived data has no table %s: %w", ix.path, name, ErrCorrupt)
 	}
-	t, err := decodeTable(b)
+	t, err := ParseTable(b)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: derived table %s: %w", ix.path, name, err)
 	}

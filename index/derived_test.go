@@ -270,7 +270,7 @@ func FuzzDerivedFile(f *testing.F) {
 	id := strings.Repeat("ab", 16)
 	dir := f.TempDir()
 	db := filepath.Join(dir, "ix.db")
-	table := encodeTable(map[string][]byte{"a": []byte("1"), "bb": nil, "c": []byte("333")})
+	table := EncodeTable(map[string][]byte{"a": []byte("1"), "bb": nil, "c": []byte("333")})
 	if _, err := writeSidecar(db, map[string][]byte{"x": []byte("hello"), tablePrefix + "t": table}); err != nil {
 		f.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func FuzzDerivedFile(f *testing.F) {
 			}
 		}
 		for _, in := range [][]byte{b, blobs[tablePrefix+"t"]} {
-			tab, err := decodeTable(in)
+			tab, err := ParseTable(in)
 			if err != nil {
 				continue
 			}

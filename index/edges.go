@@ -55,6 +55,7 @@ func (ix *Index) nameRows() ([]nameRow, error) {
 // querier is a database or a transaction.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func readNameRows(ctx context.Context, db querier) ([]nameRow, error) {

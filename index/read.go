@@ -161,8 +161,9 @@ type Meta struct {
 	// the index has none; see Deriver).
 	Derived   string `json:"derived,omitempty"`
 	DerivedID string `json:"-"`
-	// UnitsGen counts the builds that changed the units.
-	UnitsGen int `json:"-"`
+	// Started is when the build that wrote the index started (zero for
+	// an index written before it was recorded).
+	Started time.Time `json:"-"`
 }
 
 // Index is an open, read-only index.
@@ -319,9 +320,9 @@ func readMeta(db *sql.DB) (Meta, error) {
 	}
 	m.Repo, m.Commit, m.Source, m.OptionsHash = kv["repo"], kv["commit"], kv["source"], kv["options_hash"]
 	m.Root, m.GitDir, m.Derived, m.DerivedID = kv["root"], kv["git_dir"], kv["derived"], kv["derived_id"]
-	if g, ok := kv["units_gen"]; ok {
-		if m.UnitsGen, err = strconv.Atoi(g); err != nil {
-			return m, fmt.Errorf("meta field \"units_gen\" = %q: %w", g, ErrCorrupt)
+	if s, ok := kv["started"]; ok {
+		if m.Started, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return m, fmt.Errorf("meta field \"started\" = %q: %w", s, ErrCorrupt)
 		}
 	}
 	if m.Derived != "" && (len(m.DerivedID) != 32 || strings.Trim(m.DerivedID, "0123456789abcdef") != "") {

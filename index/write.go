@@ -381,8 +381,8 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	}
 
 	changed := w.changed > 0 || old == nil
-	if err := w.tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'units_gen'), 0)`).Scan(&w.unitsGen); err != nil {
-		return fmt.Errorf("index: reading meta: %w", err)
+	if w.unitsGen, err = unitsGen(ctx, w.tx); err != nil {
+		return err
 	}
 	if changed {
 		w.unitsGen++
@@ -606,12 +606,6 @@ func parseOne(e entry, data []byte, o *Options) (p parsed) {
 	return p
 }
 
-// previousFiles returns the path -> blob table of a compatible existing
-// index, or nil and why it cannot be updated in place ("" if none exists).
-// The index is rebuilt when it is of another version or options, recorded
-// for another source, or corrupt (SQLite's quick_check, with check); a busy index, a
-// hot journal on a read-only filesystem or any other failure to read it
-// is an error, never a reason to rebuild over it.
 // prevStats is what the previous index recorded of the work tree's
 // files' stats, and when its build started.
 type prevStats struct {
@@ -631,6 +625,12 @@ func (ps *prevStats) settled(e entry) bool {
 // its unchanged stat to be trusted (file systems keep coarse times).
 const statSettle = 2 * time.Second
 
+// previousFiles returns the path -> blob table of a compatible existing
+// index, or nil and why it cannot be updated in place ("" if none exists).
+// The index is rebuilt when it is of another version or options, recorded
+// for another source, or corrupt (SQLite's quick_check, with check); a busy index, a
+// hot journal on a read-only filesystem or any other failure to read it
+// is an error, never a reason to rebuild over it.
 func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, check bool) (map[string]string, *prevStats, string, error) {
 	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, "", nil
@@ -668,16 +668,7 @@ func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, ch
 			return fail(err)
 		}
 	}
-	ps := &prevStats{stat: map[string]string{}}
-	var started string
-	if err := db.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM meta WHERE key = 'started'), '')`).Scan(&started); err != nil {
-		return fail(err)
-	}
-	if started != "" {
-		if ps.started, err = time.Parse(time.RFC3339Nano, started); err != nil {
-			return fail(fmt.Errorf("meta field \"started\" = %q: %w", started, ErrCorrupt))
-		}
-	}
+	ps := &prevStats{stat: map[string]string{}, started: m.Started}
 	rows, err := db.QueryContext(ctx, `SELECT path, blob, stat FROM files`)
 	if err != nil {
 		return fail(err)
