@@ -11,7 +11,6 @@
 package lexical
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -42,14 +41,13 @@ type Index struct {
 	avgLen   []float64
 	docLen   [][]int32
 	postings []map[string][]posting
-	// fetch, for a stored index, reads the encoded postings of terms of
+	// get, for a stored index, finds the encoded postings of a term of
 	// one field; postings is then empty.
-	fetch Fetch
+	get Postings
 }
 
-// Fetch reads the encoded postings (Export) of the given terms of field f;
-// terms without postings are absent from the map.
-type Fetch func(ctx context.Context, f int, terms []string) (map[string][]byte, error)
+// Postings finds the encoded postings (Export) of term in field f.
+type Postings func(f int, term string) ([]byte, bool)
 
 type posting struct {
 	doc int32
@@ -76,24 +74,11 @@ func NewBuilder(fields ...Field) *Builder {
 // Add appends a document; texts are given in field order. It returns the
 // document number (0-based, in order of addition).
 func (b *Builder) Add(texts ...string) int {
-	ix := b.ix
-	doc := int32(ix.n)
-	ix.n++
-	counts := map[string]int32{}
-	for f := range ix.fields {
-		var text string
-		if f < len(texts) {
-			text = texts[f]
-		}
-		clear(counts)
-		var n int32
-		tokenize.Each(text, func(t string) { counts[t]++; n++ })
-		ix.docLen[f] = append(ix.docLen[f], n)
-		for t, c := range counts {
-			ix.postings[f][t] = append(ix.postings[f][t], posting{doc, c})
-		}
+	fields := make([]Counted, len(texts))
+	for f, t := range texts {
+		fields[f] = Count(t)
 	}
-	return int(doc)
+	return b.AddCounted(fields...)
 }
 
 // Counted is one field of a document, tokenized: its terms' counts and
@@ -180,9 +165,9 @@ func (ix *Index) Export() (head []byte, terms []map[string][]byte) {
 var errEncoding = errors.New("bad encoding")
 
 // Stored opens an index Export wrote: head is decoded now, postings are
-// read through fetch as queries need them (Lookup).
-func Stored(fields []Field, head []byte, fetch Fetch) (*Index, error) {
-	ix := &Index{fields: fields, fetch: fetch}
+// found through get as queries need them (Lookup).
+func Stored(fields []Field, head []byte, get Postings) (*Index, error) {
+	ix := &Index{fields: fields, get: get}
 	ix.avgLen = make([]float64, len(fields))
 	ix.docLen = make([][]int32, len(fields))
 	ix.postings = make([]map[string][]posting, len(fields))
@@ -256,22 +241,20 @@ type View struct {
 }
 
 // Lookup reads the postings of terms (all fields). An in-memory index
-// holds them all already; a stored one reads them through its Fetch.
-func (ix *Index) Lookup(ctx context.Context, terms []string) (*View, error) {
-	if ix.fetch == nil {
-		return &View{ix: ix, postings: ix.postings}, nil
+// holds them all already; a stored one decodes them (an error for
+// damaged postings).
+func (ix *Index) Lookup(terms []string) (*View, error) {
+	if ix.get == nil {
+		return ix.view(), nil
 	}
 	v := &View{ix: ix, postings: make([]map[string][]posting, len(ix.fields))}
 	for f := range ix.fields {
 		v.postings[f] = map[string][]posting{}
-		if len(terms) == 0 {
-			continue
-		}
-		rows, err := ix.fetch(ctx, f, terms)
-		if err != nil {
-			return nil, fmt.Errorf("lexical: %w", err)
-		}
-		for t, b := range rows {
+		for _, t := range terms {
+			b, ok := ix.get(f, t)
+			if !ok {
+				continue
+			}
 			ps, err := decodePostings(b, ix.n)
 			if err != nil {
 				return nil, fmt.Errorf("lexical: postings of %q in field %s: %w", t, ix.fields[f].Name, err)

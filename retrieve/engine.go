@@ -490,7 +490,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 	if e.n == 0 {
 		return nil, ExtractText(StateText(state)), nil
 	}
-	q, err := e.prepare(ctx, state, obs)
+	q, err := e.prepare(state, obs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -531,17 +531,17 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 
 // prepare extracts the state's facets once for all views, and reads what
 // the views need of its terms.
-func (e *Engine) prepare(ctx context.Context, s *mss.State, obs *mss.Observed) (*query, error) {
+func (e *Engine) prepare(s *mss.State, obs *mss.Observed) (*query, error) {
 	q := &query{state: s, text: StateText(s)}
 	q.terms = lexical.QueryTerms(q.text)
 	var err error
 	if !e.off[ViewLexical] {
-		if q.lex, err = e.lex.Lookup(ctx, sortedKeys(q.terms)); err != nil {
+		if q.lex, err = e.lex.Lookup(sortedKeys(q.terms)); err != nil {
 			return nil, fmt.Errorf("retrieve: %w", err)
 		}
 	}
 	if e.sem != nil && !e.off[ViewSemantic] {
-		if q.sem, err = e.sem.lookup(ctx, q.terms); err != nil {
+		if q.sem, err = e.sem.lookup(q.terms); err != nil {
 			return nil, fmt.Errorf("retrieve: %w", err)
 		}
 	}

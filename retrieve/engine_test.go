@@ -182,7 +182,7 @@ func TestResolvePath(t *testing.T) {
 func TestEntityViewSkipsProse(t *testing.T) {
 	e := NewEngine(corpus(), nil, Options{})
 	entity := func(text string) map[string]bool {
-		q, err := e.prepare(context.Background(), &mss.State{Issue: text}, mss.ObservedOf(&mss.State{}))
+		q, err := e.prepare(&mss.State{Issue: text}, mss.ObservedOf(&mss.State{}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -31,23 +30,23 @@ type semantic struct {
 	termVec map[string][]float32 // unit-normalized
 	idf     map[string]float64
 	docVec  [][]float32 // unit-normalized, nil for units with no known term
-	// fetch, for a stored structure, reads encoded term entries
+	// get, for a stored structure, finds a term's encoded entry
 	// (encodeSemTerm); termVec and idf are then empty.
-	fetch func(ctx context.Context, terms []string) (map[string][]byte, error)
+	get func(term string) ([]byte, bool)
 }
 
 // lookup returns a structure holding the vectors of terms: s itself when
-// it holds every term, else the terms read through fetch.
-func (s *semantic) lookup(ctx context.Context, terms map[string]int) (*semantic, error) {
-	if s.fetch == nil {
+// it holds every term, else the terms found through get.
+func (s *semantic) lookup(terms map[string]int) (*semantic, error) {
+	if s.get == nil {
 		return s, nil
 	}
-	rows, err := s.fetch(ctx, sortedKeys(terms))
-	if err != nil {
-		return nil, fmt.Errorf("semantic terms: %w", err)
-	}
-	out := &semantic{termVec: make(map[string][]float32, len(rows)), idf: make(map[string]float64, len(rows))}
-	for t, b := range rows {
+	out := &semantic{termVec: map[string][]float32{}, idf: map[string]float64{}}
+	for t := range terms {
+		b, ok := s.get(t)
+		if !ok {
+			continue
+		}
 		v, idf, err := decodeSemTerm(b)
 		if err != nil {
 			return nil, fmt.Errorf("semantic term %q: %w", t, err)

@@ -514,9 +514,7 @@ func openStored(ix store, opts Options) (*Engine, error) {
 		}
 		lexTables = append(lexTables, t)
 	}
-	e.lex, err = lexical.Stored(lexicalFields, lb, func(_ context.Context, f int, terms []string) (map[string][]byte, error) {
-		return lookup(lexTables[f], terms), nil
-	})
+	e.lex, err = lexical.Stored(lexicalFields, lb, func(f int, term string) ([]byte, bool) { return lexTables[f].Get(term) })
 	if err != nil {
 		return fail(err)
 	}
@@ -610,17 +608,6 @@ func csr(b []byte, n int) (off, rec, rest []byte, err error) {
 	return off, rec, rest, nil
 }
 
-// lookup reads the values of keys from t.
-func lookup(t *index.Table, keys []string) map[string][]byte {
-	out := make(map[string][]byte, len(keys))
-	for _, k := range keys {
-		if v, ok := t.Get(k); ok {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 func (e *Engine) decodeSemantic(b []byte, t *index.Table) error {
 	n := e.n
 	bad := fmt.Errorf("semantic vectors: %w", errStored)
@@ -649,9 +636,7 @@ func (e *Engine) decodeSemantic(b []byte, t *index.Table) error {
 			flat = flat[semDim:]
 		}
 	}
-	s.fetch = func(_ context.Context, terms []string) (map[string][]byte, error) {
-		return lookup(t, terms), nil
-	}
+	s.get = t.Get
 	e.sem = s
 	return nil
 }

@@ -96,7 +96,7 @@ func TestSemanticViewRelatesCoOccurringTerms(t *testing.T) {
 	units = append(units, unit("lib/other.py", 1, "", "buffer write", nil, nil))
 	e := NewEngine(units, nil, Options{})
 	st := &mss.State{Issue: "wrong utc offset"}
-	q, err := e.prepare(context.Background(), st, mss.ObservedOf(st))
+	q, err := e.prepare(st, mss.ObservedOf(st))
 	if err != nil {
 		t.Fatal(err)
 	}
