@@ -174,7 +174,7 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 			e.in[t] = append(e.in[t], edgeTo{f, w, k})
 		}
 	}
-	e.loadHistory()
+	e.openHistory()
 	wg.Wait()
 	e.setEmbedder()
 	return e
@@ -229,26 +229,30 @@ func newEngine(us []mss.Unit, opts Options) *Engine {
 		defs:     map[string][]int{},
 		quals:    map[string][]int{},
 		refsTo:   map[string][]int{},
-		off:      map[string]bool{},
-	}
-	for _, v := range opts.Disable {
-		e.off[v] = true
+		off:      offViews(opts),
 	}
 	return e
 }
 
+// offViews is the set of views opts leaves out.
+func offViews(opts Options) map[string]bool {
+	off := map[string]bool{}
+	for _, v := range opts.Disable {
+		off[v] = true
+	}
+	return off
+}
+
 // tables fills the per-unit facts and the name tables from the units.
 func (e *Engine) tables() {
-	var class map[string]PathClass
 	for i := range e.units {
 		u := &e.units[i]
 		in := &e.info[i]
 		*in = unitFacts(u)
-		if c, ok := class[u.Path]; ok {
-			in.class = c
+		if i > 0 && u.Path == e.units[i-1].Path {
+			in.class = e.info[i-1].class // units are in path order
 		} else {
 			in.class = Classify(u.Path)
-			class = map[string]PathClass{u.Path: in.class}
 		}
 	}
 	e.maps()
@@ -338,8 +342,8 @@ func (e *Engine) maps() {
 	wg.Wait()
 }
 
-// loadHistory turns on the history view when the options name a commit.
-func (e *Engine) loadHistory() {
+// openHistory turns on the history view when the options name a commit.
+func (e *Engine) openHistory() {
 	opts := e.opts
 	if opts.GitDir != "" && opts.Commit != "" && !e.off[ViewHistory] {
 		h, err := loadHistory(opts.GitDir, opts.Commit, historyCommits(opts), e)

@@ -15,23 +15,29 @@ func (e *Engine) FileUnits(path string) []mss.Unit {
 	if len(idx) == 0 {
 		return nil
 	}
-	out := make([]mss.Unit, len(idx))
-	for i, j := range idx {
-		out[i] = *e.unitAt(j)
-	}
-	if e.src != nil {
-		cands := make([]mss.Candidate, len(out))
-		for i := range out {
-			cands[i].Unit = out[i]
+	if e.src == nil {
+		out := make([]mss.Unit, len(idx))
+		for i, j := range idx {
+			out[i] = e.units[j]
 		}
-		cands, err := e.fill(context.Background(), cands)
-		if err != nil || len(cands) != len(out) {
+		return out
+	}
+	ids := make([]string, len(idx))
+	for i, j := range idx {
+		ids[i] = e.unitAt(j).ID
+	}
+	full, err := e.src.UnitsByID(context.Background(), ids)
+	if err != nil {
+		return nil
+	}
+	out := make([]mss.Unit, len(ids))
+	for i, id := range ids {
+		u, ok := full[id]
+		if !ok {
 			// Growth needs every neighbour as it is now, or none.
 			return nil
 		}
-		for i := range out {
-			out[i] = cands[i].Unit
-		}
+		out[i] = u
 	}
 	return out
 }

@@ -93,11 +93,11 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	d.Tables["paths"] = paths
 	base := map[string][]byte{}
 	for b, ps := range e.baseName {
-		var v []byte
-		for _, p := range ps {
-			v = le.AppendUint32(v, uint32(pathPos[p]))
+		pos := make([]int, len(ps))
+		for k, p := range ps {
+			pos[k] = pathPos[p]
 		}
-		base[b] = v
+		base[b] = uint32s(pos)
 	}
 	d.Tables["base"] = base
 	recs := le.AppendUint32(make([]byte, 0, 4+4*recWords*n), uint32(n))
@@ -107,33 +107,29 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		strs = appendString(strs, s)
 		return off
 	}
-	ids := map[string][]byte{}
 	for i := range e.units {
-		u, in := &e.units[i], &e.info[i]
+		u, f := &e.units[i], &e.info[i]
 		facts := uint32(len(strs))
-		strs = appendString(strs, in.qual)
-		strs = appendList(strs, in.defines)
-		strs = appendList(strs, in.refs)
+		strs = appendString(strs, f.qual)
+		strs = appendList(strs, f.defines)
+		strs = appendList(strs, f.refs)
 		for _, w := range []uint32{uint32(pathPos[u.Path]), uint32(u.StartLine), uint32(u.EndLine), str(u.ID), str(u.Symbol), facts} {
 			recs = le.AppendUint32(recs, w)
-		}
-		if _, dup := ids[u.ID]; !dup {
-			ids[u.ID] = le.AppendUint32(nil, uint32(i))
 		}
 	}
 	if uint64(len(strs)) > math.MaxUint32 {
 		return nil, fmt.Errorf("unit strings of %d bytes: too many", len(strs))
 	}
 	d.Blobs["units"], d.Blobs["strings"] = recs, strs
+	ids := make(map[string][]byte, len(e.byID))
+	for id, i := range e.byID {
+		ids[id] = uint32s([]int{i})
+	}
 	d.Tables["ids"] = ids
 	for name, m := range map[string]map[string][]int{"defs": e.defs, "quals": e.quals, "refs": e.refsTo} {
 		t := make(map[string][]byte, len(m))
 		for k, us := range m {
-			v := make([]byte, 0, 4*len(us))
-			for _, u := range us {
-				v = le.AppendUint32(v, uint32(u))
-			}
-			t[k] = v
+			t[k] = uint32s(us)
 		}
 		d.Tables[name] = t
 	}
@@ -212,8 +208,7 @@ func storedHistory(ix store, opts Options) error {
 	if err != nil || b == nil {
 		return err
 	}
-	// Copied: the cache outlives the index.
-	d := &decoder{s: string(b)}
+	d := &decoder{b: b}
 	commit, n := d.string(), d.uint()
 	if d.err != nil || commit != opts.Commit || n != uint64(historyCommits(opts)) {
 		return d.err
@@ -224,11 +219,8 @@ func storedHistory(ix store, opts Options) error {
 		log.messages = append(log.messages, d.string())
 		log.files = append(log.files, d.list())
 	}
-	if d.err == nil && len(d.s) != 0 {
-		d.err = errStored
-	}
-	if d.err != nil {
-		return fmt.Errorf("history: %w", d.err)
+	if err := d.end(); err != nil {
+		return fmt.Errorf("history: %w", err)
 	}
 	historyMu.Lock()
 	key := historyKey(opts.GitDir, opts.Commit, int(n))
@@ -239,9 +231,10 @@ func storedHistory(ix store, opts Options) error {
 	return nil
 }
 
-// decoder reads a blob; the first error sticks.
+// decoder reads varints and length-prefixed strings; the first error
+// sticks.
 type decoder struct {
-	s   string
+	b   []byte
 	err error
 }
 
@@ -249,12 +242,12 @@ func (d *decoder) uint() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	x, k := binary.Uvarint([]byte(d.s[:min(len(d.s), binary.MaxVarintLen64)]))
+	x, k := binary.Uvarint(d.b)
 	if k <= 0 {
 		d.err = errStored
 		return 0
 	}
-	d.s = d.s[k:]
+	d.b = d.b[k:]
 	return x
 }
 
@@ -267,19 +260,24 @@ func (d *decoder) int(limit int) int {
 	return int(n)
 }
 
-func (d *decoder) string() string {
+// bytes reads a string in place.
+func (d *decoder) bytes() []byte {
 	n := d.uint()
-	if d.err != nil || n > uint64(len(d.s)) {
+	if d.err != nil || n > uint64(len(d.b)) {
 		d.err = errStored
-		return ""
+		return nil
 	}
-	s := d.s[:n]
-	d.s = d.s[n:]
+	s := d.b[:n]
+	d.b = d.b[n:]
 	return s
 }
 
+// string reads a string, copied.
+func (d *decoder) string() string { return string(d.bytes()) }
+
+// list reads a list of strings, copied.
 func (d *decoder) list() []string {
-	n := d.int(len(d.s))
+	n := d.int(len(d.b))
 	if n == 0 || d.err != nil {
 		return nil
 	}
@@ -288,6 +286,30 @@ func (d *decoder) list() []string {
 		l[i] = d.string()
 	}
 	return l
+}
+
+// skipList reads past a list of strings.
+func (d *decoder) skipList() {
+	for range d.int(len(d.b)) {
+		d.bytes()
+	}
+}
+
+// end is the error met, or one for bytes left over.
+func (d *decoder) end() error {
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errStored
+	}
+	return d.err
+}
+
+// uint32s encodes a list of unit or path positions.
+func uint32s(l []int) []byte {
+	b := make([]byte, 0, 4*len(l))
+	for _, x := range l {
+		b = le.AppendUint32(b, uint32(x))
+	}
+	return b
 }
 
 func appendString(b []byte, s string) []byte {
@@ -428,9 +450,11 @@ func openStored(ix store, opts Options) (*Engine, error) {
 	}
 	m := &mapped{}
 	var err error
-	tables := map[string]**index.Table{"paths": &m.paths, "ids": &m.ids, "base": &m.base, "defs": &m.defs, "quals": &m.quals, "refs": &m.refs}
-	for _, name := range []string{"paths", "ids", "base", "defs", "quals", "refs"} {
-		if *tables[name], err = ix.DerivedTable(name); err != nil {
+	for _, t := range []struct {
+		name string
+		dst  **index.Table
+	}{{"paths", &m.paths}, {"ids", &m.ids}, {"base", &m.base}, {"defs", &m.defs}, {"quals", &m.quals}, {"refs", &m.refs}} {
+		if *t.dst, err = ix.DerivedTable(t.name); err != nil {
 			return fail(err)
 		}
 	}
@@ -498,10 +522,7 @@ func openStored(ix store, opts Options) (*Engine, error) {
 	for k := range m.class {
 		m.class[k] = Classify(m.paths.Key(k))
 	}
-	e := &Engine{opts: opts, n: m.n, m: m, src: ix, off: map[string]bool{}}
-	for _, v := range opts.Disable {
-		e.off[v] = true
-	}
+	e := &Engine{opts: opts, n: m.n, m: m, src: ix, off: offViews(opts)}
 	lb, err := blob("lexical")
 	if err != nil {
 		return fail(err)
@@ -537,7 +558,7 @@ func openStored(ix store, opts Options) (*Engine, error) {
 	if err := storedHistory(ix, opts); err != nil {
 		return fail(err)
 	}
-	e.loadHistory()
+	e.openHistory()
 	e.setEmbedder()
 	return e, nil
 }
@@ -545,40 +566,16 @@ func openStored(ix store, opts Options) (*Engine, error) {
 // stringsAt checks the string (or, for facts, the string and two lists)
 // at off.
 func (m *mapped) stringsAt(off uint32, facts bool) bool {
-	s := m.strs
-	str := func() bool {
-		if uint64(off) > uint64(len(s)) {
-			return false
-		}
-		l, k := binary.Uvarint(s[off:])
-		if k <= 0 || l > uint64(len(s))-uint64(off)-uint64(k) {
-			return false
-		}
-		off += uint32(k) + uint32(l)
-		return true
-	}
-	if !str() {
+	if uint64(off) > uint64(len(m.strs)) {
 		return false
 	}
-	if !facts {
-		return true
+	d := &decoder{b: m.strs[off:]}
+	d.bytes()
+	if facts {
+		d.skipList()
+		d.skipList()
 	}
-	for range 2 {
-		if uint64(off) > uint64(len(s)) {
-			return false
-		}
-		c, k := binary.Uvarint(s[off:])
-		if k <= 0 || c > uint64(len(s)) {
-			return false
-		}
-		off += uint32(k)
-		for range c {
-			if !str() {
-				return false
-			}
-		}
-	}
-	return true
+	return d.err == nil
 }
 
 // csr splits n+1 offsets and the records they index off b.
@@ -660,7 +657,8 @@ var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // stored field), read from the index. A unit the index no longer holds (a
 // build replaced it since the engine opened; a server swaps engines right
 // after) is dropped: what is served is what the index holds now, and the
-// pipeline checks it against the source before serving it.
+// pipeline checks it against the source before serving it. (A unit's id
+// names its path, lines and content.)
 func (e *Engine) fill(ctx context.Context, cands []mss.Candidate) ([]mss.Candidate, error) {
 	if e.src == nil || len(cands) == 0 {
 		return cands, nil
@@ -675,8 +673,7 @@ func (e *Engine) fill(ctx context.Context, cands []mss.Candidate) ([]mss.Candida
 	}
 	out := cands[:0]
 	for _, c := range cands {
-		u, ok := full[c.Unit.ID]
-		if ok && u.Path == c.Unit.Path && u.StartLine == c.Unit.StartLine && u.EndLine == c.Unit.EndLine {
+		if u, ok := full[c.Unit.ID]; ok {
 			c.Unit = u
 			out = append(out, c)
 		}
