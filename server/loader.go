@@ -27,23 +27,27 @@ type IndexLoader struct {
 	Index  index.Options
 	Engine retrieve.Options
 
-	mu      sync.Mutex
-	loaded  bool
-	db      string         // the index file, once loaded
-	skipped map[string]int // as of the last load
+	mu   sync.Mutex
+	last IndexInfo // of the last load; DB is "" before the first
 }
 
 // Load implements Loader.
 func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	l.mu.Lock()
-	quick := l.loaded
+	quick := l.last.DB != ""
 	l.mu.Unlock()
-	s, err := l.load(ctx, quick)
+	opts := l.Index
+	if f := Progress(ctx); f != nil {
+		opts.Progress = f
+	}
+	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine, NoDerive: quick})
 	if err != nil {
 		return nil, err
 	}
+	sum := p.Summary()
+	s := newSnapshot(p, IndexInfo{DB: sum.DB, Changed: sum.Parsed, Skipped: sum.Skipped})
 	l.mu.Lock()
-	l.loaded, l.db, l.skipped = true, s.info.DB, s.info.Skipped
+	l.last = s.info
 	l.mu.Unlock()
 	return s, nil
 }
@@ -54,47 +58,27 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 // load's snapshot is then the one to rederive).
 func (l *IndexLoader) Rederive(ctx context.Context) (Snapshot, error) {
 	l.mu.Lock()
-	db, skipped := l.db, l.skipped
+	last := l.last
 	l.mu.Unlock()
-	if db == "" {
+	if last.DB == "" {
 		return nil, fmt.Errorf("server: nothing loaded to derive")
 	}
-	if err := index.Derive(ctx, db, retrieve.Deriver); err != nil {
+	if err := index.Derive(ctx, last.DB, retrieve.Deriver); err != nil {
 		return nil, err
 	}
-	p, err := pipeline.Open(ctx, pipeline.Options{DB: db, Engine: l.Engine})
+	p, err := pipeline.Open(ctx, pipeline.Options{DB: last.DB, Engine: l.Engine})
 	if err != nil {
 		return nil, err
 	}
-	m, ph := p.Meta(), p.Phases()
-	return &indexSnapshot{Pipeline: p, info: IndexInfo{
-		Units: m.Units, Files: m.Files, DB: db, Built: m.Built, Skipped: skipped, EngineMS: int64(ph.Engine * 1000),
-	}}, nil
+	return newSnapshot(p, IndexInfo{DB: last.DB, Skipped: last.Skipped}), nil
 }
 
-func (l *IndexLoader) load(ctx context.Context, quick bool) (*indexSnapshot, error) {
-	opts := l.Index
-	if f := Progress(ctx); f != nil {
-		opts.Progress = f
-	}
-	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine, NoDerive: quick})
-	if err != nil {
-		return nil, err
-	}
+// newSnapshot completes info from the pipeline's index and phases.
+func newSnapshot(p *pipeline.Pipeline, info IndexInfo) *indexSnapshot {
 	m, ph := p.Meta(), p.Phases()
-	return &indexSnapshot{
-		Pipeline: p,
-		info: IndexInfo{
-			Units:    m.Units,
-			Files:    m.Files,
-			DB:       p.Summary().DB,
-			Built:    m.Built,
-			Changed:  p.Summary().Parsed,
-			Skipped:  p.Summary().Skipped,
-			IndexMS:  int64(ph.Index * 1000),
-			EngineMS: int64(ph.Engine * 1000),
-		},
-	}, nil
+	info.Units, info.Files, info.Built = m.Units, m.Files, m.Built
+	info.IndexMS, info.EngineMS = int64(ph.Index*1000), int64(ph.Engine*1000)
+	return &indexSnapshot{Pipeline: p, info: info}
 }
 
 // indexSnapshot is a pipeline over one build of the index.

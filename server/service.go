@@ -94,22 +94,25 @@ type Service struct {
 	derivingWG sync.WaitGroup
 
 	releaseMu sync.Mutex
-	release   *time.Timer // returns memory releaseAfter the last derivation
+	release   *time.Timer // returns memory (releaseAfter)
 }
 
-// releaseAfter is how long after a derivation the memory of the engines
-// built for it, garbage by then, is returned to the system: an edit
-// sooner reuses it (fresh pages cost more than the engine build on some
-// machines), and an agent that pauses leaves a small server.
-const releaseAfter = 10 * time.Second
+// releaseDelay is how long after a background derivation the memory of
+// the engine built in memory before it, garbage by then, is returned to
+// the system: an edit sooner reuses it (fresh pages cost more than the
+// engine build on some machines), and an agent that pauses leaves a small
+// server.
+const releaseDelay = 10 * time.Second
 
-func (s *Service) releaseLater() {
+// releaseAfter returns the memory of garbage to the system after d (at
+// once for 0); a later call replaces an earlier one still waiting.
+func (s *Service) releaseAfter(d time.Duration) {
 	s.releaseMu.Lock()
 	defer s.releaseMu.Unlock()
 	if s.release != nil {
 		s.release.Stop()
 	}
-	s.release = time.AfterFunc(releaseAfter, func() {
+	s.release = time.AfterFunc(d, func() {
 		if s.bg.Err() == nil {
 			debug.FreeOSMemory()
 		}
@@ -342,7 +345,7 @@ func (s *Service) build(done chan struct{}) {
 		}
 	} else if err == nil {
 		// Deriving built an engine in memory, garbage now.
-		debug.FreeOSMemory()
+		s.releaseAfter(0)
 	}
 }
 
@@ -354,9 +357,9 @@ func provisional(snap Snapshot) bool {
 // rederive loads the final snapshot in place of the provisional one,
 // without holding up requests: they keep the provisional snapshot until
 // the final one is swapped in, and a build started meanwhile wins (the
-// final snapshot is then dropped). The final snapshot answers as the
-// provisional one did, so it keeps its generation unless it took up
-// further edits.
+// final snapshot is then dropped). The final snapshot is of the same
+// units and answers as the provisional one did, so it keeps its
+// generation.
 func (s *Service) rederive(r Rederiver, from Snapshot) {
 	start := time.Now()
 	snap, err := r.Rederive(s.bg)
@@ -375,16 +378,13 @@ func (s *Service) rederive(r Rederiver, from Snapshot) {
 	info := snap.Info()
 	info.BuildMS = time.Since(start).Milliseconds()
 	info.Generation = s.info.Generation
-	if info.Changed > 0 {
-		info.Generation++
-	}
 	s.snap, s.info = snap, info
 	s.mu.Unlock()
 	// The write lock waited for every reader of the provisional snapshot.
 	if cerr := from.Close(); cerr != nil {
 		s.logf("mss: closing the previous index: %v", cerr)
 	}
-	s.releaseLater()
+	s.releaseAfter(releaseDelay)
 	s.logf("mss: derived the retrieval structures of %s in %s", s.root, time.Since(start).Round(time.Millisecond))
 }
 
