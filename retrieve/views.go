@@ -1,11 +1,12 @@
 package retrieve
 
 import (
+	"maps"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/missingcomplement/mss"
-	"sort"
-	"strings"
 )
 
 // View names, as they appear in Candidate.Views and explanations.
@@ -307,11 +308,4 @@ func partsJaccard(a, b []string) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-func sortedInts[V any](m map[int]V) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Ints(ks)
-	return ks
-}
+func sortedInts[V any](m map[int]V) []int { return slices.Sorted(maps.Keys(m)) }

@@ -3,15 +3,13 @@ package server
 import (
 	"context"
 	"strconv"
-
-	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/missingcomplement/mss"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // fixture files: a small Python and Go repository.
@@ -76,15 +74,7 @@ func parseArgs(args []string) []string {
 func writeFixture(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	for p, src := range fixture {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gittest.WriteTree(t, dir, fixture)
 	return dir
 }
 
