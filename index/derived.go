@@ -2,9 +2,9 @@ package index
 
 // Derived data. What retrieval needs from all units at once (term
 // statistics and postings, name tables, resolved edges, semantic vectors)
-// is computed by a Deriver when the units change and stored in the index
-// beside them, in the same transaction, so that opening an index reads
-// these tables instead of recomputing them from every unit:
+// is computed by a Deriver when the units change (in the build that
+// changes them, or later by Derive) and stored beside the index, so that
+// opening an index reads it instead of recomputing it from every unit:
 //
 //	<index file>.<id>.derived, beside the index file
 //	    whole structures, read at open (e.g. unit metadata, edges,
@@ -22,16 +22,17 @@ package index
 //	    all uint32; the keys; the values. A lookup is a binary search.
 //	    The file is mapped into memory, not read: an open touches only
 //	    what it uses, and a query only the keys and values it looks up.
-//	meta "derived", "derived_id"
+//	meta "derived", "derived_id", "units_gen"
 //	    the Deriver's version the data was computed by, and the id of
-//	    its file; absent when there is none
+//	    its file (absent when there is none); how many builds changed
+//	    the units, which Derive compares before it records its file
 //
 // The package stores bytes and does not read them: the Deriver owns their
 // layout and names it by its version. A reader that finds another
-// version (or none) must not use the rows. Build recomputes them whenever
-// a file's units changed, the version differs, or none are stored; a
-// Build without a Deriver that changes units removes them (one that
-// changes nothing leaves them), so rows are never stale.
+// version (or none) must not use the data. Build recomputes it whenever
+// a file's units changed, the version differs, or none is stored; a
+// Build without a Deriver that changes units removes it (one that
+// changes nothing leaves it), so it is never stale.
 
 import (
 	"bufio"
