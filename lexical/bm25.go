@@ -44,6 +44,11 @@ type Index struct {
 	// get, for a stored index, finds the encoded postings of a term of
 	// one field; postings is then empty.
 	get Postings
+	// under, dead and over make an overlay (Overlay): under's documents
+	// but those dead, then over's.
+	under *Index
+	dead  []bool
+	over  *Index
 }
 
 // Postings finds the encoded postings (Export) of term in field f.
@@ -242,8 +247,11 @@ type View struct {
 
 // Lookup reads the postings of terms (all fields). An in-memory index
 // holds them all already; a stored one decodes them (an error for
-// damaged postings).
+// damaged postings); an overlay reads its base's and adds its delta's.
 func (ix *Index) Lookup(terms []string) (*View, error) {
+	if ix.under != nil {
+		return ix.lookupOverlay(terms)
+	}
 	if ix.get == nil {
 		return ix.view(), nil
 	}
@@ -265,10 +273,83 @@ func (ix *Index) Lookup(terms []string) (*View, error) {
 	return v, nil
 }
 
+// Overlay is base with the documents dead marks left out and delta's
+// documents added after them, numbered from base.Len() on (delta has
+// base's fields). Its statistics (document count, average field lengths,
+// document frequencies) are those of the live documents, so a document
+// scores what it would in an index built from the live documents alone.
+// Like a stored index, it answers through Lookup only. base is not an
+// overlay itself.
+func Overlay(base *Index, dead []bool, delta *Index) (*Index, error) {
+	if base.under != nil {
+		return nil, errors.New("lexical: an overlay over an overlay")
+	}
+	if len(dead) != base.n || len(delta.fields) != len(base.fields) {
+		return nil, fmt.Errorf("lexical: overlay of %d documents and %d fields over %d and %d", len(dead), len(delta.fields), base.n, len(base.fields))
+	}
+	ix := &Index{fields: base.fields, under: base, dead: dead, over: delta}
+	ix.avgLen = make([]float64, len(base.fields))
+	ix.docLen = make([][]int32, len(base.fields))
+	ix.postings = make([]map[string][]posting, len(base.fields))
+	live := delta.n
+	for _, d := range dead {
+		if !d {
+			live++
+		}
+	}
+	ix.n = live
+	for f := range base.fields {
+		ix.postings[f] = map[string][]posting{}
+		ls := make([]int32, 0, base.n+delta.n)
+		ls = append(append(ls, base.docLen[f]...), delta.docLen[f]...)
+		ix.docLen[f] = ls
+		var sum int64
+		for d, l := range ls {
+			if d >= base.n || !dead[d] {
+				sum += int64(l)
+			}
+		}
+		if live > 0 {
+			ix.avgLen[f] = float64(sum) / float64(live)
+		}
+	}
+	return ix, nil
+}
+
+// lookupOverlay reads base's postings of terms without its dead
+// documents, then delta's, renumbered.
+func (ix *Index) lookupOverlay(terms []string) (*View, error) {
+	bv, err := ix.under.Lookup(terms)
+	if err != nil {
+		return nil, err
+	}
+	shift := int32(ix.under.n)
+	v := &View{ix: ix, postings: make([]map[string][]posting, len(ix.fields))}
+	for f := range ix.fields {
+		v.postings[f] = map[string][]posting{}
+		for _, t := range terms {
+			base, delta := bv.postings[f][t], ix.over.postings[f][t]
+			ps := make([]posting, 0, len(base)+len(delta))
+			for _, p := range base {
+				if !ix.dead[p.doc] {
+					ps = append(ps, p)
+				}
+			}
+			for _, p := range delta {
+				ps = append(ps, posting{p.doc + shift, p.tf})
+			}
+			if len(ps) > 0 {
+				v.postings[f][t] = ps
+			}
+		}
+	}
+	return v, nil
+}
+
 // view is the whole of an in-memory index (empty for a stored one).
 func (ix *Index) view() *View { return &View{ix: ix, postings: ix.postings} }
 
-// Len is the number of documents.
+// Len is the number of documents (of an overlay, the live ones).
 func (ix *Index) Len() int { return ix.n }
 
 // Hit is a scored document.

@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"math"
+	"sort"
 	"testing"
 )
 
@@ -48,4 +49,82 @@ func TestDeterministicTies(t *testing.T) {
 			t.Fatalf("hit %d is doc %d, want %d", i, h.Doc, i)
 		}
 	}
+}
+
+// An overlay scores every live document exactly as an index built from
+// the live documents alone, whether its base is in memory or stored.
+func TestOverlayScoresAsRebuilt(t *testing.T) {
+	fields := []Field{{"content", 1}, {"symbol", 2}}
+	docs := [][2]string{
+		{"parse the config file and return settings", "load_config"},
+		{"settings are cached between calls", "Cache.get"},
+		{"write settings back to the config file", "save_config"},
+		{"open a socket and send the request", "send"},
+	}
+	added := [][2]string{
+		{"parse the config file strictly, rejecting unknown keys", "load_config"},
+		{"settings file watcher reloads the config", "watch"},
+	}
+	build := func(ds [][2]string) *Index {
+		b := NewBuilder(fields...)
+		for _, d := range ds {
+			b.Add(d[0], d[1])
+		}
+		return b.Build()
+	}
+	base := build(docs)
+	head, terms := base.Export()
+	stored, err := Stored(fields, head, func(f int, t string) ([]byte, bool) { b, ok := terms[f][t]; return b, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := []bool{true, false, false, true} // doc 0 was edited, doc 3 removed
+	// The same documents, built afresh: overlay doc k is rebuilt doc want[k].
+	rebuilt := build([][2]string{docs[1], docs[2], added[0], added[1]})
+	want := map[int32]int32{1: 0, 2: 1, 4: 2, 5: 3}
+	q := QueryTerms("config file settings parse socket")
+	rv, _ := rebuilt.Lookup(sortedTerms(q))
+	rs := rv.Scores(q)
+	for name, b := range map[string]*Index{"in memory": base, "stored": stored} {
+		ov, err := Overlay(b, dead, build(added))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ov.Len() != 4 {
+			t.Errorf("%s: Len = %d, want 4 live documents", name, ov.Len())
+		}
+		v, err := ov.Lookup(sortedTerms(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := v.Scores(q)
+		if len(got) != len(rs) {
+			t.Errorf("%s: %d documents scored, rebuilt %d: %v", name, len(got), len(rs), got)
+		}
+		for d, s := range got {
+			r, ok := want[d]
+			if !ok {
+				t.Errorf("%s: dead document %d scored %v", name, d, s)
+				continue
+			}
+			if s != rs[r] {
+				t.Errorf("%s: document %d scores %v, rebuilt %v", name, d, s, rs[r])
+			}
+		}
+		if df, rdf := v.DocFreq("content", "settings"), rv.DocFreq("content", "settings"); df != rdf {
+			t.Errorf("%s: df(settings) = %d, rebuilt %d", name, df, rdf)
+		}
+		if _, err := Overlay(ov, make([]bool, ov.Len()), build(added)); err == nil {
+			t.Errorf("%s: an overlay over an overlay was accepted", name)
+		}
+	}
+}
+
+func sortedTerms(q map[string]int) []string {
+	var out []string
+	for t := range q {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }
