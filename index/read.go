@@ -373,6 +373,32 @@ func (ix *Index) Units() ([]mss.Unit, error) {
 	return out, nil
 }
 
+// UnitRef names a unit and its file.
+type UnitRef struct {
+	ID, Path string
+}
+
+// UnitRefs lists every unit's id and file, ordered by path and start
+// line: enough to tell which files' units differ from an earlier
+// snapshot's (a unit's id names its path, lines and content) without
+// reading any content.
+func (ix *Index) UnitRefs(ctx context.Context) ([]UnitRef, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, path FROM units ORDER BY path, start_line`)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: unit ids: %w", ix.path, ix.health.note(ix.path, err))
+	}
+	defer rows.Close()
+	out := make([]UnitRef, 0, ix.meta.Units)
+	for rows.Next() {
+		var r UnitRef
+		if err := rows.Scan(&r.ID, &r.Path); err != nil {
+			return nil, fmt.Errorf("index %s: unit ids: %w", ix.path, ix.health.note(ix.path, err))
+		}
+		out = append(out, r)
+	}
+	return out, ix.health.note(ix.path, rows.Err())
+}
+
 // FileUnits returns the units of one file in line order.
 func (ix *Index) FileUnits(path string) ([]mss.Unit, error) {
 	rows, err := ix.db.Query(`SELECT `+unitColumns+` FROM units WHERE path = ? ORDER BY start_line`, path)

@@ -78,6 +78,12 @@ type Options struct {
 	// memory: quicker after a small edit than deriving them, which a
 	// caller may do later (a server does, in the background).
 	NoDerive bool
+	// Base, with NoDerive, is a stored engine opened over an earlier build
+	// of the same index. When this build changes the units, the engine is
+	// Base overlaid with the files whose units changed since
+	// (retrieve.Overlay: provisional, as quick to make as the change is
+	// small), unless too many did.
+	Base *retrieve.Engine
 	// Controller answers Recover; when nil it is built from Method
 	// ("" means DefaultMethod) and MethodOptions.
 	Controller    mss.Controller
@@ -150,8 +156,16 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if eo.Embedder == nil && !o.NoEnv {
 		eo.Embedder = retrieve.NewEmbedderFromEnv()
 	}
-	if p.eng, err = retrieve.FromIndex(p.ix, eo); err != nil {
-		return nil, err
+	if o.Base != nil && p.meta.Derived == "" {
+		p.eng, err = retrieve.Overlay(ctx, o.Base, p.ix, eo)
+		if err != nil && !errors.Is(err, retrieve.ErrOverlayTooLarge) {
+			p.warn = append(p.warn, fmt.Sprintf("engine built from the units, not overlaid: %v", err))
+		}
+	}
+	if p.eng == nil {
+		if p.eng, err = retrieve.FromIndex(p.ix, eo); err != nil {
+			return nil, err
+		}
 	}
 	p.warn = append(p.warn, p.eng.Warnings()...)
 	p.known = map[string]bool{}

@@ -10,17 +10,30 @@ import (
 // code path serves an engine built in memory (slices and maps) and one
 // opened from an index's stored structures (read in place; see stored.go).
 // A stored engine's units hold their id, path, lines and symbol only:
-// what leaves the engine is completed from the index first (fill).
+// what leaves the engine is completed from the index first (fill). An
+// overlay (overlay.go) answers for its added units and changed files
+// first, then for the live units of its stored base.
 
 // Stored reports whether the engine was opened from an index's stored
-// structures (rather than built in memory).
-func (e *Engine) Stored() bool { return e.m != nil }
+// structures (rather than built in memory, or overlaid on them).
+func (e *Engine) Stored() bool { return e.m != nil && e.x == nil }
 
 // Len is the number of units.
 func (e *Engine) Len() int { return e.n }
 
+// span bounds unit indices: an overlay's dead units keep theirs.
+func (e *Engine) span() int {
+	if e.x != nil {
+		return e.x.n + len(e.x.units)
+	}
+	return e.n
+}
+
 // unitAt returns unit i (a stored engine's without content or names).
 func (e *Engine) unitAt(i int) *mss.Unit {
+	if e.x != nil && i >= e.x.n {
+		return &e.x.units[i-e.x.n]
+	}
 	if e.m != nil {
 		u := e.m.unit(i)
 		return &u
@@ -30,6 +43,9 @@ func (e *Engine) unitAt(i int) *mss.Unit {
 
 // factsAt returns what the views compare of unit i.
 func (e *Engine) factsAt(i int) *unitInfo {
+	if e.x != nil && i >= e.x.n {
+		return &e.x.info[i-e.x.n]
+	}
 	if e.m != nil {
 		in := e.m.facts(i)
 		return &in
@@ -39,6 +55,9 @@ func (e *Engine) factsAt(i int) *unitInfo {
 
 // classAt is unit i's path class.
 func (e *Engine) classAt(i int) PathClass {
+	if e.x != nil && i >= e.x.n {
+		return e.x.info[i-e.x.n].class
+	}
 	if e.m != nil {
 		return e.m.class[e.m.pathPos(i)]
 	}
@@ -47,6 +66,11 @@ func (e *Engine) classAt(i int) PathClass {
 
 // unitsOf lists the units of path in line order.
 func (e *Engine) unitsOf(path string) []int {
+	if e.x != nil {
+		if us, ok := e.x.byPath[path]; ok {
+			return us
+		}
+	}
 	if e.m != nil {
 		return e.m.unitsOf(path)
 	}
@@ -55,6 +79,11 @@ func (e *Engine) unitsOf(path string) []int {
 
 // hasPath reports whether the engine holds units of path.
 func (e *Engine) hasPath(path string) bool {
+	if e.x != nil {
+		if us, ok := e.x.byPath[path]; ok {
+			return len(us) > 0
+		}
+	}
 	if e.m != nil {
 		return e.m.paths.Find(path) >= 0
 	}
@@ -64,6 +93,9 @@ func (e *Engine) hasPath(path string) bool {
 
 // Paths lists the files the engine holds units of, sorted.
 func (e *Engine) Paths() []string {
+	if e.x != nil {
+		return append([]string(nil), e.x.paths...)
+	}
 	if e.m != nil {
 		out := make([]string, e.m.paths.Len())
 		for i := range out {
@@ -82,6 +114,9 @@ func (e *Engine) basePaths(base string) []string {
 		for k, p := range pos {
 			out[k] = e.m.paths.Key(p)
 		}
+		if e.x != nil {
+			return e.x.basePaths(base, out)
+		}
 		return out
 	}
 	return e.baseName[base]
@@ -89,9 +124,15 @@ func (e *Engine) basePaths(base string) []string {
 
 // idIndex finds a unit by id.
 func (e *Engine) idIndex(id string) (int, bool) {
+	if e.x != nil {
+		if i, ok := e.x.byID[id]; ok {
+			return i, true
+		}
+	}
 	if e.m != nil {
 		if v, ok := e.m.ids.Get(id); ok && len(v) == 4 {
-			return int(le.Uint32(v)), true
+			i := int(le.Uint32(v))
+			return i, e.x == nil || !e.x.dead[i]
 		}
 		return 0, false
 	}
@@ -101,6 +142,9 @@ func (e *Engine) idIndex(id string) (int, bool) {
 
 // defsOf lists the units defining a lower-cased name.
 func (e *Engine) defsOf(name string) []int {
+	if e.x != nil {
+		return e.x.list(e.m.list(e.m.defs, name), e.x.defs[name])
+	}
 	if e.m != nil {
 		return e.m.list(e.m.defs, name)
 	}
@@ -109,6 +153,9 @@ func (e *Engine) defsOf(name string) []int {
 
 // qualsOf lists the units whose lower-cased symbol path is qual.
 func (e *Engine) qualsOf(qual string) []int {
+	if e.x != nil {
+		return e.x.list(e.m.list(e.m.quals, qual), e.x.quals[qual])
+	}
 	if e.m != nil {
 		return e.m.list(e.m.quals, qual)
 	}
@@ -117,6 +164,9 @@ func (e *Engine) qualsOf(qual string) []int {
 
 // refsOf lists the units referencing a lower-cased name.
 func (e *Engine) refsOf(name string) []int {
+	if e.x != nil {
+		return e.x.list(e.m.list(e.m.refs, name), e.x.refs[name])
+	}
 	if e.m != nil {
 		return e.m.list(e.m.refs, name)
 	}
@@ -133,6 +183,12 @@ func (e *Engine) hasEdges() bool {
 
 // edgesOut and edgesIn are unit a's explicit edges, in index order.
 func (e *Engine) edgesOut(a int) []edgeTo {
+	if e.x != nil {
+		if a >= e.x.n {
+			return e.x.out[a]
+		}
+		return e.x.live(e.m.adjacent(e.m.outOff, e.m.outRec, a))
+	}
 	if e.m != nil {
 		return e.m.adjacent(e.m.outOff, e.m.outRec, a)
 	}
@@ -140,6 +196,12 @@ func (e *Engine) edgesOut(a int) []edgeTo {
 }
 
 func (e *Engine) edgesIn(a int) []edgeTo {
+	if e.x != nil {
+		if a >= e.x.n {
+			return e.x.in[a]
+		}
+		return e.x.live(e.m.adjacent(e.m.inOff, e.m.inRec, a))
+	}
 	if e.m != nil {
 		return e.m.adjacent(e.m.inOff, e.m.inRec, a)
 	}

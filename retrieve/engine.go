@@ -40,10 +40,12 @@ type Options struct {
 // states. Build it once per index; Candidates is safe for concurrent use.
 type Engine struct {
 	opts Options
-	n    int // units
+	n    int // units (of an overlay, the live ones)
 	// units and info, with the tables below, hold an engine built in
-	// memory; m holds a stored one's instead (access.go).
+	// memory; m holds a stored one's instead (access.go), and x, with m,
+	// an overlay's (overlay.go).
 	m     *mapped
+	x     *overlay
 	units []mss.Unit
 	info  []unitInfo
 	byID  map[string]int

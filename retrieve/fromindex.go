@@ -16,15 +16,7 @@ import (
 // are read at once, so a cold open waits for the slowest of them, not for
 // their sum; a stored engine holds the log of the indexed commit.
 func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
-	meta := ix.Meta()
-	if opts.Commit == "" {
-		opts.Commit = meta.Commit
-	}
-	if opts.GitDir == "" && opts.Commit != "" && meta.Repo != "" {
-		if out, err := exec.Command("git", "-C", meta.Repo, "rev-parse", "--absolute-git-dir").Output(); err == nil {
-			opts.GitDir = strings.TrimSpace(string(out))
-		}
-	}
+	opts = indexOptions(ix, opts)
 	var warn []string
 	if d := ix.Meta().Derived; d != "" && d != storedVersion {
 		warn = append(warn, fmt.Sprintf("stored retrieval structures are of another version (%s, this build reads %s); built from the units instead, which is slower (re-run mss index to derive them)", d, storedVersion))
@@ -62,6 +54,22 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 	e := NewEngine(units, er.edges, opts)
 	e.warn = append(warn, e.warn...)
 	return e, nil
+}
+
+// indexOptions completes opts for an engine over ix: the history view
+// reads the index's commit of the repository it was built from, unless
+// opts names another.
+func indexOptions(ix *index.Index, opts Options) Options {
+	meta := ix.Meta()
+	if opts.Commit == "" {
+		opts.Commit = meta.Commit
+	}
+	if opts.GitDir == "" && opts.Commit != "" && meta.Repo != "" {
+		if out, err := exec.Command("git", "-C", meta.Repo, "rev-parse", "--absolute-git-dir").Output(); err == nil {
+			opts.GitDir = strings.TrimSpace(string(out))
+		}
+	}
+	return opts
 }
 
 func disabled(opts Options, view string) bool {

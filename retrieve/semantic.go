@@ -90,13 +90,7 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	docTerms := make([]map[string]int, n)
 	df := map[string]int{}
 	for i := range e.units {
-		m := make(map[string]int, len(content[i].Counts)+len(symbol[i].Counts))
-		for t, c := range symbol[i].Counts {
-			m[t] += 2 * int(c)
-		}
-		for t, c := range content[i].Counts {
-			m[t] += int(c)
-		}
+		m := semTerms(content[i], symbol[i])
 		docTerms[i] = m
 		for t := range m {
 			df[t]++
@@ -133,6 +127,19 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 		s.docVec[i] = s.vector(m)
 	}
 	return s
+}
+
+// semTerms counts a unit's terms for the semantic view: a symbol's
+// terms count twice.
+func semTerms(content, symbol lexical.Counted) map[string]int {
+	m := make(map[string]int, len(content.Counts)+len(symbol.Counts))
+	for t, c := range symbol.Counts {
+		m[t] += 2 * int(c)
+	}
+	for t, c := range content.Counts {
+		m[t] += int(c)
+	}
+	return m
 }
 
 // vector is the tf-idf-weighted, normalized sum of known term vectors.

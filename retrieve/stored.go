@@ -683,7 +683,7 @@ func (e *Engine) fill(ctx context.Context, cands []mss.Candidate) ([]mss.Candida
 
 // contents returns the content of every unit, in engine order.
 func (e *Engine) contents(ctx context.Context) ([]string, error) {
-	out := make([]string, e.n)
+	out := make([]string, e.span())
 	if e.src == nil {
 		for i := range e.units {
 			out[i] = e.units[i].Content

@@ -17,10 +17,12 @@ import (
 //
 // The first load derives the index's stored retrieval structures and opens
 // the engine over them (small, and quick to open). Later loads, after
-// edits, update the units only and build the engine in memory, which is
-// quicker than deriving again; such a snapshot is Provisional, and a
-// Service then calls Rederive in the background (index.Derive, which holds
-// up no build) and swaps in its stored engine, whose answers are the same.
+// edits, update the units only, and overlay the last stored engine with
+// the changed files (retrieve.Overlay), or build the engine in memory when
+// too much changed: either is quicker than deriving again. Such a snapshot
+// is Provisional, and a Service then calls Rederive in the background
+// (index.Derive, which holds up no build) and swaps in its stored engine,
+// whose answers are those of an engine built from every unit.
 type IndexLoader struct {
 	Repo   string // the work tree
 	DB     string // index file; "" means <Repo>/.mss/index.db
@@ -29,18 +31,20 @@ type IndexLoader struct {
 
 	mu   sync.Mutex
 	last IndexInfo // of the last load; DB is "" before the first
+	// base is the last stored engine opened, which later loads overlay.
+	base *retrieve.Engine
 }
 
 // Load implements Loader.
 func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	l.mu.Lock()
-	quick := l.last.DB != ""
+	quick, base := l.last.DB != "", l.base
 	l.mu.Unlock()
 	opts := l.Index
 	if f := Progress(ctx); f != nil {
 		opts.Progress = f
 	}
-	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine, NoDerive: quick})
+	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine, NoDerive: quick, Base: base})
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +52,9 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	s := newSnapshot(p, IndexInfo{DB: sum.DB, Changed: sum.Parsed, Skipped: sum.Skipped})
 	l.mu.Lock()
 	l.last = s.info
+	if p.Engine().Stored() {
+		l.base = p.Engine()
+	}
 	l.mu.Unlock()
 	return s, nil
 }
@@ -69,6 +76,11 @@ func (l *IndexLoader) Rederive(ctx context.Context) (Snapshot, error) {
 	p, err := pipeline.Open(ctx, pipeline.Options{DB: last.DB, Engine: l.Engine})
 	if err != nil {
 		return nil, err
+	}
+	if p.Engine().Stored() {
+		l.mu.Lock()
+		l.base = p.Engine()
+		l.mu.Unlock()
 	}
 	return newSnapshot(p, IndexInfo{DB: last.DB, Skipped: last.Skipped}), nil
 }
@@ -99,5 +111,6 @@ func (s *indexSnapshot) Search(query string, limit int) ([]mss.Unit, error) {
 
 func (s *indexSnapshot) Info() IndexInfo { return s.info }
 
-// Provisional reports an engine built in memory, which Rederive replaces.
+// Provisional reports an engine built in memory or overlaid, which
+// Rederive replaces.
 func (s *indexSnapshot) Provisional() bool { return !s.Engine().Stored() }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // gatedLoader holds every load after the first until the gate opens.
@@ -176,6 +178,13 @@ func TestGrownUnitsServeFileBytes(t *testing.T) {
 // generation, answering the same.
 func TestEditsRederived(t *testing.T) {
 	dir := writeFixture(t)
+	// Units no edit touches, so that the edit is a small share of them
+	// (as in any repository worth an overlay).
+	var filler strings.Builder
+	for k := range 60 {
+		fmt.Fprintf(&filler, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
+	}
+	gittest.WriteTree(t, dir, map[string]string{"widgets/shades.py": filler.String()})
 	g := &gatedRederive{IndexLoader: &IndexLoader{Repo: dir}, gate: make(chan struct{})}
 	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: 30 * time.Second, MethodOptions: noGrow})
 	if err != nil {
@@ -209,6 +218,12 @@ func TestEditsRederived(t *testing.T) {
 	}
 	if !isProvisional() {
 		t.Fatal("the edit was answered by a stored engine while deriving was held")
+	}
+	svc.mu.RLock()
+	overlaid := svc.snap.(*indexSnapshot).Engine().Overlaid()
+	svc.mu.RUnlock()
+	if !overlaid {
+		t.Error("the edit was answered by an engine built from every unit; want the stored one overlaid with the edited file")
 	}
 	close(g.gate)
 	deadline := time.Now().Add(30 * time.Second)
