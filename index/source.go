@@ -194,6 +194,8 @@ func (s *source) list(ctx context.Context) ([]entry, error) {
 	}
 	sort.Strings(paths)
 	var out []entry
+	stat := s.files.Stater()
+	defer stat.Close()
 	for i, p := range paths {
 		if i > 0 && p == paths[i-1] || strings.HasPrefix(p, ".mss/") {
 			continue
@@ -201,7 +203,7 @@ func (s *source) list(ctx context.Context) ([]entry, error) {
 		// No symbolic link in any component: a file under a linked
 		// directory (git may list "sub/passwd" when "sub" became a link
 		// to /etc) is not a candidate, and neither is a link itself.
-		st, err := s.files.Lstat(p)
+		st, err := stat.Lstat(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsroot.ErrSymlink) || errors.Is(err, syscall.ENOTDIR) {
 				continue // tracked but deleted, or reached through a link

@@ -89,6 +89,15 @@ func (r *Root) Lstat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkDirs(c); err != nil {
+		return nil, err
+	}
+	return r.root.Lstat(c)
+}
+
+// checkDirs checks that every directory component of the clean path c
+// is a directory, not a link.
+func (r *Root) checkDirs(c string) error {
 	parts := strings.Split(c, "/")
 	for i := 1; i < len(parts); i++ {
 		dir := strings.Join(parts[:i], "/")
@@ -99,7 +108,55 @@ func (r *Root) Lstat(p string) (fs.FileInfo, error) {
 		}
 		st, err := r.root.Lstat(dir)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: %w", dir, ErrSymlink)}
+		}
+		if !st.IsDir() {
+			return &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: not a directory", dir)}
+		}
+		if r.dirs != nil {
+			r.dirs.Store(dir, true)
+		}
+	}
+	return nil
+}
+
+// A Stater describes many files of a root, as Lstat does, holding open
+// the directories of the last path it described: a file then costs one
+// system call, and a directory two (its check and its open), where
+// os.Root walks every component of every path it is given. Paths in
+// sorted order keep a directory's files together. A Stater is not for
+// concurrent use; Close releases it.
+type Stater struct {
+	r     *Root
+	names []string   // the directories held open, outermost first
+	subs  []*os.Root // names[i] opened in subs[i-1] (in the root for 0)
+}
+
+// Stater starts a Stater over r.
+func (r *Root) Stater() *Stater { return &Stater{r: r} }
+
+// Lstat is Root.Lstat.
+func (s *Stater) Lstat(p string) (fs.FileInfo, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(c, "/")
+	dirs := parts[:len(parts)-1]
+	k := 0
+	for k < len(s.names) && k < len(dirs) && s.names[k] == dirs[k] {
+		k++
+	}
+	s.keep(k)
+	for ; k < len(dirs); k++ {
+		parent := s.dir()
+		dir := strings.Join(dirs[:k+1], "/")
+		st, err := parent.Lstat(dirs[k])
+		if err != nil {
+			return nil, named(err, dir)
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
 			return nil, &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: %w", dir, ErrSymlink)}
@@ -107,11 +164,47 @@ func (r *Root) Lstat(p string) (fs.FileInfo, error) {
 		if !st.IsDir() {
 			return nil, &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: not a directory", dir)}
 		}
-		if r.dirs != nil {
-			r.dirs.Store(dir, true)
+		// Checked just now; were it swapped for a link since, os.Root
+		// still confines the open to the root.
+		sub, err := parent.OpenRoot(dirs[k])
+		if err != nil {
+			return nil, named(err, dir)
 		}
+		s.names, s.subs = append(s.names, dirs[k]), append(s.subs, sub)
 	}
-	return r.root.Lstat(c)
+	st, err := s.dir().Lstat(parts[len(parts)-1])
+	return st, named(err, c)
+}
+
+// dir is the innermost directory held open (the root when none is).
+func (s *Stater) dir() *os.Root {
+	if len(s.subs) == 0 {
+		return s.r.root
+	}
+	return s.subs[len(s.subs)-1]
+}
+
+// keep closes the directories held open below the first k.
+func (s *Stater) keep(k int) error {
+	var errs []error
+	for _, sub := range s.subs[k:] {
+		errs = append(errs, sub.Close())
+	}
+	s.names, s.subs = s.names[:k], s.subs[:k]
+	return errors.Join(errs...)
+}
+
+// Close releases the directories held open.
+func (s *Stater) Close() error { return s.keep(0) }
+
+// named makes a path error name the path asked about, not the component
+// a directory was asked for.
+func named(err error, p string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = p
+	}
+	return err
 }
 
 // Open opens the regular file at p for reading.

@@ -85,3 +85,43 @@ func TestCacheDirsStillRefusesLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestStaterAsLstat: a Stater describes what Lstat does, over paths in
+// any order, and refuses what Lstat refuses.
+func TestStaterAsLstat(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "pkg", "inner"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pkg", "inner", "b.py"), []byte("y = 2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg", "a.py"), []byte("x = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "top.py"), []byte("z = 3\n"), 0o644)
+	os.Symlink("pkg", filepath.Join(dir, "alias"))
+	os.Symlink("a.py", filepath.Join(dir, "pkg", "link.py"))
+	os.Symlink(filepath.Join(dir, "top.py"), filepath.Join(dir, "pkg", "out.py"))
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.CacheDirs()
+	s := r.Stater()
+	defer s.Close()
+	paths := []string{"pkg/a.py", "pkg/inner/b.py", "pkg/a.py", "alias/inner/b.py", "pkg/link.py", "pkg/out.py",
+		"top.py", "pkg/missing.py", "nope/x.py", "pkg/a.py/x", "../etc/passwd", "/etc/passwd", "pkg/inner/b.py"}
+	for _, p := range paths {
+		want, werr := r.Lstat(p)
+		got, gerr := s.Lstat(p)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("%s: Stater error %v, Lstat %v", p, gerr, werr)
+			continue
+		}
+		if werr == nil && (got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() || !got.ModTime().Equal(want.ModTime())) {
+			t.Errorf("%s: Stater %s %d %v, Lstat %s %d %v", p, got.Name(), got.Size(), got.Mode(), want.Name(), want.Size(), want.Mode())
+		}
+	}
+	if _, err := s.Lstat("alias/inner/b.py"); !errors.Is(err, ErrSymlink) {
+		t.Errorf("through a link: %v, want ErrSymlink", err)
+	}
+	if st, err := s.Lstat("pkg/out.py"); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("a link out of the root: %v, %v; want it described as a link", st, err)
+	}
+}
