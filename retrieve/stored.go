@@ -134,7 +134,11 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		d.Tables[name] = t
 	}
 	if e.out != nil {
-		var b []byte
+		edges := 0
+		for _, adj := range e.out {
+			edges += len(adj)
+		}
+		b := make([]byte, 0, 4*2*(n+1+edges))
 		for _, adj := range [][][]edgeTo{e.out, e.in} {
 			off := 0
 			for i := 0; i <= n; i++ {
@@ -159,15 +163,19 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		d.Tables["lex"+strconv.Itoa(f)] = m
 	}
 	if e.sem != nil {
-		var b []byte
+		present := 0
 		for _, v := range e.sem.docVec {
-			if v == nil {
-				b = append(b, 0)
-			} else {
-				b = append(b, 1)
+			if v != nil {
+				present++
 			}
 		}
-		b = append(b, make([]byte, (4-len(b)%4)%4)...)
+		pad := (4 - n%4) % 4
+		b := make([]byte, n+pad, n+pad+4*semDim*present)
+		for i, v := range e.sem.docVec {
+			if v != nil {
+				b[i] = 1
+			}
+		}
 		for _, v := range e.sem.docVec {
 			for _, x := range v {
 				b = le.AppendUint32(b, math.Float32bits(x))
