@@ -33,12 +33,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -367,6 +369,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 				return err
 			}
 		}
+	}
+	if err := w.dropSearchTerms(); err != nil {
+		return err
 	}
 
 	// Progress counts every candidate file, the same number that the
@@ -711,8 +716,10 @@ type writer struct {
 	unitsGen                                                     int
 	terms                                                        *termCache
 	ctx                                                          context.Context
-	insFile, insUnit, insFTS, delFTS, delUnits, delFile, setStat *sql.Stmt
-	started                                                      time.Time
+	insFile, insUnit, insFTS, rowids, delUnits, delFile, setStat *sql.Stmt
+	// gone lists the search-term rows of removed units (dropSearchTerms).
+	gone    []int64
+	started time.Time
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -725,7 +732,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.setStat, `UPDATE files SET stat = ? WHERE path = ?`},
 		{&w.insUnit, `INSERT INTO units(id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.insFTS, `INSERT INTO units_fts(rowid, symbol, path, body) VALUES(?,?,?,?)`},
-		{&w.delFTS, `DELETE FROM units_fts WHERE rowid IN (SELECT rowid FROM units WHERE path = ?)`},
+		{&w.rowids, `SELECT rowid FROM units WHERE path = ?`},
 		{&w.delUnits, `DELETE FROM units WHERE path = ?`},
 		{&w.delFile, `DELETE FROM files WHERE path = ?`},
 	} {
@@ -739,7 +746,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insFTS, w.delFTS, w.delUnits, w.delFile, w.setStat} {
+	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insFTS, w.rowids, w.delUnits, w.delFile, w.setStat} {
 		if s != nil {
 			s.Close()
 		}
@@ -752,7 +759,22 @@ func (w *writer) deleteFile(path string, old map[string]string) error {
 		return nil
 	}
 	delete(old, path)
-	for _, st := range []*sql.Stmt{w.delFTS, w.delUnits, w.delFile} {
+	rows, err := w.rowids.QueryContext(w.ctx, path)
+	if err != nil {
+		return fmt.Errorf("index: removing %s: %w", path, err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("index: removing %s: %w", path, err)
+		}
+		w.gone = append(w.gone, id)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("index: removing %s: %w", path, err)
+	}
+	for _, st := range []*sql.Stmt{w.delUnits, w.delFile} {
 		r, err := st.ExecContext(w.ctx, path)
 		if err != nil {
 			return fmt.Errorf("index: removing %s: %w", path, err)
@@ -764,6 +786,28 @@ func (w *writer) deleteFile(path string, old map[string]string) error {
 			}
 		}
 	}
+	return nil
+}
+
+// dropSearchTerms removes the search-term rows of the units deleteFile
+// removed, in one statement and in rowid order, before any unit is
+// written: FTS5 writes its pending terms out at every statement that
+// changes it and whenever deletes and inserts alternate or rowids go
+// back, and each such write is a segment to merge later, which made a
+// row-by-row removal cost more than the parsing.
+func (w *writer) dropSearchTerms() error {
+	if len(w.gone) == 0 {
+		return nil
+	}
+	slices.Sort(w.gone)
+	ids, err := json.Marshal(w.gone)
+	if err != nil {
+		return err
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM units_fts WHERE rowid IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+		return fmt.Errorf("index: removing search terms: %w", err)
+	}
+	w.gone = nil
 	return nil
 }
 
