@@ -106,10 +106,11 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 			s.termVec[t] = make([]float32, semDim)
 		}
 	}
-	// Terms in sorted order make float sums reproducible.
+	// Each term's vector adds its units' signatures in unit order,
+	// whatever order a unit's terms come in: the sums are reproducible.
 	for i, m := range docTerms {
 		sig := signature(e.units[i].ID)
-		for _, t := range sortedKeys(m) {
+		for t := range m {
 			v, ok := s.termVec[t]
 			if !ok {
 				continue
