@@ -21,6 +21,10 @@ func (e *Engine) Stored() bool { return e.m != nil && e.x == nil }
 // Len is the number of units.
 func (e *Engine) Len() int { return e.n }
 
+// live reports whether unit i is one the engine holds (an overlay's dead
+// units keep their indices).
+func (e *Engine) live(i int) bool { return e.x == nil || i >= e.x.n || !e.x.dead[i] }
+
 // span bounds unit indices: an overlay's dead units keep theirs.
 func (e *Engine) span() int {
 	if e.x != nil {

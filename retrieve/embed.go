@@ -99,16 +99,27 @@ func (e *Engine) embeddingView(ctx context.Context, q *query) ([]hit, error) {
 			ix.err = err
 			return
 		}
+		var live []int
+		var asked []string
 		for i := range texts {
-			u := e.unitAt(i)
-			texts[i] = u.Path + " " + u.Symbol + "\n" + texts[i]
+			if e.live(i) {
+				u := e.unitAt(i)
+				live = append(live, i)
+				asked = append(asked, u.Path+" "+u.Symbol+"\n"+texts[i])
+			}
 		}
-		ix.vecs, ix.err = ix.emb.Embed(ctx, texts)
-		if ix.err == nil && len(ix.vecs) != len(texts) {
-			ix.err = fmt.Errorf("got %d vectors for %d units", len(ix.vecs), len(texts))
+		vecs, err := ix.emb.Embed(ctx, asked)
+		if err == nil && len(vecs) != len(asked) {
+			err = fmt.Errorf("got %d vectors for %d units", len(vecs), len(asked))
 		}
-		for _, v := range ix.vecs {
-			normalize(v)
+		if err != nil {
+			ix.err = err
+			return
+		}
+		ix.vecs = make([][]float32, len(texts))
+		for k, i := range live {
+			normalize(vecs[k])
+			ix.vecs[i] = vecs[k]
 		}
 	})
 	if ix.err != nil {
@@ -124,6 +135,9 @@ func (e *Engine) embeddingView(ctx context.Context, q *query) ([]hit, error) {
 	normalize(qv[0])
 	hs := make([]hit, 0, len(ix.vecs))
 	for i, v := range ix.vecs {
+		if v == nil {
+			continue // not a unit the engine holds
+		}
 		if len(v) != len(qv[0]) {
 			return nil, fmt.Errorf("vector sizes differ: unit %d, state %d", len(v), len(qv[0]))
 		}

@@ -69,12 +69,13 @@ func overlayFixture(t *testing.T) (base *Engine, ix *index.Index, repo, db strin
 func TestOverlayAnswersFromTheIndexNow(t *testing.T) {
 	base, ix, _, _ := overlayFixture(t)
 	ctx := context.Background()
-	opts := Options{Disable: []string{ViewHistory}}
+	emb := &countingEmbedder{}
+	opts := Options{Disable: []string{ViewHistory}, Embedder: emb}
 	ov, err := Overlay(ctx, base, ix, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, err := FromIndex(ix, opts)
+	mem, err := FromIndex(ix, Options{Disable: []string{ViewHistory}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +142,24 @@ func TestOverlayAnswersFromTheIndexNow(t *testing.T) {
 				t.Errorf("state %s: candidate %s is not a unit the index holds now", st.StateID, c.Unit.ID)
 			}
 		}
+	}
+	// The embedding view embeds and ranks the units the index holds, not
+	// the base's units of changed files.
+	q, err := ov.prepare(states[3], mss.ObservedOf(states[3]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := ov.embeddingView(ctx, q)
+	if err != nil || len(hs) == 0 {
+		t.Fatalf("embedding view: %v, %v", hs, err)
+	}
+	for _, h := range hs {
+		if !ov.live(h.idx) {
+			t.Errorf("the embedding view ranks unit %d, of the base's old %s", h.idx, ov.unitAt(h.idx).Path)
+		}
+	}
+	if emb.texts != ov.Len() {
+		t.Errorf("%d unit texts embedded, want the %d units the index holds", emb.texts, ov.Len())
 	}
 	d, err := ov.Candidates(ctx, states[3], 2)
 	if err != nil {
@@ -227,4 +246,15 @@ func sorted(s []string) []string {
 	s = append([]string(nil), s...)
 	sort.Strings(s)
 	return s
+}
+
+// countingEmbedder is byteEmbedder counting the unit texts it embeds (a
+// single text is a state's).
+type countingEmbedder struct{ texts int }
+
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) > 1 {
+		c.texts += len(texts)
+	}
+	return byteEmbedder{}.Embed(ctx, texts)
 }
