@@ -103,12 +103,19 @@ func (ix *Index) CheckAll(all bool) error {
 	if err := rows.Err(); err != nil {
 		return fail("reading units: %v", err)
 	}
-	return ix.checkDerived()
+	if err := ix.checkDerived(); err != nil {
+		return err
+	}
+	if ix.base != nil {
+		return ix.base.checkDerived()
+	}
+	return nil
 }
 
 // checkDerived checks the derived file the index records, if any: that it
 // is the file recorded, its directory is whole and its tables decode. (Its
-// contents are the Deriver's to check when it opens them.)
+// contents are the Deriver's to check when it opens them.) A kept base
+// (Index.Base) is checked the same way.
 func (ix *Index) checkDerived() error {
 	if ix.meta.DerivedID == "" {
 		return nil

@@ -26,13 +26,18 @@ package index
 //	    the Deriver's version the data was computed by, and the id of
 //	    its file (absent when there is none); how many builds changed
 //	    the units, which Derive compares before it records its file
+//	meta "base", "base_id", "base_units"
+//	    derived data that is no longer current, kept to be overlaid with
+//	    the files changed since (Meta.Base): its version, file, and the
+//	    count of units it was computed from
 //
 // The package stores bytes and does not read them: the Deriver owns their
 // layout and names it by its version. A reader that finds another
 // version (or none) must not use the data. Build recomputes it whenever
-// a file's units changed, the version differs, or none is stored; a
-// Build without a Deriver that changes units removes it (one that
-// changes nothing leaves it), so it is never stale.
+// a file's units changed, the version differs, or none is stored. A
+// Build without a Deriver (or one told to DeferDerive) that changes units
+// records none as current, so current data is never stale, and keeps what
+// was current as the base; recording new current data drops the base.
 
 import (
 	"bufio"
@@ -93,7 +98,24 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 		return nil
 	}
 	w.derivedChanged = true
+	base, err := metaValue(w.ctx, w.tx, "base")
+	if err != nil {
+		return err
+	}
+	if d != nil && w.deferDerive && !w.collect && changed && (have == d.Version || have == "" && base == d.Version) {
+		d = nil
+	}
 	if d == nil {
+		if changed && have != "" {
+			// The structures become the base later engines overlay.
+			if err := w.keepBase(have); err != nil {
+				return err
+			}
+		} else if id, err := metaValue(w.ctx, w.tx, "base_id"); err != nil {
+			return err
+		} else if id != "" {
+			w.base = sidecarPath(w.dbPath, id)
+		}
 		return recordDerived(w.ctx, w.tx, "", "")
 	}
 	var in *DeriveInput
@@ -115,14 +137,39 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	return recordDerived(w.ctx, w.tx, d.Version, id)
 }
 
+// keepBase records the derived data of version, current until this
+// build, as the base (Meta.Base), with the unit count it was derived from
+// (the count the index recorded until this build).
+func (w *writer) keepBase(version string) error {
+	id, err := metaValue(w.ctx, w.tx, "derived_id")
+	if err != nil {
+		return err
+	}
+	units, err := metaValue(w.ctx, w.tx, "units")
+	if err != nil {
+		return err
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM meta WHERE key IN ('base', 'base_id', 'base_units')`); err != nil {
+		return fmt.Errorf("index: keeping derived data: %w", err)
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES('base', ?), ('base_id', ?), ('base_units', ?)`, version, id, units); err != nil {
+		return fmt.Errorf("index: keeping derived data: %w", err)
+	}
+	w.base = sidecarPath(w.dbPath, id)
+	return nil
+}
+
 // recordDerived records the derived data of version in the file of id,
-// or that there is none (version "").
+// which replaces any kept base, or that there is none (version "").
 func recordDerived(ctx context.Context, tx *sql.Tx, version, id string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('derived', 'derived_id')`); err != nil {
 		return fmt.Errorf("index: clearing derived data: %w", err)
 	}
 	if version == "" {
 		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('base', 'base_id', 'base_units')`); err != nil {
+		return fmt.Errorf("index: clearing derived data: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, version, id); err != nil {
 		return fmt.Errorf("index: writing derived version: %w", err)
@@ -338,13 +385,14 @@ func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
 
 func align8(n int) int { return (n + 7) &^ 7 }
 
-// removeSidecars deletes the derived files of dbPath other than keep (a
-// path, or "" for all): files named like ours and starting with our magic.
-func removeSidecars(dbPath, keep string) {
+// removeSidecars deletes the derived files of dbPath other than those
+// kept (paths; "" keeps none): files named like ours and starting with
+// our magic.
+func removeSidecars(dbPath string, keep ...string) {
 	matches, _ := filepath.Glob(dbPath + ".*.derived")
 	for _, m := range matches {
 		id := strings.TrimSuffix(strings.TrimPrefix(m, dbPath+"."), ".derived")
-		if m == keep || len(id) != 32 || strings.Trim(id, "0123456789abcdef") != "" {
+		if slices.Contains(keep, m) || len(id) != 32 || strings.Trim(id, "0123456789abcdef") != "" {
 			continue
 		}
 		f, err := os.OpenFile(m, os.O_RDONLY|noFollow, 0)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,10 +110,49 @@ func TestDerivedData(t *testing.T) {
 	if got := openIndex(t, db).Meta().Derived; got != "test-2" || len(derivedFiles(db)) != 1 {
 		t.Fatalf("a build without a Deriver that changed nothing: derived %q, files %v", got, derivedFiles(db))
 	}
+	kept, units := derivedFiles(db), openIndex(t, db).Meta().Units
 	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 4\n"), 0o644)
 	build(t, Options{Repo: repo, DB: db})
-	if got := openIndex(t, db).Meta().Derived; got != "" || len(derivedFiles(db)) != 0 {
-		t.Fatalf("a build without a Deriver that changed units: derived %q, files %v", got, derivedFiles(db))
+	m := openIndex(t, db).Meta()
+	if m.Derived != "" || m.Base != "test-2" || m.BaseUnits != units || !cmp.Equal(derivedFiles(db), kept) {
+		t.Fatalf("a build without a Deriver that changed units: derived %q, base %q of %d units, files %v (before %v); want the structures kept as the base",
+			m.Derived, m.Base, m.BaseUnits, derivedFiles(db), kept)
+	}
+	if b, err := openIndex(t, db).Base().DerivedBlob("commit"); err != nil || b == nil {
+		t.Fatalf("the base's blob: %q, %v", b, err)
+	}
+	if err := openIndex(t, db).Check(); err != nil {
+		t.Fatalf("check with a base: %v", err)
+	}
+	whole, _ := os.ReadFile(kept[0])
+	os.WriteFile(kept[0], whole[:len(whole)/2], 0o644)
+	if err := openIndex(t, db).Check(); err == nil || !strings.Contains(err.Error(), filepath.Base(kept[0])) {
+		t.Fatalf("check with a damaged base: %v; want an error naming its file", err)
+	}
+	os.WriteFile(kept[0], whole, 0o644)
+	// Deferred: an edit keeps the base and derives nothing; another build
+	// without a Deriver keeps it too.
+	calls := cd.calls
+	for k, o := range []Options{{Derive: cd.deriver("test-2"), DeferDerive: true}, {}} {
+		os.WriteFile(filepath.Join(repo, "a.py"), []byte(fmt.Sprintf("def f():\n    return %d\n", 5+k)), 0o644)
+		o.Repo, o.DB = repo, db
+		build(t, o)
+		if m := openIndex(t, db).Meta(); cd.calls != calls || m.Derived != "" || m.Base != "test-2" || !cmp.Equal(derivedFiles(db), kept) {
+			t.Fatalf("build %d after the base: calls %d (before %d), derived %q, base %q, files %v", k, cd.calls, calls, m.Derived, m.Base, derivedFiles(db))
+		}
+	}
+	// Deriving again drops the base and its file.
+	if err := Derive(t.Context(), db, cd.deriver("test-2")); err != nil {
+		t.Fatal(err)
+	}
+	if m := openIndex(t, db).Meta(); m.Derived != "test-2" || m.Base != "" || len(derivedFiles(db)) != 1 || cmp.Equal(derivedFiles(db), kept) {
+		t.Fatalf("derived again: derived %q, base %q, files %v (base file %v)", m.Derived, m.Base, derivedFiles(db), kept)
+	}
+	// A new index derives even when deferring.
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	build(t, Options{Repo: repo, DB: fresh, Derive: cd.deriver("test-2"), DeferDerive: true})
+	if m := openIndex(t, fresh).Meta(); m.Derived != "test-2" {
+		t.Fatalf("a new index deferring: derived %q", m.Derived)
 	}
 }
 
@@ -210,8 +250,8 @@ func TestDeriveLater(t *testing.T) {
 	if err := Derive(t.Context(), db, racing); !errors.Is(err, ErrUnitsChanged) {
 		t.Fatalf("Derive while units changed: %v", err)
 	}
-	if got := openIndex(t, db).Meta().Derived; got != "" || len(derivedFiles(db)) != 0 {
-		t.Fatalf("after a lost race: derived %q, files %v", got, derivedFiles(db))
+	if m := openIndex(t, db).Meta(); m.Derived != "" || m.Base != "test-1" || len(derivedFiles(db)) != 1 {
+		t.Fatalf("after a lost race: derived %q, base %q, files %v; want only the base kept", m.Derived, m.Base, derivedFiles(db))
 	}
 }
 

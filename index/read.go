@@ -21,6 +21,10 @@ package index
 //	    files, units     counts, for the checker
 //	    derived          version of the derived data (derived.go), if any
 //	    derived_id       id of its file
+//	    base, base_id, base_units
+//	                     derived data a build that changed units kept, to
+//	                     be overlaid (Options.DeferDerive): its version,
+//	                     file and unit count
 //	    units_gen        how many builds changed units (Derive compares it)
 //	    The source identity (root, git_dir, and commit for a commit) is
 //	    what Build compares with the repository it is asked to index: an
@@ -161,6 +165,14 @@ type Meta struct {
 	// the index has none; see Deriver).
 	Derived   string `json:"derived,omitempty"`
 	DerivedID string `json:"-"`
+	// Base is the version of the retrieval structures an earlier build
+	// derived and a later one, changing units without deriving, kept
+	// ("" when there are none): an engine overlays them with the files
+	// changed since (Options.DeferDerive). BaseID names their file and
+	// BaseUnits counts the units they were derived from.
+	Base      string `json:"base,omitempty"`
+	BaseID    string `json:"-"`
+	BaseUnits int    `json:"-"`
 	// Started is when the build that wrote the index started (zero for
 	// an index written before it was recorded).
 	Started time.Time `json:"-"`
@@ -173,6 +185,7 @@ type Index struct {
 	meta   Meta
 	health health
 	side   *sidecar // nil without derived data
+	base   *Index   // the kept structures (Meta.Base), nil without
 }
 
 // Edge links two units: From refers to (calls, names, imports) To.
@@ -238,6 +251,12 @@ func Open(path string) (*Index, error) {
 	ix := &Index{db: db, path: path, meta: m}
 	if m.DerivedID != "" {
 		ix.side = &sidecar{}
+	}
+	if m.BaseID != "" {
+		bm := m
+		bm.Derived, bm.DerivedID, bm.Units = m.Base, m.BaseID, m.BaseUnits
+		bm.Base, bm.BaseID, bm.BaseUnits = "", "", 0
+		ix.base = &Index{db: db, path: path, meta: bm, side: &sidecar{}}
 	}
 	ix.health.h = Health{State: StateOK, Checked: time.Now().UTC()}
 	return ix, nil
@@ -328,11 +347,24 @@ func readMeta(db *sql.DB) (Meta, error) {
 	if m.Derived != "" && (len(m.DerivedID) != 32 || strings.Trim(m.DerivedID, "0123456789abcdef") != "") {
 		return m, fmt.Errorf("meta field \"derived_id\" = %q: %w", m.DerivedID, ErrCorrupt)
 	}
+	if m.Base, m.BaseID = kv["base"], kv["base_id"]; m.Base != "" {
+		if len(m.BaseID) != 32 || strings.Trim(m.BaseID, "0123456789abcdef") != "" {
+			return m, fmt.Errorf("meta field \"base_id\" = %q: %w", m.BaseID, ErrCorrupt)
+		}
+		if m.BaseUnits, err = num("base_units"); err != nil {
+			return m, err
+		}
+	}
 	if m.Built, err = time.Parse(time.RFC3339, kv["built"]); err != nil {
 		return m, fmt.Errorf("meta field \"built\" = %q: %w", kv["built"], ErrCorrupt)
 	}
 	return m, nil
 }
+
+// Base is a view of the index whose derived data is the kept one
+// (Meta.Base), nil when there is none. It shares the index's database: it
+// is not closed on its own.
+func (ix *Index) Base() *Index { return ix.base }
 
 // Meta returns the index's description.
 func (ix *Index) Meta() Meta { return ix.meta }

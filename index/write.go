@@ -85,6 +85,12 @@ type Options struct {
 	// the units (see Deriver); without it an index holds none, and a
 	// build that changes units removes any it had.
 	Derive *Deriver
+	// DeferDerive, with Derive, leaves deriving to a later Derive when an
+	// existing index's units change and it holds Derive's structures (or
+	// keeps them already): they are kept as Meta.Base, which an engine
+	// overlays with the files changed since. A new index still derives.
+	// Without Derive, structures are kept so whenever units change.
+	DeferDerive bool
 
 	// LockWait bounds the wait for another writer of the same index; 0
 	// means DefaultLockWait.
@@ -295,10 +301,11 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	defer w.close()
 	w.dbPath, w.started = dbPath, started
 	w.collect = old == nil && opts.Derive != nil
+	w.deferDerive = opts.DeferDerive
 	defer func() {
 		switch {
 		case ok && w.derivedChanged:
-			removeSidecars(dbPath, w.sidecar)
+			removeSidecars(dbPath, w.sidecar, w.base)
 		case !ok && w.sidecar != "":
 			os.Remove(w.sidecar)
 		}
@@ -702,11 +709,13 @@ type writer struct {
 	// changed counts files whose rows were removed or written.
 	changed int
 	// dbPath is the index the build ends in; sidecar the derived file
-	// this build wrote, if any.
-	dbPath, sidecar string
+	// this build wrote, if any; base the one it keeps (Meta.Base).
+	dbPath, sidecar, base string
 	// derivedChanged says the derived data recorded was replaced or
 	// removed: files of other ids go once the build is in place.
 	derivedChanged bool
+	// deferDerive is Options.DeferDerive.
+	deferDerive bool
 	// collect keeps every unit written (a new index's, for its Deriver,
 	// which then need not read them back).
 	collect bool
