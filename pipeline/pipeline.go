@@ -84,6 +84,14 @@ type Options struct {
 	// (retrieve.Overlay: provisional, as quick to make as the change is
 	// small), unless too many did.
 	Base *retrieve.Engine
+	// DeferDerive, with Repo, does not derive the stored structures again
+	// in a build that changes an existing index's units: the engine
+	// overlays those the index had with the changed files
+	// (retrieve.OverlayIndex), which costs what the change costs, and is
+	// provisional. When too much changed for an overlay, the structures
+	// are derived after the build (index.Derive). For callers that answer
+	// once per edit, like the CLI.
+	DeferDerive bool
 	// Controller answers Recover; when nil it is built from Method
 	// ("" means DefaultMethod) and MethodOptions.
 	Controller    mss.Controller
@@ -135,6 +143,7 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		bo.Repo, bo.Rev, bo.DB = o.Repo, o.Rev, o.DB
 		if bo.Derive == nil && !o.NoDerive {
 			bo.Derive = retrieve.Deriver
+			bo.DeferDerive = o.DeferDerive
 		}
 		sum, err := index.Build(ctx, bo)
 		if err != nil {
@@ -160,6 +169,23 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		p.eng, err = retrieve.Overlay(ctx, o.Base, p.ix, eo)
 		if err != nil && !errors.Is(err, retrieve.ErrOverlayTooLarge) {
 			p.warn = append(p.warn, fmt.Sprintf("engine built from the units, not overlaid: %v", err))
+		}
+	}
+	if p.eng == nil && o.Repo != "" && o.DeferDerive && !o.NoDerive && p.meta.Derived == "" {
+		if p.eng, err = retrieve.OverlayIndex(ctx, p.ix, eo); err != nil {
+			// Nothing to overlay, or too much changed: derive them now,
+			// for this answer and the next.
+			if err := p.ix.Close(); err != nil {
+				return nil, err
+			}
+			p.ix = nil
+			if err := index.Derive(ctx, path, retrieve.Deriver); err != nil && !errors.Is(err, index.ErrUnitsChanged) {
+				return nil, err
+			}
+			if p.ix, err = index.Open(path); err != nil {
+				return nil, err
+			}
+			p.meta = p.ix.Meta()
 		}
 	}
 	if p.eng == nil {

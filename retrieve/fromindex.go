@@ -1,8 +1,10 @@
 package retrieve
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/missingcomplement/mss/index"
@@ -54,6 +56,31 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 	e := NewEngine(units, er.edges, opts)
 	e.warn = append(warn, e.warn...)
 	return e, nil
+}
+
+// OverlayIndex overlays the retrieval structures ix keeps from an earlier
+// build (index.Meta.Base) with the files changed since (see Overlay). It
+// fails when ix keeps none of this version, and with ErrOverlayTooLarge.
+func OverlayIndex(ctx context.Context, ix *index.Index, opts Options) (*Engine, error) {
+	if b := ix.Meta().Base; ix.Base() == nil || b != storedVersion {
+		return nil, fmt.Errorf("retrieve: index %s keeps no retrieval structures of version %s to overlay (it keeps %q)", ix.Path(), storedVersion, b)
+	}
+	return overlayIndex(ctx, ix, indexOptions(ix, opts))
+}
+
+func overlayIndex(ctx context.Context, ix *index.Index, opts Options) (*Engine, error) {
+	// The base is read for its structures only: no history, no embeddings.
+	bo := Options{Disable: append(slices.Clone(opts.Disable), ViewHistory)}
+	base, err := openStored(ix.Base(), bo)
+	if err != nil {
+		return nil, err
+	}
+	// The git log the base holds, when it is of the commit asked for,
+	// spares the history view a run of git.
+	if err := storedHistory(ix.Base(), opts); err != nil {
+		return nil, err
+	}
+	return Overlay(ctx, base, ix, opts)
 }
 
 // indexOptions completes opts for an engine over ix: the history view

@@ -75,9 +75,28 @@ func TestOverlayAnswersFromTheIndexNow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, err := FromIndex(ix, Options{Disable: []string{ViewHistory}})
+	// The reference: an engine built from every unit the index holds.
+	units, err := ix.Units()
 	if err != nil {
 		t.Fatal(err)
+	}
+	edges, err := ix.Edges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := NewEngine(units, edges, Options{Disable: []string{ViewHistory}})
+	// The build kept the structures it replaced: OverlayIndex overlays
+	// them as Overlay does the engine opened before; FromIndex builds the
+	// engine from the units.
+	if m := ix.Meta(); m.Derived != "" || m.Base != storedVersion {
+		t.Fatalf("after the edit the index records derived %q, base %q", m.Derived, m.Base)
+	}
+	oi, err := OverlayIndex(ctx, ix, opts)
+	if err != nil || !oi.Overlaid() || oi.Len() != mem.Len() {
+		t.Fatalf("OverlayIndex: %v, overlaid %v", err, oi != nil && oi.Overlaid())
+	}
+	if fi, err := FromIndex(ix, opts); err != nil || fi.Overlaid() || fi.Stored() {
+		t.Fatalf("FromIndex after the edit: %v, overlaid %v", err, fi != nil && fi.Overlaid())
 	}
 	if !ov.Overlaid() || ov.Stored() || mem.Stored() || mem.Overlaid() {
 		t.Fatalf("overlay: overlaid %v stored %v; reference: overlaid %v stored %v", ov.Overlaid(), ov.Stored(), mem.Overlaid(), mem.Stored())
@@ -167,6 +186,18 @@ func TestOverlayAnswersFromTheIndexNow(t *testing.T) {
 	}
 	if syms := []string{d[0].Unit.Symbol, d[1].Unit.Symbol}; !cmp.Equal(sorted(syms), []string{"darken_all", "saturate"}) {
 		t.Errorf("the first candidates for the added functions are %v", syms)
+	}
+	// Overlaying the index's kept structures answers as overlaying the
+	// engine opened before.
+	for _, st := range states {
+		want, _ := ov.Candidates(ctx, st, 0)
+		got, err := oi.Candidates(ctx, st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("state %s: OverlayIndex answers differently from Overlay (-Overlay +OverlayIndex):\n%s", st.StateID, d)
+		}
 	}
 	// The edited file's units keep their edges; so do their callers'.
 	for _, p := range []string{"pkg/mapping.py", "tests/test_mapping.py"} {

@@ -22,7 +22,7 @@ func newRecoverCmd() *cobra.Command {
 	var (
 		repo, db, statePath, method string
 		budget, maxUnits            int
-		asJSON, explain             bool
+		asJSON, explain, exact      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "recover",
@@ -36,6 +36,14 @@ opened_files, search_queries, observed_spans, observed_evidence_ids); "-"
 reads standard input. With --repo and no --db the repository is indexed
 (incrementally) into <repo>/.mss/index.db first; --db opens an existing
 index. Without --method the default policy, complement, answers.
+
+After an edit, the retrieval structures stored with the index are not
+derived again (which costs what the whole repository costs): they are
+overlaid with the files changed since, which costs what the change
+costs. An overlay's BM25 statistics, names and files are exact; its
+semantic view and its index edges are those of the stored structures
+until they are derived again (by mss index, --exact, or when more than a
+quarter of the units changed). --exact derives them first.
 
 Set MSS_EMBED_BASE_URL and MSS_EMBED_MODEL (and MSS_EMBED_API_KEY) to add
 an embedding view through an OpenAI-compatible endpoint.`,
@@ -59,7 +67,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
-			o := pipeline.Options{Controller: ctl, Repo: repo}
+			o := pipeline.Options{Controller: ctl, Repo: repo, DeferDerive: !exact}
 			if db != "" {
 				o = pipeline.Options{Controller: ctl, DB: db}
 			}
@@ -143,6 +151,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 	f.StringVar(&method, "method", "complement", "evidence-selection method (see mss methods)")
 	f.BoolVar(&asJSON, "json", false, `print {"units": [...], "method", "trace"} as JSON`)
 	f.BoolVar(&explain, "explain", false, "after the units, print why each was chosen (views, requirements)")
+	f.BoolVar(&exact, "exact", false, "with --repo, derive the retrieval structures again after an edit rather than overlay them")
 	cmd.MarkFlagRequired("state")
 	return cmd
 }

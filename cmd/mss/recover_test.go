@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/missingcomplement/mss/internal/gittest"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 func runRecover(t *testing.T, stdin string, args ...string) (string, string, error) {
@@ -113,5 +116,77 @@ func TestRecoverBadInput(t *testing.T) {
 				t.Errorf("stderr = %q, want it to mention %q", stderr, tc.wantStderr)
 			}
 		})
+	}
+}
+
+// TestRecoverAfterEdit: after an edit, recover answers from the stored
+// structures overlaid with the edited file rather than deriving them
+// again; --exact derives them, and so does an edit too large to overlay.
+func TestRecoverAfterEdit(t *testing.T) {
+	repo := recoverRepo(t)
+	var filler strings.Builder
+	for k := range 60 {
+		fmt.Fprintf(&filler, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
+	}
+	gittest.WriteTree(t, repo, map[string]string{"pkg/shades.py": filler.String()})
+	db := filepath.Join(repo, ".mss", "index.db")
+	meta := func() index.Meta {
+		t.Helper()
+		ix, err := index.Open(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		return ix.Meta()
+	}
+	ask := func(issue string, args ...string) string {
+		t.Helper()
+		out, stderr, err := runRecover(t, `{"issue": "`+issue+`"}`, append([]string{"--repo", repo, "--state", "-", "--json"}, args...)...)
+		if err != nil {
+			t.Fatalf("recover: %v\n%s", err, stderr)
+		}
+		var got struct {
+			Units []struct {
+				Symbol string `json:"symbol"`
+			} `json:"units"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Units) == 0 {
+			t.Fatalf("output %v:\n%s", err, out)
+		}
+		return got.Units[0].Symbol
+	}
+	ask("`parse_header` fails on values containing ':'")
+	if m := meta(); m.Derived == "" {
+		t.Fatal("a new index has no stored structures")
+	}
+	edit := func(name string) {
+		t.Helper()
+		src, _ := os.ReadFile(filepath.Join(repo, "pkg/send.py"))
+		gittest.WriteTree(t, repo, map[string]string{"pkg/send.py": string(src) + "\n\ndef " + name + "(req):\n    return encode_request(req)\n"})
+	}
+	edit("retry_request")
+	if got := ask("`retry_request` sends twice"); got != "retry_request" {
+		t.Errorf("after an edit the first unit is %s, want retry_request", got)
+	}
+	if m := meta(); m.Derived != "" || m.Base == "" {
+		t.Errorf("after an edit: derived %q, base %q; want the structures kept and overlaid, not derived", m.Derived, m.Base)
+	}
+	edit("resend_request")
+	if got := ask("`resend_request` sends twice", "--exact"); got != "resend_request" {
+		t.Errorf("with --exact the first unit is %s, want resend_request", got)
+	}
+	if m := meta(); m.Derived == "" || m.Base != "" {
+		t.Errorf("with --exact: derived %q, base %q; want them derived", m.Derived, m.Base)
+	}
+	files := map[string]string{}
+	for k := range 40 {
+		files[fmt.Sprintf("gen/g%d.py", k)] = fmt.Sprintf("def generated_%d():\n    return %d\n", k, k)
+	}
+	gittest.WriteTree(t, repo, files)
+	if got := ask("`generated_7` returns the wrong number"); got != "generated_7" {
+		t.Errorf("after a large change the first unit is %s, want generated_7", got)
+	}
+	if m := meta(); m.Derived == "" {
+		t.Errorf("after a change too large to overlay: derived %q, base %q; want them derived", m.Derived, m.Base)
 	}
 }
