@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -203,18 +202,9 @@ func buildLexical(us []mss.Unit, content, symbol []lexical.Counted) *lexical.Ind
 // on the split).
 func tokenizeUnits(us []mss.Unit) (content, symbol []lexical.Counted) {
 	content, symbol = make([]lexical.Counted, len(us)), make([]lexical.Counted, len(us))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(us)/64))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(us); i += workers {
-				content[i], symbol[i] = lexical.Count(us[i].Content), lexical.Count(us[i].Symbol)
-			}
-		}()
-	}
-	wg.Wait()
+	eachUnit(len(us), func(i int) {
+		content[i], symbol[i] = lexical.Count(us[i].Content), lexical.Count(us[i].Symbol)
+	})
 	return content, symbol
 }
 

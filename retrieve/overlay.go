@@ -193,7 +193,7 @@ func (x *overlay) tables() {
 	for k := range m.paths.Len() {
 		p := m.paths.Key(k)
 		if us, ok := x.byPath[p]; !ok || len(us) > 0 {
-			x.paths = append(x.paths, p)
+			x.paths = append(x.paths, strings.Clone(p)) // Paths hands them out
 		}
 	}
 	for p, us := range x.byPath {

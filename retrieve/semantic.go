@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/missingcomplement/mss/lexical"
 )
@@ -88,10 +90,9 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 		return nil
 	}
 	docTerms := make([]map[string]int, n)
+	eachUnit(n, func(i int) { docTerms[i] = semTerms(content[i], symbol[i]) })
 	df := map[string]int{}
-	for i := range e.units {
-		m := semTerms(content[i], symbol[i])
-		docTerms[i] = m
+	for _, m := range docTerms {
 		for t := range m {
 			df[t]++
 		}
@@ -124,10 +125,25 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	for _, v := range s.termVec {
 		normalize(v)
 	}
-	for i, m := range docTerms {
-		s.docVec[i] = s.vector(m)
-	}
+	eachUnit(n, func(i int) { s.docVec[i] = s.vector(docTerms[i]) })
 	return s
+}
+
+// eachUnit calls f for every unit index below n, on every core: f must
+// touch only what is unit i's own.
+func eachUnit(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // semTerms counts a unit's terms for the semantic view: a symbol's
