@@ -21,6 +21,7 @@ const (
 	DefaultMethod       = "complement"
 	DefaultScanInterval = time.Second
 	DefaultFreshWait    = time.Second
+	DefaultDeriveDelay  = 10 * time.Second
 	DefaultCandidates   = retrieve.DefaultCandidates
 	DefaultMaxBudget    = 32768
 	DefaultMaxUnitsCap  = 32
@@ -45,6 +46,12 @@ type Config struct {
 	// checked against the files: moved units are re-numbered, changed ones
 	// dropped). 0 means DefaultFreshWait.
 	FreshWait time.Duration
+	// DeriveDelay is how long the work tree must stay unchanged after an
+	// edit before the retrieval structures are derived again in the
+	// background (Rederiver): meanwhile the provisional snapshot answers,
+	// and a run of edits is derived once, at its end, rather than once
+	// per edit. 0 means DefaultDeriveDelay, negative derives at once.
+	DeriveDelay time.Duration
 	// Ignore lists files the freshness scan does not watch (the index
 	// database and its journals, when they live inside Repo).
 	Ignore []string
@@ -143,6 +150,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if cfg.ScanInterval == 0 {
 		cfg.ScanInterval = DefaultScanInterval
+	}
+	if cfg.DeriveDelay == 0 {
+		cfg.DeriveDelay = DefaultDeriveDelay
 	}
 	if cfg.FreshWait <= 0 {
 		cfg.FreshWait = DefaultFreshWait
@@ -361,6 +371,21 @@ func provisional(snap Snapshot) bool {
 // units and answers as the provisional one did, so it keeps its
 // generation.
 func (s *Service) rederive(r Rederiver, from Snapshot) {
+	if d := s.cfg.DeriveDelay; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-s.bg.Done():
+			t.Stop()
+			return
+		}
+		s.mu.RLock()
+		later := s.snap != from
+		s.mu.RUnlock()
+		if later {
+			return // a later edit's snapshot is derived in its turn
+		}
+	}
 	start := time.Now()
 	snap, err := r.Rederive(s.bg)
 	if err != nil {

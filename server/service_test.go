@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,7 +187,8 @@ func TestEditsRederived(t *testing.T) {
 	}
 	gittest.WriteTree(t, dir, map[string]string{"widgets/shades.py": filler.String()})
 	g := &gatedRederive{IndexLoader: &IndexLoader{Repo: dir}, gate: make(chan struct{})}
-	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: 30 * time.Second, MethodOptions: noGrow})
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: 30 * time.Second, MethodOptions: noGrow,
+		DeriveDelay: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +242,77 @@ func TestEditsRederived(t *testing.T) {
 	if d := cmp.Diff(first.Units, final.Units); d != "" {
 		t.Errorf("the stored engine answers differently (-provisional +stored):\n%s", d)
 	}
+}
+
+// TestDeriveAfterQuiet: edits closer together than DeriveDelay are
+// answered by overlays and derive nothing yet; closing the service does
+// not wait out the delay.
+func TestDeriveAfterQuiet(t *testing.T) {
+	dir := writeFixture(t)
+	var filler strings.Builder
+	for k := range 60 {
+		fmt.Fprintf(&filler, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
+	}
+	gittest.WriteTree(t, dir, map[string]string{"widgets/shades.py": filler.String()})
+	c := &countedRederive{IndexLoader: &IndexLoader{Repo: dir}}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: c, ScanInterval: time.Nanosecond, FreshWait: 30 * time.Second, MethodOptions: noGrow,
+		DeriveDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "widgets/header.py")
+	src, _ := os.ReadFile(p)
+	for k := range 3 {
+		name := fmt.Sprintf("frobnicate_%d", k)
+		src = append(src, fmt.Sprintf("\n\ndef %s(h):\n    return h[%d]\n", name, k)...)
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := svc.Recover(context.Background(), &RecoverRequest{State: stateFor("`" + name + "` reads the wrong field"), MaxUnits: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, u := range resp.Units {
+			found = found || u.Symbol == name
+		}
+		if !found {
+			t.Fatalf("after edit %d the answer lacks %s", k, name)
+		}
+		svc.mu.RLock()
+		overlaid := svc.snap.(*indexSnapshot).Engine().Overlaid()
+		svc.mu.RUnlock()
+		if !overlaid {
+			t.Errorf("edit %d was not answered by an overlay", k)
+		}
+	}
+	if n := c.calls.Load(); n != 0 {
+		t.Errorf("derived %d times within the delay", n)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- svc.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Close waited out the derive delay")
+	}
+	if n := c.calls.Load(); n != 0 {
+		t.Errorf("closing derived %d times", n)
+	}
+}
+
+// countedRederive counts Rederive calls.
+type countedRederive struct {
+	*IndexLoader
+	calls atomic.Int32
+}
+
+func (c *countedRederive) Rederive(ctx context.Context) (Snapshot, error) {
+	c.calls.Add(1)
+	return c.IndexLoader.Rederive(ctx)
 }
 
 // gatedRederive holds Rederive until the gate opens.

@@ -27,6 +27,7 @@ import (
 type serviceFlags struct {
 	repo, db, method    string
 	scanInterval        time.Duration
+	deriveDelay         time.Duration
 	freshWait           time.Duration
 	sessionTTL          time.Duration
 	maxSessions         int
@@ -47,6 +48,7 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.StringVar(&sf.db, "db", "", "index file (default <repo>/.mss/index.db)")
 	f.StringVar(&sf.method, "method", server.DefaultMethod, "evidence-selection method (see mss methods)")
 	f.DurationVar(&sf.scanInterval, "scan-interval", server.DefaultScanInterval, "least time between two freshness scans of the work tree (negative: never scan)")
+	f.DurationVar(&sf.deriveDelay, "derive-delay", server.DefaultDeriveDelay, "how long the work tree must stay unchanged after an edit before the retrieval structures are derived again in the background (negative: at once)")
 	f.DurationVar(&sf.freshWait, "fresh-wait", server.DefaultFreshWait, "requests wait for a re-index of changed files at most this long after it started, then answer from the previous index (moved units re-numbered, changed ones left out)")
 	f.DurationVar(&sf.sessionTTL, "session-ttl", server.DefaultSessionTTL, "forget a session idle this long")
 	f.IntVar(&sf.maxSessions, "max-sessions", server.DefaultMaxSessions, "sessions kept; the least recently used are evicted")
@@ -89,6 +91,9 @@ func (sf *serviceFlags) check() error {
 	if sf.scanInterval == 0 {
 		return errors.New("--scan-interval 0: want a positive duration, or a negative one to never scan")
 	}
+	if sf.deriveDelay == 0 {
+		return errors.New("--derive-delay 0: want a positive duration, or a negative one to derive at once")
+	}
 	_, err := sf.token()
 	return err
 }
@@ -123,6 +128,7 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 		Method:        sf.method,
 		MethodOptions: opts,
 		ScanInterval:  sf.scanInterval,
+		DeriveDelay:   sf.deriveDelay,
 		FreshWait:     sf.freshWait,
 		Ignore:        ignore,
 		Sessions:      server.SessionLimits{TTL: sf.sessionTTL, MaxSessions: sf.maxSessions, MaxSpans: sf.maxSpans},
