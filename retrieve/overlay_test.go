@@ -23,13 +23,7 @@ import (
 func overlayFixture(t *testing.T) (base *Engine, ix *index.Index, repo, db string) {
 	t.Helper()
 	repo = storedRepo(t)
-	// Files no edit touches, so that the edits are a small share of the
-	// units (as in any repository worth an overlay).
-	var filler strings.Builder
-	for k := range 80 {
-		fmt.Fprintf(&filler, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
-	}
-	gittest.WriteTree(t, repo, map[string]string{"pkg/shades.py": filler.String()})
+	gittest.WriteTree(t, repo, map[string]string{"pkg/shades.py": gittest.Filler(80)})
 	db = filepath.Join(t.TempDir(), "ix.db")
 	ctx := context.Background()
 	if _, err := index.Build(ctx, index.Options{Repo: repo, DB: db, Derive: Deriver}); err != nil {

@@ -173,19 +173,13 @@ func TestGrownUnitsServeFileBytes(t *testing.T) {
 	}
 }
 
-// TestEditsRederived: after an edit, answers come at once from an engine
-// built in memory (a provisional snapshot), and the stored retrieval
-// structures are derived in the background and swapped in under the same
-// generation, answering the same.
+// TestEditsRederived: after an edit, answers come at once from the
+// stored engine overlaid with the edited file (a provisional snapshot),
+// and the stored retrieval structures are derived in the background and
+// swapped in under the same generation, answering the same here.
 func TestEditsRederived(t *testing.T) {
 	dir := writeFixture(t)
-	// Units no edit touches, so that the edit is a small share of them
-	// (as in any repository worth an overlay).
-	var filler strings.Builder
-	for k := range 60 {
-		fmt.Fprintf(&filler, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
-	}
-	gittest.WriteTree(t, dir, map[string]string{"widgets/shades.py": filler.String()})
+	gittest.WriteTree(t, dir, map[string]string{"widgets/shades.py": gittest.Filler(60)})
 	g := &gatedRederive{IndexLoader: &IndexLoader{Repo: dir}, gate: make(chan struct{})}
 	svc, err := New(context.Background(), Config{Repo: dir, Loader: g, ScanInterval: time.Nanosecond, FreshWait: 30 * time.Second, MethodOptions: noGrow,
 		DeriveDelay: -1})
@@ -249,11 +243,7 @@ func TestEditsRederived(t *testing.T) {
 // not wait out the delay.
 func TestDeriveAfterQuiet(t *testing.T) {
 	dir := writeFixture(t)
-	var filler strings.Builder
-	for k := range 60 {
-		fmt.Fprintf(&filler, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
-	}
-	gittest.WriteTree(t, dir, map[string]string{"widgets/shades.py": filler.String()})
+	gittest.WriteTree(t, dir, map[string]string{"widgets/shades.py": gittest.Filler(60)})
 	c := &countedRederive{IndexLoader: &IndexLoader{Repo: dir}}
 	svc, err := New(context.Background(), Config{Repo: dir, Loader: c, ScanInterval: time.Nanosecond, FreshWait: 30 * time.Second, MethodOptions: noGrow,
 		DeriveDelay: time.Hour})

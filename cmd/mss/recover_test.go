@@ -124,11 +124,7 @@ func TestRecoverBadInput(t *testing.T) {
 // again; --exact derives them, and so does an edit too large to overlay.
 func TestRecoverAfterEdit(t *testing.T) {
 	repo := recoverRepo(t)
-	var filler strings.Builder
-	for k := range 60 {
-		fmt.Fprintf(&filler, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
-	}
-	gittest.WriteTree(t, repo, map[string]string{"pkg/shades.py": filler.String()})
+	gittest.WriteTree(t, repo, map[string]string{"pkg/shades.py": gittest.Filler(60)})
 	db := filepath.Join(repo, ".mss", "index.db")
 	meta := func() index.Meta {
 		t.Helper()

@@ -4,6 +4,7 @@
 package gittest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,4 +55,15 @@ func WriteTree(t testing.TB, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Filler is a Python file of n small functions: a fixture's units that
+// no edit touches, so that an edit is a small share of them, as in any
+// repository worth an overlay.
+func Filler(n int) string {
+	var b strings.Builder
+	for k := range n {
+		fmt.Fprintf(&b, "def shade_%d(c):\n    return c * %d\n\n\n", k, k)
+	}
+	return b.String()
 }
