@@ -89,8 +89,10 @@ type Options struct {
 	// overlays those the index had with the changed files
 	// (retrieve.OverlayIndex), which costs what the change costs, and is
 	// provisional. When too much changed for an overlay, the structures
-	// are derived after the build (index.Derive). For callers that answer
-	// once per edit, like the CLI.
+	// are derived after the build (index.Derive). With only DB, an index
+	// that keeps such structures and has no current ones is overlaid the
+	// same way (or, when too much changed, its engine is built from the
+	// units). For callers that answer once per edit, like the CLI.
 	DeferDerive bool
 	// Controller answers Recover; when nil it is built from Method
 	// ("" means DefaultMethod) and MethodOptions.
@@ -170,6 +172,11 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		if err != nil && !errors.Is(err, retrieve.ErrOverlayTooLarge) {
 			p.warn = append(p.warn, fmt.Sprintf("engine built from the units, not overlaid: %v", err))
 		}
+	}
+	if p.eng == nil && o.Repo == "" && o.DeferDerive && p.meta.Derived == "" && p.meta.Base != "" {
+		// An index opened as it is: overlay what it keeps, or build the
+		// engine from the units.
+		p.eng, _ = retrieve.OverlayIndex(ctx, p.ix, eo)
 	}
 	if p.eng == nil && o.Repo != "" && o.DeferDerive && !o.NoDerive && p.meta.Derived == "" {
 		if p.eng, err = retrieve.OverlayIndex(ctx, p.ix, eo); err != nil {

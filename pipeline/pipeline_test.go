@@ -9,6 +9,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 func TestLimitsRefuseZero(t *testing.T) {
@@ -99,5 +100,54 @@ func TestPoolPipeline(t *testing.T) {
 		if len(units) > 0 && (len(ans.Units) == 0 || ans.Units[0].ID != "p1") {
 			t.Errorf("pool answer %+v, want p1 first", ans.Units)
 		}
+	}
+}
+
+// TestDeferDerive: after an edit, a pipeline deferring derivation
+// overlays the structures the index kept, over the work tree or over the
+// index alone; one that does not derives them (Repo) or builds the engine
+// from the units (DB).
+func TestDeferDerive(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"pkg/parse.py":  "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
+		"pkg/shades.py": gittest.Filler(40),
+	})
+	ctx := context.Background()
+	open := func(o Options) *Pipeline {
+		t.Helper()
+		o.NoEnv = true
+		p, err := Open(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	if p := open(Options{Repo: dir}); !p.Engine().Stored() {
+		t.Fatal("a new index's engine is not the stored one")
+	}
+	edit := func(name string) {
+		f, err := os.OpenFile(filepath.Join(dir, "pkg/parse.py"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.WriteString("\n\ndef " + name + "(x):\n    return x\n")
+	}
+	edit("split_header")
+	p := open(Options{Repo: dir, DeferDerive: true})
+	if !p.Engine().Overlaid() || p.Meta().Derived != "" || p.Meta().Base == "" {
+		t.Fatalf("deferred: overlaid %v, derived %q, base %q", p.Engine().Overlaid(), p.Meta().Derived, p.Meta().Base)
+	}
+	dbPath := filepath.Join(dir, ".mss", "index.db")
+	if p := open(Options{DB: dbPath, DeferDerive: true}); !p.Engine().Overlaid() {
+		t.Error("the index alone, deferring: not overlaid")
+	}
+	if p := open(Options{DB: dbPath}); p.Engine().Overlaid() || p.Engine().Stored() {
+		t.Error("the index alone, exact: want the engine built from the units")
+	}
+	edit("join_header")
+	if p := open(Options{Repo: dir}); !p.Engine().Stored() || p.Meta().Base != "" {
+		t.Errorf("exact after an edit: stored %v, base %q; want the structures derived again", p.Engine().Stored(), p.Meta().Base)
 	}
 }

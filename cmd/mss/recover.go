@@ -43,7 +43,9 @@ overlaid with the files changed since, which costs what the change
 costs. An overlay's BM25 statistics, names and files are exact; its
 semantic view and its index edges are those of the stored structures
 until they are derived again (by mss index, --exact, or when more than a
-quarter of the units changed). --exact derives them first.
+quarter of the units changed). --exact derives them first. --db overlays
+an index's kept structures the same way (--exact: builds the engine from
+the units, which is slower).
 
 Set MSS_EMBED_BASE_URL and MSS_EMBED_MODEL (and MSS_EMBED_API_KEY) to add
 an embedding view through an OpenAI-compatible endpoint.`,
@@ -69,7 +71,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			}
 			o := pipeline.Options{Controller: ctl, Repo: repo, DeferDerive: !exact}
 			if db != "" {
-				o = pipeline.Options{Controller: ctl, DB: db}
+				o = pipeline.Options{Controller: ctl, DB: db, DeferDerive: !exact}
 			}
 			p, err := pipeline.Open(ctx, o)
 			if err != nil {
@@ -151,7 +153,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 	f.StringVar(&method, "method", "complement", "evidence-selection method (see mss methods)")
 	f.BoolVar(&asJSON, "json", false, `print {"units": [...], "method", "trace"} as JSON`)
 	f.BoolVar(&explain, "explain", false, "after the units, print why each was chosen (views, requirements)")
-	f.BoolVar(&exact, "exact", false, "with --repo, derive the retrieval structures again after an edit rather than overlay them")
+	f.BoolVar(&exact, "exact", false, "after an edit, derive the retrieval structures again (--repo) or build them from the units (--db) rather than overlay them")
 	cmd.MarkFlagRequired("state")
 	return cmd
 }

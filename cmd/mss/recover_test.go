@@ -167,6 +167,10 @@ func TestRecoverAfterEdit(t *testing.T) {
 	if m := meta(); m.Derived != "" || m.Base == "" {
 		t.Errorf("after an edit: derived %q, base %q; want the structures kept and overlaid, not derived", m.Derived, m.Base)
 	}
+	// An index opened as it is overlays what it keeps too.
+	if out, stderr, err := runRecover(t, `{"issue": "`+"`retry_request` sends twice"+`"}`, "--db", db, "--state", "-", "--json"); err != nil || !strings.Contains(out, `"symbol": "retry_request"`) {
+		t.Errorf("--db after an edit: %v\n%s%s", err, stderr, out)
+	}
 	edit("resend_request")
 	if got := ask("`resend_request` sends twice", "--exact"); got != "resend_request" {
 		t.Errorf("with --exact the first unit is %s, want resend_request", got)
