@@ -203,16 +203,38 @@ func unitsGen(ctx context.Context, q querier) (int, error) {
 
 // deriveInput reads every unit and its edges.
 func deriveInput(ctx context.Context, q querier) (*DeriveInput, error) {
-	units, err := readUnits(ctx, q, `ORDER BY path, start_line`)
+	// One pass reads the units and their names (as readUnits and
+	// readNameRows would).
+	rows, err := q.QueryContext(ctx, `SELECT `+unitColumns+`, calls FROM units ORDER BY path, start_line`)
 	if err != nil {
 		return nil, fmt.Errorf("index: reading units to derive: %w", err)
 	}
-	rows, err := readNameRows(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("index: reading names to derive: %w", err)
+	defer rows.Close()
+	var units []mss.Unit
+	var names []nameRow
+	for rows.Next() {
+		var calls string
+		u, err := scanUnit(scanPlus{rows, &calls})
+		if err != nil {
+			return nil, fmt.Errorf("index: reading units to derive: %w", err)
+		}
+		units = append(units, u)
+		names = append(names, nameRow{id: u.ID, path: u.Path, defines: u.Defines, refs: u.References, calls: splitList(calls), imports: u.Imports})
 	}
-	return &DeriveInput{Units: units, Edges: edgesOf(rows)}, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: reading units to derive: %w", err)
+	}
+	return &DeriveInput{Units: units, Edges: edgesOf(names)}, nil
 }
+
+// scanPlus scans a row's leading columns as its caller asks, and the
+// last into extra.
+type scanPlus struct {
+	rows  *sql.Rows
+	extra any
+}
+
+func (s scanPlus) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.extra)...) }
 
 // runDeriver derives and writes the file beside dbPath; it returns its id.
 func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
