@@ -83,50 +83,131 @@ func decodeFloats(b []byte, v []float32) []float32 {
 }
 
 // buildSemantic learns the structure from the units' tokenized content
-// and symbols (a symbol's terms count twice).
+// and symbols (a symbol's terms count twice). Terms are numbered in
+// sorted order, so that a unit's terms, kept sorted by number, are summed
+// in the order vector sums a state's: a unit's vector is the one vector
+// would give it.
 func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	n := len(e.units)
 	if n < 2 {
 		return nil
 	}
-	docTerms := make([]map[string]int, n)
-	eachUnit(n, func(i int) { docTerms[i] = semTerms(content[i], symbol[i]) })
-	df := map[string]int{}
-	for _, m := range docTerms {
-		for t := range m {
-			df[t]++
+	// Number the terms as they come, then renumber them in sorted order.
+	num := map[string]int32{}
+	var vocab []string
+	docs := make([][]termCount, n)
+	for i := range n {
+		d := make([]termCount, 0, len(symbol[i].Counts)+len(content[i].Counts))
+		for _, c := range []struct {
+			counts map[string]int32
+			weight int32
+		}{{symbol[i].Counts, 2}, {content[i].Counts, 1}} {
+			for t, k := range c.counts {
+				id, ok := num[t]
+				if !ok {
+					id = int32(len(vocab))
+					num[t] = id
+					vocab = append(vocab, t)
+				}
+				d = append(d, termCount{id, c.weight * k})
+			}
+		}
+		docs[i] = d
+	}
+	order := make([]int32, len(vocab))
+	for k := range order {
+		order[k] = int32(k)
+	}
+	sort.Slice(order, func(a, b int) bool { return vocab[order[a]] < vocab[order[b]] })
+	rank := make([]int32, len(vocab))
+	for r, id := range order {
+		rank[id] = int32(r)
+	}
+	df := make([]int32, len(vocab))
+	eachUnit(n, func(i int) { docs[i] = mergeTerms(docs[i], rank) })
+	for _, d := range docs {
+		for _, tc := range d {
+			df[tc.id]++
 		}
 	}
 	// Small corpora (pools) keep common terms: a share of a few units is
 	// no evidence that a term is noise.
 	maxDF := max(int(semMaxShare*float64(n))+1, min(n-1, semMinMaxDF))
+	idf := make([]float64, len(vocab))
+	vecs := make([][]float32, len(vocab))
 	s := &semantic{termVec: map[string][]float32{}, idf: map[string]float64{}, docVec: make([][]float32, n)}
-	for t, d := range df {
-		if d >= semMinDF && d <= maxDF {
-			s.idf[t] = math.Log(float64(n) / float64(d))
-			s.termVec[t] = make([]float32, semDim)
+	for r, id := range order {
+		if d := int(df[r]); d >= semMinDF && d <= maxDF {
+			t := vocab[id]
+			idf[r] = math.Log(float64(n) / float64(d))
+			vecs[r] = make([]float32, semDim)
+			s.idf[t], s.termVec[t] = idf[r], vecs[r]
 		}
 	}
-	// Each term's vector adds its units' signatures in unit order,
-	// whatever order a unit's terms come in: the sums are reproducible.
-	for i, m := range docTerms {
+	// Each term's vector adds its units' signatures in unit order.
+	for i, d := range docs {
 		sig := signature(e.units[i].ID)
-		for t := range m {
-			v, ok := s.termVec[t]
-			if !ok {
+		for _, tc := range d {
+			v := vecs[tc.id]
+			if v == nil {
 				continue
 			}
-			w := float32(s.idf[t])
+			w := float32(idf[tc.id])
 			for _, p := range sig {
 				v[p.pos] += p.sign * w
 			}
 		}
 	}
-	for _, v := range s.termVec {
-		normalize(v)
+	for _, v := range vecs {
+		if v != nil {
+			normalize(v)
+		}
 	}
-	eachUnit(n, func(i int) { s.docVec[i] = s.vector(docTerms[i]) })
+	// As vector does, over the unit's terms in sorted order.
+	eachUnit(n, func(i int) {
+		var v []float32
+		for _, tc := range docs[i] {
+			tv := vecs[tc.id]
+			if tv == nil {
+				continue
+			}
+			if v == nil {
+				v = make([]float32, semDim)
+			}
+			w := float32((1 + math.Log(float64(tc.count))) * idf[tc.id])
+			for k, x := range tv {
+				v[k] += w * x
+			}
+		}
+		if v != nil {
+			normalize(v)
+		}
+		s.docVec[i] = v
+	})
 	return s
+}
+
+// termCount is a term's number and count in one unit.
+type termCount struct {
+	id, count int32
+}
+
+// mergeTerms renumbers a unit's terms by rank, sorts them and adds up the
+// counts of a term found in both its symbol and its content.
+func mergeTerms(d []termCount, rank []int32) []termCount {
+	for k := range d {
+		d[k].id = rank[d[k].id]
+	}
+	sort.Slice(d, func(a, b int) bool { return d[a].id < d[b].id })
+	out := d[:0]
+	for _, tc := range d {
+		if len(out) > 0 && out[len(out)-1].id == tc.id {
+			out[len(out)-1].count += tc.count
+			continue
+		}
+		out = append(out, tc)
+	}
+	return out
 }
 
 // eachUnit calls f for every unit index below n, on every core: f must

@@ -3,6 +3,8 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 )
 
@@ -187,5 +190,43 @@ func TestEmbeddingView(t *testing.T) {
 	bad := NewOpenAIEmbedder(srv.URL, "other-model", "k")
 	if _, err := NewEngine(units, nil, Options{Embedder: bad}).Candidates(context.Background(), &mss.State{Issue: "alpha"}, 0); err == nil {
 		t.Error("failing endpoint: want an error")
+	}
+}
+
+// TestSemanticUnitVectors: a unit's semantic vector is exactly the one
+// vector gives its terms (a symbol's counting twice), term vectors are
+// unit-normalized, and only terms in at least semMinDF units have one.
+func TestSemanticUnitVectors(t *testing.T) {
+	var units []mss.Unit
+	for k := range 40 {
+		units = append(units, mss.Unit{Path: fmt.Sprintf("pkg/m%d.py", k%7), StartLine: k + 1, EndLine: k + 1,
+			Symbol:  fmt.Sprintf("parse_%d", k%5),
+			Content: fmt.Sprintf("def parse_%d(line):\n    key, value = line.split(%q)\n    return normalise(key) + cache_%d(value)\n", k%5, ":", k%3)})
+	}
+	e := NewEngine(units, nil, Options{})
+	content, symbol := tokenizeUnits(e.units)
+	for i := range e.units {
+		want := e.sem.vector(semTerms(content[i], symbol[i]))
+		if d := cmp.Diff(want, e.sem.docVec[i]); d != "" {
+			t.Fatalf("unit %d: vector differs (-vector +built):\n%s", i, d)
+		}
+	}
+	if len(e.sem.termVec) == 0 {
+		t.Fatal("no term vectors")
+	}
+	for term, v := range e.sem.termVec {
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		if math.Abs(n-1) > 1e-5 {
+			t.Errorf("term %q: norm² %v", term, n)
+		}
+		if e.sem.idf[term] <= 0 {
+			t.Errorf("term %q: idf %v", term, e.sem.idf[term])
+		}
+	}
+	if _, ok := e.sem.termVec["normalise"]; ok {
+		t.Error("a term in every unit has a vector")
 	}
 }
