@@ -70,15 +70,7 @@ func TestOverlayAnswersFromTheIndexNow(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The reference: an engine built from every unit the index holds.
-	units, err := ix.Units()
-	if err != nil {
-		t.Fatal(err)
-	}
-	edges, err := ix.Edges()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := NewEngine(units, edges, Options{Disable: []string{ViewHistory}})
+	mem := memEngine(t, ix, Options{Disable: []string{ViewHistory}})
 	// The build kept the structures it replaced: OverlayIndex overlays
 	// them as Overlay does the engine opened before; FromIndex builds the
 	// engine from the units.

@@ -98,16 +98,12 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 	if ix.Meta().Derived != storedVersion {
 		t.Fatalf("derived = %q, want %q", ix.Meta().Derived, storedVersion)
 	}
-	units, err := ix.Units()
-	if err != nil {
-		t.Fatal(err)
-	}
+	gitDir := filepath.Join(repo, ".git")
+	mem := memEngine(t, ix, Options{GitDir: gitDir, Commit: ix.Meta().Commit, Embedder: byteEmbedder{}})
 	edges, err := ix.Edges()
 	if err != nil {
 		t.Fatal(err)
 	}
-	gitDir := filepath.Join(repo, ".git")
-	mem := NewEngine(units, edges, Options{GitDir: gitDir, Commit: ix.Meta().Commit, Embedder: byteEmbedder{}})
 	if mem.hist == nil {
 		t.Fatalf("no history view in memory: %v", mem.Warnings())
 	}
@@ -267,6 +263,20 @@ func (byteEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 		out[i] = v
 	}
 	return out, nil
+}
+
+// memEngine builds an engine in memory from every unit and edge ix holds.
+func memEngine(t *testing.T, ix *index.Index, opts Options) *Engine {
+	t.Helper()
+	units, err := ix.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, err := ix.Edges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewEngine(units, edges, opts)
 }
 
 // openEngine opens the engine of the index db, without history, until
