@@ -90,6 +90,14 @@ func newSnapshot(p *pipeline.Pipeline, info IndexInfo) *indexSnapshot {
 	m, ph := p.Meta(), p.Phases()
 	info.Units, info.Files, info.Built = m.Units, m.Files, m.Built
 	info.IndexMS, info.EngineMS = int64(ph.Index*1000), int64(ph.Engine*1000)
+	switch e := p.Engine(); {
+	case e.Stored():
+		info.Engine = "stored"
+	case e.Overlaid():
+		info.Engine = "overlay"
+	default:
+		info.Engine = "memory"
+	}
 	return &indexSnapshot{Pipeline: p, info: info}
 }
 

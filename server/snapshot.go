@@ -50,6 +50,12 @@ type IndexInfo struct {
 	// the retrieval engine's construction, when the loader knows.
 	IndexMS  int64 `json:"index_ms,omitempty"`
 	EngineMS int64 `json:"engine_ms,omitempty"`
+	// Engine says what answers: "stored" (the structures derived with the
+	// index, read in place), "overlay" (those structures overlaid with
+	// the files changed since, until they are derived again) or "memory"
+	// (an engine built from every unit). Empty when the loader does not
+	// say.
+	Engine string `json:"engine,omitempty"`
 	// Generation counts snapshots loaded since the service started.
 	Generation int `json:"generation"`
 	// Changed is how many files the last build parsed (the rest were
