@@ -73,27 +73,23 @@ type Options struct {
 	// MSS_EMBED_* variables (retrieve.NewEmbedderFromEnv) unless NoEnv.
 	Engine retrieve.Options
 	NoEnv  bool
-	// NoDerive builds the index without its stored retrieval structures
-	// (removing them if units change), so that the engine is built in
-	// memory: quicker after a small edit than deriving them, which a
-	// caller may do later (a server does, in the background).
+	// NoDerive builds the index without deriving its stored retrieval
+	// structures: a build that changes units keeps those it had as the
+	// index's base (index.Meta.Base), and the engine is built in memory
+	// (or overlaid, with Overlay). Quicker after a small edit than
+	// deriving, which a caller may do later (a server does, in the
+	// background).
 	NoDerive bool
-	// Base, with NoDerive, is a stored engine opened over an earlier build
-	// of the same index. When this build changes the units, the engine is
-	// Base overlaid with the files whose units changed since
-	// (retrieve.Overlay: provisional, as quick to make as the change is
-	// small), unless too many did.
-	Base *retrieve.Engine
-	// DeferDerive, with Repo, does not derive the stored structures again
-	// in a build that changes an existing index's units: the engine
-	// overlays those the index had with the changed files
-	// (retrieve.OverlayIndex), which costs what the change costs, and is
-	// provisional. When too much changed for an overlay, the structures
-	// are derived after the build (index.Derive). With only DB, an index
-	// that keeps such structures and has no current ones is overlaid the
-	// same way (or, when too much changed, its engine is built from the
-	// units). For callers that answer once per edit, like the CLI.
-	DeferDerive bool
+	// Overlay answers from the structures an index keeps as its base,
+	// overlaid with the files whose units changed since
+	// (retrieve.OverlayIndex), when it has no current ones: that costs
+	// what the change costs, and is provisional. With Repo, a build that
+	// changes an existing index's units then leaves deriving to later
+	// (index.Options.DeferDerive), and when no overlay can be made (too
+	// much changed) the structures are derived after the build, unless
+	// NoDerive; otherwise the engine is built from the units. For callers
+	// that answer once per edit: the CLI, a server.
+	Overlay bool
 	// Controller answers Recover; when nil it is built from Method
 	// ("" means DefaultMethod) and MethodOptions.
 	Controller    mss.Controller
@@ -145,7 +141,7 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		bo.Repo, bo.Rev, bo.DB = o.Repo, o.Rev, o.DB
 		if bo.Derive == nil && !o.NoDerive {
 			bo.Derive = retrieve.Deriver
-			bo.DeferDerive = o.DeferDerive
+			bo.DeferDerive = o.Overlay
 		}
 		sum, err := index.Build(ctx, bo)
 		if err != nil {
@@ -167,19 +163,13 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if eo.Embedder == nil && !o.NoEnv {
 		eo.Embedder = retrieve.NewEmbedderFromEnv()
 	}
-	if o.Base != nil && p.meta.Derived == "" {
-		p.eng, err = retrieve.Overlay(ctx, o.Base, p.ix, eo)
-		if err != nil && !errors.Is(err, retrieve.ErrOverlayTooLarge) {
-			p.warn = append(p.warn, fmt.Sprintf("engine built from the units, not overlaid: %v", err))
+	if o.Overlay && p.meta.Derived == "" {
+		var oerr error
+		if p.meta.Base != "" {
+			p.eng, oerr = retrieve.OverlayIndex(ctx, p.ix, eo)
 		}
-	}
-	if p.eng == nil && o.Repo == "" && o.DeferDerive && p.meta.Derived == "" && p.meta.Base != "" {
-		// An index opened as it is: overlay what it keeps, or build the
-		// engine from the units.
-		p.eng, _ = retrieve.OverlayIndex(ctx, p.ix, eo)
-	}
-	if p.eng == nil && o.Repo != "" && o.DeferDerive && !o.NoDerive && p.meta.Derived == "" {
-		if p.eng, err = retrieve.OverlayIndex(ctx, p.ix, eo); err != nil {
+		switch {
+		case p.eng == nil && o.Repo != "" && !o.NoDerive:
 			// Nothing to overlay, or too much changed: derive them now,
 			// for this answer and the next.
 			if err := p.ix.Close(); err != nil {
@@ -193,6 +183,8 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 				return nil, err
 			}
 			p.meta = p.ix.Meta()
+		case oerr != nil && !errors.Is(oerr, retrieve.ErrOverlayTooLarge):
+			p.warn = append(p.warn, fmt.Sprintf("engine built from the units, not overlaid: %v", oerr))
 		}
 	}
 	if p.eng == nil {

@@ -103,11 +103,11 @@ func TestPoolPipeline(t *testing.T) {
 	}
 }
 
-// TestDeferDerive: after an edit, a pipeline deferring derivation
+// TestOverlayAfterEdit: after an edit, a pipeline with Overlay
 // overlays the structures the index kept, over the work tree or over the
 // index alone; one that does not derives them (Repo) or builds the engine
 // from the units (DB).
-func TestDeferDerive(t *testing.T) {
+func TestOverlayAfterEdit(t *testing.T) {
 	dir := writeTree(t, map[string]string{
 		"pkg/parse.py":  "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
 		"pkg/shades.py": gittest.Filler(40),
@@ -135,12 +135,12 @@ func TestDeferDerive(t *testing.T) {
 		f.WriteString("\n\ndef " + name + "(x):\n    return x\n")
 	}
 	edit("split_header")
-	p := open(Options{Repo: dir, DeferDerive: true})
+	p := open(Options{Repo: dir, Overlay: true})
 	if !p.Engine().Overlaid() || p.Meta().Derived != "" || p.Meta().Base == "" {
 		t.Fatalf("deferred: overlaid %v, derived %q, base %q", p.Engine().Overlaid(), p.Meta().Derived, p.Meta().Base)
 	}
 	dbPath := filepath.Join(dir, ".mss", "index.db")
-	if p := open(Options{DB: dbPath, DeferDerive: true}); !p.Engine().Overlaid() {
+	if p := open(Options{DB: dbPath, Overlay: true}); !p.Engine().Overlaid() {
 		t.Error("the index alone, deferring: not overlaid")
 	}
 	if p := open(Options{DB: dbPath}); p.Engine().Overlaid() || p.Engine().Stored() {

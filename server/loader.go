@@ -15,14 +15,16 @@ import (
 // index.Build (which re-parses only files whose content changed) and opens
 // the recover pipeline over it.
 //
-// The first load derives the index's stored retrieval structures and opens
-// the engine over them (small, and quick to open). Later loads, after
-// edits, update the units only, and overlay the last stored engine with
-// the changed files (retrieve.Overlay), or build the engine in memory when
-// too much changed: either is quicker than deriving again. Such a snapshot
-// is Provisional, and a Service then calls Rederive in the background
-// (index.Derive, which holds up no build) and swaps in its stored engine,
-// whose answers are those of an engine built from every unit.
+// The first load derives the index's stored retrieval structures (or, on
+// an index that has them from before, overlays them with the files
+// changed since) and opens the engine over them (small, and quick to
+// open). Later loads, after edits, update the units only, and overlay the
+// structures the index keeps with the changed files (pipeline.Options
+// Overlay), or build the engine in memory when too much changed: either
+// is quicker than deriving again. Such a snapshot is Provisional, and a
+// Service then calls Rederive in the background (index.Derive, which
+// holds up no build) and swaps in its stored engine, whose answers are
+// those of an engine built from every unit.
 type IndexLoader struct {
 	Repo   string // the work tree
 	DB     string // index file; "" means <Repo>/.mss/index.db
@@ -31,20 +33,18 @@ type IndexLoader struct {
 
 	mu   sync.Mutex
 	last IndexInfo // of the last load; DB is "" before the first
-	// base is the last stored engine opened, which later loads overlay.
-	base *retrieve.Engine
 }
 
 // Load implements Loader.
 func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	l.mu.Lock()
-	quick, base := l.last.DB != "", l.base
+	quick := l.last.DB != ""
 	l.mu.Unlock()
 	opts := l.Index
 	if f := Progress(ctx); f != nil {
 		opts.Progress = f
 	}
-	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine, NoDerive: quick, Base: base})
+	p, err := pipeline.Open(ctx, pipeline.Options{Repo: l.Repo, DB: l.DB, Index: opts, Engine: l.Engine, NoDerive: quick, Overlay: true})
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +52,6 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 	s := newSnapshot(p, IndexInfo{DB: sum.DB, Changed: sum.Parsed, Skipped: sum.Skipped})
 	l.mu.Lock()
 	l.last = s.info
-	if p.Engine().Stored() {
-		l.base = p.Engine()
-	}
 	l.mu.Unlock()
 	return s, nil
 }
@@ -76,11 +73,6 @@ func (l *IndexLoader) Rederive(ctx context.Context) (Snapshot, error) {
 	p, err := pipeline.Open(ctx, pipeline.Options{DB: last.DB, Engine: l.Engine})
 	if err != nil {
 		return nil, err
-	}
-	if p.Engine().Stored() {
-		l.mu.Lock()
-		l.base = p.Engine()
-		l.mu.Unlock()
 	}
 	return newSnapshot(p, IndexInfo{DB: last.DB, Skipped: last.Skipped}), nil
 }

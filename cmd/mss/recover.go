@@ -69,9 +69,9 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
-			o := pipeline.Options{Controller: ctl, Repo: repo, DeferDerive: !exact}
+			o := pipeline.Options{Controller: ctl, Repo: repo, Overlay: !exact}
 			if db != "" {
-				o = pipeline.Options{Controller: ctl, DB: db, DeferDerive: !exact}
+				o = pipeline.Options{Controller: ctl, DB: db, Overlay: !exact}
 			}
 			p, err := pipeline.Open(ctx, o)
 			if err != nil {
