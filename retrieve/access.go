@@ -144,70 +144,44 @@ func (e *Engine) idIndex(id string) (int, bool) {
 	return i, ok
 }
 
-// defsOf lists the units defining a lower-cased name.
-func (e *Engine) defsOf(name string) []int {
+// named lists the units filed under key in a name table.
+func (e *Engine) named(k nameKind, key string) []int {
+	if e.m == nil {
+		return e.names[k][key]
+	}
+	l := e.m.list(e.m.names[k], key)
 	if e.x != nil {
-		return e.x.list(e.m.list(e.m.defs, name), e.x.defs[name])
+		l = e.x.list(l, e.x.names[k][key])
 	}
-	if e.m != nil {
-		return e.m.list(e.m.defs, name)
-	}
-	return e.defs[name]
+	return l
 }
+
+// defsOf lists the units defining a lower-cased name.
+func (e *Engine) defsOf(name string) []int { return e.named(namesDefined, name) }
 
 // qualsOf lists the units whose lower-cased symbol path is qual.
-func (e *Engine) qualsOf(qual string) []int {
-	if e.x != nil {
-		return e.x.list(e.m.list(e.m.quals, qual), e.x.quals[qual])
-	}
-	if e.m != nil {
-		return e.m.list(e.m.quals, qual)
-	}
-	return e.quals[qual]
-}
+func (e *Engine) qualsOf(qual string) []int { return e.named(namesQualified, qual) }
 
 // refsOf lists the units referencing a lower-cased name.
-func (e *Engine) refsOf(name string) []int {
-	if e.x != nil {
-		return e.x.list(e.m.list(e.m.refs, name), e.x.refs[name])
-	}
-	if e.m != nil {
-		return e.m.list(e.m.refs, name)
-	}
-	return e.refsTo[name]
-}
+func (e *Engine) refsOf(name string) []int { return e.named(namesReferenced, name) }
 
 // hasEdges reports whether the engine has explicit edges.
 func (e *Engine) hasEdges() bool {
 	if e.m != nil {
 		return e.m.edges
 	}
-	return e.out != nil
+	return e.adj[edgesOut] != nil
 }
 
-// edgesOut and edgesIn are unit a's explicit edges, in index order.
-func (e *Engine) edgesOut(a int) []edgeTo {
-	if e.x != nil {
-		if a >= e.x.n {
-			return e.x.out[a]
-		}
-		return e.x.live(e.m.adjacent(e.m.outOff, e.m.outRec, a))
+// edges are unit a's explicit edges in direction d, in index order.
+func (e *Engine) edges(d edgeDir, a int) []edgeTo {
+	switch {
+	case e.x != nil && a >= e.x.n:
+		return e.x.adj[d][a]
+	case e.x != nil:
+		return e.x.live(e.m.adjacent(d, a))
+	case e.m != nil:
+		return e.m.adjacent(d, a)
 	}
-	if e.m != nil {
-		return e.m.adjacent(e.m.outOff, e.m.outRec, a)
-	}
-	return e.out[a]
-}
-
-func (e *Engine) edgesIn(a int) []edgeTo {
-	if e.x != nil {
-		if a >= e.x.n {
-			return e.x.in[a]
-		}
-		return e.x.live(e.m.adjacent(e.m.inOff, e.m.inRec, a))
-	}
-	if e.m != nil {
-		return e.m.adjacent(e.m.inOff, e.m.inRec, a)
-	}
-	return e.in[a]
+	return e.adj[d][a]
 }

@@ -54,19 +54,15 @@ type Engine struct {
 	// baseName maps a lower-cased file name to the paths that have it.
 	baseName map[string][]string
 	lex      *lexical.Index
-	// defs maps a lower-cased defined name to the units defining it;
-	// quals maps a lower-cased symbol path to its units.
-	defs  map[string][]int
-	quals map[string][]int
-	// refsTo maps a lower-cased name to the units referencing it.
-	refsTo map[string][]int
-	// out and in are explicit edges (from an index), by unit index.
-	out, in [][]edgeTo
-	hist    *history
-	sem     *semantic
-	emb     *embedIndex
-	off     map[string]bool
-	warn    []string
+	names    nameMaps
+	// adj holds the explicit edges (from an index) out of and into each
+	// unit, by unit index; nil without edges.
+	adj  [2][][]edgeTo
+	hist *history
+	sem  *semantic
+	emb  *embedIndex
+	off  map[string]bool
+	warn []string
 	// src, for an engine opened from an index's stored structures, is
 	// where unit content is read: units then hold everything else.
 	src store
@@ -161,8 +157,7 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 	}()
 	e.tables()
 	if len(edges) > 0 {
-		e.out = make([][]edgeTo, len(us))
-		e.in = make([][]edgeTo, len(us))
+		e.adj = [2][][]edgeTo{make([][]edgeTo, len(us)), make([][]edgeTo, len(us))}
 		for _, ed := range edges {
 			f, ok1 := e.byID[ed.From]
 			t, ok2 := e.byID[ed.To]
@@ -171,8 +166,8 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 				continue
 			}
 			k := edgeKindCode(ed.Kind)
-			e.out[f] = append(e.out[f], edgeTo{t, w, k})
-			e.in[t] = append(e.in[t], edgeTo{f, w, k})
+			e.adj[edgesOut][f] = append(e.adj[edgesOut][f], edgeTo{t, w, k})
+			e.adj[edgesIn][t] = append(e.adj[edgesIn][t], edgeTo{f, w, k})
 		}
 	}
 	e.openHistory()
@@ -218,9 +213,7 @@ func newEngine(us []mss.Unit, opts Options) *Engine {
 		byID:     make(map[string]int, len(us)),
 		byPath:   map[string][]int{},
 		baseName: map[string][]string{},
-		defs:     map[string][]int{},
-		quals:    map[string][]int{},
-		refsTo:   map[string][]int{},
+		names:    newNameMaps(),
 		off:      offViews(opts),
 	}
 	return e
@@ -317,22 +310,56 @@ func (e *Engine) maps() {
 	go func() {
 		defer wg.Done()
 		for i := range e.info {
-			in := &e.info[i]
-			for _, n := range in.defines {
-				e.defs[n] = append(e.defs[n], i)
-			}
-			if in.qual != "" && !strings.HasPrefix(in.qual, "<") {
-				e.quals[in.qual] = append(e.quals[in.qual], i)
-			}
+			e.names.addDefined(i, &e.info[i])
 		}
 	}()
 	for i := range e.info {
-		for _, r := range e.info[i].refs {
-			e.refsTo[r] = append(e.refsTo[r], i)
-		}
+		e.names.addReferenced(i, &e.info[i])
 	}
 	wg.Wait()
 }
+
+// nameKind is one of an engine's name tables.
+type nameKind int
+
+const (
+	namesDefined    nameKind = iota // lower-cased defined name -> defining units
+	namesQualified                  // lower-cased symbol path -> its units
+	namesReferenced                 // lower-cased name -> referencing units
+)
+
+// nameTableKeys names the stored tables of each kind.
+var nameTableKeys = [...]string{namesDefined: "defs", namesQualified: "quals", namesReferenced: "refs"}
+
+// nameMaps are the name tables of units held in memory.
+type nameMaps [3]map[string][]int
+
+func newNameMaps() nameMaps { return nameMaps{{}, {}, {}} }
+
+// addDefined files unit i under the names it defines and its symbol path.
+func (t *nameMaps) addDefined(i int, in *unitInfo) {
+	for _, n := range in.defines {
+		t[namesDefined][n] = append(t[namesDefined][n], i)
+	}
+	if in.qual != "" && !strings.HasPrefix(in.qual, "<") {
+		t[namesQualified][in.qual] = append(t[namesQualified][in.qual], i)
+	}
+}
+
+// addReferenced files unit i under the names it references.
+func (t *nameMaps) addReferenced(i int, in *unitInfo) {
+	for _, r := range in.refs {
+		t[namesReferenced][r] = append(t[namesReferenced][r], i)
+	}
+}
+
+// edgeDir is a direction of explicit edges.
+type edgeDir int
+
+const (
+	edgesOut edgeDir = iota
+	edgesIn
+)
 
 // openHistory turns on the history view when the options name a commit.
 func (e *Engine) openHistory() {

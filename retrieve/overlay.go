@@ -62,13 +62,14 @@ type overlay struct {
 	byPath map[string][]int
 	// baseName maps a lower-cased file name to the changed files with
 	// units that have it.
-	baseName          map[string][]string
-	defs, quals, refs map[string][]int
-	paths             []string // every file with units, sorted
+	baseName map[string][]string
+	names    nameMaps // of the added units
+	paths    []string // every file with units, sorted
 	// remap maps a dead base unit to the added unit of the same file and
-	// symbol; out and in are the added units' edges (their old units').
-	remap   map[int]int
-	out, in map[int][]edgeTo
+	// symbol; adj holds the added units' edges (their old units'), by
+	// direction.
+	remap map[int]int
+	adj   [2]map[int][]edgeTo
 }
 
 // Overlay returns an engine over the units ix holds now that reads the
@@ -86,7 +87,7 @@ func Overlay(ctx context.Context, base *Engine, ix *index.Index, opts Options) (
 	}
 	m := base.m
 	x := &overlay{base: base, n: m.n, dead: make([]bool, m.n), byPath: map[string][]int{},
-		baseName: map[string][]string{}, defs: map[string][]int{}, quals: map[string][]int{}, refs: map[string][]int{}}
+		baseName: map[string][]string{}, names: newNameMaps()}
 	var changed []string
 	now := make(map[string]bool, m.paths.Len())
 	moved := 0
@@ -179,15 +180,8 @@ func (x *overlay) tables() {
 		if _, dup := x.byID[u.ID]; !dup {
 			x.byID[u.ID] = i
 		}
-		for _, d := range in.defines {
-			x.defs[d] = append(x.defs[d], i)
-		}
-		if in.qual != "" && !strings.HasPrefix(in.qual, "<") {
-			x.quals[in.qual] = append(x.quals[in.qual], i)
-		}
-		for _, r := range in.refs {
-			x.refs[r] = append(x.refs[r], i)
-		}
+		x.names.addDefined(i, in)
+		x.names.addReferenced(i, in)
 	}
 	m := x.base.m
 	for k := range m.paths.Len() {
@@ -225,10 +219,11 @@ func (x *overlay) edges(changed []string) {
 			}
 		}
 	}
-	x.out, x.in = map[int][]edgeTo{}, map[int][]edgeTo{}
-	for o, j := range x.remap {
-		x.out[j] = x.live(m.adjacent(m.outOff, m.outRec, o))
-		x.in[j] = x.live(m.adjacent(m.inOff, m.inRec, o))
+	for d := range x.adj {
+		x.adj[d] = map[int][]edgeTo{}
+		for o, j := range x.remap {
+			x.adj[d][j] = x.live(m.adjacent(edgeDir(d), o))
+		}
 	}
 }
 

@@ -190,10 +190,10 @@ func TestOverlayAnswersFromTheIndexNow(t *testing.T) {
 		for _, i := range mem.unitsOf(p) {
 			id := mem.unitAt(i).ID
 			j, _ := ov.idIndex(id)
-			if got, want := edgeIDs(ov, ov.edgesOut(j)), edgeIDs(mem, mem.edgesOut(i)); !cmp.Equal(got, want) {
+			if got, want := edgeIDs(ov, ov.edges(edgesOut, j)), edgeIDs(mem, mem.edges(edgesOut, i)); !cmp.Equal(got, want) {
 				t.Errorf("edges out of %s = %v, want %v", id, got, want)
 			}
-			if got, want := edgeIDs(ov, ov.edgesIn(j)), edgeIDs(mem, mem.edgesIn(i)); !cmp.Equal(got, want) {
+			if got, want := edgeIDs(ov, ov.edges(edgesIn, j)), edgeIDs(mem, mem.edges(edgesIn, i)); !cmp.Equal(got, want) {
 				t.Errorf("edges into %s = %v, want %v", id, got, want)
 			}
 		}

@@ -126,20 +126,20 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		ids[id] = uint32s([]int{i})
 	}
 	d.Tables["ids"] = ids
-	for name, m := range map[string]map[string][]int{"defs": e.defs, "quals": e.quals, "refs": e.refsTo} {
+	for k, m := range e.names {
 		t := make(map[string][]byte, len(m))
-		for k, us := range m {
-			t[k] = uint32s(us)
+		for key, us := range m {
+			t[key] = uint32s(us)
 		}
-		d.Tables[name] = t
+		d.Tables[nameTableKeys[k]] = t
 	}
-	if e.out != nil {
+	if e.adj[edgesOut] != nil {
 		edges := 0
-		for _, adj := range e.out {
+		for _, adj := range e.adj[edgesOut] {
 			edges += len(adj)
 		}
 		b := make([]byte, 0, 4*2*(n+1+edges))
-		for _, adj := range [][][]edgeTo{e.out, e.in} {
+		for _, adj := range e.adj {
 			off := 0
 			for i := 0; i <= n; i++ {
 				b = le.AppendUint32(b, uint32(off))
@@ -347,14 +347,16 @@ type store interface {
 // mapped is a stored engine's structures, in place in the derived file.
 // Strings it returns share the file's bytes; Engine copies what leaves it.
 type mapped struct {
-	n                            int
-	recs                         []byte
-	strs                         []byte
-	paths                        *index.Table
-	class                        []PathClass // by path position
-	ids, base, defs, quals, refs *index.Table
-	edges                        bool
-	outOff, outRec, inOff, inRec []byte
+	n         int
+	recs      []byte
+	strs      []byte
+	paths     *index.Table
+	class     []PathClass // by path position
+	ids, base *index.Table
+	names     [3]*index.Table // by nameKind
+	edges     bool
+	// off and rec hold the edges by direction: n+1 offsets into rec.
+	off, rec [2][]byte
 }
 
 func (m *mapped) word(i, w int) uint32 { return le.Uint32(m.recs[4*(recWords*i+w):]) }
@@ -427,7 +429,9 @@ func (m *mapped) list(t *index.Table, key string) []int {
 	return out
 }
 
-func (m *mapped) adjacent(off, rec []byte, a int) []edgeTo {
+// adjacent is unit a's edges in direction d.
+func (m *mapped) adjacent(d edgeDir, a int) []edgeTo {
+	off, rec := m.off[d], m.rec[d]
 	lo, hi := le.Uint32(off[4*a:]), le.Uint32(off[4*a+4:])
 	if lo == hi {
 		return nil
@@ -458,11 +462,12 @@ func openStored(ix store, opts Options) (*Engine, error) {
 	}
 	m := &mapped{}
 	var err error
-	for _, t := range []struct {
-		name string
-		dst  **index.Table
-	}{{"paths", &m.paths}, {"ids", &m.ids}, {"base", &m.base}, {"defs", &m.defs}, {"quals", &m.quals}, {"refs", &m.refs}} {
-		if *t.dst, err = ix.DerivedTable(t.name); err != nil {
+	tables := map[string]**index.Table{"paths": &m.paths, "ids": &m.ids, "base": &m.base}
+	for k, name := range nameTableKeys {
+		tables[name] = &m.names[k]
+	}
+	for _, name := range sortedKeys(tables) {
+		if *tables[name], err = ix.DerivedTable(name); err != nil {
 			return fail(err)
 		}
 	}
@@ -496,7 +501,7 @@ func openStored(ix store, opts Options) (*Engine, error) {
 			return bad("paths")
 		}
 	}
-	for _, t := range []*index.Table{m.ids, m.defs, m.quals, m.refs, m.base} {
+	for _, t := range append([]*index.Table{m.ids, m.base}, m.names[:]...) {
 		limit := m.n
 		if t == m.base {
 			limit = np
@@ -518,8 +523,8 @@ func openStored(ix store, opts Options) (*Engine, error) {
 		return fail(err)
 	}
 	if len(eb) > 0 {
-		if m.outOff, m.outRec, eb, err = csr(eb, m.n); err == nil {
-			m.inOff, m.inRec, eb, err = csr(eb, m.n)
+		if m.off[edgesOut], m.rec[edgesOut], eb, err = csr(eb, m.n); err == nil {
+			m.off[edgesIn], m.rec[edgesIn], eb, err = csr(eb, m.n)
 		}
 		if err != nil || len(eb) != 0 {
 			return bad("edges")

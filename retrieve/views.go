@@ -254,10 +254,10 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 			}
 		}
 		if e.hasEdges() {
-			for _, t := range e.edgesOut(a) {
+			for _, t := range e.edges(edgesOut, a) {
 				score[t.unit] += w * t.weight
 			}
-			for _, f := range e.edgesIn(a) {
+			for _, f := range e.edges(edgesIn, a) {
 				score[f.unit] += w * f.weight
 			}
 		}
