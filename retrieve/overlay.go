@@ -98,22 +98,23 @@ func Overlay(ctx context.Context, base *Engine, ix *index.Index, opts Options) (
 		}
 		path := refs[i].Path
 		now[path] = true
-		old := m.unitsOf(path)
-		same := len(old) == j-i
-		for k := 0; same && k < len(old); k++ {
-			id, _ := m.str(m.word(old[k], 3))
+		first, old := m.span(path)
+		same := old == j-i
+		for k := 0; same && k < old; k++ {
+			id, _ := m.str(m.word(first+k, 3))
 			same = id == refs[i+k].ID
 		}
 		if !same {
 			changed = append(changed, path)
-			moved += len(old) + j - i
+			moved += old + j - i
 		}
 		i = j
 	}
 	for k := range m.paths.Len() {
 		if p := m.paths.Key(k); !now[p] {
 			changed = append(changed, strings.Clone(p))
-			moved += len(m.unitsOf(p))
+			_, old := m.span(p)
+			moved += old
 		}
 	}
 	if float64(moved) > overlayMaxShare*float64(m.n) {

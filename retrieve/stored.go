@@ -403,13 +403,21 @@ func (m *mapped) facts(i int) unitInfo {
 	return in
 }
 
-func (m *mapped) unitsOf(path string) []int {
+// span is where path's units are: first and count (0 for a path without).
+func (m *mapped) span(path string) (first, n int) {
 	k := m.paths.Find(path)
 	if k < 0 {
-		return nil
+		return 0, 0
 	}
 	v := m.paths.Value(k)
-	first, c := int(le.Uint32(v)), int(le.Uint32(v[4:]))
+	return int(le.Uint32(v)), int(le.Uint32(v[4:]))
+}
+
+func (m *mapped) unitsOf(path string) []int {
+	first, c := m.span(path)
+	if c == 0 {
+		return nil
+	}
 	out := make([]int, c)
 	for j := range out {
 		out[j] = first + j
