@@ -149,32 +149,17 @@ func (w *writer) keepBase(version string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM meta WHERE key IN ('base', 'base_id', 'base_units')`); err != nil {
-		return fmt.Errorf("index: keeping derived data: %w", err)
-	}
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES('base', ?), ('base_id', ?), ('base_units', ?)`, version, id, units); err != nil {
-		return fmt.Errorf("index: keeping derived data: %w", err)
-	}
 	w.base = sidecarPath(w.dbPath, id)
-	return nil
+	return writeMeta(w.ctx, w.tx, map[string]string{"base": version, "base_id": id, "base_units": units})
 }
 
 // recordDerived records the derived data of version in the file of id,
 // which replaces any kept base, or that there is none (version "").
 func recordDerived(ctx context.Context, tx *sql.Tx, version, id string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('derived', 'derived_id')`); err != nil {
-		return fmt.Errorf("index: clearing derived data: %w", err)
-	}
 	if version == "" {
-		return nil
+		return writeMeta(ctx, tx, nil, "derived", "derived_id")
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('base', 'base_id', 'base_units')`); err != nil {
-		return fmt.Errorf("index: clearing derived data: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('derived', ?), ('derived_id', ?)`, version, id); err != nil {
-		return fmt.Errorf("index: writing derived version: %w", err)
-	}
-	return nil
+	return writeMeta(ctx, tx, map[string]string{"derived": version, "derived_id": id}, "base", "base_id", "base_units")
 }
 
 // metaValue reads one meta key ("" when absent).

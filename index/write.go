@@ -41,7 +41,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -944,13 +943,19 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 		"units":           strconv.Itoa(sum.Units),
 		"units_gen":       strconv.Itoa(w.unitsGen),
 	}
-	keys := make([]string, 0, len(meta))
-	for k := range meta {
-		keys = append(keys, k)
+	return writeMeta(w.ctx, w.tx, meta)
+}
+
+// writeMeta sets the meta keys of set, in key order, and removes those of
+// remove.
+func writeMeta(ctx context.Context, tx *sql.Tx, set map[string]string, remove ...string) error {
+	for _, k := range remove {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, k); err != nil {
+			return fmt.Errorf("index: writing meta: %w", err)
+		}
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, k, meta[k]); err != nil {
+	for _, k := range sortedKeys(set) {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, k, set[k]); err != nil {
 			return fmt.Errorf("index: writing meta: %w", err)
 		}
 	}
