@@ -66,14 +66,20 @@ type Builder struct {
 
 // NewBuilder starts an index with the given fields.
 func NewBuilder(fields ...Field) *Builder {
-	ix := &Index{fields: fields}
-	ix.avgLen = make([]float64, len(fields))
-	ix.docLen = make([][]int32, len(fields))
-	ix.postings = make([]map[string][]posting, len(fields))
-	for i := range fields {
-		ix.postings[i] = map[string][]posting{}
+	return &Builder{ix: newIndex(fields)}
+}
+
+// newIndex is an empty index of fields.
+func newIndex(fields []Field) *Index {
+	return &Index{fields: fields, avgLen: make([]float64, len(fields)), docLen: make([][]int32, len(fields)), postings: emptyPostings(len(fields))}
+}
+
+func emptyPostings(fields int) []map[string][]posting {
+	ps := make([]map[string][]posting, fields)
+	for f := range ps {
+		ps[f] = map[string][]posting{}
 	}
-	return &Builder{ix: ix}
+	return ps
 }
 
 // Add appends a document; texts are given in field order. It returns the
@@ -127,11 +133,15 @@ func (b *Builder) Build() *Index {
 	return ix
 }
 
+// average sets each field's average length over the live documents
+// (ix.n of them: an overlay's dead ones are left out).
 func (ix *Index) average() {
 	for f := range ix.fields {
 		var sum int64
-		for _, l := range ix.docLen[f] {
-			sum += int64(l)
+		for d, l := range ix.docLen[f] {
+			if d >= len(ix.dead) || !ix.dead[d] {
+				sum += int64(l)
+			}
 		}
 		if ix.n > 0 {
 			ix.avgLen[f] = float64(sum) / float64(ix.n)
@@ -172,13 +182,8 @@ var errEncoding = errors.New("bad encoding")
 // Stored opens an index Export wrote: head is decoded now, postings are
 // found through get as queries need them (Lookup).
 func Stored(fields []Field, head []byte, get Postings) (*Index, error) {
-	ix := &Index{fields: fields, get: get}
-	ix.avgLen = make([]float64, len(fields))
-	ix.docLen = make([][]int32, len(fields))
-	ix.postings = make([]map[string][]posting, len(fields))
-	for i := range fields {
-		ix.postings[i] = map[string][]posting{}
-	}
+	ix := newIndex(fields)
+	ix.get = get
 	n, k := binary.Uvarint(head)
 	if k <= 0 || n > uint64(len(head)) {
 		return nil, fmt.Errorf("lexical: stored head: %w", errEncoding)
@@ -255,9 +260,8 @@ func (ix *Index) Lookup(terms []string) (*View, error) {
 	if ix.get == nil {
 		return ix.view(), nil
 	}
-	v := &View{ix: ix, postings: make([]map[string][]posting, len(ix.fields))}
+	v := &View{ix: ix, postings: emptyPostings(len(ix.fields))}
 	for f := range ix.fields {
-		v.postings[f] = map[string][]posting{}
 		for _, t := range terms {
 			b, ok := ix.get(f, t)
 			if !ok {
@@ -287,32 +291,18 @@ func Overlay(base *Index, dead []bool, delta *Index) (*Index, error) {
 	if len(dead) != base.n || len(delta.fields) != len(base.fields) {
 		return nil, fmt.Errorf("lexical: overlay of %d documents and %d fields over %d and %d", len(dead), len(delta.fields), base.n, len(base.fields))
 	}
-	ix := &Index{fields: base.fields, under: base, dead: dead, over: delta}
-	ix.avgLen = make([]float64, len(base.fields))
-	ix.docLen = make([][]int32, len(base.fields))
-	ix.postings = make([]map[string][]posting, len(base.fields))
-	live := delta.n
+	ix := newIndex(base.fields)
+	ix.under, ix.dead, ix.over = base, dead, delta
+	ix.n = delta.n
 	for _, d := range dead {
 		if !d {
-			live++
+			ix.n++
 		}
 	}
-	ix.n = live
 	for f := range base.fields {
-		ix.postings[f] = map[string][]posting{}
-		ls := make([]int32, 0, base.n+delta.n)
-		ls = append(append(ls, base.docLen[f]...), delta.docLen[f]...)
-		ix.docLen[f] = ls
-		var sum int64
-		for d, l := range ls {
-			if d >= base.n || !dead[d] {
-				sum += int64(l)
-			}
-		}
-		if live > 0 {
-			ix.avgLen[f] = float64(sum) / float64(live)
-		}
+		ix.docLen[f] = append(append(make([]int32, 0, base.n+delta.n), base.docLen[f]...), delta.docLen[f]...)
 	}
+	ix.average()
 	return ix, nil
 }
 
@@ -324,9 +314,8 @@ func (ix *Index) lookupOverlay(terms []string) (*View, error) {
 		return nil, err
 	}
 	shift := int32(ix.under.n)
-	v := &View{ix: ix, postings: make([]map[string][]posting, len(ix.fields))}
+	v := &View{ix: ix, postings: emptyPostings(len(ix.fields))}
 	for f := range ix.fields {
-		v.postings[f] = map[string][]posting{}
 		for _, t := range terms {
 			base, delta := bv.postings[f][t], ix.over.postings[f][t]
 			ps := make([]posting, 0, len(base)+len(delta))
