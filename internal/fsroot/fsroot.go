@@ -110,15 +110,24 @@ func (r *Root) checkDirs(c string) error {
 		if err != nil {
 			return err
 		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			return &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: %w", dir, ErrSymlink)}
-		}
-		if !st.IsDir() {
-			return &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: not a directory", dir)}
+		if err := passable(st, c, dir); err != nil {
+			return err
 		}
 		if r.dirs != nil {
 			r.dirs.Store(dir, true)
 		}
+	}
+	return nil
+}
+
+// passable says why st, the directory component dir of the path c, may
+// not be passed through (nil when it is a real directory).
+func passable(st fs.FileInfo, c, dir string) error {
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: %w", dir, ErrSymlink)}
+	}
+	if !st.IsDir() {
+		return &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: not a directory", dir)}
 	}
 	return nil
 }
@@ -158,11 +167,8 @@ func (s *Stater) Lstat(p string) (fs.FileInfo, error) {
 		if err != nil {
 			return nil, named(err, dir)
 		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			return nil, &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: %w", dir, ErrSymlink)}
-		}
-		if !st.IsDir() {
-			return nil, &fs.PathError{Op: "open", Path: c, Err: fmt.Errorf("%s: not a directory", dir)}
+		if err := passable(st, c, dir); err != nil {
+			return nil, err
 		}
 		// Checked just now; were it swapped for a link since, os.Root
 		// still confines the open to the root.
