@@ -145,16 +145,11 @@ func Overlay(ctx context.Context, base *Engine, ix *index.Index, opts Options) (
 
 	e := &Engine{opts: indexOptions(ix, opts), m: m, x: x, src: ix}
 	e.off = offViews(e.opts)
-	e.n = len(x.units)
-	for _, d := range x.dead {
-		if !d {
-			e.n++
-		}
-	}
 	content, symbol := tokenizeUnits(x.units)
 	if e.lex, err = lexical.Overlay(base.lex, x.dead, buildLexical(x.units, content, symbol)); err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
+	e.n = e.lex.Len() // the live units
 	if base.sem != nil {
 		if e.sem, err = x.semantic(base.sem, content, symbol); err != nil {
 			return nil, err

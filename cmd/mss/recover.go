@@ -71,7 +71,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			}
 			o := pipeline.Options{Controller: ctl, Repo: repo, Overlay: !exact}
 			if db != "" {
-				o = pipeline.Options{Controller: ctl, DB: db, Overlay: !exact}
+				o.Repo, o.DB = "", db
 			}
 			p, err := pipeline.Open(ctx, o)
 			if err != nil {
