@@ -104,11 +104,10 @@ type Service struct {
 	release   *time.Timer // returns memory (releaseAfter)
 }
 
-// releaseDelay is how long after a background derivation the memory of
-// the engine built in memory before it, garbage by then, is returned to
-// the system: an edit sooner reuses it (fresh pages cost more than the
-// engine build on some machines), and an agent that pauses leaves a small
-// server.
+// releaseDelay is how long after a background derivation the memory it
+// used, garbage by then, is returned to the system: an edit sooner reuses
+// it (fresh pages cost more than the work on some machines), and an agent
+// that pauses leaves a small server.
 const releaseDelay = 10 * time.Second
 
 // releaseAfter returns the memory of garbage to the system after d (at
@@ -390,7 +389,7 @@ func (s *Service) rederive(r Rederiver, from Snapshot) {
 	snap, err := r.Rederive(s.bg)
 	if err != nil {
 		if s.bg.Err() == nil && !errors.Is(err, index.ErrUnitsChanged) {
-			s.logf("mss: deriving the retrieval structures of %s failed after %s: %v (answers stay with the engine built in memory)", s.root, time.Since(start).Round(time.Millisecond), err)
+			s.logf("mss: deriving the retrieval structures of %s failed after %s: %v (answers stay with the provisional engine)", s.root, time.Since(start).Round(time.Millisecond), err)
 		}
 		return
 	}
