@@ -259,12 +259,22 @@ func blobID(data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// readFile reads a work tree file, never through a symbolic link.
-func (s *source) readFile(p string) ([]byte, error) {
-	if readHook != nil {
-		readHook(p)
+// reader reads work tree files, never through a symbolic link, holding
+// the directories of the last one open (paths in sorted order read
+// best); close releases them. A commit has no work tree to read.
+func (s *source) reader() (read func(p string) ([]byte, error), close func()) {
+	if s.files == nil {
+		return func(p string) ([]byte, error) {
+			return nil, fmt.Errorf("%s: no work tree to read", p)
+		}, func() {}
 	}
-	return s.files.ReadFile(p, 0)
+	st := s.files.Stater()
+	return func(p string) ([]byte, error) {
+		if readHook != nil {
+			readHook(p)
+		}
+		return st.ReadFile(p, 0)
+	}, func() { st.Close() }
 }
 
 // readHook, when set (by tests), is told of every work tree file read.

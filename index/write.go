@@ -318,6 +318,8 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	var toParse []entry
 	keep := map[string]bool{}
 	decided := 0
+	read, done := src.reader()
+	defer done()
 	for _, e := range entries {
 		switch {
 		case ignore.match(e.path):
@@ -329,7 +331,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		case src.commit == "" && stats.settled(e):
 			e.blob = old[e.path]
 		case src.commit == "":
-			b, err := src.readFile(e.path)
+			b, err := read(e.path)
 			if err != nil {
 				// Unreadable files are recorded, never silently dropped.
 				e.blob = "unreadable"
@@ -498,8 +500,10 @@ func parseAll(ctx context.Context, src *source, files []entry, opts *Options, w 
 			})
 			return
 		}
+		read, done := src.reader()
+		defer done()
 		for i, e := range files {
-			b, rerr := src.readFile(e.path)
+			b, rerr := read(e.path)
 			if rerr == nil {
 				// The bytes parsed are the bytes recorded, even if the
 				// file changed since it was listed.

@@ -132,12 +132,13 @@ func passable(st fs.FileInfo, c, dir string) error {
 	return nil
 }
 
-// A Stater describes many files of a root, as Lstat does, holding open
-// the directories of the last path it described: a file then costs one
-// system call, and a directory two (its check and its open), where
-// os.Root walks every component of every path it is given. Paths in
-// sorted order keep a directory's files together. A Stater is not for
-// concurrent use; Close releases it.
+// A Stater describes and reads many files of a root, as Lstat and
+// ReadFile do, holding open the directories of the last path it was
+// given: a file then costs a few system calls on its own name, and a
+// directory two (its check and its open), where os.Root walks every
+// component of every path it is given. Paths in sorted order keep a
+// directory's files together. A Stater is not for concurrent use; Close
+// releases it.
 type Stater struct {
 	r     *Root
 	names []string   // the directories held open, outermost first
@@ -153,6 +154,39 @@ func (s *Stater) Lstat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir, name, err := s.enter(c)
+	if err != nil {
+		return nil, err
+	}
+	st, err := dir.Lstat(name)
+	return st, named(err, c)
+}
+
+// ReadFile is Root.ReadFile.
+func (s *Stater) ReadFile(p string, max int64) ([]byte, error) {
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	dir, name, err := s.enter(c)
+	if err != nil {
+		return nil, err
+	}
+	st, err := dir.Lstat(name)
+	if err != nil {
+		return nil, named(err, c)
+	}
+	f, st, err := openChecked(dir, name, c, st)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f, st, c, max)
+}
+
+// enter holds open the directories of the clean path c, checking each
+// one it opens, and returns the innermost with c's last component.
+func (s *Stater) enter(c string) (*os.Root, string, error) {
 	parts := strings.Split(c, "/")
 	dirs := parts[:len(parts)-1]
 	k := 0
@@ -165,21 +199,20 @@ func (s *Stater) Lstat(p string) (fs.FileInfo, error) {
 		dir := strings.Join(dirs[:k+1], "/")
 		st, err := parent.Lstat(dirs[k])
 		if err != nil {
-			return nil, named(err, dir)
+			return nil, "", named(err, dir)
 		}
 		if err := passable(st, c, dir); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		// Checked just now; were it swapped for a link since, os.Root
 		// still confines the open to the root.
 		sub, err := parent.OpenRoot(dirs[k])
 		if err != nil {
-			return nil, named(err, dir)
+			return nil, "", named(err, dir)
 		}
 		s.names, s.subs = append(s.names, dirs[k]), append(s.subs, sub)
 	}
-	st, err := s.dir().Lstat(parts[len(parts)-1])
-	return st, named(err, c)
+	return s.dir(), parts[len(parts)-1], nil
 }
 
 // dir is the innermost directory held open (the root when none is).
@@ -223,40 +256,59 @@ func (r *Root) Open(p string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	f, _, err := openChecked(r.root, c, c, st)
+	return f, err
+}
+
+// openChecked opens name in dir, the file of the clean path c that st
+// describes, when st is a regular file, and checks that what it opened
+// is one still; it returns the open file's own description.
+func openChecked(dir *os.Root, name, c string, st fs.FileInfo) (*os.File, fs.FileInfo, error) {
 	if st.Mode()&fs.ModeSymlink != 0 {
-		return nil, &fs.PathError{Op: "open", Path: c, Err: ErrSymlink}
+		return nil, nil, &fs.PathError{Op: "open", Path: c, Err: ErrSymlink}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "open", Path: c, Err: ErrNotRegular}
+		return nil, nil, &fs.PathError{Op: "open", Path: c, Err: ErrNotRegular}
 	}
-	f, err := r.root.OpenFile(c, os.O_RDONLY|noFollow, 0)
+	f, err := dir.OpenFile(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, named(err, c)
 	}
 	// The file opened is the one checked, or at least a regular file
 	// inside the root: a swap after the check cannot lead out of it.
-	if st2, err := f.Stat(); err != nil || !st2.Mode().IsRegular() {
+	st2, err := f.Stat()
+	if err != nil || !st2.Mode().IsRegular() {
 		f.Close()
 		if err == nil {
 			err = ErrNotRegular
 		}
-		return nil, &fs.PathError{Op: "open", Path: c, Err: err}
+		return nil, nil, &fs.PathError{Op: "open", Path: c, Err: err}
 	}
-	return f, nil
+	return f, st2, nil
 }
 
 // ReadFile reads the regular file at p; with max > 0 a file larger than
 // max bytes is an error.
 func (r *Root) ReadFile(p string, max int64) ([]byte, error) {
-	f, err := r.Open(p)
+	c, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.Lstat(c)
+	if err != nil {
+		return nil, err
+	}
+	f, st, err := openChecked(r.root, c, c, st)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
+	return read(f, st, p, max)
+}
+
+// read reads the open file f, of the path p, which st describes; with
+// max > 0 a file larger than max bytes is an error.
+func read(f *os.File, st fs.FileInfo, p string, max int64) ([]byte, error) {
 	if max > 0 && st.Size() > max {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("%d bytes, over the limit of %d", st.Size(), max)}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -123,5 +124,52 @@ func TestStaterAsLstat(t *testing.T) {
 	}
 	if st, err := s.Lstat("pkg/out.py"); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("a link out of the root: %v, %v; want it described as a link", st, err)
+	}
+}
+
+// TestStaterReadsAsReadFile: a Stater reads what ReadFile does, over
+// paths in any order, and refuses what ReadFile refuses, with the same
+// errors.
+func TestStaterReadsAsReadFile(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "pkg", "inner"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pkg", "inner", "b.py"), []byte("y = 2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg", "a.py"), []byte("x = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg", "big.py"), []byte(strings.Repeat("z", 100)), 0o644)
+	os.WriteFile(filepath.Join(dir, "top.py"), []byte("z = 3\n"), 0o644)
+	os.Symlink("pkg", filepath.Join(dir, "alias"))
+	os.Symlink("a.py", filepath.Join(dir, "pkg", "link.py"))
+	os.Symlink(filepath.Join(dir, "top.py"), filepath.Join(dir, "pkg", "out.py"))
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.CacheDirs()
+	s := r.Stater()
+	defer s.Close()
+	paths := []string{"pkg/a.py", "pkg/inner/b.py", "pkg/a.py", "alias/inner/b.py", "pkg/link.py", "pkg/out.py",
+		"top.py", "pkg/missing.py", "nope/x.py", "pkg/a.py/x", "pkg/inner", "../etc/passwd", "/etc/passwd",
+		"pkg/big.py", "pkg/inner/b.py"}
+	for _, max := range []int64{0, 50} {
+		for _, p := range paths {
+			want, werr := r.ReadFile(p, max)
+			got, gerr := s.ReadFile(p, max)
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Errorf("%s (max %d): Stater error %v, ReadFile %v", p, max, gerr, werr)
+				continue
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s (max %d): Stater read %q, ReadFile %q", p, max, got, want)
+			}
+		}
+	}
+	for p, want := range map[string]error{"alias/inner/b.py": ErrSymlink, "pkg/out.py": ErrSymlink, "pkg/inner": ErrNotRegular} {
+		if _, err := s.ReadFile(p, 0); !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", p, err, want)
+		}
+	}
+	if b, err := s.ReadFile("pkg/big.py", 0); err != nil || len(b) != 100 {
+		t.Errorf("pkg/big.py: %d bytes, %v", len(b), err)
 	}
 }
