@@ -24,8 +24,11 @@ import (
 	"database/sql"
 	"fmt"
 	"path"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/missingcomplement/mss/segment"
 )
@@ -88,6 +91,8 @@ func (ix *Index) Edges() ([]Edge, error) {
 }
 
 // edgesOf resolves the names of rows (in path, line order) into edges.
+// The rows are resolved in contiguous parts, one per core, whose edges
+// are joined in row order: the result does not depend on the split.
 func edgesOf(rows []nameRow) []Edge {
 	defs := map[string][]int{}
 	for i, r := range rows {
@@ -102,15 +107,40 @@ func edgesOf(rows []nameRow) []Edge {
 		}
 	}
 	res := newResolver(firstUnit)
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(rows)/1024))
+	outs := make([][]Edge, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lo, hi := k*len(rows)/parts, (k+1)*len(rows)/parts
+			outs[k] = rowEdges(rows, lo, hi, defs, firstUnit, res)
+		}()
+	}
+	wg.Wait()
+	return slices.Concat(outs...)
+}
+
+// rowEdges resolves rows[lo:hi] against the definitions and files of all
+// rows.
+func rowEdges(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit map[string]string, res *resolver) []Edge {
 	var out []Edge
-	for i, r := range rows {
-		calls := map[string]bool{}
-		for _, c := range r.calls {
-			calls[c] = true
+	var local []int
+	var seen []string
+	calls := map[string]bool{} // a long list's calls
+	for i := lo; i < hi; i++ {
+		r := &rows[i]
+		long := len(r.calls) > 16
+		if long {
+			clear(calls)
+			for _, c := range r.calls {
+				calls[c] = true
+			}
 		}
 		for _, name := range r.refs {
 			targets := defs[name]
-			var local []int
+			local = local[:0]
 			for _, t := range targets {
 				if rows[t].path == r.path && t != i {
 					local = append(local, t)
@@ -122,7 +152,7 @@ func edgesOf(rows []nameRow) []Edge {
 				continue
 			}
 			kind := EdgeRef
-			if calls[name] {
+			if long && calls[name] || !long && slices.Contains(r.calls, name) {
 				kind = EdgeCall
 			}
 			for _, t := range targets {
@@ -131,11 +161,11 @@ func edgesOf(rows []nameRow) []Edge {
 				}
 			}
 		}
-		seen := map[string]bool{}
+		seen = seen[:0]
 		for _, imp := range r.imports {
 			for _, p := range res.resolve(r.path, imp) {
-				if to := firstUnit[p]; !seen[to] && p != r.path {
-					seen[to] = true
+				if to := firstUnit[p]; !slices.Contains(seen, to) && p != r.path {
+					seen = append(seen, to)
 					out = append(out, Edge{From: r.id, To: to, Kind: EdgeImport})
 				}
 			}
