@@ -221,7 +221,7 @@ func TestHealthReportsUnusableIndex(t *testing.T) {
 // damagedSnapshot fails its searches, as a database with damaged pages does.
 type damagedSnapshot struct{ Snapshot }
 
-func (damagedSnapshot) Search(string, int) ([]mss.Unit, error) {
+func (damagedSnapshot) Search(context.Context, string, int) ([]mss.Unit, error) {
 	return nil, errors.New("database disk image is malformed")
 }
 
@@ -284,8 +284,8 @@ func TestDamagedIndexRebuilt(t *testing.T) {
 // path leads through a symbolic link out of the repository.
 type escapingSnapshot struct{ Snapshot }
 
-func (e escapingSnapshot) Search(q string, n int) ([]mss.Unit, error) {
-	us, err := e.Snapshot.Search(q, n)
+func (e escapingSnapshot) Search(ctx context.Context, q string, n int) ([]mss.Unit, error) {
+	us, err := e.Snapshot.Search(ctx, q, n)
 	return append([]mss.Unit{{ID: "x", Path: "sub/secret.py", StartLine: 1, EndLine: 1, Content: "TOKEN = 'outside'\n", Symbol: "TOKEN"}}, us...), err
 }
 

@@ -101,12 +101,8 @@ type indexSnapshot struct {
 
 var _ mss.UnitSource = (*indexSnapshot)(nil)
 
-func (s *indexSnapshot) Search(query string, limit int) ([]mss.Unit, error) {
-	us, err := s.Index().Search(query, limit)
-	if err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
-	}
-	return us, nil
+func (s *indexSnapshot) Search(ctx context.Context, query string, limit int) ([]mss.Unit, error) {
+	return s.Engine().Search(ctx, query, limit)
 }
 
 func (s *indexSnapshot) Info() IndexInfo { return s.info }

@@ -632,7 +632,7 @@ func (s *Service) Search(ctx context.Context, query string, limit int) (*SearchR
 	if s.snap == nil {
 		return nil, s.notLoaded()
 	}
-	us, err := s.snap.Search(query, limit)
+	us, err := s.snap.Search(ctx, query, limit)
 	if err != nil {
 		return nil, s.snapshotFailed(fmt.Errorf("server: search: %w", err))
 	}

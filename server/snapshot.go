@@ -17,7 +17,7 @@ type Snapshot interface {
 	Candidates(ctx context.Context, state *mss.State, lim pipeline.Limits) (*pipeline.Query, error)
 	Select(ctx context.Context, ctrl mss.Controller, q *pipeline.Query, lim pipeline.Limits, so pipeline.SelectOptions) (*pipeline.Answer, error)
 	// Search is a plain lexical/symbol search over the units.
-	Search(query string, limit int) ([]mss.Unit, error)
+	Search(ctx context.Context, query string, limit int) ([]mss.Unit, error)
 	// Info describes the snapshot.
 	Info() IndexInfo
 	// Close releases the snapshot once no request uses it.
