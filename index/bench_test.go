@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -62,27 +61,6 @@ func BenchmarkMove(b *testing.B) {
 			b.Fatalf("index rebuilt instead of moved: %s", sum.Rebuilt)
 		}
 		b.ReportMetric(float64(sum.Parsed), "parsed")
-	}
-}
-
-// BenchmarkSearch runs lexical queries against a built index.
-func BenchmarkSearch(b *testing.B) {
-	repo, rev := benchRepo(b)
-	db := filepath.Join(b.TempDir(), "index.db")
-	if _, err := Build(context.Background(), Options{Repo: repo, Rev: rev, DB: db}); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Open(db)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	queries := strings.Split("parse expression|lookup single name|simplify trig|cache invalidation on update", "|")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := ix.Search(queries[i%len(queries)], 50); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 

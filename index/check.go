@@ -35,15 +35,12 @@ func (ix *Index) CheckAll(all bool) error {
 	if ix.meta.FormatVersion != FormatVersion || ix.meta.FeatureVersion != FeatureVersion {
 		return fail("version %d/%d, want %d/%d", ix.meta.FormatVersion, ix.meta.FeatureVersion, FormatVersion, FeatureVersion)
 	}
-	var nfiles, nunits, nfts, fileUnits int
+	var nfiles, nunits, fileUnits int
 	if err := ix.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(units), 0) FROM files`).Scan(&nfiles, &fileUnits); err != nil {
 		return fail("counting files: %v", err)
 	}
 	if err := ix.db.QueryRow(`SELECT COUNT(*) FROM units`).Scan(&nunits); err != nil {
 		return fail("counting units: %v", err)
-	}
-	if err := ix.db.QueryRow(`SELECT COUNT(*) FROM units_fts`).Scan(&nfts); err != nil {
-		return fail("counting search rows: %v", err)
 	}
 	switch {
 	case nfiles != ix.meta.Files:
@@ -52,8 +49,6 @@ func (ix *Index) CheckAll(all bool) error {
 		return fail("meta says %d units, table has %d", ix.meta.Units, nunits)
 	case fileUnits != nunits:
 		return fail("files count %d units, table has %d", fileUnits, nunits)
-	case nfts != nunits:
-		return fail("%d search rows for %d units", nfts, nunits)
 	}
 	var orphans int
 	if err := ix.db.QueryRow(`SELECT COUNT(*) FROM units WHERE path NOT IN (SELECT path FROM files)`).Scan(&orphans); err != nil {

@@ -267,32 +267,6 @@ func TestEdgesAndImports(t *testing.T) {
 	}
 }
 
-func TestSearch(t *testing.T) {
-	dir, _ := newRepo(t, fixture)
-	build(t, Options{Repo: dir})
-	ix := openIndex(t, filepath.Join(dir, ".mss", "index.db"))
-	for _, tc := range []struct{ query, want string }{
-		{"lookupSingle", "lookup_single"},
-		{"handle request", "handleRequest"},
-		{"render page", "renderPage"},
-	} {
-		got, err := ix.Search(tc.query, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) == 0 || got[0].Symbol != tc.want {
-			var syms []string
-			for _, u := range got {
-				syms = append(syms, u.Symbol)
-			}
-			t.Errorf("Search(%q) = %v, want %q first", tc.query, syms, tc.want)
-		}
-	}
-	if got, err := ix.Search("   ", 5); err != nil || len(got) != 0 {
-		t.Errorf("empty query: %v, %v", got, err)
-	}
-}
-
 // TestIncrementalMove moves an index between commits and checks that only
 // changed files are parsed, unchanged units keep their ids, and the result
 // equals a fresh index of the target commit.
@@ -338,18 +312,6 @@ func TestIncrementalMove(t *testing.T) {
 	}
 	if got := ix.Meta().Commit; got != c2 {
 		t.Errorf("meta commit %s, want %s", got, c2)
-	}
-	if res, err := ix.Search("brand new", 1); err != nil || len(res) != 1 || res[0].Symbol != "brand_new" {
-		t.Errorf("search after move: %v %v", res, err)
-	}
-	if res, err := ix.Search("fmt String", 10); err != nil {
-		t.Error(err)
-	} else {
-		for _, u := range res {
-			if u.Path == "web/fmt.js" {
-				t.Errorf("search finds deleted file's unit")
-			}
-		}
 	}
 
 	// Back again, and a work-tree update after editing one file.

@@ -56,14 +56,9 @@ package index
 //	    One row per mss.Unit; the name lists are joined with "\n". An
 //	    index on (path, start_line) gives Units its order.
 //
-//	units_fts: FTS5(symbol, path, body), contentless with deletes, rowid =
-//	    units.rowid. Columns hold the code-aware terms of package tokenize
-//	    (identifiers whole and split at snake/camel case), space-separated
-//	    and lower-cased, so a query term "lookup_single" matches
-//	    "lookupSingle". The FTS tokenizer keeps '_' inside tokens.
-//
 //	A file beside the index holds retrieval structures computed from all
-//	    units (see derived.go).
+//	    units (see derived.go), among them the BM25 postings of their
+//	    code-aware terms, which searches read (retrieve.Engine.Search).
 //
 // Edges are not stored: Edges derives them from the stored names when
 // asked, so moving an index to another commit re-parses only changed
@@ -100,6 +95,8 @@ package index
 //	format 5: files.stat, meta "started": a work tree file whose stat is
 //	          the one recorded, from before the last build started, is
 //	          not read again.
+//	format 6: no units_fts table: searches read the derived BM25
+//	          postings (retrieve.Engine.Search).
 
 import (
 	"context"
@@ -113,13 +110,12 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
-	"github.com/missingcomplement/mss/tokenize"
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 )
 
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
-	FormatVersion  = 5
+	FormatVersion  = 6
 	FeatureVersion = 8
 )
 
@@ -144,8 +140,6 @@ CREATE TABLE units(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, path TEXT
 	defines TEXT NOT NULL, refs TEXT NOT NULL, calls TEXT NOT NULL, imports TEXT NOT NULL,
 	context TEXT NOT NULL);
 CREATE INDEX units_path ON units(path, start_line);
-CREATE VIRTUAL TABLE units_fts USING fts5(symbol, path, body, content='', contentless_delete=1,
-	tokenize="unicode61 tokenchars '_' remove_diacritics 0");
 `
 
 // Meta describes an index.
@@ -493,56 +487,4 @@ func (ix *Index) Files() ([]File, error) {
 		out = append(out, f)
 	}
 	return out, ix.health.note(ix.path, rows.Err())
-}
-
-// Search weights of the FTS columns: a query term in a symbol counts most,
-// in the path next, in the body least.
-const (
-	searchWeightSymbol = 5.0
-	searchWeightPath   = 2.0
-	searchWeightBody   = 1.0
-)
-
-// Search returns up to limit units matching any term of query, best BM25
-// first (ties by path and line). Terms are code-aware: "lookup_single"
-// also finds "lookupSingle".
-func (ix *Index) Search(query string, limit int) ([]mss.Unit, error) {
-	terms := tokenize.Terms(query)
-	seen := map[string]bool{}
-	var q []string
-	for _, t := range terms {
-		if !seen[t] {
-			seen[t] = true
-			q = append(q, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-		}
-	}
-	if len(q) == 0 || limit <= 0 {
-		return nil, nil
-	}
-	rows, err := ix.db.QueryContext(context.Background(), `SELECT `+prefixed("u.", unitColumns)+`
-		FROM (SELECT rowid AS r, bm25(units_fts, ?, ?, ?) AS score FROM units_fts WHERE units_fts MATCH ?) AS m
-		JOIN units u ON u.rowid = m.r
-		ORDER BY m.score, u.path, u.start_line LIMIT ?`,
-		searchWeightSymbol, searchWeightPath, searchWeightBody, strings.Join(q, " OR "), limit)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: search %q: %w", ix.path, query, ix.health.note(ix.path, err))
-	}
-	defer rows.Close()
-	var out []mss.Unit
-	for rows.Next() {
-		u, err := scanUnit(rows)
-		if err != nil {
-			return nil, fmt.Errorf("index %s: search: %w", ix.path, ix.health.note(ix.path, err))
-		}
-		out = append(out, u)
-	}
-	return out, ix.health.note(ix.path, rows.Err())
-}
-
-func prefixed(p, cols string) string {
-	parts := strings.Split(cols, ", ")
-	for i := range parts {
-		parts[i] = p + parts[i]
-	}
-	return strings.Join(parts, ", ")
 }

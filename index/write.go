@@ -33,14 +33,12 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -377,9 +375,6 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 				return err
 			}
 		}
-	}
-	if err := w.dropSearchTerms(); err != nil {
-		return err
 	}
 
 	// Progress counts every candidate file, the same number that the
@@ -725,17 +720,14 @@ type writer struct {
 	units   []mss.Unit
 	names   []nameRow
 	// unitsGen counts the builds that changed units (meta units_gen).
-	unitsGen                                                     int
-	terms                                                        *termCache
-	ctx                                                          context.Context
-	insFile, insUnit, insFTS, rowids, delUnits, delFile, setStat *sql.Stmt
-	// gone lists the search-term rows of removed units (dropSearchTerms).
-	gone    []int64
-	started time.Time
+	unitsGen                                     int
+	ctx                                          context.Context
+	insFile, insUnit, delUnits, delFile, setStat *sql.Stmt
+	started                                      time.Time
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{tx: tx, ctx: ctx, terms: newTermCache()}
+	w := &writer{tx: tx, ctx: ctx}
 	for _, s := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -743,8 +735,6 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insFile, `INSERT INTO files(path, blob, size, language, units, status, stat) VALUES(?,?,?,?,?,?,?)`},
 		{&w.setStat, `UPDATE files SET stat = ? WHERE path = ?`},
 		{&w.insUnit, `INSERT INTO units(id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
-		{&w.insFTS, `INSERT INTO units_fts(rowid, symbol, path, body) VALUES(?,?,?,?)`},
-		{&w.rowids, `SELECT rowid FROM units WHERE path = ?`},
 		{&w.delUnits, `DELETE FROM units WHERE path = ?`},
 		{&w.delFile, `DELETE FROM files WHERE path = ?`},
 	} {
@@ -758,7 +748,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insFTS, w.rowids, w.delUnits, w.delFile, w.setStat} {
+	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.delUnits, w.delFile, w.setStat} {
 		if s != nil {
 			s.Close()
 		}
@@ -771,21 +761,6 @@ func (w *writer) deleteFile(path string, old map[string]string) error {
 		return nil
 	}
 	delete(old, path)
-	rows, err := w.rowids.QueryContext(w.ctx, path)
-	if err != nil {
-		return fmt.Errorf("index: removing %s: %w", path, err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("index: removing %s: %w", path, err)
-		}
-		w.gone = append(w.gone, id)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return fmt.Errorf("index: removing %s: %w", path, err)
-	}
 	for _, st := range []*sql.Stmt{w.delUnits, w.delFile} {
 		r, err := st.ExecContext(w.ctx, path)
 		if err != nil {
@@ -798,28 +773,6 @@ func (w *writer) deleteFile(path string, old map[string]string) error {
 			}
 		}
 	}
-	return nil
-}
-
-// dropSearchTerms removes the search-term rows of the units deleteFile
-// removed, in one statement and in rowid order, before any unit is
-// written: FTS5 writes its pending terms out at every statement that
-// changes it and whenever deletes and inserts alternate or rowids go
-// back, and each such write is a segment to merge later, which made a
-// row-by-row removal cost more than the parsing.
-func (w *writer) dropSearchTerms() error {
-	if len(w.gone) == 0 {
-		return nil
-	}
-	slices.Sort(w.gone)
-	ids, err := json.Marshal(w.gone)
-	if err != nil {
-		return err
-	}
-	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM units_fts WHERE rowid IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
-		return fmt.Errorf("index: removing search terms: %w", err)
-	}
-	w.gone = nil
 	return nil
 }
 
@@ -851,17 +804,9 @@ func (w *writer) parsed(p parsed) error {
 	}
 	w.changed++
 	for i, u := range p.res.Units {
-		r, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
-			u.Content, u.Hash, u.Tokens, joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports), u.Context)
-		if err != nil {
+		if _, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
+			u.Content, u.Hash, u.Tokens, joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports), u.Context); err != nil {
 			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
-		}
-		rowid, err := r.LastInsertId()
-		if err != nil {
-			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
-		}
-		if _, err := w.insFTS.ExecContext(w.ctx, rowid, w.terms.terms(u.Symbol), w.terms.terms(u.Path), w.terms.terms(u.Content)); err != nil {
-			return fmt.Errorf("index: writing search terms of %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
 		}
 		if w.collect {
 			// As readUnits and readNameRows would read the row back.

@@ -32,8 +32,9 @@ func newIndexCmd() *cobra.Command {
 		Use:   "index",
 		Short: "Index a repository into source units (create, or update incrementally)",
 		Long: `Index a repository into intact source units (functions, methods, class
-headers, module runs, line windows) stored in one SQLite file with a
-code-aware full-text index. An existing compatible index is updated
+headers, module runs, line windows) stored in one SQLite file, with the
+retrieval structures derived from them (BM25 postings of code-aware
+terms, name tables, edges) beside it. An existing compatible index is updated
 incrementally: only files whose git blob changed are parsed again.
 
 --repo is a work tree (indexed as it is on disk, .gitignore respected) or
