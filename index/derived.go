@@ -52,11 +52,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/missingcomplement/mss"
@@ -231,8 +233,23 @@ func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
 	for k, v := range out.Blobs {
 		blobs[k] = v
 	}
-	for name, t := range out.Tables {
-		blobs[tablePrefix+name] = EncodeTable(t)
+	// Tables are encoded on every core.
+	names := sortedKeys(out.Tables)
+	enc := make([][]byte, len(names))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int(next.Add(1) - 1); k < len(names); k = int(next.Add(1) - 1) {
+				enc[k] = EncodeTable(out.Tables[names[k]])
+			}
+		}()
+	}
+	wg.Wait()
+	for k, name := range names {
+		blobs[tablePrefix+name] = enc[k]
 	}
 	return writeSidecar(dbPath, blobs)
 }
@@ -514,31 +531,37 @@ const tablePrefix = "table:"
 // EncodeTable lays out a table as a derived file holds it (see
 // ParseTable).
 func EncodeTable(m map[string][]byte) []byte {
-	keys := sortedKeys(m)
-	n := len(keys)
+	type entry struct {
+		k string
+		v []byte
+	}
+	es := make([]entry, 0, len(m))
+	n := len(m)
 	size := 4 + 8*(n+1)
 	for k, v := range m {
+		es = append(es, entry{k, v})
 		size += len(k) + len(v)
 	}
+	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.k, b.k) })
 	b := make([]byte, 0, size)
 	b = le.AppendUint32(b, uint32(n))
 	off := 0
-	for _, k := range keys {
+	for _, e := range es {
 		b = le.AppendUint32(b, uint32(off))
-		off += len(k)
+		off += len(e.k)
 	}
 	b = le.AppendUint32(b, uint32(off))
 	off = 0
-	for _, k := range keys {
+	for _, e := range es {
 		b = le.AppendUint32(b, uint32(off))
-		off += len(m[k])
+		off += len(e.v)
 	}
 	b = le.AppendUint32(b, uint32(off))
-	for _, k := range keys {
-		b = append(b, k...)
+	for _, e := range es {
+		b = append(b, e.k...)
 	}
-	for _, k := range keys {
-		b = append(b, m[k]...)
+	for _, e := range es {
+		b = append(b, e.v...)
 	}
 	return b
 }
