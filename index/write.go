@@ -804,13 +804,13 @@ func (w *writer) parsed(p parsed) error {
 	}
 	w.changed++
 	for i, u := range p.res.Units {
+		defs, refs, calls, imps := joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports)
 		if _, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
-			u.Content, u.Hash, u.Tokens, joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports), u.Context); err != nil {
+			u.Content, u.Hash, u.Tokens, defs, refs, calls, imps, u.Context); err != nil {
 			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
 		}
 		if w.collect {
 			// As readUnits and readNameRows would read the row back.
-			defs, refs, calls, imps := joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports)
 			w.units = append(w.units, mss.Unit{ID: u.ID, Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine,
 				Symbol: u.Symbol, Kind: u.Kind, Language: u.Language, Content: u.Content, Hash: u.Hash, Tokens: u.Tokens,
 				Defines: splitList(defs), References: splitList(refs), Imports: splitList(imps), Context: u.Context})
