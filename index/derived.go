@@ -437,6 +437,23 @@ type sidecar struct {
 	once  sync.Once
 	blobs map[string][]byte
 	err   error
+
+	mu   sync.Mutex
+	data []byte // the file's mapping, once read
+}
+
+// release lets the system reclaim the memory the mapping holds: its
+// pages are dropped from the process and read from the file again (the
+// page cache, mostly) if used after, so bytes taken from it stay valid.
+// An index that is closed keeps no pages in memory that way, while the
+// mapping itself goes only once nothing references it.
+func (s *sidecar) release() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dropPages(s.data)
 }
 
 func (ix *Index) loadSidecar() (map[string][]byte, error) {
@@ -471,6 +488,9 @@ func readSidecar(dbPath, id string, holder *sidecar) (map[string][]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("index %s: derived file: %w", dbPath, err)
 	}
+	holder.mu.Lock()
+	holder.data = data
+	holder.mu.Unlock()
 	blobs, why := parseSidecar(data, id)
 	if why != "" {
 		return nil, bad(why)

@@ -357,3 +357,51 @@ func FuzzDerivedFile(f *testing.F) {
 		}
 	})
 }
+
+// TestDerivedBytesOutliveClose: bytes read from a derived file stay valid
+// after the index is closed (its pages are released) and after a later
+// build removes the file.
+func TestDerivedBytesOutliveClose(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	db := filepath.Join(t.TempDir(), "ix.db")
+	big := make([]byte, 3<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	d := func(version string) *Deriver {
+		return &Deriver{Version: version, Func: func(in *DeriveInput) (*Derived, error) {
+			return &Derived{Blobs: map[string][]byte{"big": big}, Tables: map[string]map[string][]byte{"t": {"k": []byte("value")}}}, nil
+		}}
+	}
+	build(t, Options{Repo: repo, DB: db, Derive: d("v1")})
+	ix, err := Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ix.DerivedBlob("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ix.DerivedTable("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		if string(b) != string(big) {
+			t.Errorf("%s: the blob read before differs", when)
+		}
+		if v, ok := tab.Get("k"); !ok || string(v) != "value" {
+			t.Errorf("%s: the table gives %q, %v", when, v, ok)
+		}
+	}
+	check("after Close")
+	build(t, Options{Repo: repo, DB: db, Derive: d("v2")})
+	if n := len(derivedFiles(db)); n != 1 {
+		t.Fatalf("%d derived files after deriving again", n)
+	}
+	check("after the file was replaced")
+}

@@ -22,3 +22,11 @@ func mapFile(f *os.File, size int64, holder *sidecar) ([]byte, error) {
 	runtime.AddCleanup(holder, func(b []byte) { syscall.Munmap(b) }, b)
 	return b, nil
 }
+
+// dropPages drops a mapping's pages from the process's memory; reading
+// them again reads the file.
+func dropPages(b []byte) {
+	if len(b) > 0 {
+		syscall.Madvise(b, syscall.MADV_DONTNEED)
+	}
+}

@@ -366,8 +366,16 @@ func (ix *Index) Meta() Meta { return ix.meta }
 // Path is the index file.
 func (ix *Index) Path() string { return ix.path }
 
-// Close releases the index.
-func (ix *Index) Close() error { return ix.db.Close() }
+// Close releases the index: its database, and the memory that the pages
+// of its derived files hold (those of its Base too). Bytes read from a
+// derived file before stay valid; using them reads the file again.
+func (ix *Index) Close() error {
+	ix.side.release()
+	if ix.base != nil {
+		ix.base.side.release()
+	}
+	return ix.db.Close()
+}
 
 const unitColumns = `id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, imports, context`
 
