@@ -460,10 +460,11 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 		return
 	}
 	// Per repository: first snapshot (a full build unless --index-dir held
-	// one) and the moves after it, by phase.
+	// one) and the moves after it, with the median move, by phase.
 	type agg struct {
 		n            int
 		first, moves float64
+		move         []float64
 		phases       map[string]float64
 	}
 	byRepo := map[string]*agg{}
@@ -482,6 +483,7 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 			a.first += b.Seconds
 		} else {
 			a.moves += b.Seconds
+			a.move = append(a.move, b.Seconds)
 		}
 		for k, v := range b.Phases {
 			a.phases[k] += v
@@ -495,7 +497,11 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 		for _, k := range sortedKeys(a.phases) {
 			ph = append(ph, fmt.Sprintf("%s %.1fs", k, a.phases[k]))
 		}
-		fmt.Fprintf(w, "  %s: %s, first %.1fs, %s %.1fs (%s)\n", r, render.Count(a.n, "commit", ""), a.first, render.Count(a.n-1, "move", ""), a.moves, strings.Join(ph, ", "))
+		median := ""
+		if len(a.move) > 0 {
+			median = fmt.Sprintf(", median %.2fs", repobench.Percentile(a.move, 50))
+		}
+		fmt.Fprintf(w, "  %s: %s, first %.1fs, %s %.1fs%s (%s)\n", r, render.Count(a.n, "commit", ""), a.first, render.Count(a.n-1, "move", ""), a.moves, median, strings.Join(ph, ", "))
 	}
 }
 
