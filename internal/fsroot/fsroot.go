@@ -150,31 +150,15 @@ func (r *Root) Stater() *Stater { return &Stater{r: r} }
 
 // Lstat is Root.Lstat.
 func (s *Stater) Lstat(p string) (fs.FileInfo, error) {
-	c, err := Clean(p)
-	if err != nil {
-		return nil, err
-	}
-	dir, name, err := s.enter(c)
-	if err != nil {
-		return nil, err
-	}
-	st, err := dir.Lstat(name)
-	return st, named(err, c)
+	_, _, _, st, err := s.lstat(p)
+	return st, err
 }
 
 // ReadFile is Root.ReadFile.
 func (s *Stater) ReadFile(p string, max int64) ([]byte, error) {
-	c, err := Clean(p)
+	dir, name, c, st, err := s.lstat(p)
 	if err != nil {
 		return nil, err
-	}
-	dir, name, err := s.enter(c)
-	if err != nil {
-		return nil, err
-	}
-	st, err := dir.Lstat(name)
-	if err != nil {
-		return nil, named(err, c)
 	}
 	f, st, err := openChecked(dir, name, c, st)
 	if err != nil {
@@ -182,6 +166,20 @@ func (s *Stater) ReadFile(p string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return read(f, st, c, max)
+}
+
+// lstat describes the file at p in the innermost of its directories,
+// held open, and returns that directory, the file's name in it and p in
+// clean form.
+func (s *Stater) lstat(p string) (dir *os.Root, name, c string, st fs.FileInfo, err error) {
+	if c, err = Clean(p); err != nil {
+		return nil, "", "", nil, err
+	}
+	if dir, name, err = s.enter(c); err != nil {
+		return nil, "", "", nil, err
+	}
+	st, err = dir.Lstat(name)
+	return dir, name, c, st, named(err, c)
 }
 
 // enter holds open the directories of the clean path c, checking each

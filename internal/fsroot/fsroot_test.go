@@ -87,13 +87,16 @@ func TestCacheDirsStillRefusesLinks(t *testing.T) {
 	}
 }
 
-// TestStaterAsLstat: a Stater describes what Lstat does, over paths in
-// any order, and refuses what Lstat refuses.
-func TestStaterAsLstat(t *testing.T) {
+// linkedTree makes a tree with nested files and links (a linked
+// directory, a link to a file beside it, a link out of the tree) and
+// opens a root and a Stater over it until the test ends.
+func linkedTree(t *testing.T) (*Root, *Stater) {
+	t.Helper()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "pkg", "inner"), 0o755)
 	os.WriteFile(filepath.Join(dir, "pkg", "inner", "b.py"), []byte("y = 2\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "pkg", "a.py"), []byte("x = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg", "big.py"), []byte(strings.Repeat("z", 100)), 0o644)
 	os.WriteFile(filepath.Join(dir, "top.py"), []byte("z = 3\n"), 0o644)
 	os.Symlink("pkg", filepath.Join(dir, "alias"))
 	os.Symlink("a.py", filepath.Join(dir, "pkg", "link.py"))
@@ -102,10 +105,17 @@ func TestStaterAsLstat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
 	r.CacheDirs()
 	s := r.Stater()
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return r, s
+}
+
+// TestStaterAsLstat: a Stater describes what Lstat does, over paths in
+// any order, and refuses what Lstat refuses.
+func TestStaterAsLstat(t *testing.T) {
+	r, s := linkedTree(t)
 	paths := []string{"pkg/a.py", "pkg/inner/b.py", "pkg/a.py", "alias/inner/b.py", "pkg/link.py", "pkg/out.py",
 		"top.py", "pkg/missing.py", "nope/x.py", "pkg/a.py/x", "../etc/passwd", "/etc/passwd", "pkg/inner/b.py"}
 	for _, p := range paths {
@@ -131,23 +141,7 @@ func TestStaterAsLstat(t *testing.T) {
 // paths in any order, and refuses what ReadFile refuses, with the same
 // errors.
 func TestStaterReadsAsReadFile(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "pkg", "inner"), 0o755)
-	os.WriteFile(filepath.Join(dir, "pkg", "inner", "b.py"), []byte("y = 2\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "pkg", "a.py"), []byte("x = 1\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "pkg", "big.py"), []byte(strings.Repeat("z", 100)), 0o644)
-	os.WriteFile(filepath.Join(dir, "top.py"), []byte("z = 3\n"), 0o644)
-	os.Symlink("pkg", filepath.Join(dir, "alias"))
-	os.Symlink("a.py", filepath.Join(dir, "pkg", "link.py"))
-	os.Symlink(filepath.Join(dir, "top.py"), filepath.Join(dir, "pkg", "out.py"))
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	r.CacheDirs()
-	s := r.Stater()
-	defer s.Close()
+	r, s := linkedTree(t)
 	paths := []string{"pkg/a.py", "pkg/inner/b.py", "pkg/a.py", "alias/inner/b.py", "pkg/link.py", "pkg/out.py",
 		"top.py", "pkg/missing.py", "nope/x.py", "pkg/a.py/x", "pkg/inner", "../etc/passwd", "/etc/passwd",
 		"pkg/big.py", "pkg/inner/b.py"}
