@@ -43,6 +43,10 @@ type Replay struct {
 	Budget   int
 	MaxUnits int
 	Fusion   Fusion
+	// Order, when set, puts the (re)fused candidates in its order, as
+	// retrieve.Options.Order does in a live run; nil keeps the fused
+	// order.
+	Order *retrieve.OrderModel
 }
 
 // Answer runs the controller on every state the cache holds and returns
@@ -77,8 +81,9 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 	if !r.Fusion.zero() {
 		cands = retrieve.Refuse(cands, r.Fusion.Weights, r.Fusion.K)
 	} else {
-		cands = append([]mss.Candidate(nil), cands...)
+		cands = retrieve.FusedOrder(cands)
 	}
+	cands = r.Order.Reorder(cands)
 	req := &mss.Request{State: st, Candidates: cands, Budget: r.Budget, MaxUnits: r.MaxUnits, Source: cs}
 	budget, _, maxUnits := req.Limits()
 	res, err := ctl.Select(ctx, req)

@@ -3,10 +3,13 @@ package repobench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // probe answers with the candidate its "pick" setting names.
@@ -76,5 +79,58 @@ func TestTunerFitsAndCrossValidates(t *testing.T) {
 	// alone (where nothing scores), the start point stays, and it misses.
 	if res[0].States != 3 || res[0].Tuned != 0 || res[1].States != 1 {
 		t.Errorf("folds: %+v", res)
+	}
+}
+
+// TestOrderSamplesAndFolds: order samples are the unobserved cached
+// candidates in fused order, labelled by whether they overlap a needed
+// line; the cross-validation replays each held-out fold in the fused
+// order and in the fitted one.
+func TestOrderSamplesAndFolds(t *testing.T) {
+	fx := newFixture(t)
+	src := NewSource(fx.root)
+	defer src.Close()
+	mk := func(id, kind string, start, rank int, score float64, observed bool) mss.Candidate {
+		return mss.Candidate{Unit: mss.Unit{ID: id, Path: "a.py", Kind: kind, StartLine: start, EndLine: start + 1, Tokens: 10}, Score: score,
+			Views: map[string]int{"lexical": rank}, Signals: map[string]float64{"prior": 1, "rrf:lexical": 1 / float64(20+rank), "lexical": float64(10 - rank)},
+			Observed: observed}
+	}
+	cache := &Cache{States: map[string]*CachedState{}}
+	labels := map[string]*Label{}
+	var states []*mss.State
+	for i, repo := range []string{"acme/one", "acme/two", "acme/three"} {
+		gittest.Run(t, fx.root, "clone", "-q", "--bare", fx.gitDir, filepath.Join(fx.root, strings.ReplaceAll(repo, "/", "+"), "repo"))
+		id := fmt.Sprintf("s%d", i)
+		states = append(states, &mss.State{StateID: id, Repo: repo, BaseCommit: fx.c1})
+		// The needed unit (lines 4-5, a function) comes second in the
+		// fused order, after a window; an observed unit is left out.
+		cache.States[id] = &CachedState{Candidates: []mss.Candidate{
+			mk("seen", "function", 7, 1, 0.06, true), mk("w", "window", 1, 2, 0.05, false), mk("f", "function", 4, 3, 0.04, false)}}
+		labels[id] = &Label{RequiredGroups: []LineGroup{{Path: "a.py", Lines: [][2]int{{4, 4}}}}}
+	}
+	tu := &Tuner{Replay: &Replay{Cache: cache}, Scorer: &Scorer{Source: src, Ks: []int{1, 5, 8}}, Labels: labels, Workers: 1}
+	samples := tu.OrderSamples(states)
+	if len(samples) != 6 {
+		t.Fatalf("%d samples, want 6 (two unobserved candidates of three states)", len(samples))
+	}
+	for i, s := range samples {
+		if want := i%2 == 1; s.Y != want {
+			t.Errorf("sample %d needed %v, want %v", i, s.Y, want)
+		}
+	}
+	res, err := tu.CrossValidateOrder(context.Background(), Folds(states, 3), []string{"tune-probe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The probe answers with the first candidate: the window in the fused
+	// order, the function once the order fitted on the other folds puts
+	// it first.
+	for _, r := range res {
+		if r.Fused["tune-probe"] != 0 || r.Learned["tune-probe"] != 1 {
+			t.Errorf("fold %d: fused %v, learned %v; want 0 and 1", r.Fold, r.Fused, r.Learned)
+		}
+	}
+	if tu.Replay.Order != nil {
+		t.Error("CrossValidateOrder left an order on the replay")
 	}
 }

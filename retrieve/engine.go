@@ -33,6 +33,9 @@ type Options struct {
 	Weights map[string]float64
 	// RRFK overrides the fusion's rank constant (0 means RRFK).
 	RRFK float64
+	// Order, when set, puts the fused candidates in a learned order
+	// (order.go; LearnedOrder); nil keeps the fused order.
+	Order *OrderModel
 }
 
 // Engine ranks the units of one repository snapshot (or one pool) for
@@ -549,7 +552,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return cands, q.mentions, nil
+	return e.opts.Order.Reorder(cands), q.mentions, nil
 }
 
 // prepare extracts the state's facets once for all views, and reads what

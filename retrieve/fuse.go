@@ -136,6 +136,15 @@ func Refuse(cands []mss.Candidate, weights map[string]float64, k float64) []mss.
 			s *= p
 		}
 		c.Score = s
+		if _, ok := c.Signals[SignalFused]; ok {
+			sig := make(map[string]float64, len(c.Signals))
+			for k, v := range c.Signals {
+				if k != SignalFused {
+					sig[k] = v
+				}
+			}
+			c.Signals = sig
+		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
 	return out

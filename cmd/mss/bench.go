@@ -247,7 +247,7 @@ func newBenchRepoCmd() *cobra.Command {
 		output, indexDir     string
 		maxUnits, candidates int
 		concurrency          int
-		cache                string
+		cache, order         string
 		allowFallback        bool
 	)
 	cmd := &cobra.Command{
@@ -267,7 +267,11 @@ killed run is dropped, with a notice). With --labels the finished files
 are scored as score.py scores them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache, allowFallback})
+			om, err := orderModel(order)
+			if err != nil {
+				return err
+			}
+			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache, allowFallback, om})
 		},
 	}
 	f.register(cmd, false)
@@ -280,6 +284,7 @@ are scored as score.py scores them.`,
 	fl.IntVar(&candidates, "candidates", retrieve.DefaultCandidates, "candidates retrieval offers the methods")
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
 	fl.StringVar(&cache, "cache", "", "also record every state's candidates into this candidate cache (see bench tune); with --labels, print pool recall and where each method's misses come from")
+	fl.StringVar(&order, "order", "fused", "candidate order: fused, or learned (the order model fitted by bench tune --fit-order)")
 	cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -290,6 +295,7 @@ type benchRepoFlags struct {
 	maxUnits, candidates, conc int
 	cache                      string
 	allowFallback              bool
+	order                      *retrieve.OrderModel
 }
 
 func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
@@ -361,7 +367,7 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 		Limits:      pipeline.Limits{Budget: f.budget, MaxUnits: bf.maxUnits, MinUnits: min(mss.DefaultMinUnits, bf.maxUnits), Candidates: bf.candidates},
 		Concurrency: bf.conc,
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
-			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit, bf.order)
 			if err == nil && cw != nil {
 				op.Snapshot = &repobench.CachingSnapshot{Snapshot: op.Snapshot, Cache: cw}
 			}
@@ -514,14 +520,26 @@ func sortedKeys(m map[string]float64) []string {
 	return out
 }
 
+// orderModel is the candidate order a --order flag names: "fused" (nil)
+// or "learned".
+func orderModel(name string) (*retrieve.OrderModel, error) {
+	switch name {
+	case "", "fused":
+		return nil, nil
+	case "learned":
+		return retrieve.LearnedOrder, nil
+	}
+	return nil, fmt.Errorf("--order %q: want fused or learned", name)
+}
+
 // openSnapshot builds or moves the repository's index to commit and opens
 // the pipeline over it; answers are checked against the commit's blobs.
 // A commit's snapshot answers a few states and is left for the next
 // commit, so its engine is built in memory: deriving and storing the
 // retrieval structures (which opens answer the same from) would cost more.
-func openSnapshot(ctx context.Context, db, gitDir, commit string) (*repobench.Opened, error) {
+func openSnapshot(ctx context.Context, db, gitDir, commit string, order *retrieve.OrderModel) (*repobench.Opened, error) {
 	p, err := pipeline.Open(ctx, pipeline.Options{Repo: gitDir, Rev: commit, DB: db, NoDerive: true,
-		Engine: retrieve.Options{GitDir: gitDir, Commit: commit}})
+		Engine: retrieve.Options{GitDir: gitDir, Commit: commit, Order: order}})
 	if err != nil {
 		return nil, err
 	}

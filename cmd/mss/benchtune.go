@@ -92,11 +92,12 @@ func newBenchTuneCmd() *cobra.Command {
 		cache, indexDir        string
 		replay                 []string
 		output                 string
-		fit                    bool
+		fit, fitOrder          bool
 		folds, workers, rounds int
 		candidates, maxUnits   int
 		method, control        string
 		concurrency            int
+		order                  string
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -142,7 +143,11 @@ same fusion. Then it fits on every state and prints the values.`,
 			if err != nil {
 				return err
 			}
-			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits}
+			om, err := orderModel(order)
+			if err != nil {
+				return err
+			}
+			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits, Order: om}
 			sc := f.scorer(l.Source)
 			if err := sc.Check(l.States); err != nil {
 				return err
@@ -156,7 +161,7 @@ same fusion. Then it fits on every state and prints the values.`,
 					return err
 				}
 			}
-			if !fit {
+			if !fit && !fitOrder {
 				return nil
 			}
 			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: defaultTuneParams, Replay: rp,
@@ -164,6 +169,9 @@ same fusion. Then it fits on every state and prints the values.`,
 				Workers: workers, MaxRounds: rounds,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
 			fs := repobench.Folds(l.States, folds)
+			if fitOrder {
+				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control})
+			}
 			res, err := t.CrossValidate(ctx, fs, defaultTuneStart, control)
 			if err != nil {
 				return err
@@ -187,6 +195,8 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.StringSliceVar(&replay, "replay", nil, "methods to answer from the cache and score (label=method:key=value;... for variants)")
 	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}")
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
+	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
+	fl.StringVar(&order, "order", "fused", "with --replay and --fit: candidate order, fused or learned (see --fit-order)")
 	fl.StringVar(&method, "method", "complement", "method whose settings are fitted")
 	fl.StringVar(&control, "control", "rrf-grow", "control measured on each held-out fold at the fitted fusion")
 	fl.IntVar(&folds, "folds", 5, "cross-validation folds (whole repositories each)")
@@ -258,7 +268,7 @@ func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *repoben
 					Methods: []repobench.MethodRun{{Name: "rrf", Output: out,
 						New: func() (mss.Controller, error) { return mss.NewMethod("rrf", mss.MethodOptions{}) }}},
 					Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
-						op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit)
+						op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit, nil)
 						if err != nil {
 							return nil, err
 						}
@@ -390,6 +400,50 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 }
 
 // writeFolds prints the cross-validation folds.
+// fitOrderCmd cross-validates the order model by repository, replaying
+// methods on each held-out fold in the fused and the fitted order, then
+// fits it on every state and prints it as Go.
+func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []*mss.State, folds [][]*mss.State, methods []string) error {
+	res, err := t.CrossValidateOrder(ctx, folds, methods)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "fold\tstates\trepositories")
+	for _, m := range methods {
+		fmt.Fprintf(tw, "\t%s fused\tlearned\tfused 2+\tlearned 2+", m)
+	}
+	fmt.Fprintln(tw)
+	sum := make([]float64, 4*len(methods))
+	for _, r := range res {
+		fmt.Fprintf(tw, "%d\t%d\t%s", r.Fold, r.States, strings.Join(r.Repos, " "))
+		for k, m := range methods {
+			v := []float64{r.Fused[m], r.Learned[m], r.Fused2[m], r.Learned2[m]}
+			for j, x := range v {
+				fmt.Fprintf(tw, "\t%.1f", 100*x)
+				sum[4*k+j] += x
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	if n := float64(len(res)); n > 0 {
+		fmt.Fprint(tw, "mean\t\t")
+		for _, s := range sum {
+			fmt.Fprintf(tw, "\t%.1f", 100*s/n)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	m := retrieve.FitOrder(t.OrderSamples(states), repobench.OrderIters)
+	fmt.Fprintf(w, "fitted on all %d states:\n", len(states))
+	fmt.Fprintf(w, "var LearnedOrder = &OrderModel{Bias: %s, Weights: []float64{\n", strconv.FormatFloat(m.Bias, 'g', 6, 64))
+	for i, name := range retrieve.OrderFeatures {
+		fmt.Fprintf(w, "\t%s, // %s\n", strconv.FormatFloat(m.Weights[i], 'g', 6, 64), name)
+	}
+	fmt.Fprintln(w, "}}")
+	return nil
+}
+
 func writeFolds(w io.Writer, res []repobench.FoldResult, method, control string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "fold\tstates\trepositories\t%s start C@5\tfitted C@5\t%s C@5\tstart C@5 2+\tfitted C@5 2+\t%s C@5 2+\n", method, control, control)

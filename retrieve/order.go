@@ -1,0 +1,254 @@
+package retrieve
+
+import (
+	"math"
+	"sort"
+
+	"github.com/missingcomplement/mss"
+)
+
+// The learned order (Options.Order; off by default). Fusion adds the
+// views' reciprocal ranks; it cannot see how strongly a view matched,
+// what kind of unit a candidate is, or how large. A logistic model over
+// those facts of each fused candidate, fitted on labelled states of
+// repositories in none of the benchmark splits (FitOrder; `mss bench tune
+// --fit-order`), estimates how likely the candidate holds evidence the
+// state needs, and the candidates are put in that order. Their scores
+// are the fused scores, reassigned best first, so that what reads scores
+// (the policies' relevance) sees the same scale; the fused score stays in
+// the candidate's signals.
+
+// OrderFeatures names the features of a candidate the order model reads,
+// in the order of OrderModel.Weights.
+var OrderFeatures = orderFeatureNames()
+
+// orderViews are the views whose reciprocal rank and relative raw score
+// are features.
+var orderViews = []string{ViewLexical, ViewEntity, ViewSemantic, ViewStructural, ViewHistory, ViewRecency}
+
+// orderKinds are the unit kinds with a feature each.
+var orderKinds = []string{"function", "method", "class", "type", "module", "window", "value"}
+
+func orderFeatureNames() []string {
+	var out []string
+	for _, v := range orderViews {
+		out = append(out, "rrf:"+v, "raw:"+v)
+	}
+	out = append(out, "fused", "position", "prior", "log_tokens")
+	for _, k := range orderKinds {
+		out = append(out, "kind:"+k)
+	}
+	return append(out, "test")
+}
+
+// SignalFused is the signal that keeps a candidate's fused score once the
+// learned order has reassigned scores.
+const SignalFused = "fused"
+
+// OrderModel is a logistic model over OrderFeatures.
+type OrderModel struct {
+	Weights []float64
+	Bias    float64
+}
+
+// LearnedOrder is the order model fitted by `mss bench tune --fit-order`
+// on the training split (961 states of 18 repositories in none of the
+// benchmark splits; docs/bench.md). It is not the default: see there for
+// what it gains and loses.
+var LearnedOrder = &OrderModel{Bias: -4.49447, Weights: []float64{
+	1.39683,    // rrf:lexical
+	0.304792,   // raw:lexical
+	0.316077,   // rrf:entity
+	0.0517165,  // raw:entity
+	0.745529,   // rrf:semantic
+	-0.0429944, // raw:semantic
+	0.0514554,  // rrf:structural
+	1.21303,    // raw:structural
+	3.61489,    // rrf:history
+	-0.7571,    // raw:history
+	-1.17642,   // rrf:recency
+	0.517494,   // raw:recency
+	2.1792,     // fused
+	-0.0682426, // position
+	-0.10641,   // prior
+	3.42027,    // log_tokens
+	0.493595,   // kind:function
+	0.603393,   // kind:method
+	-0.0654341, // kind:class
+	-0.167459,  // kind:type
+	0.354091,   // kind:module
+	-4.90804,   // kind:window
+	0.49784,    // kind:value
+	-3.5312,    // test
+}}
+
+// FusedOrder returns candidates in fused order: as fuse returned them,
+// undoing a Reorder (each gets its fused score back).
+func FusedOrder(cands []mss.Candidate) []mss.Candidate {
+	out := make([]mss.Candidate, len(cands))
+	copy(out, cands)
+	reordered := false
+	for i := range out {
+		if s, ok := out[i].Signals[SignalFused]; ok {
+			reordered = true
+			sig := make(map[string]float64, len(out[i].Signals))
+			for k, v := range out[i].Signals {
+				if k != SignalFused {
+					sig[k] = v
+				}
+			}
+			out[i].Signals, out[i].Score = sig, s
+		}
+	}
+	if reordered {
+		sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
+	}
+	return out
+}
+
+// fusedScore is a candidate's fused score, before or after reordering.
+func fusedScore(c *mss.Candidate) float64 {
+	if s, ok := c.Signals[SignalFused]; ok {
+		return s
+	}
+	return c.Score
+}
+
+// OrderInputs gives the features of each candidate of a fused list (in
+// fused order: best fused score first, as fuse returns them or as
+// Reorder recorded them).
+func OrderInputs(cands []mss.Candidate) [][]float64 {
+	top := 0.0
+	maxRaw := make([]float64, len(orderViews))
+	for i := range cands {
+		c := &cands[i]
+		top = max(top, fusedScore(c))
+		for k, v := range orderViews {
+			maxRaw[k] = max(maxRaw[k], c.Signals[v])
+		}
+	}
+	out := make([][]float64, len(cands))
+	for i := range cands {
+		c := &cands[i]
+		x := make([]float64, 0, len(OrderFeatures))
+		for k, v := range orderViews {
+			raw := 0.0
+			if maxRaw[k] > 0 {
+				raw = c.Signals[v] / maxRaw[k]
+			}
+			// A reciprocal rank is at most 1/RRFK: scaled to about 1.
+			x = append(x, c.Signals[signalRRF+v]*RRFK, raw)
+		}
+		fused := 0.0
+		if top > 0 {
+			fused = fusedScore(c) / top
+		}
+		prior, ok := c.Signals[SignalPrior]
+		if !ok {
+			prior = 1
+		}
+		x = append(x, fused, 1/float64(1+i), prior, math.Log1p(float64(c.Unit.Tokens))/8)
+		for _, k := range orderKinds {
+			x = append(x, boolFeature(c.Unit.Kind == k))
+		}
+		out[i] = append(x, boolFeature(Classify(c.Unit.Path) == ClassTest))
+	}
+	return out
+}
+
+func boolFeature(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// score is the model's log-odds for features x.
+func (m *OrderModel) score(x []float64) float64 {
+	z := m.Bias
+	for i, w := range m.Weights {
+		z += w * x[i]
+	}
+	return z
+}
+
+// Reorder puts candidates in the model's order, best first (ties keep the
+// fused order; candidates reordered before are put back in fused order
+// first), and reassigns
+// their scores: the k-th gets the k-th best fused score, and each keeps
+// its own in its signals (SignalFused). A nil model, or one without
+// weights, leaves the candidates as they are.
+func (m *OrderModel) Reorder(cands []mss.Candidate) []mss.Candidate {
+	if m == nil || len(m.Weights) != len(OrderFeatures) || len(cands) < 2 {
+		return cands
+	}
+	cands = FusedOrder(cands)
+	xs := OrderInputs(cands)
+	idx := make([]int, len(cands))
+	z := make([]float64, len(cands))
+	scores := make([]float64, len(cands))
+	for i := range cands {
+		idx[i], z[i], scores[i] = i, m.score(xs[i]), cands[i].Score
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return z[idx[a]] > z[idx[b]] })
+	sort.Sort(sort.Reverse(sort.Float64Slice(scores)))
+	out := make([]mss.Candidate, len(cands))
+	for k, i := range idx {
+		c := cands[i]
+		sig := make(map[string]float64, len(c.Signals)+1)
+		for key, v := range c.Signals {
+			sig[key] = v
+		}
+		sig[SignalFused] = c.Score
+		c.Signals, c.Score = sig, scores[k]
+		out[k] = c
+	}
+	return out
+}
+
+// OrderSample is one candidate's features and whether it holds needed
+// evidence.
+type OrderSample struct {
+	X []float64
+	Y bool
+}
+
+// FitOrder fits a model to samples by full-batch gradient descent on the
+// logistic loss, positives and negatives weighing half each, with a small
+// L2 penalty: deterministic for the same samples in the same order.
+func FitOrder(samples []OrderSample, iters int) *OrderModel {
+	d := len(OrderFeatures)
+	m := &OrderModel{Weights: make([]float64, d)}
+	pos := 0
+	for _, s := range samples {
+		if s.Y {
+			pos++
+		}
+	}
+	if pos == 0 || pos == len(samples) {
+		return m
+	}
+	wPos, wNeg := 0.5/float64(pos), 0.5/float64(len(samples)-pos)
+	const rate, l2 = 2.0, 1e-4
+	grad := make([]float64, d)
+	for range iters {
+		clear(grad)
+		gb := 0.0
+		for _, s := range samples {
+			p := 1 / (1 + math.Exp(-max(-30, min(30, m.score(s.X)))))
+			g := p * wNeg
+			if s.Y {
+				g = (p - 1) * wPos
+			}
+			for i, x := range s.X {
+				grad[i] += g * x
+			}
+			gb += g
+		}
+		for i := range m.Weights {
+			m.Weights[i] -= rate * (grad[i] + l2*m.Weights[i])
+		}
+		m.Bias -= rate * gb
+	}
+	return m
+}

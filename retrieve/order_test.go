@@ -1,0 +1,84 @@
+package retrieve
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+)
+
+func orderCands() []mss.Candidate {
+	mk := func(id, path, kind string, tokens int, score float64, views map[string]int) mss.Candidate {
+		sig := map[string]float64{SignalPrior: 1}
+		for v, r := range views {
+			sig[signalRRF+v] = 1 / (RRFK + float64(r))
+			sig[v] = 10 / float64(r)
+		}
+		return mss.Candidate{Unit: mss.Unit{ID: id, Path: path, Kind: kind, Tokens: tokens}, Score: score, Views: views, Signals: sig}
+	}
+	return []mss.Candidate{
+		mk("doc", "docs/guide.md", "window", 300, 0.09, map[string]int{ViewLexical: 1}),
+		mk("test", "tests/test_parse.py", "function", 120, 0.08, map[string]int{ViewLexical: 2}),
+		mk("fn", "pkg/parse.py", "function", 200, 0.05, map[string]int{ViewLexical: 3, ViewEntity: 1}),
+		mk("mod", "pkg/util.py", "module", 40, 0.01, map[string]int{ViewSemantic: 4}),
+	}
+}
+
+// TestReorder: the learned order puts code before text and tests, keeps
+// the fused scores (reassigned best first; each candidate's own in its
+// signals), is undone by FusedOrder, and starts from the fused order
+// whatever order it is given; no model changes nothing.
+func TestReorder(t *testing.T) {
+	cands := orderCands()
+	got := LearnedOrder.Reorder(cands)
+	if g := ids(got); g[0] != "fn" || g[len(g)-1] == "fn" || slices.Index(g, "doc") < slices.Index(g, "fn") {
+		t.Errorf("learned order %v: want the code function first", g)
+	}
+	for k := range got {
+		if got[k].Score != cands[k].Score {
+			t.Errorf("position %d scores %v, want the fused scores best first (%v)", k, got[k].Score, cands[k].Score)
+		}
+		own := cands[slices.Index(ids(cands), got[k].Unit.ID)].Score
+		if got[k].Signals[SignalFused] != own {
+			t.Errorf("%s keeps fused score %v, want %v", got[k].Unit.ID, got[k].Signals[SignalFused], own)
+		}
+	}
+	if diff := cmp.Diff(cands, FusedOrder(got)); diff != "" {
+		t.Errorf("FusedOrder does not undo Reorder (-fused +undone):\n%s", diff)
+	}
+	if diff := cmp.Diff(got, LearnedOrder.Reorder(got)); diff != "" {
+		t.Errorf("reordering again differs (-once +twice):\n%s", diff)
+	}
+	var none *OrderModel
+	if diff := cmp.Diff(ids(cands), ids(none.Reorder(cands))); diff != "" {
+		t.Errorf("no model reorders:\n%s", diff)
+	}
+	if _, ok := Refuse(got, nil, 0)[0].Signals[SignalFused]; ok {
+		t.Error("Refuse keeps the fused score of an earlier order")
+	}
+}
+
+// TestFitOrder: the fit separates needed candidates from the rest, and
+// the same samples give the same model.
+func TestFitOrder(t *testing.T) {
+	var samples []OrderSample
+	for round := range 20 {
+		cands := orderCands()
+		xs := OrderInputs(cands)
+		for i, c := range cands {
+			samples = append(samples, OrderSample{X: xs[i], Y: c.Unit.ID == "fn" || round%5 == 0 && c.Unit.ID == "mod"})
+		}
+	}
+	m := FitOrder(samples, 500)
+	xs := OrderInputs(orderCands())
+	if !(m.score(xs[2]) > m.score(xs[0]) && m.score(xs[2]) > m.score(xs[1])) {
+		t.Errorf("fitted model scores fn %v, doc %v, test %v: want fn highest", m.score(xs[2]), m.score(xs[0]), m.score(xs[1]))
+	}
+	if diff := cmp.Diff(m, FitOrder(samples, 500)); diff != "" {
+		t.Errorf("fitting again differs:\n%s", diff)
+	}
+	if z := FitOrder(samples[:0], 10); len(z.Weights) != len(OrderFeatures) || z.Bias != 0 {
+		t.Errorf("no samples: %+v", z)
+	}
+}
