@@ -2,8 +2,6 @@ package repobench
 
 import (
 	"context"
-	"sort"
-	"strings"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/retrieve"
@@ -83,23 +81,9 @@ func (t *Tuner) CrossValidateOrder(ctx context.Context, folds [][]*mss.State, me
 	defer func() { t.Replay.Order = saved }()
 	var out []OrderFold
 	for i, held := range folds {
-		var train []*mss.State
-		for j, f := range folds {
-			if j != i {
-				train = append(train, f...)
-			}
-		}
-		model := retrieve.FitOrder(t.OrderSamples(train), OrderIters)
-		fr := OrderFold{Fold: i + 1, States: len(held), Fused: map[string]float64{}, Learned: map[string]float64{},
+		model := retrieve.FitOrder(t.OrderSamples(others(folds, i)), OrderIters)
+		fr := OrderFold{Fold: i + 1, States: len(held), Repos: reposOf(held), Fused: map[string]float64{}, Learned: map[string]float64{},
 			Fused2: map[string]float64{}, Learned2: map[string]float64{}}
-		seen := map[string]bool{}
-		for _, s := range held {
-			if r := strings.ToLower(s.Repo); !seen[r] {
-				seen[r] = true
-				fr.Repos = append(fr.Repos, s.Repo)
-			}
-		}
-		sort.Strings(fr.Repos)
 		for _, m := range methods {
 			for _, order := range []*retrieve.OrderModel{nil, model} {
 				t.Replay.Order = order

@@ -285,25 +285,11 @@ func MeanC5(rows []StateScore) float64 { return meanOf(rows)[Key(Complete, 5)] }
 func (t *Tuner) CrossValidate(ctx context.Context, folds [][]*mss.State, start Point, control string) ([]FoldResult, error) {
 	var out []FoldResult
 	for i, held := range folds {
-		var train []*mss.State
-		for j, f := range folds {
-			if j != i {
-				train = append(train, f...)
-			}
-		}
-		fitted, obj, err := t.Fit(ctx, train, start)
+		fitted, obj, err := t.Fit(ctx, others(folds, i), start)
 		if err != nil {
 			return nil, err
 		}
-		fr := FoldResult{Fold: i + 1, States: len(held), Fitted: fitted, TrainObjective: obj}
-		seen := map[string]bool{}
-		for _, s := range held {
-			if r := strings.ToLower(s.Repo); !seen[r] {
-				seen[r] = true
-				fr.Repos = append(fr.Repos, s.Repo)
-			}
-		}
-		sort.Strings(fr.Repos)
+		fr := FoldResult{Fold: i + 1, States: len(held), Fitted: fitted, TrainObjective: obj, Repos: reposOf(held)}
 		a, err := t.Evaluate(ctx, held, t.Method, start)
 		if err != nil {
 			return nil, err
@@ -321,6 +307,32 @@ func (t *Tuner) CrossValidate(ctx context.Context, folds [][]*mss.State, start P
 		out = append(out, fr)
 	}
 	return out, nil
+}
+
+// others are the states of every fold but the i-th.
+func others(folds [][]*mss.State, i int) []*mss.State {
+	var out []*mss.State
+	for j, f := range folds {
+		if j != i {
+			out = append(out, f...)
+		}
+	}
+	return out
+}
+
+// reposOf names the repositories of states, sorted, each once however
+// its name is cased.
+func reposOf(states []*mss.State) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range states {
+		if r := strings.ToLower(s.Repo); !seen[r] {
+			seen[r] = true
+			out = append(out, s.Repo)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // fusionOnly keeps the parameters of a point the control shares: the
