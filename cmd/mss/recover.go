@@ -21,6 +21,7 @@ func init() { addCommand(newRecoverCmd()) }
 func newRecoverCmd() *cobra.Command {
 	var (
 		repo, db, statePath, method string
+		order                       string
 		budget, maxUnits            int
 		asJSON, explain, exact      bool
 	)
@@ -70,6 +71,9 @@ an embedding view through an OpenAI-compatible endpoint.`,
 				return err
 			}
 			o := pipeline.Options{Controller: ctl, Repo: repo, Overlay: !exact}
+			if o.Engine.Order, err = orderModel(order); err != nil {
+				return err
+			}
 			if db != "" {
 				o.Repo, o.DB = "", db
 			}
@@ -153,6 +157,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 	f.StringVar(&method, "method", "complement", "evidence-selection method (see mss methods)")
 	f.BoolVar(&asJSON, "json", false, `print {"units": [...], "method", "trace"} as JSON`)
 	f.BoolVar(&explain, "explain", false, "after the units, print why each was chosen (views, requirements)")
+	f.StringVar(&order, "order", "fused", "candidate order: fused, or learned (docs/bench.md, the learned order)")
 	f.BoolVar(&exact, "exact", false, "after an edit, derive the retrieval structures again (--repo) or build them from the units (--db) rather than overlay them")
 	cmd.MarkFlagRequired("state")
 	return cmd

@@ -26,6 +26,7 @@ import (
 // serviceFlags are the flags mss serve and mss mcp share.
 type serviceFlags struct {
 	repo, db, method    string
+	order               string
 	scanInterval        time.Duration
 	deriveDelay         time.Duration
 	freshWait           time.Duration
@@ -47,6 +48,7 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.StringVar(&sf.repo, "repo", ".", "work tree to serve (indexed on start, re-indexed incrementally as it changes)")
 	f.StringVar(&sf.db, "db", "", "index file (default <repo>/.mss/index.db)")
 	f.StringVar(&sf.method, "method", server.DefaultMethod, "evidence-selection method (see mss methods)")
+	f.StringVar(&sf.order, "order", "fused", "candidate order: fused, or learned (docs/bench.md, the learned order)")
 	f.DurationVar(&sf.scanInterval, "scan-interval", server.DefaultScanInterval, "least time between two freshness scans of the work tree (negative: never scan)")
 	f.DurationVar(&sf.deriveDelay, "derive-delay", server.DefaultDeriveDelay, "how long the work tree must stay unchanged after an edit before the retrieval structures are derived again in the background (negative: at once)")
 	f.DurationVar(&sf.freshWait, "fresh-wait", server.DefaultFreshWait, "requests wait for a re-index of changed files at most this long after it started, then answer from the previous index (moved units re-numbered, changed ones left out)")
@@ -94,6 +96,9 @@ func (sf *serviceFlags) check() error {
 	if sf.deriveDelay == 0 {
 		return errors.New("--derive-delay 0: want a positive duration, or a negative one to derive at once")
 	}
+	if _, err := orderModel(sf.order); err != nil {
+		return err
+	}
 	_, err := sf.token()
 	return err
 }
@@ -116,6 +121,9 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 		return nil, err
 	}
 	loader := &server.IndexLoader{Repo: sf.repo, DB: sf.db}
+	if loader.Engine.Order, err = orderModel(sf.order); err != nil {
+		return nil, err
+	}
 	loader.Index.IncludeVendored = sf.includeVendored
 	loader.Index.IncludeGenerated = sf.includeGenerated
 	var ignore []string
