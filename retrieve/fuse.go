@@ -114,14 +114,15 @@ func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candida
 // Refuse recomputes the fused score of candidates from their per-view
 // ranks and prior with other view weights (missing views keep their
 // ViewWeight) and rank constant k (0 means RRFK), and returns them best
-// first, ties in their given order. It is how fusion weights are tuned on
+// first, ties in their fused order. It is how fusion weights are tuned on
 // cached candidates: the views' ranks do not depend on the weights.
 func Refuse(cands []mss.Candidate, weights map[string]float64, k float64) []mss.Candidate {
 	if k <= 0 {
 		k = RRFK
 	}
-	out := make([]mss.Candidate, len(cands))
-	copy(out, cands)
+	// From the fused order, so that no candidate keeps the fused score of
+	// an earlier order (SignalFused).
+	out := FusedOrder(cands)
 	for i := range out {
 		c := &out[i]
 		s := 0.0
@@ -136,15 +137,6 @@ func Refuse(cands []mss.Candidate, weights map[string]float64, k float64) []mss.
 			s *= p
 		}
 		c.Score = s
-		if _, ok := c.Signals[SignalFused]; ok {
-			sig := make(map[string]float64, len(c.Signals))
-			for k, v := range c.Signals {
-				if k != SignalFused {
-					sig[k] = v
-				}
-			}
-			c.Signals = sig
-		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
 	return out

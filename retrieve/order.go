@@ -106,23 +106,14 @@ func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 	return out
 }
 
-// fusedScore is a candidate's fused score, before or after reordering.
-func fusedScore(c *mss.Candidate) float64 {
-	if s, ok := c.Signals[SignalFused]; ok {
-		return s
-	}
-	return c.Score
-}
-
-// OrderInputs gives the features of each candidate of a fused list (in
-// fused order: best fused score first, as fuse returns them or as
-// Reorder recorded them).
+// OrderInputs gives the features of each candidate of a fused list, in
+// fused order (as fuse returns them, or FusedOrder restores them).
 func OrderInputs(cands []mss.Candidate) [][]float64 {
 	top := 0.0
 	maxRaw := make([]float64, len(orderViews))
 	for i := range cands {
 		c := &cands[i]
-		top = max(top, fusedScore(c))
+		top = max(top, c.Score)
 		for k, v := range orderViews {
 			maxRaw[k] = max(maxRaw[k], c.Signals[v])
 		}
@@ -141,7 +132,7 @@ func OrderInputs(cands []mss.Candidate) [][]float64 {
 		}
 		fused := 0.0
 		if top > 0 {
-			fused = fusedScore(c) / top
+			fused = c.Score / top
 		}
 		prior, ok := c.Signals[SignalPrior]
 		if !ok {
