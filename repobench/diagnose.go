@@ -21,14 +21,8 @@ func PoolComplete(label *Label, cands []mss.Candidate, depth int) bool {
 	top := cands[:depth]
 	covers := func(g *LineGroup) bool {
 		for i := range top {
-			u := &top[i].Unit
-			if strings.TrimLeft(u.Path, "./") != g.Path {
-				continue
-			}
-			for _, r := range g.Lines {
-				if u.StartLine <= r[1] && u.EndLine >= r[0] {
-					return true
-				}
+			if g.overlaps(&top[i].Unit) {
+				return true
 			}
 		}
 		return false
@@ -46,6 +40,20 @@ func PoolComplete(label *Label, cands []mss.Candidate, depth int) bool {
 	}
 	for _, alt := range label.AlternativeSets {
 		if all(alt) {
+			return true
+		}
+	}
+	return false
+}
+
+// overlaps says whether u is on g's path and overlaps one of its changed
+// line ranges.
+func (g *LineGroup) overlaps(u *mss.Unit) bool {
+	if strings.TrimLeft(u.Path, "./") != g.Path {
+		return false
+	}
+	for _, r := range g.Lines {
+		if u.StartLine <= r[1] && u.EndLine >= r[0] {
 			return true
 		}
 	}

@@ -48,14 +48,9 @@ func (t *Tuner) OrderSamples(states []*mss.State) []retrieve.OrderSample {
 
 // needed says whether u overlaps a needed line of one of groups.
 func needed(u *mss.Unit, groups []LineGroup) bool {
-	for _, g := range groups {
-		if g.Path != u.Path {
-			continue
-		}
-		for _, l := range g.Lines {
-			if u.StartLine <= l[1] && l[0] <= u.EndLine {
-				return true
-			}
+	for i := range groups {
+		if groups[i].overlaps(u) {
+			return true
 		}
 	}
 	return false
