@@ -279,14 +279,7 @@ func TestCollectedDeriveInput(t *testing.T) {
 		t.Errorf("collected input differs from the index's (-read +collected):\n%s", d)
 	}
 	// What Units and Edges read, one pass reads too.
-	units, err := ix.Units()
-	if err != nil {
-		t.Fatal(err)
-	}
-	edges, err := ix.Edges()
-	if err != nil {
-		t.Fatal(err)
-	}
+	units, edges := unitsAndEdges(t, ix)
 	if d := cmp.Diff(&DeriveInput{Units: units, Edges: edges}, &DeriveInput{Units: want.Units, Edges: want.Edges}); d != "" {
 		t.Errorf("the input read to derive differs from Units and Edges (-those +read):\n%s", d)
 	}

@@ -213,10 +213,9 @@ func findUnit(t testing.TB, units []mss.Unit, symbol string) mss.Unit {
 	return mss.Unit{}
 }
 
-func TestEdgesAndImports(t *testing.T) {
-	dir, _ := newRepo(t, fixture)
-	build(t, Options{Repo: dir})
-	ix := openIndex(t, filepath.Join(dir, ".mss", "index.db"))
+// unitsAndEdges reads every unit and edge of ix.
+func unitsAndEdges(t *testing.T, ix *Index) ([]mss.Unit, []Edge) {
+	t.Helper()
 	units, err := ix.Units()
 	if err != nil {
 		t.Fatal(err)
@@ -225,6 +224,14 @@ func TestEdgesAndImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return units, edges
+}
+
+func TestEdgesAndImports(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	build(t, Options{Repo: dir})
+	ix := openIndex(t, filepath.Join(dir, ".mss", "index.db"))
+	units, edges := unitsAndEdges(t, ix)
 	id := func(sym string) string { return findUnit(t, units, sym).ID }
 	have := map[Edge]bool{}
 	for _, e := range edges {
