@@ -43,9 +43,9 @@ type Replay struct {
 	Budget   int
 	MaxUnits int
 	Fusion   Fusion
-	// Order, when set, puts the (re)fused candidates in its order, as
-	// retrieve.Options.Order does in a live run; nil keeps the fused
-	// order.
+	// Order puts the (re)fused candidates in its order, as
+	// retrieve.Options.Order does in a live run: nil is the live default
+	// (the learned order), retrieve.Fused keeps the fused order.
 	Order *retrieve.OrderModel
 }
 
@@ -83,7 +83,7 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 	} else {
 		cands = retrieve.FusedOrder(cands)
 	}
-	cands = r.Order.Reorder(cands)
+	cands = r.Order.Reorder(cands, retrieve.Extract(st))
 	req := &mss.Request{State: st, Candidates: cands, Budget: r.Budget, MaxUnits: r.MaxUnits, Source: cs}
 	budget, _, maxUnits := req.Limits()
 	res, err := ctl.Select(ctx, req)

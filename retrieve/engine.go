@@ -552,7 +552,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return e.opts.Order.Reorder(cands), q.mentions, nil
+	return e.opts.Order.Reorder(cands, q.mentions), q.mentions, nil
 }
 
 // prepare extracts the state's facets once for all views, and reads what

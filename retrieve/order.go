@@ -3,6 +3,7 @@ package retrieve
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/missingcomplement/mss"
 )
@@ -38,7 +39,7 @@ func orderFeatureNames() []string {
 	for _, k := range orderKinds {
 		out = append(out, "kind:"+k)
 	}
-	return append(out, "test")
+	return append(out, "test", "named", "path_named")
 }
 
 // SignalFused is the signal that keeps a candidate's fused score once the
@@ -55,31 +56,33 @@ type OrderModel struct {
 // on the training split (961 states of 18 repositories in none of the
 // benchmark splits; docs/bench.md). It is not the default: see there for
 // what it gains and loses.
-var LearnedOrder = &OrderModel{Bias: -4.49447, Weights: []float64{
-	1.39683,    // rrf:lexical
-	0.304792,   // raw:lexical
-	0.316077,   // rrf:entity
-	0.0517165,  // raw:entity
-	0.745529,   // rrf:semantic
-	-0.0429944, // raw:semantic
-	0.0514554,  // rrf:structural
-	1.21303,    // raw:structural
-	3.61489,    // rrf:history
-	-0.7571,    // raw:history
-	-1.17642,   // rrf:recency
-	0.517494,   // raw:recency
-	2.1792,     // fused
-	-0.0682426, // position
-	-0.10641,   // prior
-	3.42027,    // log_tokens
-	0.493595,   // kind:function
-	0.603393,   // kind:method
-	-0.0654341, // kind:class
-	-0.167459,  // kind:type
-	0.354091,   // kind:module
-	-4.90804,   // kind:window
-	0.49784,    // kind:value
-	-3.5312,    // test
+var LearnedOrder = &OrderModel{Bias: -4.46579, Weights: []float64{
+	1.34247,    // rrf:lexical
+	0.277917,   // raw:lexical
+	0.556216,   // rrf:entity
+	-0.750666,  // raw:entity
+	0.69661,    // rrf:semantic
+	-0.0503962, // raw:semantic
+	0.0850444,  // rrf:structural
+	1.23989,    // raw:structural
+	3.50691,    // rrf:history
+	-0.685755,  // raw:history
+	-0.159123,  // rrf:recency
+	0.462998,   // raw:recency
+	2.28042,    // fused
+	-0.263247,  // position
+	-0.123021,  // prior
+	3.42852,    // log_tokens
+	0.491889,   // kind:function
+	0.628788,   // kind:method
+	-0.0621745, // kind:class
+	-0.17631,   // kind:type
+	0.338009,   // kind:module
+	-4.89228,   // kind:window
+	0.499939,   // kind:value
+	-3.52731,   // test
+	1.36806,    // named
+	-0.59978,   // path_named
 }}
 
 // FusedOrder returns candidates in fused order: as fuse returned them,
@@ -107,8 +110,10 @@ func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 }
 
 // OrderInputs gives the features of each candidate of a fused list, in
-// fused order (as fuse returns them, or FusedOrder restores them).
-func OrderInputs(cands []mss.Candidate) [][]float64 {
+// fused order (as fuse returns them, or FusedOrder restores them), for a
+// state whose text names m (nil: none).
+func OrderInputs(cands []mss.Candidate, m *Mentions) [][]float64 {
+	named := namedInputs(cands, m)
 	top := 0.0
 	maxRaw := make([]float64, len(orderViews))
 	for i := range cands {
@@ -142,9 +147,60 @@ func OrderInputs(cands []mss.Candidate) [][]float64 {
 		for _, k := range orderKinds {
 			x = append(x, boolFeature(c.Unit.Kind == k))
 		}
-		out[i] = append(x, boolFeature(Classify(c.Unit.Path) == ClassTest))
+		x = append(x, boolFeature(Classify(c.Unit.Path) == ClassTest), named[i])
+		out[i] = append(x, boolFeature(pathNamed(c.Unit.Path, m)))
 	}
 	return out
+}
+
+// namedInputs gives each candidate's "named" feature: how specifically the
+// state names what it defines. A name the text writes as code (Mentions
+// Code or Called) that k of the candidates define counts 1/k for each of
+// them; a candidate takes its best name (0 when it defines none named).
+func namedInputs(cands []mss.Candidate, m *Mentions) []float64 {
+	out := make([]float64, len(cands))
+	if m == nil || len(m.Code)+len(m.Called) == 0 {
+		return out
+	}
+	definers := map[string]int{}
+	for i := range cands {
+		for _, d := range cands[i].Unit.Defines {
+			if m.Code[d] || m.Called[d] {
+				definers[d]++
+			}
+		}
+	}
+	for i := range cands {
+		for _, d := range cands[i].Unit.Defines {
+			if k := definers[d]; k > 0 {
+				out[i] = max(out[i], 1/float64(k))
+			}
+		}
+	}
+	return out
+}
+
+// pathNamed says whether the state names path, or a tail of it that
+// starts at a directory boundary, as a file or in a stack frame.
+func pathNamed(path string, m *Mentions) bool {
+	if m == nil {
+		return false
+	}
+	is := func(p string) bool {
+		p = normPath(p)
+		return p != "" && (path == p || strings.HasSuffix(path, "/"+p))
+	}
+	for _, p := range m.Paths {
+		if is(p) {
+			return true
+		}
+	}
+	for _, f := range m.Frames {
+		if is(f.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 func boolFeature(b bool) float64 {
@@ -165,16 +221,16 @@ func (m *OrderModel) score(x []float64) float64 {
 
 // Reorder puts candidates in the model's order, best first (ties keep the
 // fused order; candidates reordered before are put back in fused order
-// first), and reassigns
+// first), for a state whose text names named (nil: none), and reassigns
 // their scores: the k-th gets the k-th best fused score, and each keeps
 // its own in its signals (SignalFused). A nil model, or one without
 // weights, leaves the candidates as they are.
-func (m *OrderModel) Reorder(cands []mss.Candidate) []mss.Candidate {
+func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candidate {
 	if m == nil || len(m.Weights) != len(OrderFeatures) || len(cands) < 2 {
 		return cands
 	}
 	cands = FusedOrder(cands)
-	xs := OrderInputs(cands)
+	xs := OrderInputs(cands, named)
 	idx := make([]int, len(cands))
 	z := make([]float64, len(cands))
 	scores := make([]float64, len(cands))

@@ -31,7 +31,7 @@ func orderCands() []mss.Candidate {
 // whatever order it is given; no model changes nothing.
 func TestReorder(t *testing.T) {
 	cands := orderCands()
-	got := LearnedOrder.Reorder(cands)
+	got := LearnedOrder.Reorder(cands, nil)
 	if g := ids(got); g[0] != "fn" || g[len(g)-1] == "fn" || slices.Index(g, "doc") < slices.Index(g, "fn") {
 		t.Errorf("learned order %v: want the code function first", g)
 	}
@@ -47,11 +47,11 @@ func TestReorder(t *testing.T) {
 	if diff := cmp.Diff(cands, FusedOrder(got)); diff != "" {
 		t.Errorf("FusedOrder does not undo Reorder (-fused +undone):\n%s", diff)
 	}
-	if diff := cmp.Diff(got, LearnedOrder.Reorder(got)); diff != "" {
+	if diff := cmp.Diff(got, LearnedOrder.Reorder(got, nil)); diff != "" {
 		t.Errorf("reordering again differs (-once +twice):\n%s", diff)
 	}
 	var none *OrderModel
-	if diff := cmp.Diff(ids(cands), ids(none.Reorder(cands))); diff != "" {
+	if diff := cmp.Diff(ids(cands), ids(none.Reorder(cands, nil))); diff != "" {
 		t.Errorf("no model reorders:\n%s", diff)
 	}
 	if _, ok := Refuse(got, nil, 0)[0].Signals[SignalFused]; ok {
@@ -65,13 +65,13 @@ func TestFitOrder(t *testing.T) {
 	var samples []OrderSample
 	for round := range 20 {
 		cands := orderCands()
-		xs := OrderInputs(cands)
+		xs := OrderInputs(cands, nil)
 		for i, c := range cands {
 			samples = append(samples, OrderSample{X: xs[i], Y: c.Unit.ID == "fn" || round%5 == 0 && c.Unit.ID == "mod"})
 		}
 	}
 	m := FitOrder(samples, 500)
-	xs := OrderInputs(orderCands())
+	xs := OrderInputs(orderCands(), nil)
 	if !(m.score(xs[2]) > m.score(xs[0]) && m.score(xs[2]) > m.score(xs[1])) {
 		t.Errorf("fitted model scores fn %v, doc %v, test %v: want fn highest", m.score(xs[2]), m.score(xs[0]), m.score(xs[1]))
 	}
@@ -80,5 +80,42 @@ func TestFitOrder(t *testing.T) {
 	}
 	if z := FitOrder(samples[:0], 10); len(z.Weights) != len(OrderFeatures) || z.Bias != 0 {
 		t.Errorf("no samples: %+v", z)
+	}
+}
+
+// TestOrderNamed: a name the state writes as code marks the candidates
+// that define it, the more so the fewer define it; a plain word and an
+// unnamed candidate mark none. A named file (or a frame's file, or a tail
+// of its path at a directory boundary) marks its units.
+func TestOrderNamed(t *testing.T) {
+	cands := orderCands()
+	cands[0].Unit.Defines = []string{"Guide"}
+	cands[1].Unit.Defines = []string{"test_parse_args"}
+	cands[2].Unit.Defines = []string{"parse_args"}
+	cands[3].Unit.Defines = []string{"parse_args", "helper"}
+	named, path := slices.Index(OrderFeatures, "named"), slices.Index(OrderFeatures, "path_named")
+	feature := func(m *Mentions, k int) []float64 {
+		var out []float64
+		for _, x := range OrderInputs(cands, m) {
+			out = append(out, x[k])
+		}
+		return out
+	}
+	m := ExtractText("`parse_args` drops flags; see the Guide and helper() in util.py")
+	if diff := cmp.Diff([]float64{0, 0, 0.5, 1}, feature(m, named)); diff != "" {
+		t.Errorf("named (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]float64{0, 0, 0, 1}, feature(m, path)); diff != "" {
+		t.Errorf("path_named (-want +got):\n%s", diff)
+	}
+	frame := ExtractText("Traceback (most recent call last):\n  File \"/site-packages/tests/test_parse.py\", line 3, in test_x\n")
+	if diff := cmp.Diff([]float64{0, 1, 0, 0}, feature(frame, path)); diff != "" {
+		t.Errorf("path_named from a frame (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]float64{0, 0, 0, 0}, feature(nil, named)); diff != "" {
+		t.Errorf("named without mentions (-want +got):\n%s", diff)
+	}
+	if other := ExtractText("see pkg/util.pyx and xutil.py"); slices.Contains(feature(other, path), 1) {
+		t.Errorf("path_named %v for paths that only share a prefix or a partial name", feature(other, path))
 	}
 }
