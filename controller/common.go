@@ -84,6 +84,12 @@ func explained(tr []mss.TraceStep) bool {
 	return false
 }
 
+// rankReason names a candidate's place in the order it came in: the
+// learned order (when it reordered the candidates) or the fused one.
 func rankReason(rank int, c *mss.Candidate) string {
-	return fmt.Sprintf("fused #%d (%s)", rank+1, retrieve.Explain(c))
+	order := "fused"
+	if _, ok := c.Signals[retrieve.SignalFused]; ok {
+		order = "learned"
+	}
+	return fmt.Sprintf("%s #%d (%s)", order, rank+1, retrieve.Explain(c))
 }

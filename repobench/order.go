@@ -80,13 +80,13 @@ func (t *Tuner) CrossValidateOrder(ctx context.Context, folds [][]*mss.State, me
 		fr := OrderFold{Fold: i + 1, States: len(held), Repos: reposOf(held), Fused: map[string]float64{}, Learned: map[string]float64{},
 			Fused2: map[string]float64{}, Learned2: map[string]float64{}}
 		for _, m := range methods {
-			for _, order := range []*retrieve.OrderModel{nil, model} {
+			for _, order := range []*retrieve.OrderModel{retrieve.Fused, model} {
 				t.Replay.Order = order
 				rows, err := t.Evaluate(ctx, held, m, Point{})
 				if err != nil {
 					return nil, err
 				}
-				if order == nil {
+				if order == retrieve.Fused {
 					fr.Fused[m], fr.Fused2[m] = MeanC5(rows), Mean2(rows)
 				} else {
 					fr.Learned[m], fr.Learned2[m] = MeanC5(rows), Mean2(rows)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/gittest"
+	"github.com/missingcomplement/mss/retrieve"
 )
 
 // probe answers with the candidate its "pick" setting names.
@@ -59,7 +60,7 @@ func TestTunerFitsAndCrossValidates(t *testing.T) {
 	states = append(states, &mss.State{StateID: "gone", Repo: "acme/other", BaseCommit: fx.c1})
 	labels["gone"] = &Label{RequiredGroups: []LineGroup{{Path: "a.py", Lines: [][2]int{{1, 1}}}}}
 	tu := &Tuner{Method: "tune-probe", Params: []Param{{Setting: "pick", Grid: []float64{0, 1}}},
-		Replay: &Replay{Cache: cache}, Scorer: &Scorer{Source: src, Ks: []int{5, 8}}, Labels: labels, Workers: 2}
+		Replay: &Replay{Cache: cache, Order: retrieve.Fused}, Scorer: &Scorer{Source: src, Ks: []int{5, 8}}, Labels: labels, Workers: 2}
 	pt, obj, err := tu.Fit(context.Background(), states, Point{"pick": 0})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestOrderSamplesAndFolds(t *testing.T) {
 	// order, the function once the order fitted on the other folds puts
 	// it first.
 	for _, r := range res {
-		if r.Fused["tune-probe"] != 0 || r.Learned["tune-probe"] != 1 {
+		if f, ok := r.Fused["tune-probe"]; !ok || f != 0 || r.Learned["tune-probe"] != 1 {
 			t.Errorf("fold %d: fused %v, learned %v; want 0 and 1", r.Fold, r.Fused, r.Learned)
 		}
 	}

@@ -33,8 +33,10 @@ type Options struct {
 	Weights map[string]float64
 	// RRFK overrides the fusion's rank constant (0 means RRFK).
 	RRFK float64
-	// Order, when set, puts the fused candidates in a learned order
-	// (order.go; LearnedOrder); nil keeps the fused order.
+	// Order puts the fused candidates in a learned order (order.go).
+	// nil means the default: LearnedOrder, or the fused order when an
+	// Embedder is set (the model was fitted without that view). Fused
+	// keeps the fused order.
 	Order *OrderModel
 }
 
@@ -552,7 +554,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return e.opts.Order.Reorder(cands, q.mentions), q.mentions, nil
+	return e.opts.OrderModel().Reorder(cands, q.mentions), q.mentions, nil
 }
 
 // prepare extracts the state's facets once for all views, and reads what

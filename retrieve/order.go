@@ -54,8 +54,7 @@ type OrderModel struct {
 
 // LearnedOrder is the order model fitted by `mss bench tune --fit-order`
 // on the training split (961 states of 18 repositories in none of the
-// benchmark splits; docs/bench.md). It is not the default: see there for
-// what it gains and loses.
+// benchmark splits; docs/bench.md), and the default (Options.Order).
 var LearnedOrder = &OrderModel{Bias: -4.46579, Weights: []float64{
 	1.34247,    // rrf:lexical
 	0.277917,   // raw:lexical
@@ -84,6 +83,20 @@ var LearnedOrder = &OrderModel{Bias: -4.46579, Weights: []float64{
 	1.36806,    // named
 	-0.59978,   // path_named
 }}
+
+// Fused is the order model that keeps the fused order (Options.Order).
+var Fused = &OrderModel{}
+
+// OrderModel is the candidate order o asks for (see Options.Order).
+func (o Options) OrderModel() *OrderModel {
+	switch {
+	case o.Order != nil:
+		return o.Order
+	case o.Embedder != nil:
+		return Fused
+	}
+	return LearnedOrder
+}
 
 // FusedOrder returns candidates in fused order: as fuse returned them,
 // undoing a Reorder (each gets its fused score back).

@@ -119,3 +119,22 @@ func TestOrderNamed(t *testing.T) {
 		t.Errorf("path_named %v for paths that only share a prefix or a partial name", feature(other, path))
 	}
 }
+
+// TestDefaultOrder: the learned order is the default, the fused one with
+// an embedding view (the model was fitted without it); a model named
+// explicitly wins, and Fused keeps the fused order.
+func TestDefaultOrder(t *testing.T) {
+	if got := (Options{}).OrderModel(); got != LearnedOrder {
+		t.Errorf("default order %p, want LearnedOrder", got)
+	}
+	if got := (Options{Embedder: byteEmbedder{}}).OrderModel(); got != Fused {
+		t.Errorf("default order with an embedder %p, want Fused", got)
+	}
+	if got := (Options{Embedder: byteEmbedder{}, Order: LearnedOrder}).OrderModel(); got != LearnedOrder {
+		t.Errorf("named order with an embedder %p, want LearnedOrder", got)
+	}
+	cands := orderCands()
+	if diff := cmp.Diff(cands, Fused.Reorder(cands, ExtractText("`parse_args`"))); diff != "" {
+		t.Errorf("Fused reorders:\n%s", diff)
+	}
+}

@@ -284,7 +284,7 @@ are scored as score.py scores them.`,
 	fl.IntVar(&candidates, "candidates", retrieve.DefaultCandidates, "candidates retrieval offers the methods")
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
 	fl.StringVar(&cache, "cache", "", "also record every state's candidates into this candidate cache (see bench tune); with --labels, print pool recall and where each method's misses come from")
-	fl.StringVar(&order, "order", "fused", "candidate order: fused, or learned (the order model fitted by bench tune --fit-order)")
+	fl.StringVar(&order, "order", "", "candidate order: learned or fused (default learned; fused when the embedding view is on; docs/bench.md, the learned order)")
 	cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -520,12 +520,14 @@ func sortedKeys(m map[string]float64) []string {
 	return out
 }
 
-// orderModel is the candidate order a --order flag names: "fused" (nil)
-// or "learned".
+// orderModel is the candidate order a --order flag names: "" (nil: the
+// default, retrieve.Options.Order), "fused" or "learned".
 func orderModel(name string) (*retrieve.OrderModel, error) {
 	switch name {
-	case "", "fused":
+	case "":
 		return nil, nil
+	case "fused":
+		return retrieve.Fused, nil
 	case "learned":
 		return retrieve.LearnedOrder, nil
 	}

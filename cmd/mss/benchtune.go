@@ -196,7 +196,7 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}")
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
 	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
-	fl.StringVar(&order, "order", "fused", "with --replay and --fit: candidate order, fused or learned (see --fit-order)")
+	fl.StringVar(&order, "order", "", "with --replay and --fit: candidate order, learned (the default) or fused (see --fit-order)")
 	fl.StringVar(&method, "method", "complement", "method whose settings are fitted")
 	fl.StringVar(&control, "control", "rrf-grow", "control measured on each held-out fold at the fitted fusion")
 	fl.IntVar(&folds, "folds", 5, "cross-validation folds (whole repositories each)")
