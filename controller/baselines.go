@@ -57,6 +57,10 @@ func (r *ranker) Select(ctx context.Context, req *mss.Request) (*mss.Result, err
 		}
 		idx = append(idx, i)
 	}
+	order := "fused"
+	if len(req.Candidates) > 0 {
+		order = orderName(&req.Candidates[0])
+	}
 	switch r.name {
 	case NameBM25:
 		sort.SliceStable(idx, func(a, b int) bool {
@@ -65,9 +69,9 @@ func (r *ranker) Select(ctx context.Context, req *mss.Request) (*mss.Result, err
 		res.Config = "order=lexical"
 	case NameSimilarity:
 		maxUnits = SimilarityUnits
-		res.Config = "order=fused units=" + strconv.Itoa(SimilarityUnits)
+		res.Config = "order=" + order + " units=" + strconv.Itoa(SimilarityUnits)
 	default:
-		res.Config = "order=fused skip=observed"
+		res.Config = "order=" + order + " skip=observed"
 	}
 	res.Config += " " + r.growth.config()
 	units := make([]mss.Unit, 0, len(idx))

@@ -87,9 +87,15 @@ func explained(tr []mss.TraceStep) bool {
 // rankReason names a candidate's place in the order it came in: the
 // learned order (when it reordered the candidates) or the fused one.
 func rankReason(rank int, c *mss.Candidate) string {
-	order := "fused"
+	return fmt.Sprintf("%s #%d (%s)", orderName(c), rank+1, retrieve.Explain(c))
+}
+
+// orderName names the order c came in: "learned" when the learned order
+// reordered the candidates (each keeps its fused score as a signal),
+// else "fused".
+func orderName(c *mss.Candidate) string {
 	if _, ok := c.Signals[retrieve.SignalFused]; ok {
-		order = "learned"
+		return "learned"
 	}
-	return fmt.Sprintf("%s #%d (%s)", order, rank+1, retrieve.Explain(c))
+	return "fused"
 }
