@@ -176,6 +176,20 @@ func TestBaselineOrders(t *testing.T) {
 	if diff := cmp.Diff(fused, paths(res.Units)); diff != "" {
 		t.Errorf("similarity order (-want +got):\n%s", diff)
 	}
+	// The config and the trace name the order the candidates came in.
+	rrf, _ := mss.NewMethod(NameRRF, mss.MethodOptions{})
+	for _, tc := range []struct {
+		order string
+		cands []mss.Candidate
+	}{{"learned", req.Candidates}, {"fused", retrieve.FusedOrder(req.Candidates)}} {
+		res, err := rrf.Select(context.Background(), &mss.Request{State: st, Candidates: tc.cands})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(res.Config, "order="+tc.order+" ") || !traceHas(res.Trace, tc.order+" #") {
+			t.Errorf("%s order: config %q, trace %v", tc.order, res.Config, res.Trace)
+		}
+	}
 }
 
 func TestDeterministicAndSettings(t *testing.T) {
