@@ -8,9 +8,10 @@ import (
 	"github.com/missingcomplement/mss"
 )
 
-// The learned order (Options.Order; off by default). Fusion adds the
-// views' reciprocal ranks; it cannot see how strongly a view matched,
-// what kind of unit a candidate is, or how large. A logistic model over
+// The learned order (Options.Order; the default without an embedding
+// view). Fusion adds the views' reciprocal ranks; it cannot see how
+// strongly a view matched, what kind of unit a candidate is, how large,
+// or whether the state names it. A logistic model over
 // those facts of each fused candidate, fitted on labelled states of
 // repositories in none of the benchmark splits (FitOrder; `mss bench tune
 // --fit-order`), estimates how likely the candidate holds evidence the
