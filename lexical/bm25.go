@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/missingcomplement/mss/tokenize"
 )
@@ -92,17 +94,44 @@ func (b *Builder) Add(texts ...string) int {
 	return b.AddCounted(fields...)
 }
 
-// Counted is one field of a document, tokenized: its terms' counts and
-// its length in terms.
+// Counted is one field of a document, tokenized: its distinct terms with
+// their counts, sorted by term, and its length in terms.
 type Counted struct {
-	Counts map[string]int32
-	Len    int32
+	Terms []TermCount
+	Len   int32
 }
+
+// TermCount is a term and how often a field has it.
+type TermCount struct {
+	Term  string
+	Count int32
+}
+
+// termBufs lends Count a slice to gather terms in.
+var termBufs = sync.Pool{New: func() any { return new([]string) }}
 
 // Count tokenizes a field's text.
 func Count(text string) Counted {
-	c := Counted{Counts: map[string]int32{}}
-	tokenize.Each(text, func(t string) { c.Counts[t]++; c.Len++ })
+	buf := termBufs.Get().(*[]string)
+	terms := (*buf)[:0]
+	tokenize.Each(text, func(t string) { terms = append(terms, t) })
+	slices.Sort(terms)
+	distinct := 0
+	for i := range terms {
+		if i == 0 || terms[i] != terms[i-1] {
+			distinct++
+		}
+	}
+	c := Counted{Terms: make([]TermCount, 0, distinct), Len: int32(len(terms))}
+	for i := range terms {
+		if i == 0 || terms[i] != terms[i-1] {
+			c.Terms = append(c.Terms, TermCount{Term: terms[i]})
+		}
+		c.Terms[len(c.Terms)-1].Count++
+	}
+	clear(terms)
+	*buf = terms[:0]
+	termBufs.Put(buf)
 	return c
 }
 
@@ -118,8 +147,8 @@ func (b *Builder) AddCounted(fields ...Counted) int {
 			c = fields[f]
 		}
 		ix.docLen[f] = append(ix.docLen[f], c.Len)
-		for t, n := range c.Counts {
-			ix.postings[f][t] = append(ix.postings[f][t], posting{doc, n})
+		for _, tc := range c.Terms {
+			ix.postings[f][tc.Term] = append(ix.postings[f][tc.Term], posting{doc, tc.Count})
 		}
 	}
 	return int(doc)

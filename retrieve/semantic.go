@@ -97,19 +97,19 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	var vocab []string
 	docs := make([][]termCount, n)
 	for i := range n {
-		d := make([]termCount, 0, len(symbol[i].Counts)+len(content[i].Counts))
+		d := make([]termCount, 0, len(symbol[i].Terms)+len(content[i].Terms))
 		for _, c := range []struct {
-			counts map[string]int32
+			terms  []lexical.TermCount
 			weight int32
-		}{{symbol[i].Counts, 2}, {content[i].Counts, 1}} {
-			for t, k := range c.counts {
-				id, ok := num[t]
+		}{{symbol[i].Terms, 2}, {content[i].Terms, 1}} {
+			for _, tc := range c.terms {
+				id, ok := num[tc.Term]
 				if !ok {
 					id = int32(len(vocab))
-					num[t] = id
-					vocab = append(vocab, t)
+					num[tc.Term] = id
+					vocab = append(vocab, tc.Term)
 				}
-				d = append(d, termCount{id, c.weight * k})
+				d = append(d, termCount{id, c.weight * tc.Count})
 			}
 		}
 		docs[i] = d
@@ -230,12 +230,12 @@ func eachUnit(n int, f func(i int)) {
 // semTerms counts a unit's terms for the semantic view: a symbol's
 // terms count twice.
 func semTerms(content, symbol lexical.Counted) map[string]int {
-	m := make(map[string]int, len(content.Counts)+len(symbol.Counts))
-	for t, c := range symbol.Counts {
-		m[t] += 2 * int(c)
+	m := make(map[string]int, len(content.Terms)+len(symbol.Terms))
+	for _, tc := range symbol.Terms {
+		m[tc.Term] += 2 * int(tc.Count)
 	}
-	for t, c := range content.Counts {
-		m[t] += int(c)
+	for _, tc := range content.Terms {
+		m[tc.Term] += int(tc.Count)
 	}
 	return m
 }
