@@ -162,15 +162,39 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 	}()
 	e.tables()
 	if len(edges) > 0 {
-		e.adj = [2][][]edgeTo{make([][]edgeTo, len(us)), make([][]edgeTo, len(us))}
-		for _, ed := range edges {
+		// Resolve the edges, count each unit's, then lay every unit's
+		// out in one backing array per direction, in edge order.
+		type resolved struct{ f, t int }
+		res := make([]resolved, len(edges))
+		var n [2][]int32
+		n[edgesOut], n[edgesIn] = make([]int32, len(us)), make([]int32, len(us))
+		total := 0
+		for i, ed := range edges {
 			f, ok1 := e.byID[ed.From]
 			t, ok2 := e.byID[ed.To]
-			w := edgeWeight(ed.Kind)
-			if !ok1 || !ok2 || f == t || w == 0 {
+			if !ok1 || !ok2 || f == t || edgeWeight(ed.Kind) == 0 {
+				res[i] = resolved{-1, -1}
 				continue
 			}
-			k := edgeKindCode(ed.Kind)
+			res[i] = resolved{f, t}
+			n[edgesOut][f]++
+			n[edgesIn][t]++
+			total++
+		}
+		for d := range e.adj {
+			backing := make([]edgeTo, 0, total)
+			e.adj[d] = make([][]edgeTo, len(us))
+			for u, c := range n[d] {
+				e.adj[d][u] = backing[len(backing) : len(backing) : len(backing)+int(c)]
+				backing = backing[:len(backing)+int(c)]
+			}
+		}
+		for i, ed := range edges {
+			f, t := res[i].f, res[i].t
+			if f < 0 {
+				continue
+			}
+			w, k := edgeWeight(ed.Kind), edgeKindCode(ed.Kind)
 			e.adj[edgesOut][f] = append(e.adj[edgesOut][f], edgeTo{t, w, k})
 			e.adj[edgesIn][t] = append(e.adj[edgesIn][t], edgeTo{f, w, k})
 		}

@@ -101,7 +101,19 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	}
 	d.Tables["base"] = base
 	recs := le.AppendUint32(make([]byte, 0, 4+4*recWords*n), uint32(n))
-	var strs []byte
+	// Room for the unit strings, each with a length of up to two bytes
+	// (a longer one grows the slice, as may a list's count).
+	size := 0
+	for i := range e.units {
+		u, f := &e.units[i], &e.info[i]
+		size += len(f.qual) + len(u.ID) + len(u.Symbol) + 2*3 + 2
+		for _, l := range [][]string{f.defines, f.refs} {
+			for _, s := range l {
+				size += len(s) + 2
+			}
+		}
+	}
+	strs := make([]byte, 0, size)
 	str := func(s string) uint32 {
 		off := uint32(len(strs))
 		strs = appendString(strs, s)
