@@ -125,7 +125,16 @@ func edgesOf(rows []nameRow) []Edge {
 // rowEdges resolves rows[lo:hi] against the definitions and files of all
 // rows.
 func rowEdges(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit map[string]string, res *resolver) []Edge {
-	var out []Edge
+	// Count first, so that the list is allocated once.
+	n := 0
+	eachRowEdge(rows, lo, hi, defs, firstUnit, res, func(Edge) { n++ })
+	out := make([]Edge, 0, n)
+	eachRowEdge(rows, lo, hi, defs, firstUnit, res, func(e Edge) { out = append(out, e) })
+	return out
+}
+
+// eachRowEdge calls emit with each edge of rows[lo:hi], in order.
+func eachRowEdge(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit map[string]string, res *resolver, emit func(Edge)) {
 	var local []int
 	var seen []string
 	calls := map[string]bool{} // a long list's calls
@@ -157,7 +166,7 @@ func rowEdges(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit map[s
 			}
 			for _, t := range targets {
 				if t != i {
-					out = append(out, Edge{From: r.id, To: rows[t].id, Kind: kind})
+					emit(Edge{From: r.id, To: rows[t].id, Kind: kind})
 				}
 			}
 		}
@@ -166,12 +175,11 @@ func rowEdges(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit map[s
 			for _, p := range res.resolve(r.path, imp) {
 				if to := firstUnit[p]; !slices.Contains(seen, to) && p != r.path {
 					seen = append(seen, to)
-					out = append(out, Edge{From: r.id, To: to, Kind: EdgeImport})
+					emit(Edge{From: r.id, To: to, Kind: EdgeImport})
 				}
 			}
 		}
 	}
-	return out
 }
 
 // FileImports returns the file-level import graph, sorted.
