@@ -215,8 +215,13 @@ var lexicalFields = []lexical.Field{
 
 func buildLexical(us []mss.Unit, content, symbol []lexical.Counted) *lexical.Index {
 	b := lexical.NewBuilder(lexicalFields...)
+	var path lexical.Counted
 	for i := range us {
-		b.AddCounted(content[i], symbol[i], lexical.Count(us[i].Path))
+		// Units come in path order: a file's path is counted once.
+		if i == 0 || us[i].Path != us[i-1].Path {
+			path = lexical.Count(us[i].Path)
+		}
+		b.AddCounted(content[i], symbol[i], path)
 	}
 	return b.Build()
 }
