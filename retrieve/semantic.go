@@ -175,9 +175,7 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 				v = make([]float32, semDim)
 			}
 			w := float32((1 + math.Log(float64(tc.count))) * idf[tc.id])
-			for k, x := range tv {
-				v[k] += w * x
-			}
+			addScaled(v, w, tv)
 		}
 		if v != nil {
 			normalize(v)
@@ -185,6 +183,26 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 		s.docVec[i] = v
 	})
 	return s
+}
+
+// addScaled adds w·x to v element by element (v at least as long as x),
+// eight at a time.
+func addScaled(v []float32, w float32, x []float32) {
+	v = v[:len(x)]
+	for len(x) >= 8 {
+		v[0] += w * x[0]
+		v[1] += w * x[1]
+		v[2] += w * x[2]
+		v[3] += w * x[3]
+		v[4] += w * x[4]
+		v[5] += w * x[5]
+		v[6] += w * x[6]
+		v[7] += w * x[7]
+		v, x = v[8:], x[8:]
+	}
+	for k := range x {
+		v[k] += w * x[k]
+	}
 }
 
 // termCount is a term's number and count in one unit.
@@ -252,9 +270,7 @@ func (s *semantic) vector(terms map[string]int) []float32 {
 			v = make([]float32, semDim)
 		}
 		w := float32((1 + math.Log(float64(terms[t]))) * s.idf[t])
-		for k, x := range tv {
-			v[k] += w * x
-		}
+		addScaled(v, w, tv)
 	}
 	if v != nil {
 		normalize(v)

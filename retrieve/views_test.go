@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -228,5 +229,24 @@ func TestSemanticUnitVectors(t *testing.T) {
 	}
 	if _, ok := e.sem.termVec["normalise"]; ok {
 		t.Error("a term in every unit has a vector")
+	}
+}
+
+// TestAddScaled: adding eight at a time gives, element for element, what
+// one at a time gives, for any length.
+func TestAddScaled(t *testing.T) {
+	for n := range 20 {
+		x, got, want := make([]float32, n), make([]float32, n+1), make([]float32, n+1)
+		for k := range x {
+			x[k] = float32(k)*0.37 - 1.1
+			got[k], want[k] = float32(k)*0.01, float32(k)*0.01
+		}
+		addScaled(got, 0.3, x)
+		for k := range x {
+			want[k] += 0.3 * x[k]
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("length %d: %v, want %v", n, got, want)
+		}
 	}
 }
