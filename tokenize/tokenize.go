@@ -33,15 +33,15 @@ func Each(text string, fn func(term string)) {
 func words(text string, fn func(word string)) {
 	i := 0
 	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !isWord(r) {
+		w, size := wordAt(text, i)
+		if !w {
 			i += size
 			continue
 		}
-		j := i
+		j := i + size
 		for j < len(text) {
-			r2, s2 := utf8.DecodeRuneInString(text[j:])
-			if !isWord(r2) {
+			w2, s2 := wordAt(text, j)
+			if !w2 {
 				break
 			}
 			j += s2
@@ -49,6 +49,24 @@ func words(text string, fn func(word string)) {
 		fn(text[i:j])
 		i = j
 	}
+}
+
+// asciiWord says which ASCII bytes are word characters (isWord).
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isWord(rune(c))
+	}
+	return t
+}()
+
+// wordAt says whether the character at text[i:] is a word character, and
+// how many bytes it takes.
+func wordAt(text string, i int) (bool, int) {
+	if c := text[i]; c < utf8.RuneSelf {
+		return asciiWord[c], 1
+	}
+	r, size := utf8.DecodeRuneInString(text[i:])
+	return isWord(r), size
 }
 
 func isWord(r rune) bool {
