@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/gittest"
+	"github.com/missingcomplement/mss/segment"
 )
 
 func runRecover(t *testing.T, stdin string, args ...string) (string, string, error) {
@@ -190,5 +192,41 @@ func TestRecoverAfterEdit(t *testing.T) {
 	}
 	if m := meta(); m.Derived == "" {
 		t.Errorf("after a change too large to overlay: derived %q, base %q; want them derived", m.Derived, m.Base)
+	}
+}
+
+// TestExampleStateCurrent: the README's example state card says it has
+// read units of this repository; each observed span must still be the
+// unit of its symbol, or the example answers for code that moved.
+func TestExampleStateCurrent(t *testing.T) {
+	root := filepath.Join("..", "..")
+	f, err := os.Open(filepath.Join(root, "testdata", "example-state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := mss.DecodeState("example-state.json", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.ObservedSpans) == 0 {
+		t.Fatal("the example state observes nothing")
+	}
+	for _, sp := range st.ObservedSpans {
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(sp.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var units []string
+		found := false
+		for _, u := range segment.Segment(sp.Path, src).Units {
+			if u.Symbol == sp.Symbol {
+				units = append(units, fmt.Sprintf("%d-%d", u.StartLine, u.EndLine))
+				found = found || u.StartLine == sp.StartLine && u.EndLine == sp.EndLine
+			}
+		}
+		if !found {
+			t.Errorf("observed span %s:%d-%d %s: the unit of %s is at %v now", sp.Path, sp.StartLine, sp.EndLine, sp.Symbol, sp.Symbol, units)
+		}
 	}
 }
