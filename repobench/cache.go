@@ -15,6 +15,7 @@ import (
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
+	"github.com/missingcomplement/mss/retrieve"
 )
 
 // A candidate cache holds, for every state of a states file, the
@@ -186,6 +187,19 @@ func scanCache(path string, fn func(*CacheRecord)) (int64, error) {
 // Cache is a loaded candidate cache.
 type Cache struct {
 	States map[string]*CachedState
+	// mentions keeps each state's mentions (by state id), read once
+	// however often the state is replayed.
+	mentions sync.Map
+}
+
+// Mentions returns what st's text names (retrieve.Extract), extracted
+// once per state.
+func (c *Cache) Mentions(st *mss.State) *retrieve.Mentions {
+	if m, ok := c.mentions.Load(st.StateID); ok {
+		return m.(*retrieve.Mentions)
+	}
+	m, _ := c.mentions.LoadOrStore(st.StateID, retrieve.Extract(st))
+	return m.(*retrieve.Mentions)
 }
 
 // CachedState is one state's cached candidates and files.

@@ -26,7 +26,7 @@ func (t *Tuner) OrderSamples(states []*mss.State) []retrieve.OrderSample {
 			continue
 		}
 		cands := retrieve.FusedOrder(cs.Candidates)
-		xs := retrieve.OrderInputs(cands, retrieve.Extract(st))
+		xs := retrieve.OrderInputs(cands, t.Replay.Cache.Mentions(st))
 		groups := append([]LineGroup(nil), lab.RequiredGroups...)
 		for _, alt := range lab.AlternativeSets {
 			groups = append(groups, alt...)

@@ -83,7 +83,7 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 	} else {
 		cands = retrieve.FusedOrder(cands)
 	}
-	cands = retrieve.Options{Order: r.Order}.OrderModel().Reorder(cands, retrieve.Extract(st))
+	cands = retrieve.Options{Order: r.Order}.OrderModel().Reorder(cands, r.Cache.Mentions(st))
 	req := &mss.Request{State: st, Candidates: cands, Budget: r.Budget, MaxUnits: r.MaxUnits, Source: cs}
 	budget, _, maxUnits := req.Limits()
 	res, err := ctl.Select(ctx, req)
