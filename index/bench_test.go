@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // Benchmarks run on a real repository named by the environment:
@@ -12,18 +14,11 @@ import (
 //	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
 //	MSS_BENCH_REV2=<another commit> go test -run '^$' -bench . ./index/
 //
-// They skip when MSS_BENCH_REPO is unset.
-func benchRepo(b *testing.B) (repo, rev string) {
-	repo = os.Getenv("MSS_BENCH_REPO")
-	if repo == "" {
-		b.Skip("MSS_BENCH_REPO not set")
-	}
-	return repo, os.Getenv("MSS_BENCH_REV")
-}
+// They skip when MSS_BENCH_REPO is unset (gittest.BenchRepo).
 
 // BenchmarkBuild indexes the repository from scratch.
 func BenchmarkBuild(b *testing.B) {
-	repo, rev := benchRepo(b)
+	repo, rev := gittest.BenchRepo(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		db := filepath.Join(b.TempDir(), "index.db")
@@ -38,11 +33,8 @@ func BenchmarkBuild(b *testing.B) {
 
 // BenchmarkMove moves an index of MSS_BENCH_REV to MSS_BENCH_REV2 and back.
 func BenchmarkMove(b *testing.B) {
-	repo, rev := benchRepo(b)
-	rev2 := os.Getenv("MSS_BENCH_REV2")
-	if rev2 == "" {
-		b.Skip("MSS_BENCH_REV2 not set")
-	}
+	repo, rev := gittest.BenchRepo(b)
+	rev2 := gittest.BenchRev2(b)
 	db := filepath.Join(b.TempDir(), "index.db")
 	if _, err := Build(context.Background(), Options{Repo: repo, Rev: rev, DB: db}); err != nil {
 		b.Fatal(err)
@@ -66,7 +58,7 @@ func BenchmarkMove(b *testing.B) {
 
 // BenchmarkEdges resolves the edges of a built index.
 func BenchmarkEdges(b *testing.B) {
-	repo, rev := benchRepo(b)
+	repo, rev := gittest.BenchRepo(b)
 	db := os.Getenv("MSS_BENCH_DB") // reuse an index built before, if named
 	if db == "" {
 		db = filepath.Join(b.TempDir(), "index.db")

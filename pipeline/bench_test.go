@@ -2,10 +2,10 @@ package pipeline
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/missingcomplement/mss/internal/gittest"
 	"github.com/missingcomplement/mss/retrieve"
 )
 
@@ -17,10 +17,8 @@ import (
 //
 // It skips when MSS_BENCH_REPO or MSS_BENCH_REV2 is unset.
 func BenchmarkMove(b *testing.B) {
-	repo, rev, rev2 := os.Getenv("MSS_BENCH_REPO"), os.Getenv("MSS_BENCH_REV"), os.Getenv("MSS_BENCH_REV2")
-	if repo == "" || rev2 == "" {
-		b.Skip("MSS_BENCH_REPO or MSS_BENCH_REV2 not set")
-	}
+	repo, rev := gittest.BenchRepo(b)
+	rev2 := gittest.BenchRev2(b)
 	ctx := context.Background()
 	db := filepath.Join(b.TempDir(), "index.db")
 	open := func(rev string) *Pipeline {

@@ -2,11 +2,11 @@ package retrieve
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // BenchmarkIndex indexes a real repository from scratch, with the
@@ -17,14 +17,11 @@ import (
 //
 // It skips when MSS_BENCH_REPO is unset.
 func BenchmarkIndex(b *testing.B) {
-	repo := os.Getenv("MSS_BENCH_REPO")
-	if repo == "" {
-		b.Skip("MSS_BENCH_REPO not set")
-	}
+	repo, rev := gittest.BenchRepo(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		db := filepath.Join(b.TempDir(), "index.db")
-		sum, err := index.Build(context.Background(), index.Options{Repo: repo, Rev: os.Getenv("MSS_BENCH_REV"), DB: db, Derive: Deriver})
+		sum, err := index.Build(context.Background(), index.Options{Repo: repo, Rev: rev, DB: db, Derive: Deriver})
 		if err != nil {
 			b.Fatal(err)
 		}

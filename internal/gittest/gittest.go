@@ -67,3 +67,26 @@ func Filler(n int) string {
 	}
 	return b.String()
 }
+
+// BenchRepo is the real repository a benchmark runs on: the git directory
+// MSS_BENCH_REPO, at the commit MSS_BENCH_REV (empty: the default). It
+// skips the benchmark when MSS_BENCH_REPO is unset.
+func BenchRepo(b testing.TB) (repo, rev string) {
+	b.Helper()
+	repo = os.Getenv("MSS_BENCH_REPO")
+	if repo == "" {
+		b.Skip("MSS_BENCH_REPO not set")
+	}
+	return repo, os.Getenv("MSS_BENCH_REV")
+}
+
+// BenchRev2 is the other commit of a benchmark that moves between two,
+// MSS_BENCH_REV2; it skips the benchmark when that is unset.
+func BenchRev2(b testing.TB) string {
+	b.Helper()
+	rev2 := os.Getenv("MSS_BENCH_REV2")
+	if rev2 == "" {
+		b.Skip("MSS_BENCH_REV2 not set")
+	}
+	return rev2
+}
