@@ -377,7 +377,7 @@ func writePredictions(path string, states []*mss.State, preds map[string]*repobe
 		}
 		b.WriteString(line)
 	}
-	return safefile.Replace(path, []byte(b.String()), safefile.JSONLines("state_id"))
+	return safefile.Replace(path, []byte(b.String()), safefile.JSONLines("state_id", "method", "units"))
 }
 
 // writeDiagnosis prints pool recall and where each method's misses come from.

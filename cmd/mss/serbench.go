@@ -401,12 +401,12 @@ bm25 and similarity baselines, like the release's, do not); with
 
 // serbenchWriteAtomic writes name through a temporary file in the same
 // directory and renames it into place, so a failed run leaves no partial
-// file; it replaces only an earlier output (JSON Lines keyed by state_id),
-// never another file.
+// file; it replaces only an earlier output (JSON Lines of prediction
+// records), never another file, not even the items file.
 func serbenchWriteAtomic(name string, write func(io.Writer) error) error {
 	var b bytes.Buffer
 	if err := write(&b); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	return safefile.Replace(name, b.Bytes(), safefile.JSONLines("state_id"))
+	return safefile.Replace(name, b.Bytes(), safefile.JSONLines("state_id", "method", "ranked_evidence_ids"))
 }

@@ -224,6 +224,19 @@ func TestSerbenchRunKeepsForeignFiles(t *testing.T) {
 	if data, _ := os.ReadFile(notes); string(data) != "# notes\n" {
 		t.Errorf("notes.md changed: %q", data)
 	}
+	// The items and labels files hold "state_id" on every line too, but
+	// they are not predictions: run --items items.jsonl --output
+	// items.jsonl must not replace the items.
+	for _, f := range []struct{ name, data string }{{"items.jsonl", serbenchItemsFixture}, {"labels.jsonl", serbenchLabelsFixture}} {
+		name, data := f.name, f.data
+		_, _, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--output", name)
+		if err == nil || !strings.Contains(err.Error(), name+": line 1 is not a JSON record with \"method\"") {
+			t.Errorf("run --output %s: %v, want a refusal", name, err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != data {
+			t.Errorf("%s changed", name)
+		}
+	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the named pipe was replaced: %v", err)
 	}

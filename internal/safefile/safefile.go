@@ -11,6 +11,7 @@ package safefile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -114,18 +115,28 @@ func Replace(path string, data []byte, check Check) error {
 }
 
 // JSONLines accepts an empty file, or JSON Lines whose every record is an
-// object with the given key (e.g. "state_id"): the predictions, scores and
-// track files mss writes.
-func JSONLines(key string) Check {
-	want := []byte(`"` + key + `"`)
+// object holding each of keys at its top level (e.g. "state_id" and
+// "method"): the predictions, scores and track files mss writes. A file
+// that only mentions a key (an items or states file holds "state_id", a
+// line may quote "method" in its text) is not one of them.
+func JSONLines(keys ...string) Check {
 	return func(data []byte) error {
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			line = bytes.TrimSpace(line)
 			if len(line) == 0 {
 				continue
 			}
-			if line[0] != '{' || !bytes.Contains(line, want) {
-				return fmt.Errorf("line %d is not a JSON record with %q, so not a file this command writes", i+1, key)
+			var rec map[string]json.RawMessage
+			if line[0] != '{' || json.Unmarshal(line, &rec) != nil {
+				rec = nil
+			}
+			for _, k := range keys {
+				if _, ok := rec[k]; !ok {
+					return fmt.Errorf("line %d is not a JSON record with %q, so not a file this command writes", i+1, k)
+				}
+			}
+			if rec == nil {
+				return fmt.Errorf("line %d is not a JSON record, so not a file this command writes", i+1)
 			}
 		}
 		return nil

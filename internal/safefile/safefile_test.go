@@ -76,3 +76,35 @@ func TestReplaceMakesDirectory(t *testing.T) {
 		t.Fatalf("read back %q, %v", data, err)
 	}
 }
+
+func TestJSONLinesWantsEveryKey(t *testing.T) {
+	dir := t.TempDir()
+	check := JSONLines("state_id", "method", "ranked_evidence_ids")
+	// Files that hold "state_id" but are not predictions: an items file,
+	// a states file, a labels file; and a line naming the keys only in a
+	// nested object or a string.
+	for name, data := range map[string]string{
+		"items.jsonl":  `{"state_id":"a","issue":"x","candidate_evidence":[]}` + "\n",
+		"states.jsonl": `{"state_id": "a", "repo": "o/r", "base_commit": "c"}` + "\n",
+		"labels.jsonl": `{"state_id":"a","required_groups":[]}` + "\n",
+		"nested.jsonl": `{"state_id":"a","meta":{"method":"m","ranked_evidence_ids":[]}}` + "\n",
+		"text.jsonl":   `{"state_id":"a","issue":"\"method\" \"ranked_evidence_ids\""}` + "\n",
+		"array.jsonl":  `["state_id","method","ranked_evidence_ids"]` + "\n",
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(data), 0o644)
+		err := Replace(p, []byte(`{"state_id":"a","method":"m","ranked_evidence_ids":[]}`+"\n"), check)
+		if err == nil || !strings.Contains(err.Error(), name+": line 1") {
+			t.Errorf("Replace over %s = %v, want a refusal naming the file and line", name, err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != data {
+			t.Errorf("%s changed: %q", name, got)
+		}
+	}
+	// An earlier output, blank lines included, is replaced.
+	p := filepath.Join(dir, "preds.jsonl")
+	os.WriteFile(p, []byte(`{"state_id":"a","method":"m","ranked_evidence_ids":["e"]}`+"\n\n"), 0o644)
+	if err := Replace(p, []byte("{}\n"), check); err != nil {
+		t.Errorf("Replace over an earlier output: %v", err)
+	}
+}
