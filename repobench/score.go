@@ -84,6 +84,19 @@ func (sc *Scorer) ks() []int {
 	return sc.Ks
 }
 
+// check refuses answer sizes below 1 and a negative budget.
+func (sc *Scorer) check() error {
+	for _, k := range sc.Ks {
+		if k < 1 {
+			return fmt.Errorf("answer size %d: want a positive number of units", k)
+		}
+	}
+	if sc.Budget < 0 {
+		return fmt.Errorf("budget %d: want a positive number of tokens (0 means %d)", sc.Budget, mss.DefaultBudget)
+	}
+	return nil
+}
+
 func (sc *Scorer) budget() int {
 	if sc.Budget <= 0 {
 		return mss.DefaultBudget
@@ -125,6 +138,9 @@ func (sc *Scorer) Score(states []*mss.State, labels map[string]*Label, ps *Predi
 
 // ScoreMethod scores one method's predictions (by state id).
 func (sc *Scorer) ScoreMethod(method string, states []*mss.State, labels map[string]*Label, preds map[string]*Prediction) (*MethodScore, error) {
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
 	ms := &MethodScore{Method: method, Ks: sc.ks(), Budget: sc.budget(), Mean: map[string]float64{}, Strata: map[string]*Stratum{}}
 	for _, st := range states {
 		label := labels[st.StateID]
@@ -208,6 +224,9 @@ func (sc *Scorer) UnitCost(st *mss.State, u PredUnit) (int, bool, error) {
 
 // ScoreState computes every metric at every k for one state's units.
 func (sc *Scorer) ScoreState(st *mss.State, label *Label, units []PredUnit) (map[string]float64, error) {
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
 	scored := make([]scoredUnit, len(units))
 	for i, u := range units {
 		c, ok, err := sc.UnitCost(st, u)

@@ -305,3 +305,37 @@ func TestUnknownCommitAndMirror(t *testing.T) {
 		t.Errorf("case-insensitive repo name: %v", err)
 	}
 }
+
+// A cutoff below 1 or a negative budget is an error naming it, not a
+// panic or a silent default.
+func TestScoreRefusesBadCutoffs(t *testing.T) {
+	fx := newFixture(t)
+	src := NewSource(fx.root)
+	defer src.Close()
+	states, labels, preds := fixtureCase(fx)
+	byID := map[string]*Label{}
+	for i, s := range states {
+		byID[s.StateID] = labels[i]
+	}
+	pm := map[string]*Prediction{}
+	for _, p := range preds {
+		pm[p.StateID] = p
+	}
+	for _, tc := range []struct {
+		sc   Scorer
+		want string
+	}{
+		{Scorer{Source: src, Ks: []int{1, 0}}, "answer size 0"},
+		{Scorer{Source: src, Ks: []int{-1}}, "answer size -1"},
+		{Scorer{Source: src, Budget: -5}, "budget -5"},
+	} {
+		_, err := tc.sc.ScoreMethod("m", states, byID, pm)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ScoreMethod with Ks %v, Budget %d: %v, want an error naming %q", tc.sc.Ks, tc.sc.Budget, err, tc.want)
+		}
+		_, err = tc.sc.ScoreState(states[0], labels[0], preds[0].Units)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ScoreState with Ks %v, Budget %d: %v, want an error naming %q", tc.sc.Ks, tc.sc.Budget, err, tc.want)
+		}
+	}
+}
