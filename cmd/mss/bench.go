@@ -56,8 +56,25 @@ func (f *trackFiles) register(cmd *cobra.Command, labelsRequired bool) {
 	}
 }
 
+// load checks the flags, then reads the states, the labels and the mirrors.
 func (f *trackFiles) load() (*repobench.Track, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	return repobench.LoadTrack(f.states, f.labels, f.mirrorRoot)
+}
+
+// check refuses answer sizes and a budget that score nothing.
+func (f *trackFiles) check() error {
+	for _, k := range f.ks {
+		if k < 1 {
+			return fmt.Errorf("--k %d: want a positive number of units", k)
+		}
+	}
+	if f.budget < 1 {
+		return fmt.Errorf("--budget %d: want a positive number of tokens", f.budget)
+	}
+	return nil
 }
 
 func (f *trackFiles) scorer(src *repobench.Source) *repobench.Scorer {
@@ -159,6 +176,9 @@ one repository are not independent), and how many states the method wins,
 ties and loses; overall and per stratum (state type, one group or several).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if draws < 1 {
+				return fmt.Errorf("--draws %d: want a positive number", draws)
+			}
 			if err := f.checkMetric(metric); err != nil {
 				return err
 			}
@@ -209,6 +229,9 @@ ties and loses; overall and per stratum (state type, one group or several).`,
 
 // checkMetric rejects a metric the scorer will not produce.
 func (f *trackFiles) checkMetric(metric string) error {
+	if err := f.check(); err != nil {
+		return err
+	}
 	for _, m := range repobench.MetricNames {
 		for _, k := range f.ks {
 			if metric == repobench.Key(m, k) {
@@ -310,6 +333,9 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	if len(bf.methods) == 0 {
 		return fmt.Errorf("--method: name at least one method")
+	}
+	if bf.conc < 1 {
+		return fmt.Errorf("--concurrency %d: want a positive number", bf.conc)
 	}
 	if len(bf.methods) > 1 && !strings.Contains(bf.output, "{method}") {
 		return fmt.Errorf("--output %s: with several methods it must contain {method}", bf.output)

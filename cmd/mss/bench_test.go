@@ -179,6 +179,16 @@ func TestBenchBadInput(t *testing.T) {
 			[]string{"state w-1:before_search: repository acme/widget: unknown commit 0123456789abcdef0123456789abcdef01234567"}},
 		{"unknown metric", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", fx.bm25, "--method", fx.other, "--metric", "recall@5"},
 			[]string{`--metric "recall@5"`}},
+		{"zero k", newBenchScoreCmd, []string{"--states", fx.states, "--labels", fx.labels, "--predictions", fx.bm25, "--k", "5,0"},
+			[]string{"--k 0: want a positive number of units"}},
+		{"negative budget", newBenchScoreCmd, []string{"--states", fx.states, "--labels", fx.labels, "--predictions", fx.bm25, "--budget", "-1"},
+			[]string{"--budget -1: want a positive number of tokens"}},
+		{"zero budget", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", fx.bm25, "--method", fx.other, "--budget", "0"},
+			[]string{"--budget 0: want a positive number of tokens"}},
+		{"no draws", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", fx.bm25, "--method", fx.other, "--draws", "0"},
+			[]string{"--draws 0: want a positive number"}},
+		{"no workers", newBenchRepoCmd, []string{"--states", fx.states, "--output", filepath.Join(fx.dir, "never.jsonl"), "--concurrency", "0"},
+			[]string{"--concurrency 0: want a positive number"}},
 	}
 	for _, tc := range tests {
 		_, _, err := runBench(t, tc.build, append(tc.args, "--mirror-root", fx.root)...)

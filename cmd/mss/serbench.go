@@ -274,6 +274,9 @@ observed evidence overlaps its pool (with/without). The same seed gives the
 same intervals.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opt.Draws < 1 {
+				return fmt.Errorf("--draws %d: want a positive number", opt.Draws)
+			}
 			items, labels, preds, err := in.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,6 +244,27 @@ func TestSerbenchRunKeepsForeignFiles(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		if _, stderr, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--output", "p.jsonl"); err != nil {
 			t.Fatalf("run %d over its own output: %v\n%s", i, err, stderr)
+		}
+	}
+}
+
+// A bootstrap of no draws is refused, not printed as an interval [0, 0].
+func TestSerbenchCompareNoDraws(t *testing.T) {
+	var preds strings.Builder
+	for _, m := range []string{"a", "b"} {
+		fmt.Fprintf(&preds, `{"state_id":"s1","method":%q,"ranked_evidence_ids":["e1"]}`+"\n", m)
+		fmt.Fprintf(&preds, `{"state_id":"s2","method":%q,"ranked_evidence_ids":["c1"]}`+"\n", m)
+	}
+	dir := serbenchFixture(t, preds.String())
+	if _, stderr, err := runSerbench(t, dir, "compare", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "predictions.jsonl",
+		"--baseline", "a", "--method", "b", "--draws", "10"); err != nil {
+		t.Fatalf("compare --draws 10: %v\n%s", err, stderr)
+	}
+	for _, d := range []string{"0", "-5"} {
+		_, _, err := runSerbench(t, dir, "compare", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "predictions.jsonl",
+			"--baseline", "a", "--method", "b", "--draws", d)
+		if err == nil || !strings.Contains(err.Error(), "--draws "+d+": want a positive number") {
+			t.Errorf("compare --draws %s: %v, want a refusal", d, err)
 		}
 	}
 }
