@@ -12,15 +12,29 @@ func TestLoadStatesErrors(t *testing.T) {
 	tests := []struct {
 		name, content, want string
 	}{
-		{"malformed json", good + "\n{\"state_id\": \n", "states.jsonl:2: malformed JSON"},
+		{"malformed json", good + "\n{\"state_id\": \n", "states.jsonl:2: unexpected end of JSON"},
 		{"wrong type", `{"state_id":"a","repo":"o/n","base_commit":"c","state_type":"t","observed_spans":[{"path":"p","start_line":"1"}]}`,
-			"states.jsonl:1: field observed_spans.start_line: got JSON string, want int"},
-		{"missing repo", `{"state_id":"a","base_commit":"c","state_type":"t"}`, "states.jsonl:1: field repo: missing or empty"},
-		{"missing commit", `{"state_id":"a","repo":"o/n","state_type":"t"}`, "states.jsonl:1: field base_commit: missing or empty"},
+			"states.jsonl:1: field observed_spans.start_line: want int, got JSON string"},
+		{"missing repo", `{"state_id":"a","base_commit":"c","state_type":"t","issue":"x"}`, "states.jsonl:1: field repo: missing or empty"},
+		{"missing commit", `{"state_id":"a","repo":"o/n","state_type":"t","issue":"x"}`, "states.jsonl:1: field base_commit: missing or empty"},
 		{"duplicate", good + "\n\n" + good + "\n", `states.jsonl:3: field state_id: "a:before_search" already defined on line 1`},
 		{"empty", "\n", "no states"},
-		{"span without path", `{"state_id":"a","repo":"o/n","base_commit":"c","state_type":"t","observed_spans":[{"start_line":1}]}`,
-			"states.jsonl:1: field observed_spans[0].path: missing or empty"},
+		{"span without path", `{"state_id":"a","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","observed_spans":[{"start_line":1}]}`,
+			"states.jsonl:1: field observed_spans[0].path: not a repository-relative path: empty"},
+		// The one reader of state cards (mss.ParseState) decides, as on
+		// every other surface: unknown fields, paths out of the
+		// repository, reversed spans and cards with no text are refused
+		// when the file is read, naming its line.
+		{"unknown field", good + "\n" + `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","zzz":1}`,
+			"states.jsonl:2: field zzz: unknown field"},
+		{"folded field", `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","Issue":"x"}`,
+			`states.jsonl:1: field Issue: unknown field (field names are case-sensitive; did you mean "issue"?)`},
+		{"climbing span", good + "\n" + `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","observed_spans":[{"path":"../x.py","start_line":1,"end_line":2}]}`,
+			"states.jsonl:2: field observed_spans[0].path: not a repository-relative path"},
+		{"reversed span", `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","observed_spans":[{"path":"x.py","start_line":9,"end_line":2}]}`,
+			"states.jsonl:1: field observed_spans[0]: (x.py) lines 9-2 are not a 1-based range"},
+		{"no text", `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t"}`,
+			"states.jsonl:1: no text to recover evidence for"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(t.TempDir(), "states.jsonl")

@@ -14,15 +14,21 @@ import (
 // maxLine bounds one JSONL line (state cards carry whole issue texts).
 const maxLine = 64 << 20
 
-// LoadStates reads a repository-track states file: one state card a line.
-// Blank lines are skipped. Every state needs state_id, repo, base_commit and
+// LoadStates reads a repository-track states file: one state card a line,
+// each read by mss.ParseState (the reader every surface uses, so a card is
+// refused here exactly when it would be refused anywhere else). Blank
+// lines are skipped. Every state needs state_id, repo, base_commit and
 // state_type; a state_id may appear once.
 func LoadStates(path string) ([]*mss.State, error) {
 	var out []*mss.State
 	seen := map[string]int{}
 	err := eachLine(path, func(lineNo int, line []byte) error {
-		var s mss.State
-		if err := decodeLine(line, &s); err != nil {
+		s, err := mss.ParseState(path, line)
+		if err != nil {
+			var se *mss.StateError
+			if errors.As(err, &se) {
+				se.Line = lineNo // the card is this one line of the file
+			}
 			return err
 		}
 		for _, f := range []struct{ name, val string }{
@@ -35,13 +41,8 @@ func LoadStates(path string) ([]*mss.State, error) {
 		if prev, dup := seen[s.StateID]; dup {
 			return fmt.Errorf("field state_id: %q already defined on line %d", s.StateID, prev)
 		}
-		for i, sp := range s.ObservedSpans {
-			if sp.Path == "" {
-				return fmt.Errorf("field observed_spans[%d].path: missing or empty", i)
-			}
-		}
 		seen[s.StateID] = lineNo
-		out = append(out, &s)
+		out = append(out, s)
 		return nil
 	})
 	if err != nil {
@@ -71,6 +72,9 @@ func eachLine(path string, fn func(lineNo int, line []byte) error) error {
 			continue
 		}
 		if err := fn(n, line); err != nil {
+			if se := (*mss.StateError)(nil); errors.As(err, &se) && se.Source != "" {
+				return err // it names the file and line itself
+			}
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 	}

@@ -160,11 +160,11 @@ func TestBenchCompare(t *testing.T) {
 func TestBenchBadInput(t *testing.T) {
 	fx := newBenchFixture(t)
 	badStates := filepath.Join(fx.dir, "bad-states.jsonl")
-	benchWrite(t, badStates, `{"state_id":"x","repo":"acme/widget","base_commit":"`+fx.commit+`","state_type":"before_search"}`+"\n"+`{"state_id":"y","repo":"acme/widget","state_type":"t"}`+"\n")
+	benchWrite(t, badStates, `{"state_id":"x","repo":"acme/widget","base_commit":"`+fx.commit+`","state_type":"before_search","issue":"x"}`+"\n"+`{"state_id":"y","repo":"acme/widget","state_type":"t","issue":"x"}`+"\n")
 	noMirror := filepath.Join(fx.dir, "no-mirror.jsonl")
-	benchWrite(t, noMirror, `{"state_id":"w-1:before_search","repo":"acme/gizmo","base_commit":"`+fx.commit+`","state_type":"before_search"}`+"\n")
+	benchWrite(t, noMirror, `{"state_id":"w-1:before_search","repo":"acme/gizmo","base_commit":"`+fx.commit+`","state_type":"before_search","issue":"x"}`+"\n")
 	noCommit := filepath.Join(fx.dir, "no-commit.jsonl")
-	benchWrite(t, noCommit, `{"state_id":"w-1:before_search","repo":"acme/widget","base_commit":"0123456789abcdef0123456789abcdef01234567","state_type":"before_search"}`+"\n")
+	benchWrite(t, noCommit, `{"state_id":"w-1:before_search","repo":"acme/widget","base_commit":"0123456789abcdef0123456789abcdef01234567","state_type":"before_search","issue":"x"}`+"\n")
 	tests := []struct {
 		name  string
 		build func() *cobra.Command
