@@ -130,14 +130,114 @@ func ParseState(source string, data []byte) (*State, error) {
 		err.Source = source
 		return nil, err
 	}
+	if err := duplicateKey(data); err != nil {
+		err.Source = source
+		return nil, err
+	}
 	if err := st.Validate(); err != nil {
 		var se *StateError
 		if errors.As(err, &se) {
 			se.Source = source
+			se.Locate(data)
 		}
 		return nil, err
 	}
 	return &st, nil
+}
+
+// Locate sets e.Line, when e names a field but no line, to the line of
+// data (the encoded card e is about, or a request object that holds the
+// card's fields at its top level) where that field's value starts.
+func (e *StateError) Locate(data []byte) {
+	if e.Line > 0 || e.Field == "" {
+		return
+	}
+	walkCard(data, func(field string, off int64, _ bool) bool {
+		if field == e.Field {
+			e.Line = lineAt(data, off)
+			return false
+		}
+		return true
+	})
+}
+
+// duplicateKey refuses a card that gives one field twice in the same
+// object: encoding/json would keep the last value without a word.
+func duplicateKey(data []byte) *StateError {
+	var err *StateError
+	walkCard(data, func(field string, off int64, dup bool) bool {
+		if dup {
+			err = &StateError{Line: lineAt(data, off), Field: field, Msg: "given twice; a card names each field once"}
+			return false
+		}
+		return true
+	})
+	return err
+}
+
+// walkCard calls fn, in text order, for each field of a JSON card and each
+// element of its arrays, named as Validate names them ("issue",
+// "observed_spans[2]", "observed_spans[2].path"), with the offset where
+// its value starts and whether its object already had that key. The
+// opaque trajectory_prefix is not entered. It stops when fn returns false
+// or the text ends; data need not be valid.
+func walkCard(data []byte, fn func(field string, off int64, dup bool) bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	start := func() int64 {
+		off := dec.InputOffset()
+		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
+			off++
+		}
+		return off
+	}
+	var walk func(path string) bool
+	walk = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				field := k
+				if path != "" {
+					field = path + "." + k
+				}
+				if !fn(field, start(), seen[k]) {
+					return false
+				}
+				seen[k] = true
+				if path == "" && k == "trajectory_prefix" {
+					var raw json.RawMessage
+					if dec.Decode(&raw) != nil {
+						return false
+					}
+					continue
+				}
+				if !walk(field) {
+					return false
+				}
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				field := fmt.Sprintf("%s[%d]", path, i)
+				if !fn(field, start(), false) || !walk(field) {
+					return false
+				}
+			}
+		default:
+			return true
+		}
+		_, err = dec.Token()
+		return err == nil
+	}
+	walk("")
 }
 
 var (

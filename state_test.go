@@ -23,9 +23,19 @@ func TestParseStateErrors(t *testing.T) {
 		{"folded span key", "{\"issue\": \"a\", \"observed_spans\": [\n{\"path\": \"x.go\", \"start_line\": 1, \"END_LINE\": 2}]}", `state s.json:2: field observed_spans[0].END_LINE: unknown field`},
 		{"two values", "{\"issue\": \"a\"}\n{}", "state s.json:2: more than one JSON value"},
 		{"no text", `{"state_id": "x"}`, "state s.json: no text to recover evidence for"},
-		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json: field observed_spans[0].path: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
-		{"span lines", `{"issue": "a", "observed_spans": [{"path": "x.go", "start_line": 5, "end_line": 2}]}`, `state s.json: field observed_spans[0]: (x.go) lines 5-2 are not a 1-based range`},
-		{"too long", big, "state s.json: field issue: 262145 bytes, limit 262144"},
+		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json:1: field observed_spans[0].path: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
+		{"span lines", `{"issue": "a", "observed_spans": [{"path": "x.go", "start_line": 5, "end_line": 2}]}`, `state s.json:1: field observed_spans[0]: (x.go) lines 5-2 are not a 1-based range`},
+		{"too long", big, "state s.json:1: field issue: 262145 bytes, limit 262144"},
+		// What Validate refuses is named by its line too, in a card
+		// written over several lines.
+		{"span path line", "{\n \"issue\": \"a\",\n \"observed_spans\": [\n  {\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n  {\"start_line\": 1,\n   \"path\": \"/etc/passwd\", \"end_line\": 2}\n ]\n}",
+			`state s.json:6: field observed_spans[1].path: not a repository-relative path: "/etc/passwd" is absolute`},
+		{"span lines line", "{\n \"issue\": \"a\",\n \"observed_spans\": [\n  {\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n\n  {\"path\": \"x.go\", \"start_line\": 9, \"end_line\": 2}\n ]\n}",
+			`state s.json:6: field observed_spans[1]: (x.go) lines 9-2 are not a 1-based range`},
+		{"too long line", "{\"state_id\": \"x\",\n\"issue\":\n\"" + strings.Repeat("x", MaxTextBytes+1) + "\"}", "state s.json:3: field issue: 262145 bytes, limit 262144"},
+		// A field given twice would be read as its last value: refused.
+		{"duplicate", "{\"issue\": \"a\",\n \"issue\": \"b\"}", "state s.json:2: field issue: given twice"},
+		{"duplicate span key", "{\"issue\": \"a\", \"observed_spans\": [{\"path\": \"x.go\", \"start_line\": 1,\n \"end_line\": 2, \"start_line\": 2}]}", "state s.json:2: field observed_spans[0].start_line: given twice"},
 		{"not utf8", "{\"issue\": \"a\xff\"}", "state s.json:1: not UTF-8 text"},
 		{"truncated", "{\"issue\": \"a\"", "state s.json:1: unexpected end of JSON"},
 	} {
