@@ -126,11 +126,7 @@ func ParseState(source string, data []byte) (*State, error) {
 	if dec.More() {
 		return nil, &StateError{Source: source, Line: lineAt(data, dec.InputOffset()), Msg: "more than one JSON value; give one state card"}
 	}
-	if err := foldedKey(data); err != nil {
-		err.Source = source
-		return nil, err
-	}
-	if err := duplicateKey(data); err != nil {
+	if err := CheckKeys(data); err != nil {
 		err.Source = source
 		return nil, err
 	}
@@ -246,15 +242,33 @@ var (
 	cardKeys  = append(append([]string(nil), stateKeys...), spanKeys...)
 )
 
+// CheckKeys refuses what encoding/json reads from a card without a word: a
+// key it took for a field only by folding case, and a field given twice
+// (it keeps the last value). data is a card that has already decoded, or
+// a request object holding a card's fields at its top level beside its
+// own, which extra names. ParseState runs it on every card; a surface
+// that decodes a card inside its own request runs it on the request.
+func CheckKeys(data []byte, extra ...string) *StateError {
+	if err := foldedKey(data, extra); err != nil {
+		return err
+	}
+	return duplicateKey(data)
+}
+
 // foldedKey refuses a key that encoding/json took for a field only by
 // folding case ("Issue" for "issue"): the card format is case-sensitive,
 // so such a key is an unknown field, not a silent spelling of a known one.
-// data is a card that has already decoded.
-func foldedKey(data []byte) *StateError {
+// extra are further top-level keys of the object data holds.
+func foldedKey(data []byte, extra []string) *StateError {
+	topKeys, allKeys := stateKeys, cardKeys
+	if len(extra) > 0 {
+		topKeys = append(append([]string(nil), stateKeys...), extra...)
+		allKeys = append(append([]string(nil), cardKeys...), extra...)
+	}
 	// One scan of the text settles the usual card; only a card with such
 	// a key somewhere (a trajectory step may have its own "Path") is
 	// decoded again to see where it stands.
-	if _, _, _, found := jsonkey.Folded(data, cardKeys); !found {
+	if _, _, _, found := jsonkey.Folded(data, allKeys); !found {
 		return nil
 	}
 	var top map[string]json.RawMessage
@@ -278,7 +292,7 @@ func foldedKey(data []byte) *StateError {
 		}
 		return nil
 	}
-	if err := check(top, stateKeys, func(k string) string { return k }); err != nil {
+	if err := check(top, topKeys, func(k string) string { return k }); err != nil {
 		return err
 	}
 	var spans []map[string]json.RawMessage

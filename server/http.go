@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // HTTP defaults.
@@ -259,9 +260,31 @@ func sessionID(r *http.Request, body string) (string, error) {
 	return NewSessionID(), nil
 }
 
+// checkKeys refuses in a request body what mss.ParseState refuses in a
+// card and encoding/json would take without a word: a key matched to a
+// field only by folding case, a field given twice. v is the request.
+func checkKeys(body []byte, v any) error {
+	var own []string
+	for _, k := range jsonkey.Names(v) {
+		if k != "State" { // the embedded card, whose fields CheckKeys knows
+			own = append(own, k)
+		}
+	}
+	se := mss.CheckKeys(body, own...)
+	if se == nil {
+		return nil
+	}
+	return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("field %s: %s", se.Field, se.Msg), Field: se.Field, Line: se.Line}
+}
+
 func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req RecoverRequest
-	if err := decode(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), &req, false); err != nil {
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	if err := decode(body, &req, false); err != nil {
+		writeFailure(w, err)
+		return
+	}
+	if err := checkKeys(body, &req); err != nil {
 		writeFailure(w, err)
 		return
 	}
@@ -273,6 +296,10 @@ func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 	req.SessionID = id
 	resp, err := h.svc.Recover(r.Context(), &req)
 	if err != nil {
+		var se *mss.StateError
+		if errors.As(err, &se) {
+			se.Locate(body)
+		}
 		writeFailure(w, err)
 		return
 	}
@@ -292,6 +319,10 @@ type ObservedRequest struct {
 func (h *handler) observed(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req ObservedRequest
 	if err := decode(body, &req, false); err != nil {
+		writeFailure(w, err)
+		return
+	}
+	if err := checkKeys(body, &req); err != nil {
 		writeFailure(w, err)
 		return
 	}

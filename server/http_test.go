@@ -140,6 +140,15 @@ func TestHTTPRejects(t *testing.T) {
 		{"bad session", "/v1/recover", `{"issue": "x", "session_id": "a b"}`, nil, 400, "session id"},
 		{"budget cap", "/v1/recover", `{"issue": "x", "budget_tokens": 1000000}`, nil, 400, "exceeds"},
 		{"wrong method", "/v1/health", `{}`, nil, 405, `"code":"method_not_allowed"`},
+		// A card is read here as mss.ParseState reads it everywhere else:
+		// no key taken for a field by folding case, no field given twice,
+		// and a refused field named with its line.
+		{"folded key", "/v1/recover", `{"Issue": "x"}`, nil, 400, `"field":"Issue"`},
+		{"folded span key", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "START_LINE": 5}]}`, nil, 400, `"field":"observed_spans[0].START_LINE"`},
+		{"folded request key", "/v1/recover", `{"issue": "x", "Max_Units": 1}`, nil, 400, `"field":"Max_Units"`},
+		{"folded observed key", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "End_Line": 9}]}`, nil, 400, `"field":"observed_spans[0].End_Line"`},
+		{"duplicate", "/v1/recover", "{\"issue\": \"x\",\n \"issue\": \"y\"}", nil, 400, `"field":"issue","line":2`},
+		{"state line", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [\n {\"path\": \"../a.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"field":"observed_spans[0].path","line":3`},
 	}
 	for _, tc := range tests {
 		resp, data := post(t, url+tc.path, tc.body, tc.hdr)
