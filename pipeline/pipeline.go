@@ -353,6 +353,13 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	for _, path := range q.Observed.Paths() {
 		if !p.known[path] {
 			q.Warnings = append(q.Warnings, fmt.Sprintf("observed path %s is not in the index; its spans exclude nothing", path))
+			continue
+		}
+		last := p.eng.LastLine(path)
+		for _, sp := range q.Observed.Spans(path) {
+			if sp.StartLine > last {
+				q.Warnings = append(q.Warnings, fmt.Sprintf("observed span %s:%d-%d starts after the file's last indexed line (%d); it excludes nothing", path, sp.StartLine, sp.EndLine, last))
+			}
 		}
 	}
 	if p.eng.Len() == 0 {

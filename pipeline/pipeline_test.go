@@ -77,6 +77,31 @@ func TestRecoverVerifiesAndWarns(t *testing.T) {
 	}
 }
 
+// A span that starts after the last line of its file excludes nothing;
+// the answer says so, as it does for a path the index lacks. A span that
+// only runs past the end ("read to the end") is not flagged.
+func TestWarnsSpanPastEnd(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
+	})
+	ctx := context.Background()
+	p, err := Open(ctx, Options{Repo: dir, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	st := &mss.State{Issue: "parse_header fails on values containing ':'",
+		ObservedSpans: []mss.Span{{Path: "pkg/parse.py", StartLine: 2, EndLine: 400}, {Path: "pkg/parse.py", StartLine: 40, EndLine: 60}}}
+	ans, err := p.Recover(ctx, st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"observed span pkg/parse.py:40-60 starts after the file's last indexed line (3); it excludes nothing"}
+	if strings.Join(ans.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings %q, want %q", ans.Warnings, want)
+	}
+}
+
 func TestPoolPipeline(t *testing.T) {
 	pool := []mss.Unit{
 		{ID: "p1", Path: "a.py", StartLine: 1, EndLine: 2, Symbol: "parse_header", Content: "def parse_header(line):\n    return line.split(':')\n"},

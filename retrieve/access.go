@@ -81,6 +81,16 @@ func (e *Engine) unitsOf(path string) []int {
 	return e.byPath[path]
 }
 
+// LastLine is the last line the units of path reach (0 for a path the
+// engine does not hold).
+func (e *Engine) LastLine(path string) int {
+	last := 0
+	for _, i := range e.unitsOf(path) {
+		last = max(last, e.unitAt(i).EndLine)
+	}
+	return last
+}
+
 // hasPath reports whether the engine holds units of path.
 func (e *Engine) hasPath(path string) bool {
 	if e.x != nil {
