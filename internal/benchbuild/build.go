@@ -5,8 +5,13 @@ package benchbuild
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -295,9 +300,20 @@ func (b *Builder) Count() (instances, states int) {
 	return len(b.out), states
 }
 
+// manifestName is the file in an output directory that records what
+// Write wrote there (each file's SHA-256), so a later Write replaces only
+// files it wrote and nobody changed since.
+const manifestName = ".mss-bench-build.json"
+
+type manifest struct {
+	Files map[string]string `json:"files"` // file name -> hex SHA-256 of what Write wrote
+}
+
 // Write writes states.jsonl and labels.jsonl into dir (created if
-// missing). It refuses to overwrite files it did not write: existing
-// files must be track files (every line a JSON object with a state_id).
+// missing). It never replaces a file it did not write: an existing
+// non-empty states.jsonl or labels.jsonl must be the one an earlier Write
+// left there, unchanged (the manifest it keeps beside them says so), or
+// nothing is written.
 func (b *Builder) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -306,28 +322,61 @@ func (b *Builder) Write(dir string) error {
 	if err := b.WriteTo(&states, &labels); err != nil {
 		return err
 	}
-	for _, f := range []struct {
+	files := []struct {
 		name, text string
-	}{{"states.jsonl", states.String()}, {"labels.jsonl", labels.String()}} {
+	}{{"states.jsonl", states.String()}, {"labels.jsonl", labels.String()}}
+	mpath := filepath.Join(dir, manifestName)
+	var old manifest
+	if data, err := os.ReadFile(mpath); err == nil {
+		if err := checkManifest(data); err != nil {
+			return fmt.Errorf("%s: %w; refusing to replace it (remove it or choose another --out)", mpath, err)
+		}
+		json.Unmarshal(data, &old)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, f := range files {
 		p := filepath.Join(dir, f.name)
-		if err := safefile.Replace(p, []byte(f.text), checkOverwrite); err != nil {
+		if err := safefile.Writable(p, nil); err != nil {
 			return err
 		}
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && len(data) == 0) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if old.Files[f.name] != sha256Hex(data) {
+			return fmt.Errorf("%s: not written by mss bench build, or changed since it was; refusing to replace it (remove it or choose another --out)", p)
+		}
+	}
+	m := manifest{Files: map[string]string{}}
+	for _, f := range files {
+		if err := safefile.Replace(filepath.Join(dir, f.name), []byte(f.text), nil); err != nil {
+			return err
+		}
+		m.Files[f.name] = sha256Hex([]byte(f.text))
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return safefile.Replace(mpath, append(data, '\n'), checkManifest)
+}
+
+// checkManifest accepts an earlier manifest of Write.
+func checkManifest(data []byte) error {
+	var m manifest
+	if json.Unmarshal(data, &m) != nil || m.Files == nil {
+		return errors.New("not a manifest mss bench build wrote")
 	}
 	return nil
 }
 
-// checkOverwrite accepts an earlier track file (JSON Lines with state_id).
-func checkOverwrite(data []byte) error {
-	for i, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		if l == "" && i == 0 {
-			break
-		}
-		if !strings.HasPrefix(l, "{") || !strings.Contains(l, `"state_id": `) {
-			return fmt.Errorf("line %d: not a track file this command writes", i+1)
-		}
-	}
-	return nil
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // WriteTo writes the states and labels lines to two writers.

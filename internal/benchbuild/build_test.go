@@ -581,6 +581,36 @@ func TestWriteRefusesForeignFiles(t *testing.T) {
 	}
 }
 
+// A track file bench build did not write, even one of the same format (a
+// copy of a shared states file), is never replaced; nor is one it wrote
+// and someone edited since. Its own earlier output is.
+func TestWriteRefusesForeignTrackFiles(t *testing.T) {
+	dir := t.TempDir()
+	foreign := `{"state_id": "other:before_search", "repo": "o/r", "base_commit": "c", "state_type": "before_search", "issue": "x"}` + "\n"
+	write(t, filepath.Join(dir, "states.jsonl"), foreign)
+	b := NewBuilder(dir)
+	defer b.Close()
+	if err := b.Write(dir); err == nil || !strings.Contains(err.Error(), "states.jsonl: not written by mss bench build") {
+		t.Errorf("want refusal, got %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "states.jsonl")); string(data) != foreign {
+		t.Error("foreign track file changed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "labels.jsonl")); err == nil {
+		t.Error("labels.jsonl written beside a refused states.jsonl")
+	}
+	out := t.TempDir()
+	for i := 0; i < 2; i++ {
+		if err := b.Write(out); err != nil {
+			t.Fatalf("write %d over its own output: %v", i, err)
+		}
+	}
+	write(t, filepath.Join(out, "labels.jsonl"), foreign)
+	if err := b.Write(out); err == nil || !strings.Contains(err.Error(), "labels.jsonl: not written by mss bench build") {
+		t.Errorf("an edited output was replaced: %v", err)
+	}
+}
+
 func TestHistoryMissingObjects(t *testing.T) {
 	fx := newFixture(t)
 	git(t, fx.work, "checkout", "-q", "-f", "main")
