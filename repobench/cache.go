@@ -43,6 +43,10 @@ type CacheRecord struct {
 	Files      map[string]string `json:"files,omitempty"` // path -> file key
 }
 
+// cacheRecordStart is how every encoded CacheRecord begins (its first
+// field).
+const cacheRecordStart = `{"kind":`
+
 // CacheWriter records snapshots' candidates into a cache file. It is safe
 // for concurrent use.
 type CacheWriter struct {
@@ -167,7 +171,13 @@ func scanCache(path string, fn func(*CacheRecord)) (int64, error) {
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
-			return good, nil // a last line without newline is torn
+			// A last line without its newline is torn when it is the
+			// start of a record (a killed run); anything else is not a
+			// cache this command wrote.
+			if len(line) > 0 && !tornRecord(line, cacheRecordStart) {
+				return 0, fmt.Errorf("%s:%d: not a cache record, and the file does not end with a newline: not a file this command writes", path, n)
+			}
+			return good, nil
 		}
 		if err != nil {
 			return 0, fmt.Errorf("%s:%d: %w", path, n, err)

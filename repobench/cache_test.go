@@ -141,3 +141,38 @@ func TestPoolCompleteAndDiagnose(t *testing.T) {
 		t.Errorf("diagnosis %+v", d)
 	}
 }
+
+// A last line without its newline is dropped as torn only when it is the
+// start of a record mss writes; any other file is refused and left as it
+// was, however it ends.
+func TestTornLineOnlyOurs(t *testing.T) {
+	known := map[string]bool{"s1": true}
+	for name, data := range map[string]string{
+		"notes, one line":       "precious notes without a newline",
+		"notes, two lines":      "precious notes\nwithout a newline",
+		"record then notes":     `{"state_id":"s1","method":"m","units":[]}` + "\nprecious tail",
+		"notes then torn":       "precious notes\n" + `{"state_id":"s1","met`,
+		"other JSON, one line":  `{"name": "not a record"}`,
+		"other JSON then torn":  `{"name": "not a record"}` + "\n" + `{"kind":"state","sta`,
+		"record of other kind":  `{"kind":"state","state_id":"s1"}` + "\n" + `{"state_id":"s1","met`,
+		"record, foreign short": `{"kind":"file","key":"k"}` + "\n" + `{"n`,
+	} {
+		dir := t.TempDir()
+		pred := filepath.Join(dir, "pred.jsonl")
+		cache := filepath.Join(dir, "cache.jsonl")
+		writeFile(t, pred, data)
+		writeFile(t, cache, data)
+		if _, err := Resume(pred, "m", known, func(string) {}); err == nil {
+			t.Errorf("%s: Resume accepted it", name)
+		}
+		if cw, err := CreateCache(cache); err == nil {
+			cw.Close()
+			t.Errorf("%s: CreateCache accepted it", name)
+		}
+		for _, p := range []string{pred, cache} {
+			if got, _ := os.ReadFile(p); string(got) != data {
+				t.Errorf("%s: %s changed to %q", name, filepath.Base(p), got)
+			}
+		}
+	}
+}

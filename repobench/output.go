@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/missingcomplement/mss/internal/safefile"
 )
 
 // Resume reads a predictions file the runner is about to append to and
-// returns the predictions it already holds, by state id. A last line cut
-// short by a killed run (no final newline, not valid JSON) is removed from
-// the file and reported through notice; any other malformed line, a line
-// for another method, or a state the states file does not hold is an error.
+// returns the predictions it already holds, by state id. Every complete
+// line must be a prediction of method for a state the states file holds,
+// or it is an error and the file is left as it is. A last line without
+// its newline that is the start of a prediction record (a killed run cut
+// it short) is removed from the file and reported through notice; one
+// that is a whole record gets its newline back; anything else is an error.
 // A missing file is an empty result.
 func Resume(path, method string, known map[string]bool, notice func(string)) (map[string]*Prediction, error) {
 	done := map[string]*Prediction{}
@@ -30,49 +33,81 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 	if err != nil {
 		return nil, err
 	}
-	if n := len(data); n > 0 && data[n-1] != '\n' {
-		cut := bytes.LastIndexByte(data, '\n') + 1
-		tail := data[cut:]
-		if _, perr := parsePrediction(bytes.TrimSpace(tail)); perr != nil {
-			lineNo := bytes.Count(data[:cut], []byte("\n")) + 1
-			if err := os.Truncate(path, int64(cut)); err != nil {
-				return nil, fmt.Errorf("%s: dropping torn line %d: %w", path, lineNo, err)
-			}
-			notice(fmt.Sprintf("%s:%d: dropped a torn last line (%d bytes) left by an interrupted run", path, lineNo, len(tail)))
-			data = data[:cut]
-		} else {
-			// A complete record whose newline was lost: keep it.
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-			if err != nil {
-				return nil, err
-			}
-			_, werr := f.Write([]byte("\n"))
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				return nil, fmt.Errorf("%s: %w", path, werr)
-			}
-		}
+	cut := len(data)
+	if cut > 0 && data[cut-1] != '\n' {
+		cut = bytes.LastIndexByte(data, '\n') + 1
 	}
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
+	lineNo := 0
+	take := func(line []byte) error {
 		p, err := parsePrediction(line)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			return fmt.Errorf("%s:%d: %w", path, lineNo, err)
 		}
 		if p.Method != method {
-			return nil, fmt.Errorf("%s:%d: field method: %q, but this run writes %q; use another --output", path, i+1, p.Method, method)
+			return fmt.Errorf("%s:%d: field method: %q, but this run writes %q; use another --output", path, lineNo, p.Method, method)
 		}
 		if !known[p.StateID] {
-			return nil, fmt.Errorf("%s:%d: field state_id: %q is not in the states file; use another --output", path, i+1, p.StateID)
+			return fmt.Errorf("%s:%d: field state_id: %q is not in the states file; use another --output", path, lineNo, p.StateID)
 		}
 		done[p.StateID] = p
+		return nil
 	}
+	for _, line := range bytes.Split(data[:cut], []byte("\n")) {
+		lineNo++
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			if err := take(line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cut == len(data) {
+		return done, nil
+	}
+	lineNo = bytes.Count(data[:cut], []byte("\n")) + 1
+	tail := data[cut:]
+	if _, perr := parsePrediction(bytes.TrimSpace(tail)); perr == nil {
+		// A complete record whose newline was lost: keep it.
+		if err := take(bytes.TrimSpace(tail)); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, err
+		}
+		_, werr := f.Write([]byte("\n"))
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return nil, fmt.Errorf("%s: %w", path, werr)
+		}
+		return done, nil
+	}
+	if !tornRecord(tail, predictionStart) {
+		return nil, fmt.Errorf("%s:%d: not a prediction record, and the file does not end with a newline: not a file this command writes; use another --output", path, lineNo)
+	}
+	if err := os.Truncate(path, int64(cut)); err != nil {
+		return nil, fmt.Errorf("%s: dropping torn line %d: %w", path, lineNo, err)
+	}
+	notice(fmt.Sprintf("%s:%d: dropped a torn last line (%d bytes) left by an interrupted run", path, lineNo, len(tail)))
 	return done, nil
+}
+
+// predictionStart is how every line appendLine writes for a Prediction
+// begins (its first field).
+const predictionStart = `{"state_id":`
+
+// tornRecord reports whether tail, a last line without its newline, can
+// be the start of a record whose encoding begins with start: what a run
+// killed while writing it leaves.
+func tornRecord(tail []byte, start string) bool {
+	if len(tail) == 0 {
+		return false
+	}
+	if len(tail) <= len(start) {
+		return strings.HasPrefix(start, string(tail))
+	}
+	return strings.HasPrefix(string(tail), start)
 }
 
 // appendLine writes one JSON record and its newline in a single write, so
