@@ -131,6 +131,19 @@ same fusion. Then it fits on every state and prints the values.`,
 			if f.labels == "" && (fit || len(replay) > 0) {
 				return fmt.Errorf("--labels is required with --fit and --replay")
 			}
+			for _, c := range []struct {
+				flag     string
+				val, min int
+				want     string
+			}{
+				{"--max-units", maxUnits, 1, "a positive number"}, {"--candidates", candidates, 0, "0 (the default) or more"},
+				{"--concurrency", concurrency, 1, "a positive number"}, {"--folds", folds, 2, "2 or more (each fold is measured after fitting on the others)"},
+				{"--workers", workers, 1, "a positive number"}, {"--rounds", rounds, 1, "a positive number"},
+			} {
+				if c.val < c.min {
+					return fmt.Errorf("%s %d: want %s", c.flag, c.val, c.want)
+				}
+			}
 			l, err := f.load()
 			if err != nil {
 				return err

@@ -74,3 +74,22 @@ func TestBenchTuneReplaysAsBenchRepo(t *testing.T) {
 		t.Errorf("bad variant setting: %v", err)
 	}
 }
+
+// A count that makes no sense is refused before any work, not repaired.
+func TestBenchTuneBadCounts(t *testing.T) {
+	fx := newBenchFixture(t)
+	for _, a := range [][2]string{
+		{"--max-units", "0"}, {"--candidates", "-1"}, {"--concurrency", "0"},
+		{"--folds", "1"}, {"--workers", "0"}, {"--rounds", "0"},
+	} {
+		cache := filepath.Join(t.TempDir(), "cache.jsonl")
+		_, _, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+			"--cache", cache, "--fit", a[0], a[1])
+		if err == nil || !strings.Contains(err.Error(), a[0]+" "+a[1]+": want") {
+			t.Errorf("%s %s: %v, want a refusal naming the flag", a[0], a[1], err)
+		}
+		if _, err := os.Stat(cache); err == nil {
+			t.Errorf("%s %s: the cache was built", a[0], a[1])
+		}
+	}
+}
