@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/jsonkey"
 	"github.com/missingcomplement/mss/render"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -134,6 +135,19 @@ func reportProgress(ctx context.Context, svc *Service, req *mcp.CallToolRequest)
 	return func() { cancel(); <-done }
 }
 
+// checkArgs refuses in a tool's arguments (v their type) what
+// mss.ParseState refuses in a card and a JSON decoder would take without a
+// word: a field given twice, a key matching a field only by folding case.
+func checkArgs(req *mcp.CallToolRequest, v any) error {
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+		return nil
+	}
+	if se := mss.CheckKeys(req.Params.Arguments, jsonkey.Names(v)...); se != nil {
+		return badRequest("field %s: %s", se.Field, se.Msg)
+	}
+	return nil
+}
+
 // NewMCPServer returns an MCP server exposing svc as four tools:
 // recover_evidence, mark_observed, search_code and index_status. Each
 // returns text (what the model reads) and the same answer as structured
@@ -148,6 +162,9 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		Name:        "recover_evidence",
 		Description: "Return the missing source evidence (4-8 intact functions/classes with path, lines, source) for your current state, excluding what you have already seen.",
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in RecoverArgs) (*mcp.CallToolResult, *RecoverResponse, error) {
+		if err := checkArgs(req, &in); err != nil {
+			return nil, nil, err
+		}
 		defer reportProgress(ctx, svc, req)()
 		st, err := in.state()
 		if err != nil {
@@ -184,6 +201,9 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		Name:        "mark_observed",
 		Description: "Record source lines you have read so recover_evidence does not return them.",
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in ObservedArgs) (*mcp.CallToolResult, *SessionInfo, error) {
+		if err := checkArgs(req, &in); err != nil {
+			return nil, nil, err
+		}
 		info, err := svc.MarkObserved(mcpSession(req), in.ObservedSpans)
 		if err != nil {
 			return nil, nil, err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -237,5 +238,30 @@ func TestMCPStreamableHTTPSessions(t *testing.T) {
 	}
 	if !hasSymbol(b, "parse_header") {
 		t.Errorf("session B: no parse_header in %v", b)
+	}
+}
+
+// Arguments that give a field twice would be read as the last value; the
+// tools refuse them as every state-card reader does.
+func TestMCPRefusesRepeatedKeys(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	cs := connect(t, svc)
+	for _, tc := range []struct{ tool, args, field string }{
+		{"recover_evidence", `{"issue": "parse_header drops a field", "issue": "something else"}`, "issue"},
+		{"recover_evidence", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "end_line": 9}]}`, "observed_spans[0].end_line"},
+		{"recover_evidence", `{"issue": "x", "max_units": 1, "max_units": 8}`, "max_units"},
+		{"mark_observed", `{"observed_spans": [{"path": "a.py", "start_line": 1, "start_line": 3, "end_line": 4}]}`, "observed_spans[0].start_line"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.tool, tc.args, err)
+		}
+		text := ""
+		if len(res.Content) > 0 {
+			text = res.Content[0].(*mcp.TextContent).Text
+		}
+		if !res.IsError || !strings.Contains(text, "field "+tc.field+": given twice") {
+			t.Errorf("%s %s: error %v, %q; want a refusal naming %s", tc.tool, tc.args, res.IsError, text, tc.field)
+		}
 	}
 }
