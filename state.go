@@ -114,7 +114,7 @@ func ParseState(source string, data []byte) (*State, error) {
 			if field == "" {
 				return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("want a JSON object, got JSON %s", typ.Value)}
 			}
-			return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Field: field, Msg: fmt.Sprintf("want %v, got JSON %s", typ.Type, typ.Value)}
+			return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Field: elementField(data, field, typ.Offset), Msg: fmt.Sprintf("want %v, got JSON %s", typ.Type, typ.Value)}
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, &StateError{Source: source, Line: lineAt(data, int64(len(data))), Msg: "unexpected end of JSON"}
 		}
@@ -155,6 +155,41 @@ func (e *StateError) Locate(data []byte) {
 		}
 		return true
 	})
+}
+
+// elementField names field (as encoding/json names a mistyped one,
+// without array indexes: "observed_spans.start_line") by the element it
+// is in ("observed_spans[3].start_line"): the last such field whose value
+// starts before end, the offset where decoding it failed.
+func elementField(data []byte, field string, end int64) string {
+	out := field
+	walkCard(data, func(f string, off int64, _ bool) bool {
+		if off >= end {
+			return false
+		}
+		if f != field && stripIndexes(f) == field {
+			out = f
+		}
+		return true
+	})
+	return out
+}
+
+// stripIndexes drops the array indexes of a field path.
+func stripIndexes(f string) string {
+	var b strings.Builder
+	depth := 0
+	for _, c := range f {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }
 
 // duplicateKey refuses a card that gives one field twice in the same

@@ -33,6 +33,9 @@ func TestParseStateErrors(t *testing.T) {
 		{"span lines line", "{\n \"issue\": \"a\",\n \"observed_spans\": [\n  {\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n\n  {\"path\": \"x.go\", \"start_line\": 9, \"end_line\": 2}\n ]\n}",
 			`state s.json:6: field observed_spans[1]: (x.go) lines 9-2 are not a 1-based range`},
 		{"too long line", "{\"state_id\": \"x\",\n\"issue\":\n\"" + strings.Repeat("x", MaxTextBytes+1) + "\"}", "state s.json:3: field issue: 262145 bytes, limit 262144"},
+		// A mistyped field inside an array names its element.
+		{"span type", "{\"issue\": \"a\", \"observed_spans\": [{\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n {\"path\": \"x.go\", \"start_line\": \"3\", \"end_line\": 4}]}",
+			`state s.json:2: field observed_spans[1].start_line: want int, got JSON string`},
 		// A field given twice would be read as its last value: refused.
 		{"duplicate", "{\"issue\": \"a\",\n \"issue\": \"b\"}", "state s.json:2: field issue: given twice"},
 		{"duplicate span key", "{\"issue\": \"a\", \"observed_spans\": [{\"path\": \"x.go\", \"start_line\": 1,\n \"end_line\": 2, \"start_line\": 2}]}", "state s.json:2: field observed_spans[0].start_line: given twice"},

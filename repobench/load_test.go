@@ -14,7 +14,7 @@ func TestLoadStatesErrors(t *testing.T) {
 	}{
 		{"malformed json", good + "\n{\"state_id\": \n", "states.jsonl:2: unexpected end of JSON"},
 		{"wrong type", `{"state_id":"a","repo":"o/n","base_commit":"c","state_type":"t","observed_spans":[{"path":"p","start_line":"1"}]}`,
-			"states.jsonl:1: field observed_spans.start_line: want int, got JSON string"},
+			"states.jsonl:1: field observed_spans[0].start_line: want int, got JSON string"},
 		{"missing repo", `{"state_id":"a","base_commit":"c","state_type":"t","issue":"x"}`, "states.jsonl:1: field repo: missing or empty"},
 		{"missing commit", `{"state_id":"a","repo":"o/n","state_type":"t","issue":"x"}`, "states.jsonl:1: field base_commit: missing or empty"},
 		{"duplicate", good + "\n\n" + good + "\n", `states.jsonl:3: field state_id: "a:before_search" already defined on line 1`},
