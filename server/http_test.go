@@ -139,6 +139,8 @@ func TestHTTPRejects(t *testing.T) {
 		{"session mismatch", "/v1/recover", `{"issue": "x", "session_id": "a"}`, map[string]string{SessionHeader: "b"}, 400, "differs"},
 		{"bad session", "/v1/recover", `{"issue": "x", "session_id": "a b"}`, nil, 400, "session id"},
 		{"budget cap", "/v1/recover", `{"issue": "x", "budget_tokens": 1000000}`, nil, 400, "exceeds"},
+		{"negative budget", "/v1/recover", `{"issue": "x", "budget_tokens": -5}`, nil, 400, `"message":"budget_tokens -5: want a positive number`},
+		{"negative units", "/v1/recover", `{"issue": "x", "max_units": -1}`, nil, 400, `"message":"max_units -1: want a positive number`},
 		{"wrong method", "/v1/health", `{}`, nil, 405, `"code":"method_not_allowed"`},
 		// A card is read here as mss.ParseState reads it everywhere else:
 		// no key taken for a field by folding case, no field given twice,

@@ -488,8 +488,11 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 	}
 	spans := st.ObservedSpans
 	budget, maxUnits := req.BudgetTokens, req.MaxUnits
-	if budget < 0 || maxUnits < 0 {
-		return nil, badRequest("budget_tokens and max_units must not be negative")
+	if budget < 0 {
+		return nil, badRequest("budget_tokens %d: want a positive number (0 or absent: %d)", budget, mss.DefaultBudget)
+	}
+	if maxUnits < 0 {
+		return nil, badRequest("max_units %d: want a positive number (0 or absent: %d)", maxUnits, mss.DefaultMaxUnits)
 	}
 	if budget == 0 {
 		budget = mss.DefaultBudget
