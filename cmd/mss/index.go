@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/segment"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -138,6 +140,9 @@ func newIndexLsCmd() *cobra.Command {
 		Short: "List the files of an index: units, language, and why a file was skipped",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if lang != "" && lang != "text" && !slices.Contains(segment.Languages(), lang) {
+				return fmt.Errorf("--lang %q: want one of %s, text", lang, strings.Join(segment.Languages(), ", "))
+			}
 			ix, err := index.Open(db)
 			if err != nil {
 				return err

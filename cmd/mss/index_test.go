@@ -123,6 +123,14 @@ func TestIndexLsShow(t *testing.T) {
 	if strings.Contains(out, "main.go") {
 		t.Errorf("ls --skipped lists an indexed file:\n%s", out)
 	}
+	// A language no grammar names lists nothing; it is refused, not
+	// answered with an empty table.
+	if _, err := runIndex(t, "ls", "--db", db, "--lang", "pyhton"); err == nil || !strings.Contains(err.Error(), `--lang "pyhton": want one of`) {
+		t.Errorf("ls --lang pyhton: %v, want a refusal", err)
+	}
+	if _, err := runIndex(t, "ls", "--db", db, "--lang", "text"); err != nil {
+		t.Errorf("ls --lang text: %v", err)
+	}
 	out, err = runIndex(t, "ls", "--db", db, "--lang", "python", "--json")
 	if err != nil {
 		t.Fatal(err)
