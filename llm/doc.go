@@ -30,9 +30,9 @@
 //     latency of every call; a shared [Limiter] bounds concurrent calls.
 //
 // Secrets: API keys are read by callers from the environment and handed to
-// [Config]. A [Redactor] scrubs the key and the base URL's userinfo (and
-// their URL and base64 encodings) from everything this package returns or
-// writes: errors, reply content, cache entries; [RedactURL] masks userinfo
-// wherever a URL is printed. An endpoint that echoes a credential back
+// [Config]. A [Redactor] scrubs the key and the base URL's credentials (its
+// userinfo and credential query parameters, with their URL and base64
+// encodings) from everything this package returns or writes: errors, reply
+// content, cache entries; [RedactURL] masks them wherever a URL is printed. An endpoint that echoes a credential back
 // cannot get it into a trace, a cache file or a log.
 package llm

@@ -16,9 +16,14 @@ const Redacted = "[redacted]"
 const minSecret = 8
 
 // RedactURL masks the userinfo of a URL (user and password alike: either
-// may be a key) and keeps the rest. Text that does not parse as a URL with
-// userinfo is returned as is.
+// may be a key) and the values of query parameters that carry a
+// credential (?key=, ?api-key=, ?sig=, ...; see secretParam), and keeps
+// the rest as written.
 func RedactURL(s string) string {
+	return redactQuery(redactUserinfo(s))
+}
+
+func redactUserinfo(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {
 		// A URL that fails to parse may still carry userinfo; cut it out
@@ -44,6 +49,43 @@ func RedactURL(s string) string {
 	return out[:i+3] + Redacted + "@" + out[i+3:]
 }
 
+// redactQuery masks, in the query of URL text s, the value of every
+// parameter secretParam names, keeping the order and spelling of the rest.
+func redactQuery(s string) string {
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
+		return s
+	}
+	end := len(s)
+	if h := strings.IndexByte(s[q:], '#'); h >= 0 {
+		end = q + h
+	}
+	parts := strings.Split(s[q+1:end], "&")
+	for i, p := range parts {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		if n, err := url.QueryUnescape(name); err == nil && secretParam(n) || secretParam(name) {
+			parts[i] = name + "=" + Redacted
+		}
+	}
+	return s[:q+1] + strings.Join(parts, "&") + s[end:]
+}
+
+// secretParam reports whether a URL query parameter of this name carries
+// a credential: key, api-key, api_key, apikey, access_token, token, sig,
+// signature, secret, password, code (Azure Functions), and any name ending
+// in key, token or secret.
+func secretParam(name string) bool {
+	n := strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(name))
+	switch n {
+	case "sig", "signature", "password", "passwd", "pwd", "code", "auth", "authorization", "credential", "credentials":
+		return true
+	}
+	return strings.HasSuffix(n, "key") || strings.HasSuffix(n, "token") || strings.HasSuffix(n, "secret")
+}
+
 // stripUserinfo is the URL without its userinfo: what cache keys and
 // learned request shapes are filed under, so rotating credentials in a URL
 // does not orphan a cache.
@@ -63,7 +105,8 @@ type Redactor struct {
 	secrets []string // longest first, so a key's prefix never survives its key
 }
 
-// NewRedactor builds a redactor for key and the userinfo of baseURL.
+// NewRedactor builds a redactor for key and the credentials of baseURL:
+// its userinfo and the values of its credential query parameters.
 func NewRedactor(key, baseURL string) *Redactor {
 	var cand []string
 	add := func(s string) {
@@ -79,6 +122,15 @@ func NewRedactor(key, baseURL string) *Redactor {
 		add(base64.RawURLEncoding.EncodeToString([]byte(s)))
 	}
 	addAll(key)
+	if u, err := url.Parse(baseURL); err == nil {
+		for name, vals := range u.Query() {
+			if secretParam(name) {
+				for _, v := range vals {
+					addAll(v)
+				}
+			}
+		}
+	}
 	if u, err := url.Parse(baseURL); err == nil && u.User != nil {
 		name := u.User.Username()
 		pass, _ := u.User.Password()

@@ -119,3 +119,24 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// A credential in the base URL's query string (?key=, ?api-key=, ?sig=) is
+// a secret like its userinfo: masked where the URL is printed, scrubbed
+// where an endpoint echoes it. Other parameters are kept as they are.
+func TestRedactQueryCredential(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://h/v1?key=QUERY-SECRET-1":                   "https://h/v1?key=[redacted]",
+		"https://h/v1?api-version=2024-06-01&api-key=SEC-2": "https://h/v1?api-version=2024-06-01&api-key=[redacted]",
+		"https://u:p@h/v1?x=1&access_token=SEC-3#f":         "https://[redacted]@h/v1?x=1&access_token=[redacted]#f",
+		"https://h/v1?x=1&sig=SEC-4":                        "https://h/v1?x=1&sig=[redacted]",
+		"https://h/v1?x=1":                                  "https://h/v1?x=1",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%s) = %s, want %s", in, got, want)
+		}
+	}
+	r := NewRedactor("", "https://h/v1?api-version=1&api_key=QUERY-SECRET-99")
+	if got := r.Redact("bad key QUERY-SECRET-99 (QUERY-SECRET-99)"); strings.Contains(got, "QUERY-SECRET") {
+		t.Errorf("Redact left the query credential: %s", got)
+	}
+}
