@@ -407,17 +407,39 @@ func (p *Pipeline) Select(ctx context.Context, ctrl mss.Controller, q *Query, li
 	}
 	trace = append(trace, res.Trace...)
 	units := res.Units
+	warnings := q.Warnings
 	if p.files != nil {
 		var steps []mss.TraceStep
 		units, steps = Verify(p.files, units, q.Observed)
 		trace = append(trace, steps...)
+		warnings = append(append([]string(nil), q.Warnings...), leftOut(res.Units, steps)...)
 	}
 	units, fitTrace := render.Fit(units, lim.Budget, lim.MaxUnits)
 	if units == nil {
 		units = []mss.Unit{}
 	}
 	res.Units, res.Trace = units, append(trace, fitTrace...)
-	return &Answer{Result: *res, Tokens: render.Tokens(units), Budget: lim.Budget, Candidates: q.Candidates, Warnings: q.Warnings}, nil
+	return &Answer{Result: *res, Tokens: render.Tokens(units), Budget: lim.Budget, Candidates: q.Candidates, Warnings: warnings}, nil
+}
+
+// leftOut names, as warnings, the chosen units Verify dropped for a reason
+// other than their having been observed (a file changed or unreadable since
+// indexing): the answer lacks them, and says so.
+func leftOut(chosen []mss.Unit, steps []mss.TraceStep) []string {
+	var out []string
+	for _, st := range steps {
+		why, ok := strings.CutPrefix(st.Reason, "dropped: ")
+		if !ok || why == "already observed" {
+			continue
+		}
+		for _, u := range chosen {
+			if u.ID == st.UnitID {
+				out = append(out, fmt.Sprintf("%s:%d-%d left out: %s", u.Path, u.StartLine, u.EndLine, why))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Recover answers a state with the pipeline's method: validate, rank,

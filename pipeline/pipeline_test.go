@@ -57,7 +57,10 @@ func TestRecoverVerifiesAndWarns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ans.Warnings) != 1 || !strings.Contains(ans.Warnings[0], "pkg/nothere.py is not in the index") {
+	// parse_headers, chosen from the index, is gone from the file: left
+	// out, and said so.
+	if len(ans.Warnings) != 2 || !strings.Contains(ans.Warnings[0], "pkg/nothere.py is not in the index") ||
+		ans.Warnings[1] != "pkg/parse.py:6-7 left out: file changed since indexing (re-index pending)" {
 		t.Errorf("warnings %q", ans.Warnings)
 	}
 	found := false
@@ -97,6 +100,40 @@ func TestWarnsSpanPastEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"observed span pkg/parse.py:40-60 starts after the file's last indexed line (3); it excludes nothing"}
+	if strings.Join(ans.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings %q, want %q", ans.Warnings, want)
+	}
+}
+
+// A chosen unit whose text changed since indexing is left out, and the
+// answer says so in its warnings, not only in its trace.
+func TestWarnsDroppedUnit(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
+	})
+	ctx := context.Background()
+	p, err := Open(ctx, Options{Repo: dir, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	edited := "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key, value\n"
+	if err := os.WriteFile(filepath.Join(dir, "pkg/parse.py"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err = Open(ctx, Options{DB: filepath.Join(dir, ".mss", "index.db"), NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ans, err := p.Recover(ctx, &mss.State{Issue: "parse_header fails on values containing ':'"}, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Units) != 0 {
+		t.Errorf("units %+v, want none (the only unit changed)", ans.Units)
+	}
+	want := []string{"pkg/parse.py:1-3 left out: file changed since indexing (re-index pending)"}
 	if strings.Join(ans.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings %q, want %q", ans.Warnings, want)
 	}
