@@ -95,6 +95,9 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
+			for _, w := range ans.Warnings[len(q.Warnings):] { // what checking the units against the files found
+				fmt.Fprintln(cmd.ErrOrStderr(), "mss: warning:", w)
+			}
 			res, cands := &ans.Result, ans.Candidates
 			usage := usageReport{}
 			usage.add(res)

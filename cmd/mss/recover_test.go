@@ -230,3 +230,24 @@ func TestExampleStateCurrent(t *testing.T) {
 		}
 	}
 }
+
+// A unit the index holds but its file no longer does is left out of the
+// answer, and recover says so on standard error.
+func TestRecoverWarnsLeftOut(t *testing.T) {
+	repo := recoverRepo(t)
+	state := `{"issue": "` + "`parse_header` fails on values containing ':'" + `"}`
+	if _, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-"); err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	gittest.WriteTree(t, repo, map[string]string{"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key, value\n\n\ndef parse_headers(lines):\n    return dict(parse_header(l) for l in lines)\n"})
+	out, stderr, err := runRecover(t, state, "--db", filepath.Join(repo, ".mss", "index.db"), "--state", "-")
+	if err != nil {
+		t.Fatalf("recover --db: %v\n%s", err, stderr)
+	}
+	if strings.Contains(out, "split(':')") {
+		t.Errorf("the answer holds the text the file no longer has:\n%s", out)
+	}
+	if !strings.Contains(stderr, "mss: warning: pkg/parse.py:1-3 left out: file changed since indexing") {
+		t.Errorf("stderr does not say parse_header was left out:\n%s\nstdout:\n%s", stderr, out)
+	}
+}
