@@ -237,13 +237,18 @@ type methodUsage struct {
 	by    map[string]*usageReport
 }
 
-// newMethodUsage reads the prices from the --set flags.
-func newMethodUsage(methods []string) (*methodUsage, error) {
+// flagPrices reads the price.<model>=in,out settings of the --set flags.
+func flagPrices() (map[string]semantic.Price, error) {
 	o, err := parseSettings(setFlags, false)
 	if err != nil {
 		return nil, err
 	}
-	prices, err := semantic.ParsePrices(o.Settings)
+	return semantic.ParsePrices(o.Settings)
+}
+
+// newMethodUsage reads the prices from the --set flags.
+func newMethodUsage(methods []string) (*methodUsage, error) {
+	prices, err := flagPrices()
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,10 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if maxUnits <= 0 {
 				return fmt.Errorf("--max-units %d: want a positive number", maxUnits)
 			}
+			prices, err := flagPrices()
+			if err != nil {
+				return err
+			}
 			st, err := readStateCard(statePath, cmd.InOrStdin())
 			if err != nil {
 				return err
@@ -99,7 +103,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "mss: warning:", w)
 			}
 			res, cands := &ans.Result, ans.Candidates
-			usage := usageReport{}
+			usage := usageReport{prices: prices}
 			usage.add(res)
 			usage.print(cmd.ErrOrStderr())
 			warnFallback(cmd.ErrOrStderr(), res)

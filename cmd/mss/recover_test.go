@@ -251,3 +251,14 @@ func TestRecoverWarnsLeftOut(t *testing.T) {
 		t.Errorf("stderr does not say parse_header was left out:\n%s\nstdout:\n%s", stderr, out)
 	}
 }
+
+// A price setting recover cannot read is refused, as bench repo refuses it.
+func TestRecoverBadPrice(t *testing.T) {
+	repo := recoverRepo(t)
+	setFlags = []string{"price.m1=abc"}
+	defer func() { setFlags = nil }()
+	_, _, err := runRecover(t, `{"issue": "parse_header"}`, "--repo", repo, "--state", "-")
+	if err == nil || !strings.Contains(err.Error(), `setting price.m1="abc"`) {
+		t.Errorf("recover --set price.m1=abc: %v, want a refusal", err)
+	}
+}
