@@ -114,7 +114,7 @@ func ParseState(source string, data []byte) (*State, error) {
 			if field == "" {
 				return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("want a JSON object, got JSON %s", typ.Value)}
 			}
-			return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Field: elementField(data, field, typ.Offset), Msg: fmt.Sprintf("want %v, got JSON %s", typ.Type, typ.Value)}
+			return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Field: ElementField(data, field, typ.Offset), Msg: fmt.Sprintf("want %v, got JSON %s", typ.Type, typ.Value)}
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, &StateError{Source: source, Line: lineAt(data, int64(len(data))), Msg: "unexpected end of JSON"}
 		}
@@ -157,11 +157,13 @@ func (e *StateError) Locate(data []byte) {
 	})
 }
 
-// elementField names field (as encoding/json names a mistyped one,
-// without array indexes: "observed_spans.start_line") by the element it
-// is in ("observed_spans[3].start_line"): the last such field whose value
-// starts before end, the offset where decoding it failed.
-func elementField(data []byte, field string, end int64) string {
+// ElementField names field of the card in data, as encoding/json names a
+// mistyped one (json.UnmarshalTypeError: no array indexes,
+// "observed_spans.start_line"), by the element it is in
+// ("observed_spans[3].start_line"): the last such field whose value starts
+// before end, the offset where decoding failed. A surface that decodes a
+// card inside its own request names the field the same way.
+func ElementField(data []byte, field string, end int64) string {
 	out := field
 	walkCard(data, func(f string, off int64, _ bool) bool {
 		if off >= end {

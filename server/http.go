@@ -220,7 +220,7 @@ func decode(body []byte, v any, emptyOK bool) error {
 		case errors.As(err, &syn):
 			return &APIError{Code: CodeBadRequest, Message: "bad JSON: " + syn.Error(), Line: lineOf(body, syn.Offset)}
 		case errors.As(err, &typ):
-			field := strings.TrimPrefix(typ.Field, "State.") // the card embedded in RecoverRequest
+			field := mss.ElementField(body, strings.TrimPrefix(typ.Field, "State."), typ.Offset) // the card embedded in RecoverRequest
 			if field == "" {
 				return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("bad JSON: want an object, got JSON %s", typ.Value)}
 			}

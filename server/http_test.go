@@ -149,6 +149,7 @@ func TestHTTPRejects(t *testing.T) {
 		{"folded span key", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "START_LINE": 5}]}`, nil, 400, `"field":"observed_spans[0].START_LINE"`},
 		{"folded request key", "/v1/recover", `{"issue": "x", "Max_Units": 1}`, nil, 400, `"field":"Max_Units"`},
 		{"folded observed key", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "End_Line": 9}]}`, nil, 400, `"field":"observed_spans[0].End_Line"`},
+		{"mistyped span field", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2}, {"path": "a.py", "start_line": "3", "end_line": 4}]}`, nil, 400, `"field":"observed_spans[1].start_line"`},
 		{"duplicate", "/v1/recover", "{\"issue\": \"x\",\n \"issue\": \"y\"}", nil, 400, `"field":"issue","line":2`},
 		{"state line", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [\n {\"path\": \"../a.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"field":"observed_spans[0].path","line":3`},
 	}
