@@ -21,7 +21,7 @@ type benchBuildFlags struct {
 	rev, since              string
 	limit, maxGroups        int
 	maxFiles                int
-	testNames               bool
+	testNames, testSnippet  bool
 	out                     string
 }
 
@@ -47,6 +47,7 @@ func newBenchBuildCmd() *cobra.Command {
 	fl.IntVar(&f.limit, "limit", 0, "mine at most this many fix commits per repository (0: all)")
 	fl.IntVar(&f.maxFiles, "max-files", 50, "commits changing more files are not taken as fixes")
 	fl.BoolVar(&f.testNames, "test-names", false, "with --from-history: name the test functions the fix adds or changes in latest_test_output")
+	fl.BoolVar(&f.testSnippet, "test-snippet", false, "with --from-history: end the issue text with the first test function the fix adds or changes, fenced as code")
 	fl.IntVar(&f.maxGroups, "max-groups", benchbuild.DefaultMaxGroups, "instances needing more groups are skipped")
 	fl.StringVar(&f.out, "out", "", "output directory: states.jsonl and labels.jsonl")
 	cmd.MarkFlagRequired("out")
@@ -86,6 +87,8 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		return fmt.Errorf("--alternatives go with --instances")
 	case f.testNames && !f.fromHistory:
 		return fmt.Errorf("--test-names goes with --from-history")
+	case f.testSnippet && !f.fromHistory:
+		return fmt.Errorf("--test-snippet goes with --from-history")
 	}
 	b := benchbuild.NewBuilder(f.mirrorRoot)
 	defer b.Close()
@@ -118,6 +121,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		for _, name := range names {
 			ins, skipped, err := benchbuild.History(ctx, benchbuild.HistoryOptions{
 				GitDir: dirs[name], Repo: name, Rev: f.rev, Since: f.since, Limit: f.limit, MaxFiles: f.maxFiles, TestNames: f.testNames,
+				TestSnippet: f.testSnippet,
 			})
 			if err != nil {
 				return err

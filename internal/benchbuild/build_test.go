@@ -543,6 +543,14 @@ func TestHistory(t *testing.T) {
 	if err != nil || len(named) != 1 || named[0].TestOutput != "FAILED tests/test_calc.py::test_sub" {
 		t.Errorf("test names: %+v %v", named, err)
 	}
+	if named[0].Issue != in.Issue {
+		t.Errorf("issue text changed by TestNames: %q", named[0].Issue)
+	}
+	snip, _, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc", TestSnippet: true})
+	wantIssue := in.Issue + "\n\n```python\ndef test_sub():\n    assert sub(1, 2) == 1\n```"
+	if err != nil || len(snip) != 1 || snip[0].Issue != wantIssue || snip[0].TestOutput != "" {
+		t.Errorf("test snippet: %+v %v", snip, err)
+	}
 	limited, _, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc", Limit: 1, Since: "2030-01-01"})
 	if err != nil || len(limited) != 0 {
 		t.Errorf("--since after every commit: %d instances, %v", len(limited), err)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/segment"
 )
 
@@ -22,7 +23,16 @@ type HistoryOptions struct {
 	// TestNames puts the names of the test functions the commit adds or
 	// changes into latest_test_output, one "FAILED path::name" a line.
 	TestNames bool
+	// TestSnippet ends the issue text with the first test function the
+	// commit adds or changes (in path and line order), as it reads after
+	// the commit, fenced as code and cut at SnippetLines lines: the
+	// reproduction a reporter pastes into an issue, which a commit message
+	// rarely has.
+	TestSnippet bool
 }
+
+// SnippetLines is the most lines of a test snippet (HistoryOptions).
+const SnippetLines = 40
 
 // Reasons a commit is not taken as a fix.
 const (
@@ -138,9 +148,16 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 			Patch:      string(patch),
 			Where:      o.GitDir + ":" + sha,
 		}
-		if o.TestNames {
-			if in.TestOutput, err = testNames(ctx, o.GitDir, sha, string(patch)); err != nil {
+		if o.TestNames || o.TestSnippet {
+			tests, err := fixTests(ctx, o.GitDir, sha, string(patch))
+			if err != nil {
 				return nil, nil, err
+			}
+			if o.TestNames {
+				in.TestOutput = testNames(tests)
+			}
+			if o.TestSnippet && len(tests) > 0 {
+				in.Issue += "\n\n" + snippet(tests[0])
 			}
 		}
 		ins = append(ins, in)
@@ -158,13 +175,32 @@ func firstLine(s string) string {
 	return s
 }
 
-// testNames lists the test functions and methods of the fix commit's test
-// files that hold an added line, as "FAILED path::Class::name" lines in
-// path and line order.
-func testNames(ctx context.Context, gitDir, sha, patch string) (string, error) {
+// testNames gives tests as "FAILED path::Class::name" lines.
+func testNames(tests []mss.Unit) string {
+	out := make([]string, len(tests))
+	for k, u := range tests {
+		out[k] = "FAILED " + u.Path + "::" + strings.ReplaceAll(u.Symbol, ".", "::")
+	}
+	return strings.Join(out, "\n")
+}
+
+// snippet fences a test's text as code, cut at SnippetLines lines.
+func snippet(u mss.Unit) string {
+	lines := strings.Split(u.Content, "\n")
+	if len(lines) > SnippetLines {
+		lines = lines[:SnippetLines]
+	}
+	text := strings.TrimRight(strings.Join(lines, "\n"), " \t\r\n")
+	return "```" + u.Language + "\n" + text + "\n```"
+}
+
+// fixTests gives the test functions and methods of the fix commit's test
+// files that hold an added line, as they read after the commit, in path
+// and line order, each once.
+func fixTests(ctx context.Context, gitDir, sha, patch string) ([]mss.Unit, error) {
 	files, err := ParsePatch(patch)
 	if err != nil {
-		return "", nil // the builder reports a malformed patch
+		return nil, nil // the builder reports a malformed patch
 	}
 	var g *gitRepo
 	defer func() {
@@ -172,7 +208,7 @@ func testNames(ctx context.Context, gitDir, sha, patch string) (string, error) {
 			g.close()
 		}
 	}()
-	var out []string
+	var out []mss.Unit
 	for _, fd := range files {
 		if fd.NewPath == "" || fd.Binary || PathReason(fd.NewPath) != SkipTest || segment.Language(fd.NewPath) == "" {
 			continue
@@ -195,12 +231,12 @@ func testNames(ctx context.Context, gitDir, sha, patch string) (string, error) {
 		}
 		if g == nil {
 			if g, err = openGit(gitDir); err != nil {
-				return "", err
+				return nil, err
 			}
 		}
 		src, found, err := g.blob(sha + ":" + fd.NewPath)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if !found {
 			continue
@@ -213,11 +249,11 @@ func testNames(ctx context.Context, gitDir, sha, patch string) (string, error) {
 			for _, l := range added {
 				if u.StartLine <= l && l <= u.EndLine {
 					seen[u.Symbol] = true
-					out = append(out, "FAILED "+fd.NewPath+"::"+strings.ReplaceAll(u.Symbol, ".", "::"))
+					out = append(out, u)
 					break
 				}
 			}
 		}
 	}
-	return strings.Join(out, "\n"), nil
+	return out, nil
 }
