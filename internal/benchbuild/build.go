@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -306,7 +307,10 @@ func (b *Builder) Count() (instances, states int) {
 const manifestName = ".mss-bench-build.json"
 
 type manifest struct {
-	Files map[string]string `json:"files"` // file name -> hex SHA-256 of what Write wrote
+	// Files maps a file name to the hex SHA-256 of what Write wrote: while
+	// a Write is under way, of what it found and of what it writes, so a
+	// run killed between two renames leaves files the next run recognises.
+	Files map[string][]string `json:"files"`
 }
 
 // Write writes states.jsonl and labels.jsonl into dir (created if
@@ -347,22 +351,33 @@ func (b *Builder) Write(dir string) error {
 		if err != nil {
 			return err
 		}
-		if old.Files[f.name] != sha256Hex(data) {
+		if !slices.Contains(old.Files[f.name], sha256Hex(data)) {
 			return fmt.Errorf("%s: not written by mss bench build, or changed since it was; refusing to replace it (remove it or choose another --out)", p)
 		}
 	}
-	m := manifest{Files: map[string]string{}}
+	during, after := manifest{Files: map[string][]string{}}, manifest{Files: map[string][]string{}}
+	for _, f := range files {
+		h := sha256Hex([]byte(f.text))
+		during.Files[f.name] = append([]string{h}, old.Files[f.name]...)
+		after.Files[f.name] = []string{h}
+	}
+	if err := writeManifest(mpath, during); err != nil {
+		return err
+	}
 	for _, f := range files {
 		if err := safefile.Replace(filepath.Join(dir, f.name), []byte(f.text), nil); err != nil {
 			return err
 		}
-		m.Files[f.name] = sha256Hex([]byte(f.text))
 	}
+	return writeManifest(mpath, after)
+}
+
+func writeManifest(path string, m manifest) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return safefile.Replace(mpath, append(data, '\n'), checkManifest)
+	return safefile.Replace(path, append(data, '\n'), checkManifest)
 }
 
 // checkManifest accepts an earlier manifest of Write.
