@@ -89,6 +89,12 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		return fmt.Errorf("--test-names goes with --from-history")
 	case f.testSnippet && !f.fromHistory:
 		return fmt.Errorf("--test-snippet goes with --from-history")
+	case f.limit < 0:
+		return fmt.Errorf("--limit %d: want a number of commits, or 0 for all", f.limit)
+	case f.maxGroups < 1:
+		return fmt.Errorf("--max-groups %d: want a positive number", f.maxGroups)
+	case f.maxFiles < 1:
+		return fmt.Errorf("--max-files %d: want a positive number", f.maxFiles)
 	}
 	b := benchbuild.NewBuilder(f.mirrorRoot)
 	defer b.Close()

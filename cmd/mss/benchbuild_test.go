@@ -107,6 +107,14 @@ func TestBenchBuildFlags(t *testing.T) {
 			t.Errorf("%v: want an error", args)
 		}
 	}
+	// Counts that select nothing are refused, not run.
+	for _, a := range [][2]string{{"--limit", "-1"}, {"--max-groups", "0"}, {"--max-files", "-3"}} {
+		out := t.TempDir()
+		_, _, err := runBench(t, newBenchBuildCmd, "--out", out, "--from-history", "--repo", t.TempDir(), "--repo-name", "o/n", a[0], a[1])
+		if err == nil || !strings.Contains(err.Error(), a[0]+" "+a[1]+": want") {
+			t.Errorf("%s %s: %v, want a refusal naming the flag", a[0], a[1], err)
+		}
+	}
 	if _, _, err := runBench(t, newBenchBuildCmd, "--out", t.TempDir(), "--from-history", "--repo", t.TempDir()); err == nil ||
 		!strings.Contains(err.Error(), "give --repo-name") {
 		t.Errorf("unnamed repository: %v", err)
