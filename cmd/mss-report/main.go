@@ -79,6 +79,17 @@ The scoring is mss bench score's (score.py's rule); the flags --states,
 }
 
 func run(stdout, stderr io.Writer, f *reportFlags) error {
+	for _, k := range f.ks {
+		if k < 1 {
+			return fmt.Errorf("--k %d: want a positive number of units", k)
+		}
+	}
+	if f.budget < 1 {
+		return fmt.Errorf("--budget %d: want a positive number of tokens", f.budget)
+	}
+	if f.draws < 1 {
+		return fmt.Errorf("--draws %d: want a positive number", f.draws)
+	}
 	if err := checkMetric(f.metric, f.ks); err != nil {
 		return err
 	}

@@ -158,6 +158,9 @@ func TestReportBadInput(t *testing.T) {
 		{"unknown metric", []string{"--predictions", fx.bm25, "--metric", "recall@5"}, `--metric "recall@5"`},
 		{"no mirror root", []string{"--predictions", fx.bm25, "--mirror-root", filepath.Join(fx.dir, "none")}, "not a directory"},
 		{"missing predictions flag", nil, `required flag(s) "predictions" not set`},
+		{"zero k", []string{"--predictions", fx.bm25, "--k", "0,5"}, "--k 0: want a positive number of units"},
+		{"zero budget", []string{"--predictions", fx.bm25, "--budget", "0"}, "--budget 0: want a positive number of tokens"},
+		{"no draws", []string{"--predictions", fx.bm25, "--draws", "0"}, "--draws 0: want a positive number"},
 	}
 	for _, tc := range tests {
 		_, _, err := runReport(append(append([]string{}, base...), tc.args...)...)
