@@ -45,6 +45,12 @@ checkout). The index goes to --db, by default <repo>/.mss/index.db for a
 work tree.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.MaxFileBytes < 1 {
+				return fmt.Errorf("--max-file-bytes %d: want a positive number of bytes", opts.MaxFileBytes)
+			}
+			if opts.Workers < 0 {
+				return fmt.Errorf("--workers %d: want a positive number, or 0 for all CPUs", opts.Workers)
+			}
 			stderr := cmd.ErrOrStderr()
 			var bar *progressbar.ProgressBar
 			if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !asJSON {

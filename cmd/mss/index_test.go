@@ -179,3 +179,21 @@ func TestIndexRefusesForeignDB(t *testing.T) {
 		t.Errorf("n.md overwritten: %.20q", b)
 	}
 }
+
+// A size cap or a worker count that makes no sense is refused, not read
+// as the default.
+func TestIndexBadCounts(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range [][2]string{{"--max-file-bytes", "0"}, {"--max-file-bytes", "-1"}, {"--workers", "-2"}} {
+		_, err := runIndex(t, "--repo", repo, a[0], a[1])
+		if err == nil || !strings.Contains(err.Error(), a[0]+" "+a[1]+": want") {
+			t.Errorf("%s %s: %v, want a refusal naming the flag", a[0], a[1], err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".mss")); err == nil {
+		t.Error("a refused run wrote an index")
+	}
+}
