@@ -2,6 +2,7 @@ package repobench
 
 import (
 	"context"
+	"strings"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/retrieve"
@@ -90,6 +91,69 @@ func (t *Tuner) CrossValidateOrder(ctx context.Context, folds [][]*mss.State, me
 					fr.Fused[m], fr.Fused2[m] = MeanC5(rows), Mean2(rows)
 				} else {
 					fr.Learned[m], fr.Learned2[m] = MeanC5(rows), Mean2(rows)
+				}
+			}
+		}
+		out = append(out, fr)
+	}
+	return out, nil
+}
+
+// VariantFold is one fold of CrossValidateVariant: each method's held-out
+// complete@5 on the fold's base states and on its variant states, in the
+// order fitted on the other folds' base states, on their variant states,
+// and on both, by training subset ("base", "variant", "both").
+type VariantFold struct {
+	Fold    int
+	Repos   []string
+	States  int
+	Base    map[string]map[string]float64 // training subset -> method -> C@5
+	Variant map[string]map[string]float64
+}
+
+// VariantSubsets are the training subsets of CrossValidateVariant, in order.
+var VariantSubsets = []string{"base", "variant", "both"}
+
+// CrossValidateVariant compares what an order model learns from two
+// versions of the same states: a variant state's id is its base state's
+// followed by suffix (the same instance with other text, say). For each
+// fold of whole repositories, it fits the model on the other folds' base
+// states, on their variant states and on both, and replays methods in
+// each order on the held-out base states and variant states apart.
+func (t *Tuner) CrossValidateVariant(ctx context.Context, folds [][]*mss.State, methods []string, suffix string) ([]VariantFold, error) {
+	saved := t.Replay.Order
+	defer func() { t.Replay.Order = saved }()
+	split := func(ss []*mss.State) (base, variant []*mss.State) {
+		for _, s := range ss {
+			if strings.HasSuffix(s.StateID, suffix) {
+				variant = append(variant, s)
+			} else {
+				base = append(base, s)
+			}
+		}
+		return base, variant
+	}
+	var out []VariantFold
+	for i, held := range folds {
+		train := others(folds, i)
+		tb, tv := split(train)
+		hb, hv := split(held)
+		fr := VariantFold{Fold: i + 1, States: len(held), Repos: reposOf(held),
+			Base: map[string]map[string]float64{}, Variant: map[string]map[string]float64{}}
+		for k, on := range [][]*mss.State{tb, tv, train} {
+			sub := VariantSubsets[k]
+			t.Replay.Order = retrieve.FitOrder(t.OrderSamples(on), OrderIters)
+			fr.Base[sub], fr.Variant[sub] = map[string]float64{}, map[string]float64{}
+			for _, m := range methods {
+				for _, h := range []struct {
+					states []*mss.State
+					into   map[string]float64
+				}{{hb, fr.Base[sub]}, {hv, fr.Variant[sub]}} {
+					rows, err := t.Evaluate(ctx, h.states, m, Point{})
+					if err != nil {
+						return nil, err
+					}
+					h.into[m] = MeanC5(rows)
 				}
 			}
 		}

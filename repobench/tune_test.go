@@ -134,4 +134,34 @@ func TestOrderSamplesAndFolds(t *testing.T) {
 	if tu.Replay.Order != nil {
 		t.Error("CrossValidateOrder left an order on the replay")
 	}
+
+	// A variant of each state needs the window instead: an order fitted on
+	// the variants puts windows first, one fitted on the base states
+	// functions; each is measured on the held-out base and variant states
+	// apart.
+	all := states
+	for _, st := range states {
+		v := *st
+		v.StateID += "~v"
+		cache.States[v.StateID] = cache.States[st.StateID]
+		labels[v.StateID] = &Label{RequiredGroups: []LineGroup{{Path: "a.py", Lines: [][2]int{{1, 1}}}}}
+		all = append(all, &v)
+	}
+	vres, err := tu.CrossValidateVariant(context.Background(), Folds(all, 3), []string{"tune-probe"}, "~v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vres) != 3 {
+		t.Fatalf("%d folds, want 3", len(vres))
+	}
+	for _, r := range vres {
+		if r.States != 2 || r.Base["base"]["tune-probe"] != 1 || r.Variant["base"]["tune-probe"] != 0 ||
+			r.Base["variant"]["tune-probe"] != 0 || r.Variant["variant"]["tune-probe"] != 1 {
+			t.Errorf("fold %d (%d states): base-fitted %v %v, variant-fitted %v %v; want 1 0 and 0 1",
+				r.Fold, r.States, r.Base["base"], r.Variant["base"], r.Base["variant"], r.Variant["variant"])
+		}
+	}
+	if tu.Replay.Order != nil {
+		t.Error("CrossValidateVariant left an order on the replay")
+	}
 }

@@ -98,6 +98,7 @@ func newBenchTuneCmd() *cobra.Command {
 		method, control        string
 		concurrency            int
 		order                  string
+		variant                string
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -130,6 +131,9 @@ same fusion. Then it fits on every state and prints the values.`,
 			out := cmd.OutOrStdout()
 			if f.labels == "" && (fit || len(replay) > 0) {
 				return fmt.Errorf("--labels is required with --fit and --replay")
+			}
+			if variant != "" && !fitOrder {
+				return fmt.Errorf("--variant goes with --fit-order")
 			}
 			for _, c := range []struct {
 				flag     string
@@ -183,7 +187,7 @@ same fusion. Then it fits on every state and prints the values.`,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
 			fs := repobench.Folds(l.States, folds)
 			if fitOrder {
-				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control})
+				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control}, variant)
 			}
 			res, err := t.CrossValidate(ctx, fs, defaultTuneStart, control)
 			if err != nil {
@@ -209,6 +213,7 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}")
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
 	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
+	fl.StringVar(&variant, "variant", "", "with --fit-order: states whose ids end in this are a second version of the others (the same instance, other text); also fit on each version apart and measure on each")
 	fl.StringVar(&order, "order", "", "with --replay and --fit: candidate order, learned (the default) or fused (see --fit-order)")
 	fl.StringVar(&method, "method", "complement", "method whose settings are fitted")
 	fl.StringVar(&control, "control", "rrf-grow", "control measured on each held-out fold at the fitted fusion")
@@ -416,7 +421,7 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 // fitOrderCmd cross-validates the order model by repository, replaying
 // methods on each held-out fold in the fused and the fitted order, then
 // fits it on every state and prints it as Go.
-func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []*mss.State, folds [][]*mss.State, methods []string) error {
+func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []*mss.State, folds [][]*mss.State, methods []string, variant string) error {
 	res, err := t.CrossValidateOrder(ctx, folds, methods)
 	if err != nil {
 		return err
@@ -447,6 +452,11 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	if variant != "" {
+		if err := writeVariantFolds(ctx, w, t, folds, methods, variant); err != nil {
+			return err
+		}
+	}
 	m := retrieve.FitOrder(t.OrderSamples(states), repobench.OrderIters)
 	fmt.Fprintf(w, "fitted on all %d states:\n", len(states))
 	fmt.Fprintf(w, "var LearnedOrder = &OrderModel{Bias: %s, Weights: []float64{\n", strconv.FormatFloat(m.Bias, 'g', 6, 64))
@@ -455,6 +465,47 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 	}
 	fmt.Fprintln(w, "}}")
 	return nil
+}
+
+// writeVariantFolds prints, per fold and on average, each method's
+// held-out complete@5 on base and variant states in the orders fitted on
+// the base states, the variant states and both.
+func writeVariantFolds(ctx context.Context, w io.Writer, t *repobench.Tuner, folds [][]*mss.State, methods []string, suffix string) error {
+	res, err := t.CrossValidateVariant(ctx, folds, methods, suffix)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "held-out C@5 by what the order was fitted on (variant: state ids ending in %q)\n", suffix)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "fold\tfitted on")
+	for _, m := range methods {
+		fmt.Fprintf(tw, "\t%s base\t%s variant", m, m)
+	}
+	fmt.Fprintln(tw)
+	mean := map[string][]float64{}
+	for _, r := range res {
+		for _, sub := range repobench.VariantSubsets {
+			fmt.Fprintf(tw, "%d\t%s", r.Fold, sub)
+			for k, m := range methods {
+				if len(mean[sub]) == 0 {
+					mean[sub] = make([]float64, 2*len(methods))
+				}
+				b, v := r.Base[sub][m], r.Variant[sub][m]
+				fmt.Fprintf(tw, "\t%.1f\t%.1f", 100*b, 100*v)
+				mean[sub][2*k] += b / float64(len(res))
+				mean[sub][2*k+1] += v / float64(len(res))
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	for _, sub := range repobench.VariantSubsets {
+		fmt.Fprintf(tw, "mean\t%s", sub)
+		for _, x := range mean[sub] {
+			fmt.Fprintf(tw, "\t%.1f", 100*x)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }
 
 func writeFolds(w io.Writer, res []repobench.FoldResult, method, control string) {
