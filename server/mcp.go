@@ -188,7 +188,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		if f := resp.Fallback; f != nil {
 			fmt.Fprintf(&b, "FALLBACK: %s stage %s failed (%s); units from the fallback policy.\n", resp.Method, f.Stage, f.Reason)
 		}
-		fmt.Fprintf(&b, "%s, %d of %d tokens; %s already seen were excluded.\n", render.Count(len(resp.Units), "unit", ""), resp.Tokens, resp.Budget, render.Count(resp.Observed, "span", ""))
+		fmt.Fprintf(&b, "%s, %d of %d tokens; excluded as already seen: %s.\n", render.Count(len(resp.Units), "unit", ""), resp.Tokens, resp.Budget, render.Count(resp.Observed, "span", ""))
 		for _, w := range resp.Warnings {
 			fmt.Fprintf(&b, "warning: %s\n", w)
 		}
