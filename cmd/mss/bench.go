@@ -486,7 +486,7 @@ func printRunStats(w io.Writer, runs []repobench.MethodRun, s *repobench.RunStat
 		fmt.Fprintln(w)
 	}
 	for _, f := range s.Failed {
-		fmt.Fprintf(w, "FAILED %s (%d states pending): %s\n", f.Repo, f.States, f.Err)
+		fmt.Fprintf(w, "FAILED %s (%d states pending at the start of the run): %s\n", f.Repo, f.States, f.Err)
 	}
 	if len(s.Builds) == 0 {
 		return
