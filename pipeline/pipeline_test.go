@@ -27,17 +27,25 @@ func TestLimitsRefuseZero(t *testing.T) {
 	}
 }
 
+// openTree writes files into a new work tree and opens a pipeline over
+// it, closed when the test ends.
+func openTree(t *testing.T, files map[string]string) (*Pipeline, string) {
+	t.Helper()
+	dir := writeTree(t, files)
+	p, err := Open(context.Background(), Options{Repo: dir, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, dir
+}
+
 func TestRecoverVerifiesAndWarns(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	p, dir := openTree(t, map[string]string{
 		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n\n\ndef parse_headers(lines):\n    return dict(parse_header(l) for l in lines)\n",
 		"pkg/send.py":  "def encode_request(req):\n    return req.method + ' ' + req.url\n",
 	})
 	ctx := context.Background()
-	p, err := Open(ctx, Options{Repo: dir, NoEnv: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
 	st := &mss.State{Issue: "parse_header fails on values containing ':'",
 		ObservedSpans: []mss.Span{{Path: "./pkg/nothere.py", StartLine: 1, EndLine: 2}}}
 	lim := DefaultLimits()
@@ -84,18 +92,12 @@ func TestRecoverVerifiesAndWarns(t *testing.T) {
 // the answer says so, as it does for a path the index lacks. A span that
 // only runs past the end ("read to the end") is not flagged.
 func TestWarnsSpanPastEnd(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	p, _ := openTree(t, map[string]string{
 		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
 	})
-	ctx := context.Background()
-	p, err := Open(ctx, Options{Repo: dir, NoEnv: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
 	st := &mss.State{Issue: "parse_header fails on values containing ':'",
 		ObservedSpans: []mss.Span{{Path: "pkg/parse.py", StartLine: 2, EndLine: 400}, {Path: "pkg/parse.py", StartLine: 40, EndLine: 60}}}
-	ans, err := p.Recover(ctx, st, DefaultLimits())
+	ans, err := p.Recover(context.Background(), st, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
