@@ -129,7 +129,7 @@ func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 // fused order (as fuse returns them, or FusedOrder restores them), for a
 // state whose text names m (nil: none).
 func OrderInputs(cands []mss.Candidate, m *Mentions) [][]float64 {
-	named := namedInputs(cands, m)
+	named, paths := namedInputs(cands, m), namedPaths(m)
 	top := 0.0
 	maxRaw := make([]float64, len(orderViews))
 	for i := range cands {
@@ -164,7 +164,7 @@ func OrderInputs(cands []mss.Candidate, m *Mentions) [][]float64 {
 			x = append(x, boolFeature(c.Unit.Kind == k))
 		}
 		x = append(x, boolFeature(Classify(c.Unit.Path) == ClassTest), named[i])
-		out[i] = append(x, boolFeature(pathNamed(c.Unit.Path, m)))
+		out[i] = append(x, boolFeature(pathNamed(c.Unit.Path, paths)))
 	}
 	return out
 }
@@ -196,23 +196,31 @@ func namedInputs(cands []mss.Candidate, m *Mentions) []float64 {
 	return out
 }
 
-// pathNamed says whether the state names path, or a tail of it that
-// starts at a directory boundary, as a file or in a stack frame.
-func pathNamed(path string, m *Mentions) bool {
+// namedPaths are the paths the state names, as a file or in a stack
+// frame, normalized once for pathNamed.
+func namedPaths(m *Mentions) []string {
 	if m == nil {
-		return false
+		return nil
 	}
-	is := func(p string) bool {
-		p = normPath(p)
-		return p != "" && (path == p || strings.HasSuffix(path, "/"+p))
-	}
+	var out []string
 	for _, p := range m.Paths {
-		if is(p) {
-			return true
+		if p = normPath(p); p != "" {
+			out = append(out, p)
 		}
 	}
 	for _, f := range m.Frames {
-		if is(f.Path) {
+		if p := normPath(f.Path); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pathNamed says whether one of named (namedPaths) is path, or a tail of
+// it that starts at a directory boundary.
+func pathNamed(path string, named []string) bool {
+	for _, p := range named {
+		if path == p || strings.HasSuffix(path, "/"+p) {
 			return true
 		}
 	}
