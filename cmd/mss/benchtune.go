@@ -483,13 +483,13 @@ func writeVariantFolds(ctx context.Context, w io.Writer, t *repobench.Tuner, fol
 	}
 	fmt.Fprintln(tw)
 	mean := map[string][]float64{}
+	for _, sub := range repobench.VariantSubsets {
+		mean[sub] = make([]float64, 2*len(methods))
+	}
 	for _, r := range res {
 		for _, sub := range repobench.VariantSubsets {
 			fmt.Fprintf(tw, "%d\t%s", r.Fold, sub)
 			for k, m := range methods {
-				if len(mean[sub]) == 0 {
-					mean[sub] = make([]float64, 2*len(methods))
-				}
 				b, v := r.Base[sub][m], r.Variant[sub][m]
 				fmt.Fprintf(tw, "\t%.1f\t%.1f", 100*b, 100*v)
 				mean[sub][2*k] += b / float64(len(res))
