@@ -2,8 +2,10 @@ package retrieve
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/gittest"
@@ -27,4 +29,48 @@ func BenchmarkIndex(b *testing.B) {
 		}
 		b.ReportMetric(float64(sum.Units), "units")
 	}
+}
+
+// BenchmarkIndexCtags is BenchmarkIndex with its load reference: every
+// round also runs `ctags -R` over the same tree, extracted once with git
+// archive, so that both are timed under the same load:
+//
+//	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
+//	go test -run '^$' -bench IndexCtags -benchtime 5x ./retrieve/
+//
+// It reports the mean wall time of each and their ratio (x-ctags), and
+// skips when MSS_BENCH_REPO is unset or ctags is not installed.
+func BenchmarkIndexCtags(b *testing.B) {
+	repo, rev := gittest.BenchRepo(b)
+	ctags, err := exec.LookPath("ctags")
+	if err != nil {
+		b.Skip("ctags not installed")
+	}
+	tree, out := b.TempDir(), b.TempDir()
+	treeish := rev
+	if treeish == "" {
+		treeish = "HEAD"
+	}
+	archive := exec.Command("sh", "-c", `git --git-dir "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, treeish, tree)
+	if msg, err := archive.CombinedOutput(); err != nil {
+		b.Fatalf("extracting %s at %s: %v: %s", repo, treeish, err, msg)
+	}
+	var idx, ref time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if msg, err := exec.Command(ctags, "-R", "-f", filepath.Join(out, "tags"), tree).CombinedOutput(); err != nil {
+			b.Fatalf("ctags: %v: %s", err, msg)
+		}
+		t1 := time.Now()
+		db := filepath.Join(b.TempDir(), "index.db")
+		if _, err := index.Build(context.Background(), index.Options{Repo: repo, Rev: rev, DB: db, Derive: Deriver}); err != nil {
+			b.Fatal(err)
+		}
+		ref += t1.Sub(t0)
+		idx += time.Since(t1)
+	}
+	b.ReportMetric(idx.Seconds()/float64(b.N), "index-s/op")
+	b.ReportMetric(ref.Seconds()/float64(b.N), "ctags-s/op")
+	b.ReportMetric(idx.Seconds()/ref.Seconds(), "x-ctags")
 }
