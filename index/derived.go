@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -70,6 +71,10 @@ type Derived struct {
 	Blobs map[string][]byte
 	// Tables are keyed structures: table name, then key.
 	Tables map[string]map[string][]byte
+	// Encoded are tables laid out already (LayoutTable), by name: a
+	// large table whose keys come sorted need not be held twice. A name
+	// is in Tables or here, not in both.
+	Encoded map[string][]byte
 }
 
 // Deriver computes derived data from every unit of an index.
@@ -229,9 +234,15 @@ func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("index: deriving %s: %w", d.Version, err)
 	}
-	blobs := make(map[string][]byte, len(out.Blobs)+len(out.Tables))
+	blobs := make(map[string][]byte, len(out.Blobs)+len(out.Tables)+len(out.Encoded))
 	for k, v := range out.Blobs {
 		blobs[k] = v
+	}
+	for name, b := range out.Encoded {
+		if _, dup := out.Tables[name]; dup {
+			return "", fmt.Errorf("index: deriving %s: table %s given twice", d.Version, name)
+		}
+		blobs[tablePrefix+name] = b
 	}
 	// Tables are encoded on every core.
 	names := sortedKeys(out.Tables)
@@ -584,6 +595,46 @@ func EncodeTable(m map[string][]byte) []byte {
 		b = append(b, e.v...)
 	}
 	return b
+}
+
+// LayoutTable lays out a table as EncodeTable does, from its keys in
+// strictly increasing order and the size of each one's value: fill then
+// writes key i's value in place, into v of size(i) bytes (zeroed), in key
+// order.
+func LayoutTable(keys []string, size func(i int) int, fill func(i int, v []byte)) ([]byte, error) {
+	n := len(keys)
+	kl, vl := 0, 0
+	for i, k := range keys {
+		if i > 0 && keys[i-1] >= k {
+			return nil, fmt.Errorf("index: table keys %q, %q: not in increasing order", keys[i-1], k)
+		}
+		kl += len(k)
+		vl += size(i)
+	}
+	head := 4 + 8*(n+1)
+	if uint64(head)+uint64(kl)+uint64(vl) > math.MaxUint32 {
+		return nil, fmt.Errorf("index: a table of %d keys and %d bytes: too large", n, kl+vl)
+	}
+	b := make([]byte, head+kl+vl)
+	le.PutUint32(b, uint32(n))
+	keyOff, valOff := b[4:4+4*(n+1)], b[4+4*(n+1):head]
+	keys0, vals := b[head:head+kl], b[head+kl:]
+	ko, vo := 0, 0
+	for i, k := range keys {
+		le.PutUint32(keyOff[4*i:], uint32(ko))
+		le.PutUint32(valOff[4*i:], uint32(vo))
+		copy(keys0[ko:], k)
+		ko += len(k)
+		sz := size(i)
+		if sz < 0 || sz > len(vals)-vo {
+			return nil, fmt.Errorf("index: table value %q: size changed", k)
+		}
+		fill(i, vals[vo:vo+sz:vo+sz])
+		vo += sz
+	}
+	le.PutUint32(keyOff[4*n:], uint32(ko))
+	le.PutUint32(valOff[4*n:], uint32(vo))
+	return b, nil
 }
 
 // Table is a derived keyed structure, read in place: its keys in sorted
