@@ -174,31 +174,21 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	for f, m := range terms {
 		d.Tables["lex"+strconv.Itoa(f)] = m
 	}
-	if e.sem != nil {
-		present := 0
-		for _, v := range e.sem.docVec {
-			if v != nil {
-				present++
-			}
-		}
-		pad := (4 - n%4) % 4
-		b := make([]byte, n+pad, n+pad+4*semDim*present)
-		for i, v := range e.sem.docVec {
-			if v != nil {
-				b[i] = 1
-			}
-		}
-		for _, v := range e.sem.docVec {
-			for _, x := range v {
-				b = le.AppendUint32(b, math.Float32bits(x))
-			}
+	if s := e.sem; s != nil {
+		// The vectors are laid out as stored already, but on a
+		// big-endian machine.
+		b := s.docBlob
+		if b == nil {
+			b = encodeSemDocs(s.docVec)
 		}
 		d.Blobs["semdoc"] = b
-		m := make(map[string][]byte, len(e.sem.termVec))
-		for t, v := range e.sem.termVec {
-			m[t] = encodeSemTerm(e.sem.idf[t], v)
+		t, err := index.LayoutTable(s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
+			putSemTerm(v, s.idf[s.terms[i]], s.termVec[s.terms[i]])
+		})
+		if err != nil {
+			return nil, err
 		}
-		d.Tables["sem"] = m
+		d.Encoded = map[string][]byte{"sem": t}
 	}
 	if logc != nil {
 		// A log that cannot be read is read again, and its error
@@ -216,6 +206,26 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}
 	}
 	return d, nil
+}
+
+// encodeSemDocs lays out the semdoc blob of units' vectors.
+func encodeSemDocs(docVec [][]float32) []byte {
+	n, present := len(docVec), 0
+	for _, v := range docVec {
+		if v != nil {
+			present++
+		}
+	}
+	off := n + (4-n%4)%4
+	b := make([]byte, off+4*semDim*present)
+	for i, v := range docVec {
+		if v != nil {
+			b[i] = 1
+			putFloats(b[off:], v)
+			off += 4 * semDim
+		}
+	}
+	return b
 }
 
 // storedHistory gives the history cache the log stored for opts' commit,
