@@ -364,7 +364,7 @@ func signature(id string) []sigEntry {
 	h.Write([]byte(id))
 	x := h.Sum64() | 1
 	out := make([]sigEntry, 0, semNonZero)
-	used := map[int]bool{}
+	var used [(semDim + 63) / 64]uint64
 	for len(out) < semNonZero {
 		// xorshift64*
 		x ^= x >> 12
@@ -372,10 +372,10 @@ func signature(id string) []sigEntry {
 		x ^= x >> 27
 		r := x * 2685821657736338717
 		pos := int(r % semDim)
-		if used[pos] {
+		if used[pos/64]&(1<<(pos%64)) != 0 {
 			continue
 		}
-		used[pos] = true
+		used[pos/64] |= 1 << (pos % 64)
 		sign := float32(1)
 		if r>>63 == 1 {
 			sign = -1
