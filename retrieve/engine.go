@@ -215,16 +215,16 @@ var lexicalFields = []lexical.Field{
 }
 
 func buildLexical(us []mss.Unit, content, symbol []lexical.Counted) *lexical.Index {
-	b := lexical.NewBuilder(lexicalFields...)
-	var path lexical.Counted
+	path := make([]lexical.Counted, len(us))
 	for i := range us {
 		// Units come in path order: a file's path is counted once.
 		if i == 0 || us[i].Path != us[i-1].Path {
-			path = lexical.Count(us[i].Path)
+			path[i] = lexical.Count(us[i].Path)
+		} else {
+			path[i] = path[i-1]
 		}
-		b.AddCounted(content[i], symbol[i], path)
 	}
-	return b.Build()
+	return lexical.BuildColumns(lexicalFields, content, symbol, path)
 }
 
 // tokenizeUnits counts the terms of every unit's content and symbol, on

@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/missingcomplement/mss"
@@ -169,10 +170,29 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	} else {
 		d.Blobs["edges"] = []byte{}
 	}
-	head, terms := e.lex.Export()
+	head, fields := e.lex.ExportFields()
 	d.Blobs["lexical"] = head
-	for f, m := range terms {
-		d.Tables["lex"+strconv.Itoa(f)] = m
+	// The postings and the semantic terms are laid out on every core.
+	d.Encoded = map[string][]byte{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var layErr error
+	lay := func(name string, keys []string, size func(int) int, fill func(int, []byte)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t, err := index.LayoutTable(keys, size, fill)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				layErr = fmt.Errorf("table %s: %w", name, err)
+				return
+			}
+			d.Encoded[name] = t
+		}()
+	}
+	for f, fe := range fields {
+		lay("lex"+strconv.Itoa(f), fe.Terms, fe.Size, fe.Put)
 	}
 	if s := e.sem; s != nil {
 		// The vectors are laid out as stored already, but on a
@@ -182,13 +202,13 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 			b = encodeSemDocs(s.docVec)
 		}
 		d.Blobs["semdoc"] = b
-		t, err := index.LayoutTable(s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
+		lay("sem", s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
 			putSemTerm(v, s.idf[s.terms[i]], s.termVec[s.terms[i]])
 		})
-		if err != nil {
-			return nil, err
-		}
-		d.Encoded = map[string][]byte{"sem": t}
+	}
+	wg.Wait()
+	if layErr != nil {
+		return nil, layErr
 	}
 	if logc != nil {
 		// A log that cannot be read is read again, and its error
