@@ -17,6 +17,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/missingcomplement/mss/tokenize"
@@ -107,32 +108,42 @@ type TermCount struct {
 	Count int32
 }
 
-// termBufs lends Count a slice to gather terms in.
-var termBufs = sync.Pool{New: func() any { return new([]string) }}
+// counter counts the terms of one text: each term's position in counts.
+type counter struct {
+	at     map[string]int32
+	counts []TermCount
+}
+
+// counters lend Count a counter.
+var counters = sync.Pool{New: func() any { return &counter{at: map[string]int32{}} }}
 
 // Count tokenizes a field's text.
 func Count(text string) Counted {
-	buf := termBufs.Get().(*[]string)
-	terms := (*buf)[:0]
-	tokenize.Each(text, func(t string) { terms = append(terms, t) })
-	slices.Sort(terms)
-	distinct := 0
-	for i := range terms {
-		if i == 0 || terms[i] != terms[i-1] {
-			distinct++
+	c := counters.Get().(*counter)
+	n := int32(0)
+	tokenize.Each(text, func(t string) {
+		n++
+		k, ok := c.at[t]
+		if !ok {
+			k = int32(len(c.counts))
+			c.at[t] = k
+			c.counts = append(c.counts, TermCount{Term: t})
 		}
+		c.counts[k].Count++
+	})
+	out := Counted{Terms: make([]TermCount, len(c.counts)), Len: n}
+	copy(out.Terms, c.counts)
+	slices.SortFunc(out.Terms, func(a, b TermCount) int { return strings.Compare(a.Term, b.Term) })
+	// A map cleared keeps its size: one grown by a long text is dropped.
+	if len(c.at) > 4096 {
+		c.at = map[string]int32{}
+	} else {
+		clear(c.at)
 	}
-	c := Counted{Terms: make([]TermCount, 0, distinct), Len: int32(len(terms))}
-	for i := range terms {
-		if i == 0 || terms[i] != terms[i-1] {
-			c.Terms = append(c.Terms, TermCount{Term: terms[i]})
-		}
-		c.Terms[len(c.Terms)-1].Count++
-	}
-	clear(terms)
-	*buf = terms[:0]
-	termBufs.Put(buf)
-	return c
+	clear(c.counts)
+	c.counts = c.counts[:0]
+	counters.Put(c)
+	return out
 }
 
 // AddCounted appends a document whose fields are tokenized already (in

@@ -2,10 +2,14 @@ package lexical
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/missingcomplement/mss/tokenize"
 )
 
 func TestSearchRanksExactSymbolFirst(t *testing.T) {
@@ -174,6 +178,29 @@ func TestBuildColumns(t *testing.T) {
 			if !bytes.Equal(b, terms[f][term]) {
 				t.Errorf("field %d term %q: %x, want %x", f, term, b, terms[f][term])
 			}
+		}
+	}
+}
+
+// TestCount: a text's distinct terms, sorted, with their counts and the
+// text's length in terms, also after a text of many terms.
+func TestCount(t *testing.T) {
+	var long strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&long, "term%d ", i%4500)
+	}
+	for _, text := range []string{"", "x", "lookupSingle lookup_single LookupSingle", long.String(), "b a b  c a b", "ä ÄÖ über"} {
+		terms := tokenize.Terms(text)
+		sort.Strings(terms)
+		want := Counted{Terms: []TermCount{}, Len: int32(len(terms))}
+		for i, term := range terms {
+			if i == 0 || term != terms[i-1] {
+				want.Terms = append(want.Terms, TermCount{Term: term})
+			}
+			want.Terms[len(want.Terms)-1].Count++
+		}
+		if got := Count(text); !reflect.DeepEqual(got, want) {
+			t.Errorf("Count(%.40q) = %v, want %v", text, got, want)
 		}
 	}
 }
