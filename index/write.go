@@ -39,6 +39,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -803,6 +804,12 @@ func (w *writer) parsed(p parsed) error {
 		return nil
 	}
 	w.changed++
+	if n := len(p.res.Units); w.collect && len(w.units)+n > cap(w.units) {
+		// Doubled, not grown by a quarter as append grows a long slice:
+		// fewer copies of a new index's every unit.
+		w.units = slices.Grow(w.units, max(n, len(w.units)))
+		w.names = slices.Grow(w.names, max(n, len(w.names)))
+	}
 	for i, u := range p.res.Units {
 		defs, refs, calls, imps := joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports)
 		if _, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
@@ -810,12 +817,14 @@ func (w *writer) parsed(p parsed) error {
 			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
 		}
 		if w.collect {
-			// As readUnits and readNameRows would read the row back.
+			// As readUnits and readNameRows would read the row back (the
+			// lists are shared: neither is changed).
+			defines, references, imports := splitList(defs), splitList(refs), splitList(imps)
 			w.units = append(w.units, mss.Unit{ID: u.ID, Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine,
 				Symbol: u.Symbol, Kind: u.Kind, Language: u.Language, Content: u.Content, Hash: u.Hash, Tokens: u.Tokens,
-				Defines: splitList(defs), References: splitList(refs), Imports: splitList(imps), Context: u.Context})
-			w.names = append(w.names, nameRow{id: u.ID, path: u.Path, defines: splitList(defs), refs: splitList(refs),
-				calls: splitList(calls), imports: splitList(imps)})
+				Defines: defines, References: references, Imports: imports, Context: u.Context})
+			w.names = append(w.names, nameRow{id: u.ID, path: u.Path, defines: defines, refs: references,
+				calls: splitList(calls), imports: imports})
 		}
 	}
 	return nil
