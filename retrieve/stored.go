@@ -82,8 +82,35 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}()
 	}
 	e := NewEngine(in.Units, in.Edges, Options{})
-	d := &index.Derived{Blobs: map[string][]byte{}, Tables: map[string]map[string][]byte{}}
+	d := &index.Derived{Blobs: map[string][]byte{}, Tables: map[string]map[string][]byte{}, Encoded: map[string][]byte{}}
 	n := e.n
+	// The large tables are laid out from their sorted keys, on every
+	// core.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var layErr error
+	lay := func(name string, keys []string, size func(int) int, fill func(int, []byte)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t, err := index.LayoutTable(keys, size, fill)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				layErr = fmt.Errorf("table %s: %w", name, err)
+				return
+			}
+			d.Encoded[name] = t
+		}()
+	}
+	unitLists := func(name string, m map[string][]int) {
+		keys := sortedKeys(m)
+		lay(name, keys, func(i int) int { return 4 * len(m[keys[i]]) }, func(i int, v []byte) {
+			for j, u := range m[keys[i]] {
+				le.PutUint32(v[4*j:], uint32(u))
+			}
+		})
+	}
 	paths := map[string][]byte{}
 	pathPos := map[string]int{}
 	for k, p := range e.paths {
@@ -134,17 +161,10 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		return nil, fmt.Errorf("unit strings of %d bytes: too many", len(strs))
 	}
 	d.Blobs["units"], d.Blobs["strings"] = recs, strs
-	ids := make(map[string][]byte, len(e.byID))
-	for id, i := range e.byID {
-		ids[id] = uint32s([]int{i})
-	}
-	d.Tables["ids"] = ids
+	ids := sortedKeys(e.byID)
+	lay("ids", ids, func(int) int { return 4 }, func(i int, v []byte) { le.PutUint32(v, uint32(e.byID[ids[i]])) })
 	for k, m := range e.names {
-		t := make(map[string][]byte, len(m))
-		for key, us := range m {
-			t[key] = uint32s(us)
-		}
-		d.Tables[nameTableKeys[k]] = t
+		unitLists(nameTableKeys[k], m)
 	}
 	if e.adj[edgesOut] != nil {
 		edges := 0
@@ -172,25 +192,6 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	}
 	head, fields := e.lex.ExportFields()
 	d.Blobs["lexical"] = head
-	// The postings and the semantic terms are laid out on every core.
-	d.Encoded = map[string][]byte{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var layErr error
-	lay := func(name string, keys []string, size func(int) int, fill func(int, []byte)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t, err := index.LayoutTable(keys, size, fill)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				layErr = fmt.Errorf("table %s: %w", name, err)
-				return
-			}
-			d.Encoded[name] = t
-		}()
-	}
 	for f, fe := range fields {
 		lay("lex"+strconv.Itoa(f), fe.Terms, fe.Size, fe.Put)
 	}
