@@ -136,12 +136,40 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if in.Commit == "" && in.GitDir != "" {
 		in.Commit = src.headCommit(w.ctx)
 	}
-	id, err := runDeriver(d, in, w.dbPath)
+	if !w.collect {
+		id, err := runDeriver(d, in, w.dbPath)
+		if err != nil {
+			return err
+		}
+		w.sidecar = sidecarPath(w.dbPath, id)
+		return recordDerived(w.ctx, w.tx, d.Version, id)
+	}
+	// A new index: nothing can read the file before the index is renamed
+	// into place, so it is written (and synced) while the build finishes,
+	// and waited for before the rename (writer.sidecarWritten).
+	blobs, err := deriveBlobs(d, in)
+	if err != nil {
+		return err
+	}
+	id, err := newSidecarID()
 	if err != nil {
 		return err
 	}
 	w.sidecar = sidecarPath(w.dbPath, id)
+	done := make(chan error, 1)
+	go func() { done <- writeSidecar(w.dbPath, id, blobs) }()
+	w.sidecarDone = done
 	return recordDerived(w.ctx, w.tx, d.Version, id)
+}
+
+// sidecarWritten waits for the derived file written in the background,
+// if any, and returns the error writing it met.
+func (w *writer) sidecarWritten() error {
+	if w.sidecarDone != nil {
+		w.sidecarErr = <-w.sidecarDone
+		w.sidecarDone = nil
+	}
+	return w.sidecarErr
 }
 
 // keepBase records the derived data of version, current until this
@@ -230,9 +258,22 @@ func (s scanPlus) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.ex
 
 // runDeriver derives and writes the file beside dbPath; it returns its id.
 func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
+	blobs, err := deriveBlobs(d, in)
+	if err != nil {
+		return "", err
+	}
+	id, err := newSidecarID()
+	if err != nil {
+		return "", err
+	}
+	return id, writeSidecar(dbPath, id, blobs)
+}
+
+// deriveBlobs derives, and encodes the tables: the blobs of the file.
+func deriveBlobs(d *Deriver, in *DeriveInput) (map[string][]byte, error) {
 	out, err := d.Func(in)
 	if err != nil {
-		return "", fmt.Errorf("index: deriving %s: %w", d.Version, err)
+		return nil, fmt.Errorf("index: deriving %s: %w", d.Version, err)
 	}
 	blobs := make(map[string][]byte, len(out.Blobs)+len(out.Tables)+len(out.Encoded))
 	for k, v := range out.Blobs {
@@ -240,7 +281,7 @@ func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
 	}
 	for name, b := range out.Encoded {
 		if _, dup := out.Tables[name]; dup {
-			return "", fmt.Errorf("index: deriving %s: table %s given twice", d.Version, name)
+			return nil, fmt.Errorf("index: deriving %s: table %s given twice", d.Version, name)
 		}
 		blobs[tablePrefix+name] = b
 	}
@@ -262,7 +303,7 @@ func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
 	for k, name := range names {
 		blobs[tablePrefix+name] = enc[k]
 	}
-	return writeSidecar(dbPath, blobs)
+	return blobs, nil
 }
 
 // ErrUnitsChanged is returned by Derive when a build changed the units
@@ -356,13 +397,22 @@ const sidecarMagic = "MSSDERIV1\n"
 
 func sidecarPath(dbPath, id string) string { return dbPath + "." + id + ".derived" }
 
-// writeSidecar writes blobs to a new file beside dbPath and returns its id.
-func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
+// newSidecarID names a new derived file: 16 random bytes, in hex.
+func newSidecarID() (string, error) {
 	var r [16]byte
 	if _, err := rand.Read(r[:]); err != nil {
 		return "", fmt.Errorf("index: %w", err)
 	}
-	id := hex.EncodeToString(r[:])
+	return hex.EncodeToString(r[:]), nil
+}
+
+// writeSidecar writes blobs to the new file of id (newSidecarID) beside
+// dbPath, and syncs it; on an error it leaves none.
+func writeSidecar(dbPath, id string, blobs map[string][]byte) error {
+	r, err := hex.DecodeString(id)
+	if err != nil || len(r) != 16 {
+		return fmt.Errorf("index: derived file id %q: not 16 bytes in hex", id)
+	}
 	names := sortedKeys(blobs)
 	// The directory's size depends on the offsets' sizes: grow the
 	// assumed data start until it holds.
@@ -387,7 +437,7 @@ func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
 	p := sidecarPath(dbPath, id)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
 	if err != nil {
-		return "", fmt.Errorf("index: %w", err)
+		return fmt.Errorf("index: %w", err)
 	}
 	ok := false
 	defer func() {
@@ -406,16 +456,16 @@ func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
 		pos += len(blobs[n])
 	}
 	if err := bw.Flush(); err != nil {
-		return "", fmt.Errorf("index: writing %s: %w", p, err)
+		return fmt.Errorf("index: writing %s: %w", p, err)
 	}
 	if err := f.Sync(); err != nil {
-		return "", fmt.Errorf("index: writing %s: %w", p, err)
+		return fmt.Errorf("index: writing %s: %w", p, err)
 	}
 	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("index: writing %s: %w", p, err)
+		return fmt.Errorf("index: writing %s: %w", p, err)
 	}
 	ok = true
-	return id, nil
+	return nil
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }

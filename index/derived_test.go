@@ -317,7 +317,7 @@ func FuzzDerivedFile(f *testing.F) {
 	dir := f.TempDir()
 	db := filepath.Join(dir, "ix.db")
 	table := EncodeTable(map[string][]byte{"a": []byte("1"), "bb": nil, "c": []byte("333")})
-	if _, err := writeSidecar(db, map[string][]byte{"x": []byte("hello"), tablePrefix + "t": table}); err != nil {
+	if err := writeSidecar(db, strings.Repeat("cd", 16), map[string][]byte{"x": []byte("hello"), tablePrefix + "t": table}); err != nil {
 		f.Fatal(err)
 	}
 	m, _ := filepath.Glob(db + ".*.derived")

@@ -305,6 +305,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		case ok && w.derivedChanged:
 			removeSidecars(dbPath, w.sidecar, w.base)
 		case !ok && w.sidecar != "":
+			w.sidecarWritten()
 			os.Remove(w.sidecar)
 		}
 	}()
@@ -406,6 +407,11 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return err
 	}
 	w.close()
+	if target == dbPath {
+		if err := w.sidecarWritten(); err != nil {
+			return err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("index: commit %s: %w", target, classify(target, err))
 	}
@@ -415,6 +421,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	if target != dbPath {
 		if err := syncFile(target); err != nil {
 			return fmt.Errorf("index: %w", err)
+		}
+		if err := w.sidecarWritten(); err != nil {
+			return err
 		}
 		if err := os.Rename(target, dbPath); err != nil {
 			return fmt.Errorf("index: %w", err)
@@ -710,6 +719,10 @@ type writer struct {
 	// dbPath is the index the build ends in; sidecar the derived file
 	// this build wrote, if any; base the one it keeps (Meta.Base).
 	dbPath, sidecar, base string
+	// sidecarDone reports the end of the sidecar's writing, when it is
+	// written in the background (sidecarWritten); sidecarErr keeps it.
+	sidecarDone <-chan error
+	sidecarErr  error
 	// derivedChanged says the derived data recorded was replaced or
 	// removed: files of other ids go once the build is in place.
 	derivedChanged bool
