@@ -108,10 +108,12 @@ type TermCount struct {
 	Count int32
 }
 
-// counter counts the terms of one text: each term's position in counts.
+// counter counts the terms of one text: each term's position in counts;
+// buf is where the tokenizer lower-cases terms.
 type counter struct {
 	at     map[string]int32
 	counts []TermCount
+	buf    []byte
 }
 
 // counters lend Count a counter.
@@ -121,10 +123,13 @@ var counters = sync.Pool{New: func() any { return &counter{at: map[string]int32{
 func Count(text string) Counted {
 	c := counters.Get().(*counter)
 	n := int32(0)
-	tokenize.Each(text, func(t string) {
+	tokenize.EachScratch(text, &c.buf, func(t string, scratch bool) {
 		n++
 		k, ok := c.at[t]
 		if !ok {
+			if scratch {
+				t = strings.Clone(t) // allocated once per distinct term
+			}
 			k = int32(len(c.counts))
 			c.at[t] = k
 			c.counts = append(c.counts, TermCount{Term: t})
@@ -142,6 +147,9 @@ func Count(text string) Counted {
 	}
 	clear(c.counts)
 	c.counts = c.counts[:0]
+	if cap(c.buf) > 4096 {
+		c.buf = nil
+	}
 	counters.Put(c)
 	return out
 }
