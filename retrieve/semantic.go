@@ -230,7 +230,7 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 			if tv == nil {
 				continue
 			}
-			w := float32((1 + math.Log(float64(tc.count))) * idf[tc.id])
+			w := float32(logCount(tc.count) * idf[tc.id])
 			addScaled(v, w, tv)
 		}
 		normalize(v)
@@ -278,6 +278,22 @@ func addScaled(v []float32, w float32, x []float32) {
 	for k := range x {
 		v[k] += w * x[k]
 	}
+}
+
+// logCounts[c] is 1 + log(c) for the counts most of a unit's terms have.
+var logCounts = func() (t [64]float64) {
+	for c := 1; c < len(t); c++ {
+		t[c] = 1 + math.Log(float64(c))
+	}
+	return t
+}()
+
+// logCount is 1 + log(c), looked up when it can be.
+func logCount(c int32) float64 {
+	if c > 0 && int(c) < len(logCounts) {
+		return logCounts[c]
+	}
+	return 1 + math.Log(float64(c))
 }
 
 // termCount is a term's number and count in one unit.

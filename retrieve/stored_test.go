@@ -3,6 +3,7 @@ package retrieve
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -361,5 +362,14 @@ func TestSemanticLayout(t *testing.T) {
 	}
 	if len(s.terms) != len(s.termVec) {
 		t.Errorf("%d sorted terms, %d vectors", len(s.terms), len(s.termVec))
+	}
+}
+
+// TestLogCount: the table gives the weight the logarithm gives.
+func TestLogCount(t *testing.T) {
+	for c := int32(1); c < 200; c++ {
+		if got, want := logCount(c), 1+math.Log(float64(c)); got != want {
+			t.Errorf("logCount(%d) = %v, want %v", c, got, want)
+		}
 	}
 }
