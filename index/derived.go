@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -70,6 +71,10 @@ type Derived struct {
 	Blobs map[string][]byte
 	// Tables are keyed structures: table name, then key.
 	Tables map[string]map[string][]byte
+	// Encoded are tables laid out already (LayoutTable), by name: a
+	// large table whose keys come sorted need not be held twice. A name
+	// is in Tables or here, not in both.
+	Encoded map[string][]byte
 }
 
 // Deriver computes derived data from every unit of an index.
@@ -131,12 +136,40 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if in.Commit == "" && in.GitDir != "" {
 		in.Commit = src.headCommit(w.ctx)
 	}
-	id, err := runDeriver(d, in, w.dbPath)
+	if !w.collect {
+		id, err := runDeriver(d, in, w.dbPath)
+		if err != nil {
+			return err
+		}
+		w.sidecar = sidecarPath(w.dbPath, id)
+		return recordDerived(w.ctx, w.tx, d.Version, id)
+	}
+	// A new index: nothing can read the file before the index is renamed
+	// into place, so it is written (and synced) while the build finishes,
+	// and waited for before the rename (writer.sidecarWritten).
+	blobs, err := deriveBlobs(d, in)
+	if err != nil {
+		return err
+	}
+	id, err := newSidecarID()
 	if err != nil {
 		return err
 	}
 	w.sidecar = sidecarPath(w.dbPath, id)
+	done := make(chan error, 1)
+	go func() { done <- writeSidecar(w.dbPath, id, blobs) }()
+	w.sidecarDone = done
 	return recordDerived(w.ctx, w.tx, d.Version, id)
+}
+
+// sidecarWritten waits for the derived file written in the background,
+// if any, and returns the error writing it met.
+func (w *writer) sidecarWritten() error {
+	if w.sidecarDone != nil {
+		w.sidecarErr = <-w.sidecarDone
+		w.sidecarDone = nil
+	}
+	return w.sidecarErr
 }
 
 // keepBase records the derived data of version, current until this
@@ -225,13 +258,32 @@ func (s scanPlus) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.ex
 
 // runDeriver derives and writes the file beside dbPath; it returns its id.
 func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
+	blobs, err := deriveBlobs(d, in)
+	if err != nil {
+		return "", err
+	}
+	id, err := newSidecarID()
+	if err != nil {
+		return "", err
+	}
+	return id, writeSidecar(dbPath, id, blobs)
+}
+
+// deriveBlobs derives, and encodes the tables: the blobs of the file.
+func deriveBlobs(d *Deriver, in *DeriveInput) (map[string][]byte, error) {
 	out, err := d.Func(in)
 	if err != nil {
-		return "", fmt.Errorf("index: deriving %s: %w", d.Version, err)
+		return nil, fmt.Errorf("index: deriving %s: %w", d.Version, err)
 	}
-	blobs := make(map[string][]byte, len(out.Blobs)+len(out.Tables))
+	blobs := make(map[string][]byte, len(out.Blobs)+len(out.Tables)+len(out.Encoded))
 	for k, v := range out.Blobs {
 		blobs[k] = v
+	}
+	for name, b := range out.Encoded {
+		if _, dup := out.Tables[name]; dup {
+			return nil, fmt.Errorf("index: deriving %s: table %s given twice", d.Version, name)
+		}
+		blobs[tablePrefix+name] = b
 	}
 	// Tables are encoded on every core.
 	names := sortedKeys(out.Tables)
@@ -251,7 +303,7 @@ func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
 	for k, name := range names {
 		blobs[tablePrefix+name] = enc[k]
 	}
-	return writeSidecar(dbPath, blobs)
+	return blobs, nil
 }
 
 // ErrUnitsChanged is returned by Derive when a build changed the units
@@ -345,13 +397,22 @@ const sidecarMagic = "MSSDERIV1\n"
 
 func sidecarPath(dbPath, id string) string { return dbPath + "." + id + ".derived" }
 
-// writeSidecar writes blobs to a new file beside dbPath and returns its id.
-func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
+// newSidecarID names a new derived file: 16 random bytes, in hex.
+func newSidecarID() (string, error) {
 	var r [16]byte
 	if _, err := rand.Read(r[:]); err != nil {
 		return "", fmt.Errorf("index: %w", err)
 	}
-	id := hex.EncodeToString(r[:])
+	return hex.EncodeToString(r[:]), nil
+}
+
+// writeSidecar writes blobs to the new file of id (newSidecarID) beside
+// dbPath, and syncs it; on an error it leaves none.
+func writeSidecar(dbPath, id string, blobs map[string][]byte) error {
+	r, err := hex.DecodeString(id)
+	if err != nil || len(r) != 16 {
+		return fmt.Errorf("index: derived file id %q: not 16 bytes in hex", id)
+	}
 	names := sortedKeys(blobs)
 	// The directory's size depends on the offsets' sizes: grow the
 	// assumed data start until it holds.
@@ -376,7 +437,7 @@ func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
 	p := sidecarPath(dbPath, id)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
 	if err != nil {
-		return "", fmt.Errorf("index: %w", err)
+		return fmt.Errorf("index: %w", err)
 	}
 	ok := false
 	defer func() {
@@ -395,16 +456,16 @@ func writeSidecar(dbPath string, blobs map[string][]byte) (string, error) {
 		pos += len(blobs[n])
 	}
 	if err := bw.Flush(); err != nil {
-		return "", fmt.Errorf("index: writing %s: %w", p, err)
+		return fmt.Errorf("index: writing %s: %w", p, err)
 	}
 	if err := f.Sync(); err != nil {
-		return "", fmt.Errorf("index: writing %s: %w", p, err)
+		return fmt.Errorf("index: writing %s: %w", p, err)
 	}
 	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("index: writing %s: %w", p, err)
+		return fmt.Errorf("index: writing %s: %w", p, err)
 	}
 	ok = true
-	return id, nil
+	return nil
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }
@@ -584,6 +645,46 @@ func EncodeTable(m map[string][]byte) []byte {
 		b = append(b, e.v...)
 	}
 	return b
+}
+
+// LayoutTable lays out a table as EncodeTable does, from its keys in
+// strictly increasing order and the size of each one's value: fill then
+// writes key i's value in place, into v of size(i) bytes (zeroed), in key
+// order.
+func LayoutTable(keys []string, size func(i int) int, fill func(i int, v []byte)) ([]byte, error) {
+	n := len(keys)
+	kl, vl := 0, 0
+	for i, k := range keys {
+		if i > 0 && keys[i-1] >= k {
+			return nil, fmt.Errorf("index: table keys %q, %q: not in increasing order", keys[i-1], k)
+		}
+		kl += len(k)
+		vl += size(i)
+	}
+	head := 4 + 8*(n+1)
+	if uint64(head)+uint64(kl)+uint64(vl) > math.MaxUint32 {
+		return nil, fmt.Errorf("index: a table of %d keys and %d bytes: too large", n, kl+vl)
+	}
+	b := make([]byte, head+kl+vl)
+	le.PutUint32(b, uint32(n))
+	keyOff, valOff := b[4:4+4*(n+1)], b[4+4*(n+1):head]
+	keys0, vals := b[head:head+kl], b[head+kl:]
+	ko, vo := 0, 0
+	for i, k := range keys {
+		le.PutUint32(keyOff[4*i:], uint32(ko))
+		le.PutUint32(valOff[4*i:], uint32(vo))
+		copy(keys0[ko:], k)
+		ko += len(k)
+		sz := size(i)
+		if sz < 0 || sz > len(vals)-vo {
+			return nil, fmt.Errorf("index: table value %q: size changed", k)
+		}
+		fill(i, vals[vo:vo+sz:vo+sz])
+		vo += sz
+	}
+	le.PutUint32(keyOff[4*n:], uint32(ko))
+	le.PutUint32(valOff[4*n:], uint32(vo))
+	return b, nil
 }
 
 // Table is a derived keyed structure, read in place: its keys in sorted

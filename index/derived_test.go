@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -316,7 +317,7 @@ func FuzzDerivedFile(f *testing.F) {
 	dir := f.TempDir()
 	db := filepath.Join(dir, "ix.db")
 	table := EncodeTable(map[string][]byte{"a": []byte("1"), "bb": nil, "c": []byte("333")})
-	if _, err := writeSidecar(db, map[string][]byte{"x": []byte("hello"), tablePrefix + "t": table}); err != nil {
+	if err := writeSidecar(db, strings.Repeat("cd", 16), map[string][]byte{"x": []byte("hello"), tablePrefix + "t": table}); err != nil {
 		f.Fatal(err)
 	}
 	m, _ := filepath.Glob(db + ".*.derived")
@@ -397,4 +398,26 @@ func TestDerivedBytesOutliveClose(t *testing.T) {
 		t.Fatalf("%d derived files after deriving again", n)
 	}
 	check("after the file was replaced")
+}
+
+// TestLayoutTable: a table laid out from sorted keys is the bytes
+// EncodeTable gives the same map, and keys out of order are an error.
+func TestLayoutTable(t *testing.T) {
+	m := map[string][]byte{"": []byte("e"), "a": []byte("1"), "bb": nil, "c": []byte("333")}
+	keys := sortedKeys(m)
+	got, err := LayoutTable(keys, func(i int) int { return len(m[keys[i]]) }, func(i int, v []byte) { copy(v, m[keys[i]]) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := EncodeTable(m); !bytes.Equal(got, want) {
+		t.Errorf("laid out %x, want %x", got, want)
+	}
+	if got, err := LayoutTable(nil, nil, nil); err != nil || !bytes.Equal(got, EncodeTable(nil)) {
+		t.Errorf("empty table %x, %v", got, err)
+	}
+	for _, keys := range [][]string{{"b", "a"}, {"a", "a"}} {
+		if _, err := LayoutTable(keys, func(int) int { return 1 }, func(int, []byte) {}); err == nil {
+			t.Errorf("keys %q laid out", keys)
+		}
+	}
 }

@@ -92,7 +92,9 @@ func (ix *Index) Edges() ([]Edge, error) {
 
 // edgesOf resolves the names of rows (in path, line order) into edges.
 // The rows are resolved in contiguous parts, one per core, whose edges
-// are joined in row order: the result does not depend on the split.
+// are laid out in row order: the result does not depend on the split.
+// Each part counts its edges first, so that all are written once, in
+// place, into one list.
 func edgesOf(rows []nameRow) []Edge {
 	defs := map[string][]int{}
 	for i, r := range rows {
@@ -108,28 +110,31 @@ func edgesOf(rows []nameRow) []Edge {
 	}
 	res := newResolver(firstUnit)
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(rows)/1024))
-	outs := make([][]Edge, parts)
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lo, hi := k*len(rows)/parts, (k+1)*len(rows)/parts
-			outs[k] = rowEdges(rows, lo, hi, defs, firstUnit, res)
-		}()
+	inParts := func(f func(k, lo, hi int)) {
+		var wg sync.WaitGroup
+		for k := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f(k, k*len(rows)/parts, (k+1)*len(rows)/parts)
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
-	return slices.Concat(outs...)
-}
-
-// rowEdges resolves rows[lo:hi] against the definitions and files of all
-// rows.
-func rowEdges(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit map[string]string, res *resolver) []Edge {
-	// Count first, so that the list is allocated once.
-	n := 0
-	eachRowEdge(rows, lo, hi, defs, firstUnit, res, func(Edge) { n++ })
-	out := make([]Edge, 0, n)
-	eachRowEdge(rows, lo, hi, defs, firstUnit, res, func(e Edge) { out = append(out, e) })
+	counts := make([]int, parts+1)
+	inParts(func(k, lo, hi int) {
+		n := 0
+		eachRowEdge(rows, lo, hi, defs, firstUnit, res, func(Edge) { n++ })
+		counts[k+1] = n
+	})
+	for k := range parts {
+		counts[k+1] += counts[k]
+	}
+	out := make([]Edge, counts[parts])
+	inParts(func(k, lo, hi int) {
+		part := out[counts[k]:counts[k]:counts[k+1]]
+		eachRowEdge(rows, lo, hi, defs, firstUnit, res, func(e Edge) { part = append(part, e) })
+	})
 	return out
 }
 

@@ -39,6 +39,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,6 +305,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		case ok && w.derivedChanged:
 			removeSidecars(dbPath, w.sidecar, w.base)
 		case !ok && w.sidecar != "":
+			w.sidecarWritten()
 			os.Remove(w.sidecar)
 		}
 	}()
@@ -405,6 +407,11 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return err
 	}
 	w.close()
+	if target == dbPath {
+		if err := w.sidecarWritten(); err != nil {
+			return err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("index: commit %s: %w", target, classify(target, err))
 	}
@@ -414,6 +421,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	if target != dbPath {
 		if err := syncFile(target); err != nil {
 			return fmt.Errorf("index: %w", err)
+		}
+		if err := w.sidecarWritten(); err != nil {
+			return err
 		}
 		if err := os.Rename(target, dbPath); err != nil {
 			return fmt.Errorf("index: %w", err)
@@ -709,6 +719,10 @@ type writer struct {
 	// dbPath is the index the build ends in; sidecar the derived file
 	// this build wrote, if any; base the one it keeps (Meta.Base).
 	dbPath, sidecar, base string
+	// sidecarDone reports the end of the sidecar's writing, when it is
+	// written in the background (sidecarWritten); sidecarErr keeps it.
+	sidecarDone <-chan error
+	sidecarErr  error
 	// derivedChanged says the derived data recorded was replaced or
 	// removed: files of other ids go once the build is in place.
 	derivedChanged bool
@@ -803,6 +817,12 @@ func (w *writer) parsed(p parsed) error {
 		return nil
 	}
 	w.changed++
+	if n := len(p.res.Units); w.collect && len(w.units)+n > cap(w.units) {
+		// Doubled, not grown by a quarter as append grows a long slice:
+		// fewer copies of a new index's every unit.
+		w.units = slices.Grow(w.units, max(n, len(w.units)))
+		w.names = slices.Grow(w.names, max(n, len(w.names)))
+	}
 	for i, u := range p.res.Units {
 		defs, refs, calls, imps := joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports)
 		if _, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
@@ -810,12 +830,14 @@ func (w *writer) parsed(p parsed) error {
 			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
 		}
 		if w.collect {
-			// As readUnits and readNameRows would read the row back.
+			// As readUnits and readNameRows would read the row back (the
+			// lists are shared: neither is changed).
+			defines, references, imports := splitList(defs), splitList(refs), splitList(imps)
 			w.units = append(w.units, mss.Unit{ID: u.ID, Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine,
 				Symbol: u.Symbol, Kind: u.Kind, Language: u.Language, Content: u.Content, Hash: u.Hash, Tokens: u.Tokens,
-				Defines: splitList(defs), References: splitList(refs), Imports: splitList(imps), Context: u.Context})
-			w.names = append(w.names, nameRow{id: u.ID, path: u.Path, defines: splitList(defs), refs: splitList(refs),
-				calls: splitList(calls), imports: splitList(imps)})
+				Defines: defines, References: references, Imports: imports, Context: u.Context})
+			w.names = append(w.names, nameRow{id: u.ID, path: u.Path, defines: defines, refs: references,
+				calls: splitList(calls), imports: imports})
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/missingcomplement/mss/tokenize"
@@ -107,32 +108,50 @@ type TermCount struct {
 	Count int32
 }
 
-// termBufs lends Count a slice to gather terms in.
-var termBufs = sync.Pool{New: func() any { return new([]string) }}
+// counter counts the terms of one text: each term's position in counts;
+// buf is where the tokenizer lower-cases terms.
+type counter struct {
+	at     map[string]int32
+	counts []TermCount
+	buf    []byte
+}
+
+// counters lend Count a counter.
+var counters = sync.Pool{New: func() any { return &counter{at: map[string]int32{}} }}
 
 // Count tokenizes a field's text.
 func Count(text string) Counted {
-	buf := termBufs.Get().(*[]string)
-	terms := (*buf)[:0]
-	tokenize.Each(text, func(t string) { terms = append(terms, t) })
-	slices.Sort(terms)
-	distinct := 0
-	for i := range terms {
-		if i == 0 || terms[i] != terms[i-1] {
-			distinct++
+	c := counters.Get().(*counter)
+	n := int32(0)
+	tokenize.EachScratch(text, &c.buf, func(t string, scratch bool) {
+		n++
+		k, ok := c.at[t]
+		if !ok {
+			if scratch {
+				t = strings.Clone(t) // allocated once per distinct term
+			}
+			k = int32(len(c.counts))
+			c.at[t] = k
+			c.counts = append(c.counts, TermCount{Term: t})
 		}
+		c.counts[k].Count++
+	})
+	out := Counted{Terms: make([]TermCount, len(c.counts)), Len: n}
+	copy(out.Terms, c.counts)
+	slices.SortFunc(out.Terms, func(a, b TermCount) int { return strings.Compare(a.Term, b.Term) })
+	// A map cleared keeps its size: one grown by a long text is dropped.
+	if len(c.at) > 4096 {
+		c.at = map[string]int32{}
+	} else {
+		clear(c.at)
 	}
-	c := Counted{Terms: make([]TermCount, 0, distinct), Len: int32(len(terms))}
-	for i := range terms {
-		if i == 0 || terms[i] != terms[i-1] {
-			c.Terms = append(c.Terms, TermCount{Term: terms[i]})
-		}
-		c.Terms[len(c.Terms)-1].Count++
+	clear(c.counts)
+	c.counts = c.counts[:0]
+	if cap(c.buf) > 4096 {
+		c.buf = nil
 	}
-	clear(terms)
-	*buf = terms[:0]
-	termBufs.Put(buf)
-	return c
+	counters.Put(c)
+	return out
 }
 
 // AddCounted appends a document whose fields are tokenized already (in
@@ -152,6 +171,82 @@ func (b *Builder) AddCounted(fields ...Counted) int {
 		}
 	}
 	return int(doc)
+}
+
+// BuildColumns builds the index of documents whose fields are tokenized
+// already (see Count), a column per field, in field order, each holding
+// every document's (a field without a column is empty): the index a
+// Builder gives when the documents are added in order. Each field's
+// postings are counted first and laid out in one block.
+func BuildColumns(fields []Field, cols ...[]Counted) *Index {
+	ix := newIndex(fields)
+	for _, c := range cols {
+		ix.n = max(ix.n, len(c))
+	}
+	var wg sync.WaitGroup
+	for f := range fields {
+		var col []Counted
+		if f < len(cols) {
+			col = cols[f]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.docLen[f], ix.postings[f] = buildField(col, ix.n)
+		}()
+	}
+	wg.Wait()
+	ix.average()
+	return ix
+}
+
+// buildField gives the lengths and postings of one field of n documents.
+func buildField(col []Counted, n int) ([]int32, map[string][]posting) {
+	lens := make([]int32, n)
+	total := 0
+	for d := range col {
+		lens[d] = col[d].Len
+		total += len(col[d].Terms)
+	}
+	// Number the terms as they come, counting their documents.
+	num := map[string]int32{}
+	var terms []string
+	var df []int32
+	ids := make([]int32, 0, total)
+	for d := range col {
+		for _, tc := range col[d].Terms {
+			id, ok := num[tc.Term]
+			if !ok {
+				id = int32(len(terms))
+				num[tc.Term] = id
+				terms = append(terms, tc.Term)
+				df = append(df, 0)
+			}
+			df[id]++
+			ids = append(ids, id)
+		}
+	}
+	// Each term's postings, in document order, in one block.
+	next := make([]int32, len(terms)+1)
+	for id, c := range df {
+		next[id+1] = next[id] + c
+	}
+	block := make([]posting, total)
+	m := make(map[string][]posting, len(terms))
+	for id, t := range terms {
+		lo, hi := next[id], next[id+1]
+		m[t] = block[lo:hi:hi]
+	}
+	k := 0
+	for d := range col {
+		for _, tc := range col[d].Terms {
+			id := ids[k]
+			block[next[id]] = posting{int32(d), tc.Count}
+			next[id]++
+			k++
+		}
+	}
+	return lens, m
 }
 
 // Build finishes the index.
@@ -182,28 +277,96 @@ func (ix *Index) average() {
 // count and every document's field lengths; terms[f] maps each term of
 // field f to its encoded postings. Stored opens what Export wrote.
 func (ix *Index) Export() (head []byte, terms []map[string][]byte) {
-	head = binary.AppendUvarint(nil, uint64(ix.n))
+	head = ix.exportHead()
+	terms = make([]map[string][]byte, len(ix.fields))
+	for f := range ix.fields {
+		terms[f] = make(map[string][]byte, len(ix.postings[f]))
+		for t, ps := range ix.postings[f] {
+			terms[f][t] = encodePostings(make([]byte, 0, 2+3*len(ps)), ps)
+		}
+	}
+	return head, terms
+}
+
+// exportHead encodes the document count and every document's field
+// lengths.
+func (ix *Index) exportHead() []byte {
+	size := 2 * binary.MaxVarintLen64
+	for f := range ix.fields {
+		size += 2 * len(ix.docLen[f])
+	}
+	head := binary.AppendUvarint(make([]byte, 0, size), uint64(ix.n))
 	head = binary.AppendUvarint(head, uint64(len(ix.fields)))
 	for f := range ix.fields {
 		for _, l := range ix.docLen[f] {
 			head = binary.AppendUvarint(head, uint64(l))
 		}
 	}
-	terms = make([]map[string][]byte, len(ix.fields))
+	return head
+}
+
+// FieldExport is one field's postings as Export encodes them, term by
+// term in sorted order, for a caller that lays them out itself.
+type FieldExport struct {
+	Terms []string // sorted
+	ps    [][]posting
+}
+
+// ExportFields is Export with each field's terms in sorted order, their
+// postings encoded on demand (Size, Put).
+func (ix *Index) ExportFields() (head []byte, fields []*FieldExport) {
+	head = ix.exportHead()
+	fields = make([]*FieldExport, len(ix.fields))
 	for f := range ix.fields {
-		terms[f] = make(map[string][]byte, len(ix.postings[f]))
-		for t, ps := range ix.postings[f] {
-			b := binary.AppendUvarint(make([]byte, 0, 2+3*len(ps)), uint64(len(ps)))
-			prev := int32(0)
-			for _, p := range ps {
-				b = binary.AppendUvarint(b, uint64(p.doc-prev))
-				b = binary.AppendUvarint(b, uint64(p.tf))
-				prev = p.doc
-			}
-			terms[f][t] = b
+		fe := &FieldExport{Terms: make([]string, 0, len(ix.postings[f]))}
+		for t := range ix.postings[f] {
+			fe.Terms = append(fe.Terms, t)
 		}
+		slices.Sort(fe.Terms)
+		fe.ps = make([][]posting, len(fe.Terms))
+		for i, t := range fe.Terms {
+			fe.ps[i] = ix.postings[f][t]
+		}
+		fields[f] = fe
 	}
-	return head, terms
+	return head, fields
+}
+
+// Size is the size of term i's encoded postings.
+func (fe *FieldExport) Size(i int) int {
+	ps := fe.ps[i]
+	n := uvarintLen(uint64(len(ps)))
+	prev := int32(0)
+	for _, p := range ps {
+		n += uvarintLen(uint64(p.doc-prev)) + uvarintLen(uint64(p.tf))
+		prev = p.doc
+	}
+	return n
+}
+
+// Put encodes term i's postings into b, of Size(i) bytes.
+func (fe *FieldExport) Put(i int, b []byte) {
+	encodePostings(b[:0], fe.ps[i])
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+func encodePostings(b []byte, ps []posting) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	prev := int32(0)
+	for _, p := range ps {
+		b = binary.AppendUvarint(b, uint64(p.doc-prev))
+		b = binary.AppendUvarint(b, uint64(p.tf))
+		prev = p.doc
+	}
+	return b
 }
 
 var errEncoding = errors.New("bad encoding")

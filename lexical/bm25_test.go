@@ -1,9 +1,15 @@
 package lexical
 
 import (
+	"bytes"
+	"fmt"
 	"math"
+	"reflect"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/missingcomplement/mss/tokenize"
 )
 
 func TestSearchRanksExactSymbolFirst(t *testing.T) {
@@ -127,4 +133,74 @@ func sortedTerms(q map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestBuildColumns: an index built from columns of tokenized fields is
+// the one a Builder gives, and its sorted export encodes what Export does.
+func TestBuildColumns(t *testing.T) {
+	fields := []Field{{"content", 1}, {"symbol", 2}, {"path", 0.5}}
+	docs := [][]string{
+		{"def lookup_single(self, key): return self.table[key]", "HueMapping._lookup_single", "pkg/mapping.py"},
+		{"", "", "pkg/mapping.py"},
+		{"lookup lookup lookup the table, table", "table", "pkg/table.py"},
+		{"def map(self, func): self._map_bivariate(func)", "PairGrid.map", "pkg/grid.py"},
+	}
+	b := NewBuilder(fields...)
+	cols := make([][]Counted, 2) // no path column: the field is empty
+	for _, d := range docs {
+		b.Add(d[0], d[1])
+		for f := range cols {
+			cols[f] = append(cols[f], Count(d[f]))
+		}
+	}
+	want := b.Build()
+	got := BuildColumns(fields, cols...)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("built from columns:\n%+v\nwant\n%+v", got, want)
+	}
+	cols = append(cols, nil)
+	for _, d := range docs {
+		cols[2] = append(cols[2], Count(d[2]))
+	}
+	ix := BuildColumns(fields, cols...)
+	head, terms := ix.Export()
+	h, fes := ix.ExportFields()
+	if !bytes.Equal(h, head) || len(fes) != len(fields) {
+		t.Fatalf("head %x, %d fields; want %x, %d", h, len(fes), head, len(fields))
+	}
+	for f, fe := range fes {
+		if !sort.StringsAreSorted(fe.Terms) || len(fe.Terms) != len(terms[f]) {
+			t.Errorf("field %d: terms %q", f, fe.Terms)
+		}
+		for i, term := range fe.Terms {
+			b := make([]byte, fe.Size(i))
+			fe.Put(i, b)
+			if !bytes.Equal(b, terms[f][term]) {
+				t.Errorf("field %d term %q: %x, want %x", f, term, b, terms[f][term])
+			}
+		}
+	}
+}
+
+// TestCount: a text's distinct terms, sorted, with their counts and the
+// text's length in terms, also after a text of many terms.
+func TestCount(t *testing.T) {
+	var long strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&long, "term%d ", i%4500)
+	}
+	for _, text := range []string{"", "x", "lookupSingle lookup_single LookupSingle", long.String(), "b a b  c a b", "ä ÄÖ über"} {
+		terms := tokenize.Terms(text)
+		sort.Strings(terms)
+		want := Counted{Terms: []TermCount{}, Len: int32(len(terms))}
+		for i, term := range terms {
+			if i == 0 || term != terms[i-1] {
+				want.Terms = append(want.Terms, TermCount{Term: term})
+			}
+			want.Terms[len(want.Terms)-1].Count++
+		}
+		if got := Count(text); !reflect.DeepEqual(got, want) {
+			t.Errorf("Count(%.40q) = %v, want %v", text, got, want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -214,16 +215,16 @@ var lexicalFields = []lexical.Field{
 }
 
 func buildLexical(us []mss.Unit, content, symbol []lexical.Counted) *lexical.Index {
-	b := lexical.NewBuilder(lexicalFields...)
-	var path lexical.Counted
+	path := make([]lexical.Counted, len(us))
 	for i := range us {
 		// Units come in path order: a file's path is counted once.
 		if i == 0 || us[i].Path != us[i-1].Path {
-			path = lexical.Count(us[i].Path)
+			path[i] = lexical.Count(us[i].Path)
+		} else {
+			path[i] = path[i-1]
 		}
-		b.AddCounted(content[i], symbol[i], path)
 	}
-	return b.Build()
+	return lexical.BuildColumns(lexicalFields, content, symbol, path)
 }
 
 // tokenizeUnits counts the terms of every unit's content and symbol, on
@@ -281,30 +282,48 @@ func (e *Engine) tables() {
 func unitFacts(u *mss.Unit) unitInfo {
 	var in unitInfo
 	in.qual = strings.ToLower(normSymbol(u.Symbol))
-	seen := map[string]bool{}
 	in.setName()
+	// A unit defines few names: they are told apart by a scan, but for
+	// the rare unit that defines many.
+	var seen map[string]bool
+	defined := func(n string) bool {
+		if seen != nil {
+			return seen[n]
+		}
+		return slices.Contains(in.defines, n)
+	}
 	add := func(n string) {
 		n = strings.ToLower(n)
-		if n == "" || seen[n] {
+		if n == "" || defined(n) {
 			return
 		}
-		seen[n] = true
 		in.defines = append(in.defines, n)
+		if seen != nil {
+			seen[n] = true
+		} else if len(in.defines) > 16 {
+			seen = make(map[string]bool, len(u.Defines)+1)
+			for _, d := range in.defines {
+				seen[d] = true
+			}
+		}
 	}
 	add(in.name)
 	for _, d := range u.Defines {
 		add(lastComponent(normSymbol(d)))
 	}
-	rs := map[string]bool{}
-	for _, r := range u.References {
-		r = strings.ToLower(lastComponent(normSymbol(r)))
-		if r == "" || rs[r] || seen[r] {
-			continue
+	// The referenced names but those defined, sorted, each once.
+	if len(u.References) > 0 {
+		refs := make([]string, 0, len(u.References))
+		for _, r := range u.References {
+			if r = strings.ToLower(lastComponent(normSymbol(r))); r != "" && !defined(r) {
+				refs = append(refs, r)
+			}
 		}
-		rs[r] = true
-		in.refs = append(in.refs, r)
+		slices.Sort(refs)
+		if refs = slices.Compact(refs); len(refs) > 0 {
+			in.refs = slices.Clip(refs)
+		}
 	}
-	sort.Strings(in.refs)
 	return in
 }
 

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/missingcomplement/mss/lexical"
 )
@@ -32,8 +33,14 @@ type semantic struct {
 	termVec map[string][]float32 // unit-normalized
 	idf     map[string]float64
 	docVec  [][]float32 // unit-normalized, nil for units with no known term
+	// terms, for a structure built from units, are termVec's keys in
+	// sorted order (their vectors are in one block, in that order), and
+	// docBlob the semdoc blob (stored.go) docVec's vectors are in, on a
+	// little-endian machine (nil on another: derive encodes them).
+	terms   []string
+	docBlob []byte
 	// get, for a stored structure, finds a term's encoded entry
-	// (encodeSemTerm); termVec and idf are then empty.
+	// (putSemTerm); termVec and idf are then empty.
 	get func(term string) ([]byte, bool)
 }
 
@@ -58,18 +65,38 @@ func (s *semantic) lookup(terms map[string]int) (*semantic, error) {
 	return out, nil
 }
 
-// encodeSemTerm stores a term's idf and vector, little-endian.
-func encodeSemTerm(idf float64, v []float32) []byte {
-	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+4*len(v)), math.Float64bits(idf))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+// semTermSize is the size of a term's encoded entry.
+const semTermSize = 8 + 4*semDim
+
+// putSemTerm stores a term's idf and vector in b, little-endian.
+func putSemTerm(b []byte, idf float64, v []float32) {
+	binary.LittleEndian.PutUint64(b, math.Float64bits(idf))
+	putFloats(b[8:], v)
+}
+
+// putFloats stores v in b, little-endian: one copy on a little-endian
+// machine.
+func putFloats(b []byte, v []float32) {
+	if len(v) == 0 {
+		return
 	}
-	return b
+	if nativeLittle {
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
+		return
+	}
+	putFloatsEach(b, v)
+}
+
+// putFloatsEach is putFloats on any machine.
+func putFloatsEach(b []byte, v []float32) {
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
 }
 
 func decodeSemTerm(b []byte) ([]float32, float64, error) {
-	if len(b) != 8+4*semDim {
-		return nil, 0, fmt.Errorf("%d bytes, want %d: %w", len(b), 8+4*semDim, errStored)
+	if len(b) != semTermSize {
+		return nil, 0, fmt.Errorf("%d bytes, want %d: %w", len(b), semTermSize, errStored)
 	}
 	idf := math.Float64frombits(binary.LittleEndian.Uint64(b))
 	return decodeFloats(b[8:], make([]float32, semDim)), idf, nil
@@ -133,15 +160,24 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	// Small corpora (pools) keep common terms: a share of a few units is
 	// no evidence that a term is noise.
 	maxDF := max(int(semMaxShare*float64(n))+1, min(n-1, semMinMaxDF))
+	known := 0
+	for r := range order {
+		if d := int(df[r]); d >= semMinDF && d <= maxDF {
+			known++
+		}
+	}
 	idf := make([]float64, len(vocab))
 	vecs := make([][]float32, len(vocab))
-	s := &semantic{termVec: map[string][]float32{}, idf: map[string]float64{}, docVec: make([][]float32, n)}
+	s := &semantic{termVec: make(map[string][]float32, known), idf: make(map[string]float64, known),
+		docVec: make([][]float32, n), terms: make([]string, 0, known)}
+	block := make([]float32, known*semDim)
 	for r, id := range order {
 		if d := int(df[r]); d >= semMinDF && d <= maxDF {
 			t := vocab[id]
 			idf[r] = math.Log(float64(n) / float64(d))
-			vecs[r] = make([]float32, semDim)
+			vecs[r], block = block[:semDim:semDim], block[semDim:]
 			s.idf[t], s.termVec[t] = idf[r], vecs[r]
+			s.terms = append(s.terms, t)
 		}
 	}
 	// Each term's vector adds its units' signatures in unit order.
@@ -163,26 +199,65 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 			normalize(v)
 		}
 	}
+	// A unit has a vector when it has a known term; the vectors are
+	// laid out in one block, as the stored structure holds them.
+	has := make([]bool, n)
+	present := 0
+	for i, d := range docs {
+		for _, tc := range d {
+			if vecs[tc.id] != nil {
+				has[i] = true
+				present++
+				break
+			}
+		}
+	}
+	var flat []float32
+	s.docBlob, flat = layoutSemDocs(has, present)
+	for i := range has {
+		if has[i] {
+			s.docVec[i], flat = flat[:semDim:semDim], flat[semDim:]
+		}
+	}
 	// As vector does, over the unit's terms in sorted order.
 	eachUnit(n, func(i int) {
-		var v []float32
+		v := s.docVec[i]
+		if v == nil {
+			return
+		}
 		for _, tc := range docs[i] {
 			tv := vecs[tc.id]
 			if tv == nil {
 				continue
 			}
-			if v == nil {
-				v = make([]float32, semDim)
-			}
-			w := float32((1 + math.Log(float64(tc.count))) * idf[tc.id])
+			w := float32(logCount(tc.count) * idf[tc.id])
 			addScaled(v, w, tv)
 		}
-		if v != nil {
-			normalize(v)
-		}
-		s.docVec[i] = v
+		normalize(v)
 	})
 	return s
+}
+
+// layoutSemDocs lays out the semdoc blob (stored.go) of units that have
+// a vector or not, and returns it with its vectors, zero, to fill in
+// place; on a big-endian machine (or, were it to happen, a misaligned
+// allocation) the blob is nil and the vectors are apart.
+func layoutSemDocs(has []bool, present int) ([]byte, []float32) {
+	n := len(has)
+	off := n + (4-n%4)%4
+	b := make([]byte, off+4*semDim*present)
+	for i, h := range has {
+		if h {
+			b[i] = 1
+		}
+	}
+	if present == 0 {
+		return b, nil
+	}
+	if !nativeLittle || uintptr(unsafe.Pointer(&b[off]))%4 != 0 {
+		return nil, make([]float32, semDim*present)
+	}
+	return b, unsafe.Slice((*float32)(unsafe.Pointer(&b[off])), semDim*present)
 }
 
 // addScaled adds w·x to v element by element (v at least as long as x),
@@ -203,6 +278,22 @@ func addScaled(v []float32, w float32, x []float32) {
 	for k := range x {
 		v[k] += w * x[k]
 	}
+}
+
+// logCounts[c] is 1 + log(c) for the counts most of a unit's terms have.
+var logCounts = func() (t [64]float64) {
+	for c := 1; c < len(t); c++ {
+		t[c] = 1 + math.Log(float64(c))
+	}
+	return t
+}()
+
+// logCount is 1 + log(c), looked up when it can be.
+func logCount(c int32) float64 {
+	if c > 0 && int(c) < len(logCounts) {
+		return logCounts[c]
+	}
+	return 1 + math.Log(float64(c))
 }
 
 // termCount is a term's number and count in one unit.
@@ -289,7 +380,7 @@ func signature(id string) []sigEntry {
 	h.Write([]byte(id))
 	x := h.Sum64() | 1
 	out := make([]sigEntry, 0, semNonZero)
-	used := map[int]bool{}
+	var used [(semDim + 63) / 64]uint64
 	for len(out) < semNonZero {
 		// xorshift64*
 		x ^= x >> 12
@@ -297,10 +388,10 @@ func signature(id string) []sigEntry {
 		x ^= x >> 27
 		r := x * 2685821657736338717
 		pos := int(r % semDim)
-		if used[pos] {
+		if used[pos/64]&(1<<(pos%64)) != 0 {
 			continue
 		}
-		used[pos] = true
+		used[pos/64] |= 1 << (pos % 64)
 		sign := float32(1)
 		if r>>63 == 1 {
 			sign = -1

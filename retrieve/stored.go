@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/missingcomplement/mss"
@@ -81,8 +82,35 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}()
 	}
 	e := NewEngine(in.Units, in.Edges, Options{})
-	d := &index.Derived{Blobs: map[string][]byte{}, Tables: map[string]map[string][]byte{}}
+	d := &index.Derived{Blobs: map[string][]byte{}, Tables: map[string]map[string][]byte{}, Encoded: map[string][]byte{}}
 	n := e.n
+	// The large tables are laid out from their sorted keys, on every
+	// core.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var layErr error
+	lay := func(name string, keys []string, size func(int) int, fill func(int, []byte)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t, err := index.LayoutTable(keys, size, fill)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				layErr = fmt.Errorf("table %s: %w", name, err)
+				return
+			}
+			d.Encoded[name] = t
+		}()
+	}
+	unitLists := func(name string, m map[string][]int) {
+		keys := sortedKeys(m)
+		lay(name, keys, func(i int) int { return 4 * len(m[keys[i]]) }, func(i int, v []byte) {
+			for j, u := range m[keys[i]] {
+				le.PutUint32(v[4*j:], uint32(u))
+			}
+		})
+	}
 	paths := map[string][]byte{}
 	pathPos := map[string]int{}
 	for k, p := range e.paths {
@@ -133,17 +161,10 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		return nil, fmt.Errorf("unit strings of %d bytes: too many", len(strs))
 	}
 	d.Blobs["units"], d.Blobs["strings"] = recs, strs
-	ids := make(map[string][]byte, len(e.byID))
-	for id, i := range e.byID {
-		ids[id] = uint32s([]int{i})
-	}
-	d.Tables["ids"] = ids
+	ids := sortedKeys(e.byID)
+	lay("ids", ids, func(int) int { return 4 }, func(i int, v []byte) { le.PutUint32(v, uint32(e.byID[ids[i]])) })
 	for k, m := range e.names {
-		t := make(map[string][]byte, len(m))
-		for key, us := range m {
-			t[key] = uint32s(us)
-		}
-		d.Tables[nameTableKeys[k]] = t
+		unitLists(nameTableKeys[k], m)
 	}
 	if e.adj[edgesOut] != nil {
 		edges := 0
@@ -169,36 +190,26 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	} else {
 		d.Blobs["edges"] = []byte{}
 	}
-	head, terms := e.lex.Export()
+	head, fields := e.lex.ExportFields()
 	d.Blobs["lexical"] = head
-	for f, m := range terms {
-		d.Tables["lex"+strconv.Itoa(f)] = m
+	for f, fe := range fields {
+		lay("lex"+strconv.Itoa(f), fe.Terms, fe.Size, fe.Put)
 	}
-	if e.sem != nil {
-		present := 0
-		for _, v := range e.sem.docVec {
-			if v != nil {
-				present++
-			}
-		}
-		pad := (4 - n%4) % 4
-		b := make([]byte, n+pad, n+pad+4*semDim*present)
-		for i, v := range e.sem.docVec {
-			if v != nil {
-				b[i] = 1
-			}
-		}
-		for _, v := range e.sem.docVec {
-			for _, x := range v {
-				b = le.AppendUint32(b, math.Float32bits(x))
-			}
+	if s := e.sem; s != nil {
+		// The vectors are laid out as stored already, but on a
+		// big-endian machine.
+		b := s.docBlob
+		if b == nil {
+			b = encodeSemDocs(s.docVec)
 		}
 		d.Blobs["semdoc"] = b
-		m := make(map[string][]byte, len(e.sem.termVec))
-		for t, v := range e.sem.termVec {
-			m[t] = encodeSemTerm(e.sem.idf[t], v)
-		}
-		d.Tables["sem"] = m
+		lay("sem", s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
+			putSemTerm(v, s.idf[s.terms[i]], s.termVec[s.terms[i]])
+		})
+	}
+	wg.Wait()
+	if layErr != nil {
+		return nil, layErr
 	}
 	if logc != nil {
 		// A log that cannot be read is read again, and its error
@@ -216,6 +227,26 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}
 	}
 	return d, nil
+}
+
+// encodeSemDocs lays out the semdoc blob of units' vectors.
+func encodeSemDocs(docVec [][]float32) []byte {
+	n, present := len(docVec), 0
+	for _, v := range docVec {
+		if v != nil {
+			present++
+		}
+	}
+	off := n + (4-n%4)%4
+	b := make([]byte, off+4*semDim*present)
+	for i, v := range docVec {
+		if v != nil {
+			b[i] = 1
+			putFloats(b[off:], v)
+			off += 4 * semDim
+		}
+	}
+	return b
 }
 
 // storedHistory gives the history cache the log stored for opts' commit,

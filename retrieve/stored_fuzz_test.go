@@ -61,6 +61,9 @@ func storedFixture(t testing.TB) *memStore {
 	for name, m := range d.Tables {
 		s.tables[name] = index.EncodeTable(m)
 	}
+	for name, b := range d.Encoded {
+		s.tables[name] = b
+	}
 	return s
 }
 

@@ -1,7 +1,9 @@
 package retrieve
 
 import (
+	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,5 +309,67 @@ func TestStoredEngineOtherVersion(t *testing.T) {
 	e := openEngine(t, db)
 	if e.Stored() || !strings.Contains(strings.Join(e.Warnings(), "\n"), "another version (engine-0") {
 		t.Fatalf("stored %v, warnings %q", e.Stored(), e.Warnings())
+	}
+}
+
+// TestSemanticLayout: the semantic vectors, laid out in place as the
+// stored structure holds them, are the bytes the portable encodings give
+// (those a big-endian machine writes).
+func TestSemanticLayout(t *testing.T) {
+	e := NewEngine(corpus(), nil, Options{})
+	s := e.sem
+	if s == nil || len(s.terms) == 0 {
+		t.Fatal("no semantic structure")
+	}
+	want := make([]byte, 0, len(s.docBlob))
+	for _, v := range s.docVec {
+		b := byte(0)
+		if v != nil {
+			b = 1
+		}
+		want = append(want, b)
+	}
+	for len(want)%4 != 0 {
+		want = append(want, 0)
+	}
+	for _, v := range s.docVec {
+		if v != nil {
+			want = append(want, make([]byte, 4*semDim)...)
+			putFloatsEach(want[len(want)-4*semDim:], v)
+		}
+	}
+	if nativeLittle && !bytes.Equal(s.docBlob, want) {
+		t.Error("semdoc laid out in place differs from its portable encoding")
+	}
+	if got := encodeSemDocs(s.docVec); !bytes.Equal(got, want) {
+		t.Error("encodeSemDocs differs from the portable encoding")
+	}
+	for k, term := range s.terms {
+		if k > 0 && s.terms[k-1] >= term {
+			t.Fatalf("terms %q, %q out of order", s.terms[k-1], term)
+		}
+		b := make([]byte, semTermSize)
+		putSemTerm(b, s.idf[term], s.termVec[term])
+		v, idf, err := decodeSemTerm(b)
+		if err != nil || idf != s.idf[term] || !cmp.Equal(v, s.termVec[term]) {
+			t.Fatalf("term %q: decoded %v, %v, %v", term, v[:4], idf, err)
+		}
+		each := make([]byte, 4*semDim)
+		putFloatsEach(each, s.termVec[term])
+		if !bytes.Equal(b[8:], each) {
+			t.Fatalf("term %q: vector bytes differ from the portable encoding", term)
+		}
+	}
+	if len(s.terms) != len(s.termVec) {
+		t.Errorf("%d sorted terms, %d vectors", len(s.terms), len(s.termVec))
+	}
+}
+
+// TestLogCount: the table gives the weight the logarithm gives.
+func TestLogCount(t *testing.T) {
+	for c := int32(1); c < 200; c++ {
+		if got, want := logCount(c), 1+math.Log(float64(c)); got != want {
+			t.Errorf("logCount(%d) = %v, want %v", c, got, want)
+		}
 	}
 }

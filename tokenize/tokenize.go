@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // minLen is the shortest term kept; single letters carry no signal.
@@ -27,6 +28,14 @@ func Terms(text string) []string {
 // Each calls fn for every term of text, in order, without allocating a slice.
 func Each(text string, fn func(term string)) {
 	words(text, func(w string) { emitWord(w, fn) })
+}
+
+// EachScratch is Each for a caller that keeps few of the terms (once
+// each, say): a term that is not a substring of text is lower-cased into
+// *buf, with scratch set, and is valid only until fn returns (copy it to
+// keep it), so that no term is allocated.
+func EachScratch(text string, buf *[]byte, fn func(term string, scratch bool)) {
+	words(text, func(w string) { emitWordTo(w, buf, fn) })
 }
 
 // words calls fn for every maximal run of letters, digits and underscores.
@@ -75,19 +84,25 @@ func isWord(r rune) bool {
 
 // emitWord emits an identifier-like word and its parts.
 func emitWord(w string, fn func(string)) {
+	emitWordTo(w, nil, func(t string, _ bool) { fn(t) })
+}
+
+// emitWordTo is emitWord, lower-casing into *buf when buf is not nil
+// (EachScratch).
+func emitWordTo(w string, buf *[]byte, fn func(term string, scratch bool)) {
 	trimmed := strings.Trim(w, "_")
 	if trimmed == "" {
 		return
 	}
 	if !isASCII(trimmed) {
-		emitWordRunes(trimmed, fn)
+		emitWordRunes(trimmed, func(t string) { fn(t, false) })
 		return
 	}
 	// ASCII fast path: parts are byte ranges of trimmed, and a part with no
 	// upper-case letter is emitted as a substring, without allocating.
-	whole := lowerASCII(trimmed)
+	whole, scratch := lowerASCIITo(trimmed, buf)
 	if len(whole) >= minLen && !isNumber(whole) {
-		fn(whole)
+		fn(whole, scratch)
 	}
 	var bounds [32]int
 	cuts := splitASCII(trimmed, bounds[:0])
@@ -97,9 +112,30 @@ func emitWord(w string, fn func(string)) {
 	for i := 0; i+1 < len(cuts); i += 2 {
 		p := trimmed[cuts[i]:cuts[i+1]]
 		if len(p) >= minLen && !isNumber(p) {
-			fn(lowerASCII(p))
+			fn(lowerASCIITo(p, buf))
 		}
 	}
+}
+
+// lowerASCIITo is lowerASCII, into *buf when buf is not nil: it says
+// whether the string returned is there.
+func lowerASCIITo(s string, buf *[]byte) (string, bool) {
+	if buf == nil {
+		return lowerASCII(s), false
+	}
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := append((*buf)[:0], s...)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			*buf = b
+			return unsafe.String(&b[0], len(b)), true
+		}
+	}
+	return s, false
 }
 
 // emitWordRunes is emitWord for words with non-ASCII letters.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -111,5 +112,26 @@ func BenchmarkTerms(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		Each(text, func(string) {})
+	}
+}
+
+// TestEachScratch: the terms lower-cased into the buffer are those Each
+// gives, in order, and only those not found in the text are there.
+func TestEachScratch(t *testing.T) {
+	text := "HTTPServer lookup_single LookupSingle getName über_Maß x9Y a_BC_d PARSE"
+	want := Terms(text)
+	var got []string
+	var buf []byte
+	EachScratch(text, &buf, func(term string, scratch bool) {
+		if inBuf := len(buf) > 0 && unsafe.StringData(term) == &buf[0]; inBuf != scratch {
+			t.Errorf("term %q: scratch %v, in the buffer %v", term, scratch, inBuf)
+		}
+		got = append(got, strings.Clone(term))
+	})
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("EachScratch differs from Terms (-want +got):\n%s", d)
+	}
+	if len(buf) == 0 {
+		t.Error("no term was lower-cased into the buffer")
 	}
 }

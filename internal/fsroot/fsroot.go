@@ -14,7 +14,6 @@
 package fsroot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -314,15 +313,32 @@ func read(f *os.File, st fs.FileInfo, p string, max int64) ([]byte, error) {
 	if max > 0 {
 		limit = max + 1
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(min(st.Size(), limit)) + 1)
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit)); err != nil {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+	// Read into a buffer of the size stat gave, and one byte more to
+	// see the end (bytes.Buffer would double it for its last read); a
+	// file that grew since grows it.
+	r := io.LimitReader(f, limit)
+	size := min(st.Size(), limit)
+	if size < 0 {
+		size = 0
 	}
-	if max > 0 && int64(buf.Len()) > max {
+	buf := make([]byte, 0, size+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+		}
+	}
+	if max > 0 && int64(len(buf)) > max {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("over the limit of %d bytes", max)}
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }
 
 // ReadFile reads the file at the repository-relative path p under dir,

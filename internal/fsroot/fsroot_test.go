@@ -167,3 +167,28 @@ func TestStaterReadsAsReadFile(t *testing.T) {
 		t.Errorf("pkg/big.py: %d bytes, %v", len(b), err)
 	}
 }
+
+// TestReadFileSizes: a file is read whole into a buffer of its size (one
+// byte more), up to the limit and not past it.
+func TestReadFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 511, 512, 513, 5000} {
+		data := []byte(strings.Repeat("abcdefg\n", n/8+1)[:n])
+		name := filepath.Join(dir, "f")
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(dir, "f", 0)
+		if err != nil || string(got) != string(data) || cap(got) > n+1 {
+			t.Errorf("%d bytes: read %d (cap %d), %v", n, len(got), cap(got), err)
+		}
+		if got, err := ReadFile(dir, "f", int64(n)); err != nil || len(got) != n {
+			t.Errorf("%d bytes at a limit of %d: %d, %v", n, n, len(got), err)
+		}
+		if n > 1 { // a limit of 0 is none
+			if _, err := ReadFile(dir, "f", int64(n-1)); err == nil {
+				t.Errorf("%d bytes read at a limit of %d", n, n-1)
+			}
+		}
+	}
+}
