@@ -82,10 +82,9 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}()
 	}
 	e := NewEngine(in.Units, in.Edges, Options{})
-	d := &index.Derived{Blobs: map[string][]byte{}, Tables: map[string]map[string][]byte{}, Encoded: map[string][]byte{}}
+	d := &index.Derived{Blobs: map[string][]byte{}, Encoded: map[string][]byte{}}
 	n := e.n
-	// The large tables are laid out from their sorted keys, on every
-	// core.
+	// The tables are laid out from their sorted keys, on every core.
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var layErr error
@@ -103,7 +102,7 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 			d.Encoded[name] = t
 		}()
 	}
-	unitLists := func(name string, m map[string][]int) {
+	uint32Lists := func(name string, m map[string][]int) {
 		keys := sortedKeys(m)
 		lay(name, keys, func(i int) int { return 4 * len(m[keys[i]]) }, func(i int, v []byte) {
 			for j, u := range m[keys[i]] {
@@ -111,23 +110,24 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 			}
 		})
 	}
-	paths := map[string][]byte{}
-	pathPos := map[string]int{}
+	pathPos := make(map[string]int, len(e.paths))
 	for k, p := range e.paths {
 		pathPos[p] = k
-		us := e.byPath[p]
-		paths[p] = le.AppendUint32(le.AppendUint32(nil, uint32(us[0])), uint32(len(us)))
 	}
-	d.Tables["paths"] = paths
-	base := map[string][]byte{}
+	lay("paths", e.paths, func(int) int { return 8 }, func(i int, v []byte) {
+		us := e.byPath[e.paths[i]]
+		le.PutUint32(v, uint32(us[0]))
+		le.PutUint32(v[4:], uint32(len(us)))
+	})
+	base := make(map[string][]int, len(e.baseName))
 	for b, ps := range e.baseName {
 		pos := make([]int, len(ps))
 		for k, p := range ps {
 			pos[k] = pathPos[p]
 		}
-		base[b] = uint32s(pos)
+		base[b] = pos
 	}
-	d.Tables["base"] = base
+	uint32Lists("base", base)
 	recs := le.AppendUint32(make([]byte, 0, 4+4*recWords*n), uint32(n))
 	// Room for the unit strings, each with a length of up to two bytes
 	// (a longer one grows the slice, as may a list's count).
@@ -164,7 +164,7 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	ids := sortedKeys(e.byID)
 	lay("ids", ids, func(int) int { return 4 }, func(i int, v []byte) { le.PutUint32(v, uint32(e.byID[ids[i]])) })
 	for k, m := range e.names {
-		unitLists(nameTableKeys[k], m)
+		uint32Lists(nameTableKeys[k], m)
 	}
 	if e.adj[edgesOut] != nil {
 		edges := 0
@@ -352,15 +352,6 @@ func (d *decoder) end() error {
 		d.err = errStored
 	}
 	return d.err
-}
-
-// uint32s encodes a list of unit or path positions.
-func uint32s(l []int) []byte {
-	b := make([]byte, 0, 4*len(l))
-	for _, x := range l {
-		b = le.AppendUint32(b, uint32(x))
-	}
-	return b
 }
 
 func appendString(b []byte, s string) []byte {
