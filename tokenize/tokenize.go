@@ -123,19 +123,14 @@ func lowerASCIITo(s string, buf *[]byte) (string, bool) {
 	if buf == nil {
 		return lowerASCII(s), false
 	}
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := append((*buf)[:0], s...)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			*buf = b
-			return unsafe.String(&b[0], len(b)), true
-		}
+	i := firstUpperASCII(s)
+	if i < 0 {
+		return s, false
 	}
-	return s, false
+	b := append((*buf)[:0], s...)
+	lowerBytesASCII(b[i:])
+	*buf = b
+	return unsafe.String(&b[0], len(b)), true
 }
 
 // emitWordRunes is emitWord for words with non-ASCII letters.
@@ -166,18 +161,33 @@ func isASCII(s string) bool {
 // lowerASCII lower-cases an ASCII string, returning s itself when it has no
 // upper-case letter.
 func lowerASCII(s string) string {
+	i := firstUpperASCII(s)
+	if i < 0 {
+		return s
+	}
+	b := []byte(s)
+	lowerBytesASCII(b[i:])
+	return string(b)
+}
+
+// firstUpperASCII is the index of s's first upper-case ASCII letter, or
+// -1.
+func firstUpperASCII(s string) int {
 	for i := 0; i < len(s); i++ {
 		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
+			return i
 		}
 	}
-	return s
+	return -1
+}
+
+// lowerBytesASCII lower-cases b's ASCII letters in place.
+func lowerBytesASCII(b []byte) {
+	for j := range b {
+		if 'A' <= b[j] && b[j] <= 'Z' {
+			b[j] += 'a' - 'A'
+		}
+	}
 }
 
 func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
