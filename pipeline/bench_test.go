@@ -21,9 +21,10 @@ func BenchmarkMove(b *testing.B) {
 	rev2 := gittest.BenchRev2(b)
 	ctx := context.Background()
 	db := filepath.Join(b.TempDir(), "index.db")
+	counts := &retrieve.TermCounts{}
 	open := func(rev string) *Pipeline {
 		p, err := Open(ctx, Options{Repo: repo, Rev: rev, DB: db, NoDerive: true, NoEnv: true,
-			Engine: retrieve.Options{GitDir: repo, Commit: rev}})
+			Engine: retrieve.Options{GitDir: repo, Commit: rev, Counts: counts}})
 		if err != nil {
 			b.Fatal(err)
 		}

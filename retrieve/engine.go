@@ -39,6 +39,20 @@ type Options struct {
 	// Embedder is set (the model was fitted without that view). Fused
 	// keeps the fused order.
 	Order *OrderModel
+	// Counts, when set, keeps the term counts of the units of the last
+	// engine built with it, so that the next one, over mostly the same
+	// units (after a commit move or an edit), counts only the units
+	// whose text is new. The engine is the same with it or without.
+	Counts *TermCounts
+}
+
+// TermCounts keeps the term counts of the unit texts of the last engine
+// built with it (Options.Counts): each build reads the counts of the texts
+// it shares with the one before and keeps its own in their place, so it
+// holds one engine's worth at most. Builds that share it take turns.
+type TermCounts struct {
+	mu      sync.Mutex
+	content map[string]lexical.Counted // by unit content
 }
 
 // Engine ranks the units of one repository snapshot (or one pool) for
@@ -147,7 +161,7 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 	// Every unit's content and symbol are tokenized once, on every core,
 	// for both the BM25 index and the semantic structure; those two are
 	// built while the name tables are, and the history beside all three.
-	content, symbol := tokenizeUnits(us)
+	content, symbol := tokenizeUnits(us, opts.Counts)
 	var wg sync.WaitGroup
 	if !e.off[ViewSemantic] {
 		wg.Add(1)
@@ -229,12 +243,31 @@ func buildLexical(us []mss.Unit, content, symbol []lexical.Counted) *lexical.Ind
 
 // tokenizeUnits counts the terms of every unit's content and symbol, on
 // every core (each unit's counts are its own: the result does not depend
-// on the split).
-func tokenizeUnits(us []mss.Unit) (content, symbol []lexical.Counted) {
+// on the split). With tc, a content the last build with tc counted is
+// not counted again.
+func tokenizeUnits(us []mss.Unit, tc *TermCounts) (content, symbol []lexical.Counted) {
 	content, symbol = make([]lexical.Counted, len(us)), make([]lexical.Counted, len(us))
+	var before map[string]lexical.Counted
+	if tc != nil {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		before = tc.content
+	}
 	eachUnit(len(us), func(i int) {
-		content[i], symbol[i] = lexical.Count(us[i].Content), lexical.Count(us[i].Symbol)
+		c, ok := before[us[i].Content]
+		if !ok {
+			c = lexical.Count(us[i].Content)
+		}
+		content[i], symbol[i] = c, lexical.Count(us[i].Symbol)
 	})
+	if tc != nil {
+		// Keyed by the texts themselves, so a count is only ever reused
+		// for the very text it was made from.
+		tc.content = make(map[string]lexical.Counted, len(us))
+		for i := range us {
+			tc.content[us[i].Content] = content[i]
+		}
+	}
 	return content, symbol
 }
 

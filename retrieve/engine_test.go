@@ -231,3 +231,49 @@ func TestSortHitsKeepsBest(t *testing.T) {
 		}
 	}
 }
+
+// TestTermCounts: an engine built with term counts kept from an earlier
+// build ranks exactly as one built afresh, though units kept their ids and
+// hashes while their text changed, and a unit's text moved to another.
+func TestTermCounts(t *testing.T) {
+	before := corpus()
+	for i := range before {
+		before[i].Hash = fmt.Sprintf("h%d", i)
+	}
+	after := append([]mss.Unit(nil), before...)
+	// Same id and hash, new text: a count kept by either would be stale.
+	after[5].Content = "def palette(n):\n    return frobnicate_hues(n)\n"
+	// The grid caller's text now belongs to another unit, and a unit is new.
+	after[3].Content, after[4].Content = after[4].Content, after[3].Content
+	after = append(after, unit("pkg/hues.py", 1, "frobnicate_hues", "def frobnicate_hues(n):\n    return ['blue'] * n", []string{"frobnicate_hues"}, nil))
+
+	tc := &TermCounts{}
+	NewEngine(before, nil, Options{Counts: tc})
+	kept := NewEngine(after, nil, Options{Counts: tc})
+	fresh := NewEngine(after, nil, Options{})
+	for _, issue := range []string{
+		"`palette` should call frobnicate_hues",
+		"KeyError in `_lookup_single` when a hue is passed to map",
+		"PairGrid._map_bivariate drops kwargs",
+	} {
+		st := &mss.State{StateID: "s", Issue: issue}
+		want, err := fresh.Candidates(context.Background(), st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := kept.Candidates(context.Background(), st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%q: candidates differ (-fresh +kept):\n%s", issue, d)
+		}
+	}
+	// The counts kept are the last build's: the old palette text is gone.
+	if _, ok := tc.content[before[5].Content]; ok {
+		t.Error("counts of a text the last build did not have are kept")
+	}
+	if len(tc.content) != len(after) {
+		t.Errorf("%d counts kept, want %d", len(tc.content), len(after))
+	}
+}

@@ -145,7 +145,7 @@ func Overlay(ctx context.Context, base *Engine, ix *index.Index, opts Options) (
 
 	e := &Engine{opts: indexOptions(ix, opts), m: m, x: x, src: ix}
 	e.off = offViews(e.opts)
-	content, symbol := tokenizeUnits(x.units)
+	content, symbol := tokenizeUnits(x.units, nil)
 	if e.lex, err = lexical.Overlay(base.lex, x.dead, buildLexical(x.units, content, symbol)); err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}

@@ -205,7 +205,7 @@ func TestSemanticUnitVectors(t *testing.T) {
 			Content: fmt.Sprintf("def parse_%d(line):\n    key, value = line.split(%q)\n    return normalise(key) + cache_%d(value)\n", k%5, ":", k%3)})
 	}
 	e := NewEngine(units, nil, Options{})
-	content, symbol := tokenizeUnits(e.units)
+	content, symbol := tokenizeUnits(e.units, nil)
 	for i := range e.units {
 		want := e.sem.vector(semTerms(content[i], symbol[i]))
 		if d := cmp.Diff(want, e.sem.docVec[i]); d != "" {
