@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/missingcomplement/mss/semantic"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/repobench"
 	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/semantic"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -387,13 +389,14 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if err != nil {
 		return err
 	}
+	counts := newRepoCounts(bf.conc)
 	opts := repobench.RunOptions{
 		OnResult: usage.add, AllowFallback: bf.allowFallback,
 		States: l.States, Source: l.Source, Methods: runs,
 		Limits:      pipeline.Limits{Budget: f.budget, MaxUnits: bf.maxUnits, MinUnits: min(mss.DefaultMinUnits, bf.maxUnits), Candidates: bf.candidates},
 		Concurrency: bf.conc,
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
-			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit, bf.order)
+			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit, bf.order, counts.of(repo))
 			if err == nil && cw != nil {
 				op.Snapshot = &repobench.CachingSnapshot{Snapshot: op.Snapshot, Cache: cw}
 			}
@@ -560,14 +563,44 @@ func orderModel(name string) (*retrieve.OrderModel, error) {
 	return nil, fmt.Errorf("--order %q: want fused or learned", name)
 }
 
+// repoCounts keeps the term counts of the repositories opened last, one
+// for each worker, so that a repository's next commit counts only the
+// units whose text changed; a repository no worker is on any more gives
+// its counts up.
+type repoCounts struct {
+	mu   sync.Mutex
+	keep int
+	last []string // most recent last
+	m    map[string]*retrieve.TermCounts
+}
+
+func newRepoCounts(keep int) *repoCounts {
+	return &repoCounts{keep: max(keep, 1), m: map[string]*retrieve.TermCounts{}}
+}
+
+func (c *repoCounts) of(repo string) *retrieve.TermCounts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = slices.DeleteFunc(c.last, func(r string) bool { return r == repo })
+	c.last = append(c.last, repo)
+	if c.m[repo] == nil {
+		c.m[repo] = &retrieve.TermCounts{}
+	}
+	for len(c.last) > c.keep {
+		delete(c.m, c.last[0])
+		c.last = c.last[1:]
+	}
+	return c.m[repo]
+}
+
 // openSnapshot builds or moves the repository's index to commit and opens
 // the pipeline over it; answers are checked against the commit's blobs.
 // A commit's snapshot answers a few states and is left for the next
 // commit, so its engine is built in memory: deriving and storing the
 // retrieval structures (which opens answer the same from) would cost more.
-func openSnapshot(ctx context.Context, db, gitDir, commit string, order *retrieve.OrderModel) (*repobench.Opened, error) {
+func openSnapshot(ctx context.Context, db, gitDir, commit string, order *retrieve.OrderModel, counts *retrieve.TermCounts) (*repobench.Opened, error) {
 	p, err := pipeline.Open(ctx, pipeline.Options{Repo: gitDir, Rev: commit, DB: db, NoDerive: true,
-		Engine: retrieve.Options{GitDir: gitDir, Commit: commit, Order: order}})
+		Engine: retrieve.Options{GitDir: gitDir, Commit: commit, Order: order, Counts: counts}})
 	if err != nil {
 		return nil, err
 	}

@@ -258,3 +258,23 @@ func TestBenchRepo(t *testing.T) {
 		}
 	}
 }
+
+// TestRepoCounts: a repository opened again gets its counts back; one no
+// worker opened since the others gives them up.
+func TestRepoCounts(t *testing.T) {
+	c := newRepoCounts(2)
+	a, b := c.of("o/a"), c.of("o/b")
+	if a == b {
+		t.Fatal("two repositories share their counts")
+	}
+	if c.of("o/a") != a {
+		t.Error("o/a opened again got new counts")
+	}
+	c.of("o/c") // o/b is now the one opened longest ago
+	if len(c.m) != 2 || c.m["o/b"] != nil {
+		t.Errorf("kept %v, want o/a and o/c", c.last)
+	}
+	if c.of("o/a") != a {
+		t.Error("o/a lost its counts")
+	}
+}

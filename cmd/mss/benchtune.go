@@ -281,12 +281,13 @@ func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *repoben
 			for r := range queue {
 				out := preds + "." + strings.ReplaceAll(r, "/", "+")
 				os.Remove(out)
+				counts := &retrieve.TermCounts{}
 				_, err := repobench.Run(ctx, repobench.RunOptions{
 					States: byRepo[r], Source: l.Source, Limits: lim,
 					Methods: []repobench.MethodRun{{Name: "rrf", Output: out,
 						New: func() (mss.Controller, error) { return mss.NewMethod("rrf", mss.MethodOptions{}) }}},
 					Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
-						op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit, nil)
+						op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit, nil, counts)
 						if err != nil {
 							return nil, err
 						}
