@@ -119,16 +119,13 @@ func Segment(path string, src []byte) *Result {
 	if (g == cGrammar || g == cppGrammar) && tree.RootNode().HasError() {
 		// Macros the grammar cannot expand may be what derails it.
 		if masked, ok := maskMacros(src); ok {
-			// The other grammar too, unless it is C and already lost to
-			// C++ on this file: C's error recovery over C++ is the slowest
-			// parse of all (two thirds of a large C++ header's), and over
-			// the C and C++ files of fmt, Catch2, spdlog, yaml-cpp, redis,
-			// libuv and cpp-httplib (2,039 files) it never won masked
-			// after losing unmasked.
+			// C++ too when the grammar is C, but not C when it is C++:
+			// C's error recovery over C++ is the slowest parse of all (two
+			// thirds of a large C++ header's), and over the C and C++
+			// files of fmt, Catch2, spdlog, yaml-cpp, redis, libuv and
+			// cpp-httplib (2,039 files) it never fitted masked C++ better.
 			tries := []*grammar{g}
-			if g == cppGrammar && grammarFor(path) != cGrammar {
-				tries = append(tries, cGrammar)
-			} else if g == cGrammar && grammarFor(path) == cGrammar {
+			if g == cGrammar {
 				tries = append(tries, cppGrammar)
 			}
 			f.parseSrc = masked
