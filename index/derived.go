@@ -53,13 +53,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/missingcomplement/mss"
@@ -136,17 +134,6 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if in.Commit == "" && in.GitDir != "" {
 		in.Commit = src.headCommit(w.ctx)
 	}
-	if !w.collect {
-		id, err := runDeriver(d, in, w.dbPath)
-		if err != nil {
-			return err
-		}
-		w.sidecar = sidecarPath(w.dbPath, id)
-		return recordDerived(w.ctx, w.tx, d.Version, id)
-	}
-	// A new index: nothing can read the file before the index is renamed
-	// into place, so it is written (and synced) while the build finishes,
-	// and waited for before the rename (writer.sidecarWritten).
 	blobs, err := deriveBlobs(d, in)
 	if err != nil {
 		return err
@@ -155,10 +142,18 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if err != nil {
 		return err
 	}
+	if w.collect {
+		// A new index: nothing can read the file before the index is
+		// renamed into place, so it is written (and synced) while the
+		// build finishes, and waited for before the rename
+		// (writer.sidecarWritten).
+		done := make(chan error, 1)
+		go func() { done <- writeSidecar(w.dbPath, id, blobs) }()
+		w.sidecarDone = done
+	} else if err := writeSidecar(w.dbPath, id, blobs); err != nil {
+		return err
+	}
 	w.sidecar = sidecarPath(w.dbPath, id)
-	done := make(chan error, 1)
-	go func() { done <- writeSidecar(w.dbPath, id, blobs) }()
-	w.sidecarDone = done
 	return recordDerived(w.ctx, w.tx, d.Version, id)
 }
 
@@ -285,23 +280,8 @@ func deriveBlobs(d *Deriver, in *DeriveInput) (map[string][]byte, error) {
 		}
 		blobs[tablePrefix+name] = b
 	}
-	// Tables are encoded on every core.
-	names := sortedKeys(out.Tables)
-	enc := make([][]byte, len(names))
-	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for range min(runtime.GOMAXPROCS(0), len(names)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := int(next.Add(1) - 1); k < len(names); k = int(next.Add(1) - 1) {
-				enc[k] = EncodeTable(out.Tables[names[k]])
-			}
-		}()
-	}
-	wg.Wait()
-	for k, name := range names {
-		blobs[tablePrefix+name] = enc[k]
+	for name, m := range out.Tables {
+		blobs[tablePrefix+name] = EncodeTable(m)
 	}
 	return blobs, nil
 }
