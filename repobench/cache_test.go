@@ -130,15 +130,46 @@ func TestPoolCompleteAndDiagnose(t *testing.T) {
 		{StateID: "sel", Metrics: map[string]float64{"complete@5": 0}},
 		{StateID: "ret", Metrics: map[string]float64{"complete@5": 0}},
 	}
+	// "sel" shows a.py (covering its group) and x.py: b.py's group was
+	// offered but its file not shown. "ret" shows another unit of a.py,
+	// and b.py was not offered at all.
+	answers := map[string][]PredUnit{
+		"hit": {{Path: "a.py", StartLine: 1, EndLine: 12}, {Path: "b.py", StartLine: 6, EndLine: 9}},
+		"sel": {{Path: "a.py", StartLine: 1, EndLine: 12}, {Path: "x.py", StartLine: 1, EndLine: 3}},
+		"ret": {{Path: "a.py", StartLine: 20, EndLine: 30}},
+	}
 	d := Diagnose(rows, map[string]*Label{"hit": l, "sel": l, "ret": l}, func(id string) []mss.Candidate {
 		if id == "ret" {
 			return cands[:2]
 		}
 		return cands
-	})
+	}, func(id string) []PredUnit { return answers[id] })
 	third := 1.0 / 3
 	if d.Complete != third || d.LostSelection != third || d.LostRetrieval != third || d.PoolRecall[200] != 2*third {
 		t.Errorf("diagnosis %+v", d)
+	}
+	// Missed: sel's b.py group (offered, file not shown); ret's a.py group
+	// (offered: a candidate overlaps it; file shown) and its b.py group
+	// (not offered, and no candidate in b.py).
+	if want := (Missed{Groups: 3, OfferedShown: 1, OfferedElsewhere: 1, FileAbsent: 1}); d.Missed != want {
+		t.Errorf("missed groups %+v, want %+v", d.Missed, want)
+	}
+	// A group no candidate overlaps, in a file the answer shows, or in a
+	// file only other candidates are in.
+	lc := &Label{RequiredGroups: []LineGroup{{Path: "c.py", Lines: [][2]int{{50, 50}}}}}
+	miss := []StateScore{{StateID: "shown", Metrics: map[string]float64{"complete@5": 0}}, {StateID: "offered", Metrics: map[string]float64{"complete@5": 0}}}
+	d = Diagnose(miss, map[string]*Label{"shown": lc, "offered": lc}, func(string) []mss.Candidate { return []mss.Candidate{c("c.py", 1, 10)} },
+		func(id string) []PredUnit {
+			if id == "shown" {
+				return []PredUnit{{Path: "c.py", StartLine: 1, EndLine: 10}}
+			}
+			return []PredUnit{{Path: "x.py", StartLine: 1, EndLine: 3}}
+		})
+	if want := (Missed{Groups: 2, FileShown: 1, FileOffered: 1}); d.Missed != want {
+		t.Errorf("missed groups %+v, want %+v", d.Missed, want)
+	}
+	if d := Diagnose(rows, map[string]*Label{"hit": l, "sel": l, "ret": l}, func(string) []mss.Candidate { return cands }, nil); d.Missed != (Missed{}) {
+		t.Errorf("without answers, missed groups %+v", d.Missed)
 	}
 }
 

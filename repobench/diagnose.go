@@ -48,17 +48,22 @@ func PoolComplete(label *Label, cands []mss.Candidate, depth int) bool {
 
 // overlaps says whether u is on g's path and overlaps one of its changed
 // line ranges.
-func (g *LineGroup) overlaps(u *mss.Unit) bool {
-	if strings.TrimLeft(u.Path, "./") != g.Path {
+func (g *LineGroup) overlaps(u *mss.Unit) bool { return g.overlapsSpan(u.Path, u.StartLine, u.EndLine) }
+
+func (g *LineGroup) overlapsSpan(path string, start, end int) bool {
+	if !g.on(path) {
 		return false
 	}
 	for _, r := range g.Lines {
-		if u.StartLine <= r[1] && u.EndLine >= r[0] {
+		if start <= r[1] && end >= r[0] {
 			return true
 		}
 	}
 	return false
 }
+
+// on says whether path is g's file.
+func (g *LineGroup) on(path string) bool { return strings.TrimLeft(path, "./") == g.Path }
 
 // Diagnosis says where a method's misses come from.
 type Diagnosis struct {
@@ -70,12 +75,30 @@ type Diagnosis struct {
 	// of states it misses whose whole candidate list is not complete, and
 	// LostSelection the share it misses although the list is complete.
 	Complete, LostRetrieval, LostSelection float64
+	// Missed breaks down the groups its missed states leave uncovered
+	// (when Diagnose is given the answers).
+	Missed Missed
+}
+
+// Missed counts the required groups that a method's answers at C@5 leave
+// uncovered, over the states it misses, by how near the method came. A
+// group is offered when a candidate overlaps it, and its file is shown
+// when the answer holds a unit of that file.
+type Missed struct {
+	Groups int
+	// Offered, and the answer shows its file (another unit of it) or not.
+	OfferedShown, OfferedElsewhere int
+	// Not offered: the answer shows its file; or some other candidate is
+	// in its file; or no candidate is.
+	FileShown, FileOffered, FileAbsent int
 }
 
 // Diagnose computes pool recall over the cached candidates of the scored
 // states and splits the method's complete@5 misses between retrieval and
-// selection.
-func Diagnose(rows []StateScore, labels map[string]*Label, cands func(stateID string) []mss.Candidate) Diagnosis {
+// selection; given each state's answer at C@5 (Scorer.Answer; answer may
+// be nil), it also counts the groups the missed states leave uncovered
+// (Diagnosis.Missed).
+func Diagnose(rows []StateScore, labels map[string]*Label, cands func(stateID string) []mss.Candidate, answer func(stateID string) []PredUnit) Diagnosis {
 	d := Diagnosis{States: len(rows), PoolRecall: map[int]float64{}}
 	if len(rows) == 0 {
 		return d
@@ -98,6 +121,43 @@ func Diagnose(rows []StateScore, labels map[string]*Label, cands func(stateID st
 		default:
 			d.LostRetrieval += 1 / n
 		}
+		if !hit && answer != nil {
+			d.Missed.add(l, cs, answer(r.StateID))
+		}
 	}
 	return d
+}
+
+// add counts the required groups of a missed state that its answer leaves
+// uncovered.
+func (m *Missed) add(l *Label, cands []mss.Candidate, ans []PredUnit) {
+	for i := range l.RequiredGroups {
+		g := &l.RequiredGroups[i]
+		shown, covered := false, false
+		for _, u := range ans {
+			covered = covered || g.overlapsSpan(u.Path, u.StartLine, u.EndLine)
+			shown = shown || g.on(u.Path)
+		}
+		if covered {
+			continue
+		}
+		offered, fileOffered := false, false
+		for j := range cands {
+			offered = offered || g.overlaps(&cands[j].Unit)
+			fileOffered = fileOffered || g.on(cands[j].Unit.Path)
+		}
+		m.Groups++
+		switch {
+		case offered && shown:
+			m.OfferedShown++
+		case offered:
+			m.OfferedElsewhere++
+		case shown:
+			m.FileShown++
+		case fileOffered:
+			m.FileOffered++
+		default:
+			m.FileAbsent++
+		}
+	}
 }

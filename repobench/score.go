@@ -243,15 +243,7 @@ func (sc *Scorer) ScoreState(st *mss.State, label *Label, units []PredUnit) (map
 	}
 	out := map[string]float64{}
 	for _, k := range sc.ks() {
-		spent := 0
-		var ans []scoredUnit
-		for _, su := range scored[:min(k, len(scored))] {
-			if spent+su.cost > budget {
-				break
-			}
-			spent += su.cost
-			ans = append(ans, su)
-		}
+		ans, spent := answerAt(scored, k, budget)
 		hits, all := 0, true
 		var necessity float64
 		for i := range groups {
@@ -286,6 +278,43 @@ func (sc *Scorer) ScoreState(st *mss.State, label *Label, units []PredUnit) (map
 		out[Key(Necessity, k)] = necessity / wsum
 		out[Key(Tokens, k)] = float64(spent)
 		out[Key(ObservedUnits, k)] = float64(wasted)
+	}
+	return out, nil
+}
+
+// answerAt is the answer at (k, budget): the longest prefix of at most k
+// units whose summed cost stays within the budget, and what it costs.
+func answerAt(scored []scoredUnit, k, budget int) (ans []scoredUnit, spent int) {
+	for _, su := range scored[:min(k, len(scored))] {
+		if spent+su.cost > budget {
+			break
+		}
+		spent += su.cost
+		ans = append(ans, su)
+	}
+	return ans, spent
+}
+
+// Answer is the answer at k units within the scorer's budget, as score.py
+// takes it: its valid units (those naming lines at the base commit).
+func (sc *Scorer) Answer(st *mss.State, units []PredUnit, k int) ([]PredUnit, error) {
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	scored := make([]scoredUnit, len(units))
+	for i, u := range units {
+		c, ok, err := sc.UnitCost(st, u)
+		if err != nil {
+			return nil, err
+		}
+		scored[i] = scoredUnit{u, c, ok}
+	}
+	ans, _ := answerAt(scored, k, sc.budget())
+	var out []PredUnit
+	for _, su := range ans {
+		if su.valid {
+			out = append(out, su.u)
+		}
 	}
 	return out, nil
 }

@@ -439,7 +439,8 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	if err != nil {
 		return err
 	}
-	scores, err := f.scorer(l.Source).Score(l.States, l.Labels, ps)
+	sc := f.scorer(l.Source)
+	scores, err := sc.Score(l.States, l.Labels, ps)
 	if err != nil {
 		return err
 	}
@@ -458,15 +459,39 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	diag := map[string]repobench.Diagnosis{}
 	for _, ms := range scores {
-		diag[ms.Method] = repobench.Diagnose(ms.States, l.Labels, func(id string) []mss.Candidate {
-			if cs := c.States[id]; cs != nil {
-				return cs.Candidates
-			}
-			return nil
-		})
+		if diag[ms.Method], err = diagnose(sc, l, ms, ps.ByMethod[ms.Method], c); err != nil {
+			return err
+		}
 	}
 	writeDiagnosis(cmd.OutOrStdout(), scores, diag)
 	return nil
+}
+
+// diagnose says where a method's misses come from, over the candidates
+// of the cache and the method's answers at C@5.
+func diagnose(sc *repobench.Scorer, l *repobench.Track, ms *repobench.MethodScore, preds map[string]*repobench.Prediction, c *repobench.Cache) (repobench.Diagnosis, error) {
+	byID := map[string]*mss.State{}
+	for _, st := range l.States {
+		byID[st.StateID] = st
+	}
+	var aerr error
+	d := repobench.Diagnose(ms.States, l.Labels, func(id string) []mss.Candidate {
+		if cs := c.States[id]; cs != nil {
+			return cs.Candidates
+		}
+		return nil
+	}, func(id string) []repobench.PredUnit {
+		p := preds[id]
+		if p == nil || aerr != nil {
+			return nil
+		}
+		ans, err := sc.Answer(byID[id], p.Units, 5)
+		if err != nil {
+			aerr = fmt.Errorf("method %s: state %s: %w", ms.Method, id, err)
+		}
+		return ans
+	})
+	return d, aerr
 }
 
 // printRunStats reports what a run did, its per-state latency and what

@@ -358,12 +358,9 @@ func runReplay(ctx context.Context, out, stderr io.Writer, l *repobench.Track, r
 			return err
 		}
 		scores = append(scores, ms)
-		diag[v.label] = repobench.Diagnose(ms.States, l.Labels, func(id string) []mss.Candidate {
-			if cs := rp.Cache.States[id]; cs != nil {
-				return cs.Candidates
-			}
-			return nil
-		})
+		if diag[v.label], err = diagnose(sc, l, ms, preds, rp.Cache); err != nil {
+			return err
+		}
 	}
 	if err := repobench.WriteText(out, scores); err != nil {
 		return err
@@ -414,6 +411,22 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 			cols = append(cols, fmt.Sprintf("%.1f", 100*d.PoolRecall[depth]))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\n", ms.Method, strings.Join(cols, "\t"), 100*d.Complete, 100*d.LostRetrieval, 100*d.LostSelection)
+	}
+	tw.Flush()
+	// The groups the missed states leave uncovered, as shares of them.
+	fmt.Fprintln(w, "groups missed at C@5, by how near the method came (% of the groups missed):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tgroups missed\toffered, file shown\toffered, file not shown\tnot offered, file shown\tnot offered, file offered\tfile not offered")
+	for _, ms := range scores {
+		m := diag[ms.Method].Missed
+		share := func(n int) string {
+			if m.Groups == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", 100*float64(n)/float64(m.Groups))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", ms.Method, m.Groups, share(m.OfferedShown), share(m.OfferedElsewhere),
+			share(m.FileShown), share(m.FileOffered), share(m.FileAbsent))
 	}
 	tw.Flush()
 }

@@ -30,7 +30,7 @@ func TestBenchTuneReplaysAsBenchRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"complement: states=2 missing=0", "untied: states=2", "pool@200"} {
+	for _, want := range []string{"complement: states=2 missing=0", "untied: states=2", "pool@200", "offered, file shown"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bench tune output lacks %q:\n%s", want, out)
 		}
