@@ -11,10 +11,10 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // the "complement" fallback
+	"github.com/missingcomplement/mss/internal/serbench"
 	"github.com/missingcomplement/mss/llm/llmtest"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/semantic"
-	"github.com/missingcomplement/mss/serbench"
 )
 
 // scripted answers every stage from its schema: the first offered ids, as

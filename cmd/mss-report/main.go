@@ -15,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
-	"github.com/missingcomplement/mss/repobench"
-	"github.com/missingcomplement/mss/report"
+	"github.com/missingcomplement/mss/internal/repobench"
+	"github.com/missingcomplement/mss/internal/report"
 	"github.com/spf13/cobra"
 )
 

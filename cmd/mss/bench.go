@@ -16,9 +16,9 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
+	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/render"
-	"github.com/missingcomplement/mss/repobench"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/semantic"
 	"github.com/schollz/progressbar/v3"

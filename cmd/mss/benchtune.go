@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
-	"github.com/missingcomplement/mss/repobench"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/spf13/cobra"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/missingcomplement/mss/repobench"
+	"github.com/missingcomplement/mss/internal/repobench"
 )
 
 // budgetCurve prints every method's complete@5, overall and on states with

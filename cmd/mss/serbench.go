@@ -12,8 +12,8 @@ import (
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
 	"github.com/missingcomplement/mss/internal/safefile"
+	"github.com/missingcomplement/mss/internal/serbench"
 	"github.com/missingcomplement/mss/pipeline"
-	"github.com/missingcomplement/mss/serbench"
 	"github.com/spf13/cobra"
 )
 

@@ -18,8 +18,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/internal/safefile"
-	"github.com/missingcomplement/mss/repobench"
 )
 
 // Instance is one issue with its fix: the base commit the fix applies to,

@@ -17,7 +17,7 @@ import (
 // checkout as ../shared; tests that need it skip when it is absent.
 func exampleDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "serbench", "example")
+	dir := filepath.Join("..", "..", "..", "shared", "serbench", "example")
 	if _, err := os.Stat(filepath.Join(dir, "items.jsonl")); err != nil {
 		t.Skipf("SERBench example not found at %s", dir)
 	}

@@ -18,7 +18,7 @@ import (
 // exampleSeeds adds the first lines of the release example (when present)
 // as seeds, trimmed to keep the corpus small.
 func exampleSeeds(f *testing.F, name string) {
-	dir := filepath.Join("..", "..", "shared", "serbench", "example")
+	dir := filepath.Join("..", "..", "..", "shared", "serbench", "example")
 	file, err := os.Open(filepath.Join(dir, name))
 	if err != nil {
 		return

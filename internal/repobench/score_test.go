@@ -195,7 +195,7 @@ m2: states=3 missing=1 C@1=0.0 C@3=66.7 C@5=66.7 C@8=66.7 C@10=66.7 G@5=66.7 G@8
 // TestAgreesWithScorePy runs the track's reference scorer on the fixture
 // and demands the same figures.
 func TestAgreesWithScorePy(t *testing.T) {
-	script := filepath.Join("..", "..", "shared", "repotrack", "score.py")
+	script := filepath.Join("..", "..", "..", "shared", "repotrack", "score.py")
 	if _, err := os.Stat(script); err != nil {
 		t.Skipf("reference scorer not found: %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/missingcomplement/mss/repobench"
+	"github.com/missingcomplement/mss/internal/repobench"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/internal/safefile"
-	"github.com/missingcomplement/mss/repobench"
 )
 
 // Latency is a method's per-state retrieval+selection time.

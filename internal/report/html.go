@@ -6,7 +6,7 @@ import (
 	"html/template"
 	"math"
 
-	"github.com/missingcomplement/mss/repobench"
+	"github.com/missingcomplement/mss/internal/repobench"
 )
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{

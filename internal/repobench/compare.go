@@ -3,7 +3,7 @@ package repobench
 import (
 	"fmt"
 
-	"github.com/missingcomplement/mss/stats"
+	"github.com/missingcomplement/mss/internal/stats"
 )
 
 // Paired is a paired comparison of a method with a baseline on one metric

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/missingcomplement/mss/repobench"
+	"github.com/missingcomplement/mss/internal/repobench"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")

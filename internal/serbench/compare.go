@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/missingcomplement/mss/stats"
+	"github.com/missingcomplement/mss/internal/stats"
 )
 
 // CompareOptions names the two methods and the measure to compare.
