@@ -22,8 +22,9 @@ const (
 
 // Sizes.
 const (
-	// ViewDepth is how many units each view ranks; deeper ranks add
-	// nothing to a reciprocal-rank fusion.
+	// ViewDepth is how many units each view ranks. Deeper views lift the
+	// fused pool's recall but, measured on the training split, not the
+	// answers (docs/bench.md, the learned order).
 	ViewDepth = 200
 	// DefaultCandidates is how many fused candidates Candidates returns
 	// when the caller gives no limit.
