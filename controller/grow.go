@@ -26,32 +26,41 @@ type Growth struct {
 	// MaxRank ties a neighbour the fused ranking puts within this rank
 	// for the state (0: none).
 	MaxRank int
+	// Join lets a unit take in a later chosen unit it meets
+	// (expand.Options.Join).
+	Join bool
 }
 
 // DefaultGrowMaxShare caps one grown unit at 40% of the budget.
 const DefaultGrowMaxShare = 0.4
 
+// DefaultGrowJoin: a unit takes in a later chosen unit it meets.
+const DefaultGrowJoin = false
+
 // growKeys are the settings Growth reads.
-var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied"}
+var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join"}
 
 // parseGrowth reads the growth settings from a method's settings; on says
 // whether growth is on when "grow" is not given. It returns the settings
 // it did not read.
 func parseGrowth(method string, settings map[string]string, on bool) (Growth, map[string]string, error) {
-	g := Growth{On: on, MaxShare: DefaultGrowMaxShare}
+	g := Growth{On: on, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin}
 	rest := map[string]string{}
 	for _, k := range sortedSettings(settings) {
 		v := settings[k]
 		switch k {
-		case "grow", "grow_tied":
+		case "grow", "grow_tied", "grow_join":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
 				return g, nil, fmt.Errorf("%s: setting %s=%q: want true or false", method, k, v)
 			}
-			if k == "grow" {
+			switch k {
+			case "grow":
 				g.On = b
-			} else {
+			case "grow_tied":
 				g.Untied = !b
+			default:
+				g.Join = b
 			}
 		case "grow_order":
 			switch v {
@@ -86,7 +95,7 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 // for methods built outside this package: mss-complement grows its answer
 // with the same code as every embedded method.
 func Grow(res *mss.Result, req *mss.Request, budget int) {
-	Growth{On: true, MaxShare: DefaultGrowMaxShare}.apply(res, req, budget)
+	Growth{On: true, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin}.apply(res, req, budget)
 }
 
 // config describes the growth settings for a result's Config.
@@ -98,7 +107,11 @@ func (g Growth) config() string {
 	if g.ByPosition {
 		order = "position"
 	}
-	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, order, g.MaxShare)
+	join := "" // named only when on, so answers without it read as before
+	if g.Join {
+		join = " grow_join=true"
+	}
+	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d%s grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, join, order, g.MaxShare)
 }
 
 // apply grows res.Units within budget when growth is on and the request
@@ -124,7 +137,8 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int) {
 			score[c.Unit.ID] = c.Score
 		}
 	}
-	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget))}
+	_, minUnits, _ := req.Limits()
+	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits}
 	if !g.Untied {
 		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
 		for i := range marked {

@@ -87,6 +87,9 @@ func TestComplementGrows(t *testing.T) {
 	if _, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow_order": "sideways"}}); err == nil {
 		t.Error("grow_order=sideways accepted")
 	}
+	if _, err := mss.NewMethod(NameRRFGrow, mss.MethodOptions{Settings: map[string]string{"grow_join": "sometimes"}}); err == nil {
+		t.Error("grow_join=sometimes accepted")
+	}
 	// By position, parse_header still stops at the observed lines.
 	if got := spans(run(map[string]string{"grow_order": "position"}, 6144))["parse_header"]; got != "lib/parse.py:1-11" {
 		t.Errorf("grow_order=position: parse_header grew to %s, want lib/parse.py:1-11", got)

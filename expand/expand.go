@@ -12,8 +12,9 @@
 //
 // Growth never cuts a unit: a grown unit is a contiguous run of whole
 // units of one file, and it never reaches into lines the agent has already
-// read or into another chosen unit. The chosen units keep their order, so
-// whatever prefix a reader takes still holds the same choices.
+// read or into another chosen unit (with Options.Join, a unit that meets a
+// later chosen one takes it in whole). The chosen units keep their order,
+// so whatever prefix a reader takes still holds the same choices.
 package expand
 
 import (
@@ -39,6 +40,14 @@ type Options struct {
 	// the budget it would have taken stays unspent. Nil admits every
 	// neighbour.
 	Tie func(chosen, neighbour *mss.Unit) string
+	// Join lets a unit take in a later chosen unit it meets (adjacent in
+	// the file, nothing between them but blank lines): the two are
+	// delivered as one unit at the earlier one's place, which costs only
+	// the blank lines between them and needs no tie, since both were
+	// chosen.
+	Join bool
+	// MinUnits: a join never leaves fewer units than this.
+	MinUnits int
 }
 
 // DefaultReserve keeps 2% of the budget for blank-line slack.
@@ -69,8 +78,9 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		lo, hi   int        // grown run is file[lo..hi]
 		grown    bool
 		stuck    bool
-		tokens   int // the estimate growth decides by (an upper bound)
-		exact    int // what the grown unit costs as delivered
+		joined   bool // taken in by an earlier run
+		tokens   int  // the estimate growth decides by (an upper bound)
+		exact    int  // what the grown unit costs as delivered
 		original mss.Unit
 	}
 	runs := make([]*run, len(units))
@@ -129,9 +139,61 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	// by the per-piece estimate, which never undercounts.
 	delivered := spent
 	var trace []mss.TraceStep
+	// meets returns the later chosen run that r meets, if any: one of the
+	// same file whose first unit follows r's last, or whose last unit
+	// precedes r's first, and which r can take in within the cap of one
+	// unit.
+	live := len(runs)
+	meets := func(r *run) *run {
+		if r.file == nil || live <= opt.MinUnits {
+			return nil
+		}
+		later := false
+		for _, o := range runs {
+			if o == r {
+				later = true
+				continue
+			}
+			if !later || o.joined || o.file == nil || o.original.Path != r.original.Path {
+				continue
+			}
+			if (o.lo == r.hi+1 || o.hi+1 == r.lo) && runCost(r.file[min(r.lo, o.lo):max(r.hi, o.hi)+1]) <= maxUnit {
+				return o
+			}
+		}
+		return nil
+	}
+	// joinRun takes o into r: what it adds is the blank lines between.
+	joinRun := func(r, o *run) {
+		lo, hi := min(r.lo, o.lo), max(r.hi, o.hi)
+		exact := runCost(r.file[lo : hi+1])
+		add := exact - r.exact - o.exact
+		r.lo, r.hi = lo, hi
+		r.tokens += o.tokens + max(add, 0)
+		spent += max(add, 0)
+		delivered += add
+		r.exact = exact
+		r.grown = true
+		o.joined, o.stuck = true, true
+		live--
+		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
+			"took in %s:%d-%d %s, chosen too and next to it (+%d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, add, delivered, budget)})
+	}
 	for progress := true; progress; {
 		progress = false
 		for _, r := range runs {
+			if r.joined {
+				continue
+			}
+			if opt.Join {
+				if j := meets(r); j != nil {
+					// Taking in a chosen unit may open a side that was
+					// closed.
+					joinRun(r, j)
+					r.stuck, progress = false, true
+					continue
+				}
+			}
 			if r.stuck {
 				continue
 			}
@@ -184,13 +246,15 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: reason})
 		}
 	}
-	out := make([]mss.Unit, len(units))
+	out := make([]mss.Unit, 0, len(units))
 	for i, r := range runs {
-		if !r.grown {
-			out[i] = units[i]
-			continue
+		switch {
+		case r.joined:
+		case !r.grown:
+			out = append(out, units[i])
+		default:
+			out = append(out, merged(r.file[r.lo:r.hi+1], &r.original))
 		}
-		out[i] = merged(r.file[r.lo:r.hi+1], &r.original)
 	}
 	return out, trace
 }

@@ -158,3 +158,51 @@ func TestGrowTraceCountsDelivered(t *testing.T) {
 		t.Errorf("last growth step %q, want it to say %q (the delivered total)", last, want)
 	}
 }
+
+// TestGrowJoin: with Join, a unit takes in a later chosen unit it meets,
+// at its own place, for the blank lines between and without a tie;
+// without Join, neither grows into the other.
+func TestGrowJoin(t *testing.T) {
+	a := []mss.Unit{unit("a.py", 1, 10, "A"), unit("a.py", 12, 10, "A.f"), unit("a.py", 23, 10, "A.g"), unit("a.py", 34, 10, "A.h")}
+	b := []mss.Unit{unit("b.py", 1, 10, "B")}
+	src := fileSource{"a.py": a, "b.py": b}
+	never := func(chosen, n *mss.Unit) string { return "" }
+	for _, tt := range []struct {
+		name   string
+		chosen []mss.Unit
+		join   bool
+		want   []string
+	}{
+		{"apart", []mss.Unit{a[1], b[0], a[2]}, false, []string{"a.py:12-21", "b.py:1-10", "a.py:23-32"}},
+		{"joined at the first one's place", []mss.Unit{a[1], b[0], a[2]}, true, []string{"a.py:12-32", "b.py:1-10"}},
+		{"a later unit above", []mss.Unit{a[2], a[1]}, true, []string{"a.py:12-32"}},
+		{"a unit between: not joined", []mss.Unit{a[1], a[3]}, true, []string{"a.py:12-21", "a.py:34-43"}},
+		{"never below the fewest units", []mss.Unit{a[1], a[2], b[0]}, true, []string{"a.py:12-21", "a.py:23-32", "b.py:1-10"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			minUnits := 0
+			if tt.name == "never below the fewest units" {
+				minUnits = 3
+			}
+			got, trace := Grow(tt.chosen, src, nil, 1000, nil, Options{Tie: never, Join: tt.join, MinUnits: minUnits})
+			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			spent := 0
+			for _, u := range got {
+				spent += u.Tokens
+				if u.Tokens != mss.TokenCost(u.Content) {
+					t.Errorf("%s: tokens %d, content costs %d", u.ID, u.Tokens, mss.TokenCost(u.Content))
+				}
+			}
+			if tt.join && len(got) < len(tt.chosen) {
+				if len(trace) == 0 || !strings.Contains(trace[len(trace)-1].Reason, "chosen too and next to it") {
+					t.Errorf("a join without its reason in the trace: %v", trace)
+				}
+				if got[0].Symbol != tt.chosen[0].Symbol {
+					t.Errorf("the joined unit is named %q, want the first chosen %q", got[0].Symbol, tt.chosen[0].Symbol)
+				}
+			}
+		})
+	}
+}
