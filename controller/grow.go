@@ -35,7 +35,7 @@ type Growth struct {
 const DefaultGrowMaxShare = 0.4
 
 // DefaultGrowJoin: a unit takes in a later chosen unit it meets.
-const DefaultGrowJoin = false
+const DefaultGrowJoin = true
 
 // growKeys are the settings Growth reads.
 var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join"}
