@@ -89,20 +89,27 @@ func TestGrow(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
 				t.Errorf("Grow mismatch (-want +got):\n%s", diff)
 			}
-			spent := 0
-			for _, u := range got {
-				spent += u.Tokens
-				if u.Tokens != mss.TokenCost(u.Content) {
-					t.Errorf("%s: tokens %d, content costs %d", u.ID, u.Tokens, mss.TokenCost(u.Content))
-				}
-				if n := strings.Count(u.Content, "\n"); n != u.EndLine-u.StartLine+1 {
-					t.Errorf("%s: %d content lines for range %d-%d", u.ID, n, u.StartLine, u.EndLine)
-				}
-			}
-			if spent > tt.budget {
-				t.Errorf("spent %d over budget %d", spent, tt.budget)
-			}
+			checkDelivered(t, got, tt.budget)
 		})
+	}
+}
+
+// checkDelivered checks that each unit's token count is its content's
+// cost, its content spans its lines, and all fit the budget.
+func checkDelivered(t *testing.T, got []mss.Unit, budget int) {
+	t.Helper()
+	spent := 0
+	for _, u := range got {
+		spent += u.Tokens
+		if u.Tokens != mss.TokenCost(u.Content) {
+			t.Errorf("%s: tokens %d, content costs %d", u.ID, u.Tokens, mss.TokenCost(u.Content))
+		}
+		if n := strings.Count(u.Content, "\n"); n != u.EndLine-u.StartLine+1 {
+			t.Errorf("%s: %d content lines for range %d-%d", u.ID, n, u.StartLine, u.EndLine)
+		}
+	}
+	if spent > budget {
+		t.Errorf("spent %d over budget %d", spent, budget)
 	}
 }
 
@@ -188,13 +195,7 @@ func TestGrowJoin(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			spent := 0
-			for _, u := range got {
-				spent += u.Tokens
-				if u.Tokens != mss.TokenCost(u.Content) {
-					t.Errorf("%s: tokens %d, content costs %d", u.ID, u.Tokens, mss.TokenCost(u.Content))
-				}
-			}
+			checkDelivered(t, got, 1000)
 			if tt.join && len(got) < len(tt.chosen) {
 				if len(trace) == 0 || !strings.Contains(trace[len(trace)-1].Reason, "chosen too and next to it") {
 					t.Errorf("a join without its reason in the trace: %v", trace)

@@ -222,11 +222,8 @@ func (sc *Scorer) UnitCost(st *mss.State, u PredUnit) (int, bool, error) {
 	return (n + 3) / 4, true, nil
 }
 
-// ScoreState computes every metric at every k for one state's units.
-func (sc *Scorer) ScoreState(st *mss.State, label *Label, units []PredUnit) (map[string]float64, error) {
-	if err := sc.check(); err != nil {
-		return nil, err
-	}
+// costs prices each unit at the state's base commit.
+func (sc *Scorer) costs(st *mss.State, units []PredUnit) ([]scoredUnit, error) {
 	scored := make([]scoredUnit, len(units))
 	for i, u := range units {
 		c, ok, err := sc.UnitCost(st, u)
@@ -234,6 +231,18 @@ func (sc *Scorer) ScoreState(st *mss.State, label *Label, units []PredUnit) (map
 			return nil, err
 		}
 		scored[i] = scoredUnit{u, c, ok}
+	}
+	return scored, nil
+}
+
+// ScoreState computes every metric at every k for one state's units.
+func (sc *Scorer) ScoreState(st *mss.State, label *Label, units []PredUnit) (map[string]float64, error) {
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	scored, err := sc.costs(st, units)
+	if err != nil {
+		return nil, err
 	}
 	budget := sc.budget()
 	groups := label.RequiredGroups
@@ -301,13 +310,9 @@ func (sc *Scorer) Answer(st *mss.State, units []PredUnit, k int) ([]PredUnit, er
 	if err := sc.check(); err != nil {
 		return nil, err
 	}
-	scored := make([]scoredUnit, len(units))
-	for i, u := range units {
-		c, ok, err := sc.UnitCost(st, u)
-		if err != nil {
-			return nil, err
-		}
-		scored[i] = scoredUnit{u, c, ok}
+	scored, err := sc.costs(st, units)
+	if err != nil {
+		return nil, err
 	}
 	ans, _ := answerAt(scored, k, sc.budget())
 	var out []PredUnit
