@@ -139,10 +139,11 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	// by the per-piece estimate, which never undercounts.
 	delivered := spent
 	var trace []mss.TraceStep
-	// meets returns the later chosen run that r meets, if any: one of the
-	// same file whose first unit follows r's last, or whose last unit
-	// precedes r's first, and which r can take in within the cap of one
-	// unit.
+	// live counts the units that will be delivered. meets returns the
+	// later chosen run that r meets, if any: one of the same file whose
+	// first unit follows r's last, or whose last unit precedes r's first,
+	// and which r can take in within the cap of one unit, while joining
+	// leaves at least MinUnits.
 	live := len(runs)
 	meets := func(r *run) *run {
 		if r.file == nil || live <= opt.MinUnits {
