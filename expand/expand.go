@@ -140,14 +140,14 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	delivered := spent
 	var trace []mss.TraceStep
 	// live counts the units that will be delivered. meets returns the
-	// later chosen run that r meets, if any: one of the same file whose
-	// first unit follows r's last, or whose last unit precedes r's first,
-	// and which r can take in within the cap of one unit, while joining
-	// leaves at least MinUnits.
+	// later chosen run that r meets, if any, and what the two cost as one:
+	// one of the same file whose first unit follows r's last, or whose
+	// last unit precedes r's first, and which r can take in within the cap
+	// of one unit, while joining leaves at least MinUnits.
 	live := len(runs)
-	meets := func(r *run) *run {
+	meets := func(r *run) (*run, int) {
 		if r.file == nil || live <= opt.MinUnits {
-			return nil
+			return nil, 0
 		}
 		later := false
 		for _, o := range runs {
@@ -158,18 +158,20 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if !later || o.joined || o.file == nil || o.original.Path != r.original.Path {
 				continue
 			}
-			if (o.lo == r.hi+1 || o.hi+1 == r.lo) && runCost(r.file[min(r.lo, o.lo):max(r.hi, o.hi)+1]) <= maxUnit {
-				return o
+			if o.lo != r.hi+1 && o.hi+1 != r.lo {
+				continue
+			}
+			if exact := runCost(r.file[min(r.lo, o.lo) : max(r.hi, o.hi)+1]); exact <= maxUnit {
+				return o, exact
 			}
 		}
-		return nil
+		return nil, 0
 	}
-	// joinRun takes o into r: what it adds is the blank lines between.
-	joinRun := func(r, o *run) {
-		lo, hi := min(r.lo, o.lo), max(r.hi, o.hi)
-		exact := runCost(r.file[lo : hi+1])
+	// joinRun takes o into r, the two costing exact as one: what it adds
+	// is the blank lines between.
+	joinRun := func(r, o *run, exact int) {
 		add := exact - r.exact - o.exact
-		r.lo, r.hi = lo, hi
+		r.lo, r.hi = min(r.lo, o.lo), max(r.hi, o.hi)
 		r.tokens += o.tokens + max(add, 0)
 		spent += max(add, 0)
 		delivered += add
@@ -187,10 +189,10 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				continue
 			}
 			if opt.Join {
-				if j := meets(r); j != nil {
+				if j, exact := meets(r); j != nil {
 					// Taking in a chosen unit may open a side that was
 					// closed.
-					joinRun(r, j)
+					joinRun(r, j, exact)
 					r.stuck, progress = false, true
 					continue
 				}

@@ -310,7 +310,8 @@ func (sc *Scorer) Answer(st *mss.State, units []PredUnit, k int) ([]PredUnit, er
 	if err := sc.check(); err != nil {
 		return nil, err
 	}
-	scored, err := sc.costs(st, units)
+	// Only the first k units can be in the answer.
+	scored, err := sc.costs(st, units[:min(k, len(units))])
 	if err != nil {
 		return nil, err
 	}
@@ -335,13 +336,8 @@ func b2f(b bool) float64 {
 // one of its changed line ranges.
 func coveredBy(ans []scoredUnit, g *LineGroup) bool {
 	for _, su := range ans {
-		if !su.valid || strings.TrimLeft(su.u.Path, "./") != g.Path {
-			continue
-		}
-		for _, r := range g.Lines {
-			if su.u.StartLine <= r[1] && su.u.EndLine >= r[0] {
-				return true
-			}
+		if su.valid && g.overlapsSpan(su.u.Path, su.u.StartLine, su.u.EndLine) {
+			return true
 		}
 	}
 	return false
