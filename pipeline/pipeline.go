@@ -320,6 +320,9 @@ type Query struct {
 	// Warnings concern this state (e.g. observed paths the index lacks)
 	// and the pipeline (views left off); every surface shows them.
 	Warnings []string
+	// Trace says what retrieval left out of the state's text
+	// (retrieve.LeftOut); the answer's trace begins with it.
+	Trace []mss.TraceStep
 }
 
 // Answer is a recovered complement.
@@ -346,6 +349,9 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	}
 	q := &Query{State: st, Observed: mss.ObservedOf(st)}
 	q.Warnings = append(q.Warnings, p.warn...)
+	for _, part := range retrieve.LeftOut(st) {
+		q.Trace = append(q.Trace, mss.TraceStep{Stage: "query", Reason: "left out of the query: " + part})
+	}
 	if p.isPool {
 		q.Candidates, q.Mentions = retrieve.PoolRank(st, q.Observed, p.pool)
 		return q, nil
@@ -401,11 +407,11 @@ func (p *Pipeline) Select(ctx context.Context, ctrl mss.Controller, q *Query, li
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ctrl.Name(), err)
 	}
-	trace := make([]mss.TraceStep, 0, len(q.Warnings)+len(res.Trace))
+	trace := make([]mss.TraceStep, 0, len(q.Warnings)+len(q.Trace)+len(res.Trace))
 	for _, w := range q.Warnings {
 		trace = append(trace, mss.TraceStep{Stage: "candidates", Reason: w})
 	}
-	trace = append(trace, res.Trace...)
+	trace = append(append(trace, q.Trace...), res.Trace...)
 	units := res.Units
 	warnings := q.Warnings
 	if p.files != nil {

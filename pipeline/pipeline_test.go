@@ -215,3 +215,30 @@ func TestOverlayAfterEdit(t *testing.T) {
 		t.Errorf("exact after an edit: stored %v, base %q; want the structures derived again", p.Engine().Stored(), p.Meta().Base)
 	}
 }
+
+// What an issue template adds is left out of the query, and the trace
+// says so; the warnings do not (nothing is wrong with the card).
+func TestTraceSaysWhatWasLeftOut(t *testing.T) {
+	p, _ := openTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
+	})
+	st := &mss.State{Issue: "parse_header fails on values containing ':'\n<!-- Thanks for reporting!\nPlease fill in: -->\n" +
+		"attrs==19.3.0\npluggy==0.13.1\npy==1.8.1\npytest==5.3.2\nsix==1.13.0\n"}
+	ans, err := p.Recover(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range ans.Trace {
+		if s.Stage == "query" {
+			got = append(got, s.Reason)
+		}
+	}
+	want := []string{"left out of the query: an HTML comment of 2 lines", "left out of the query: an environment listing of 5 lines"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(ans.Warnings) != 0 {
+		t.Errorf("query steps %q (want %q), warnings %q", got, want, ans.Warnings)
+	}
+	if len(ans.Units) == 0 || ans.Units[0].Symbol != "parse_header" {
+		t.Errorf("units %+v", ans.Units)
+	}
+}

@@ -40,9 +40,6 @@ var (
 	qualRe      = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+`)
 )
 
-// StateText is the text of a state that views read (mss.State.Text).
-func StateText(s *mss.State) string { return s.Text() }
-
 // Extract finds the mentions in a state's text. It never fails: text that
 // matches no pattern simply yields no mention.
 func Extract(s *mss.State) *Mentions {

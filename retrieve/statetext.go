@@ -1,0 +1,183 @@
+package retrieve
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/missingcomplement/mss"
+)
+
+// StateText is the text of a state that views read: mss.State.Text less
+// what an issue carries that says nothing about the code (Readable).
+func StateText(s *mss.State) string { return Readable(s.Text()) }
+
+// Left out of what the views read, because issue templates fill issues with
+// it and it names packages, machines and settings rather than code:
+//
+//   - HTML comments: a template's instructions, which the rendered issue
+//     does not show;
+//   - listings of an environment: five or more lines in a row of
+//     `name: value`, `NAME=value`, `name==1.2` or `name   1.2.3` entries,
+//     at least half of them a version, an unset value or an environment
+//     variable (the output of `xr.show_versions()`, `pip list`, `env`).
+//     One short line between two entries (a wrapped value) belongs to
+//     the listing, and counts as neither. So do the lines just above it
+//     that head it (blank lines aside, at most four): a heading, a bold
+//     or all-capital title, a <details> or <summary> line, a shell
+//     prompt, a rule or a code fence ("#### Output of `xr.show_versions()`",
+//     "$ pip list"). A sentence above it is not a heading.
+//     Code is not a listing: an assignment (`x = 1`) is no entry, and
+//     a value followed by more than a word (`1.5,`) is no version.
+const (
+	listingMinLines = 5
+	listingMaxKey   = 40
+	listingHeads    = 4
+	listingMaxHead  = 100
+)
+
+var (
+	commentRe = regexp.MustCompile(`(?s)<!--.*?-->`)
+	// keyValueRe is a `name: value` or `name==value` line, a list bullet
+	// allowed before it.
+	keyValueRe = regexp.MustCompile(`^\s*(?:[-*]\s+)?\**[A-Za-z_][\w.+ -]{0,39}?\**\s*(?::|==)\s*(.*)$`)
+	// columnsRe is a `name   value` line of a listing laid out in columns.
+	columnsRe = regexp.MustCompile(`^\s*[A-Za-z_][\w.+-]{0,39}\s{2,}(\S.*)$`)
+	envRe     = regexp.MustCompile(`^\s*(?:export\s+)?[A-Z][A-Z0-9_]*=`)
+	headRe    = regexp.MustCompile(`^\s*(?:#{1,6}\s|</?(?:details|summary)\b|\*\*[^*]+\*\*:?\s*$|\$ |` + "```" + `|-{3,}|={3,}|[A-Z][A-Z0-9 _-]{3,}$)`)
+	// versionRe is a version ("0.16.0", "v2", "4.14.11-041411-generic") or
+	// a number, ending the value or followed by a space or a bracket.
+	versionRe = regexp.MustCompile(`^(?:v|version\s+)?(?:\d+(?:\.\w+)+(?:[-+~]\S*)?|\d+)(?:[\s|(\[]|$)`)
+	unsetRe   = regexp.MustCompile(`(?i)^(?:none|null|nil|unknown|unset|n/a|<not set>|not installed)(?:\s|$)`)
+)
+
+// Readable is text less its HTML comments and environment listings (see
+// above); what is left keeps its line order.
+func Readable(text string) string {
+	out, _ := readable(text)
+	return out
+}
+
+// LeftOut says what StateText leaves out of s's text, one line a part, in
+// the order of the text (none when it leaves out nothing).
+func LeftOut(s *mss.State) []string {
+	_, out := readable(s.Text())
+	return out
+}
+
+// readable is Readable, and what it left out.
+func readable(text string) (string, []string) {
+	var left []string
+	if strings.Contains(text, "<!--") {
+		comments, n := 0, 0
+		text = commentRe.ReplaceAllStringFunc(text, func(c string) string {
+			comments, n = comments+1, n+strings.Count(c, "\n")+1
+			return ""
+		})
+		switch {
+		case comments == 1:
+			left = append(left, "an HTML comment of "+nLines(n))
+		case comments > 1:
+			left = append(left, fmt.Sprintf("%d HTML comments of %s", comments, nLines(n)))
+		}
+	}
+	lines := strings.Split(text, "\n")
+	kind := make([]int8, len(lines)) // 0 not a listing entry, 1 an entry, 2 a telling one
+	any := false
+	for i, l := range lines {
+		kind[i] = listingEntry(strings.TrimRight(l, "\r"))
+		any = any || kind[i] == 2
+	}
+	if !any {
+		return text, left
+	}
+	drop := make([]bool, len(lines))
+	for i := 0; i < len(lines); {
+		if kind[i] == 0 {
+			i++
+			continue
+		}
+		// A run of entries, one short other line allowed between two.
+		j, entries, telling := i, 0, 0
+		for j < len(lines) {
+			if kind[j] > 0 {
+				entries++
+				if kind[j] == 2 {
+					telling++
+				}
+				j++
+				continue
+			}
+			t := strings.TrimSpace(lines[j])
+			if t != "" && len(t) <= listingMaxKey && j+1 < len(lines) && kind[j+1] > 0 && j > i {
+				j++
+				continue
+			}
+			break
+		}
+		if entries >= listingMinLines && 2*telling >= entries {
+			from := i
+			for k, heads := i-1, 0; k >= 0 && heads < listingHeads && !drop[k]; k-- {
+				t := strings.TrimSpace(lines[k])
+				if t == "" {
+					continue
+				}
+				if len(t) > listingMaxHead || !headRe.MatchString(t) {
+					break
+				}
+				from, heads = k, heads+1
+			}
+			for k := from; k < j; k++ {
+				drop[k] = true
+			}
+			left = append(left, "an environment listing of "+nLines(j-from))
+		}
+		i = j
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	first := true
+	for i, l := range lines {
+		if drop[i] {
+			continue
+		}
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
+		b.WriteString(l)
+	}
+	return b.String(), left
+}
+
+// nLines is "1 line" or "n lines".
+func nLines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
+
+// listingEntry tells whether a line is an entry of a listing: 2 when it
+// tells (a version, an unset value, an environment variable), 1 when it
+// only has the shape, 0 when it is not one.
+func listingEntry(l string) int8 {
+	if strings.TrimSpace(l) == "" {
+		return 0
+	}
+	if envRe.MatchString(l) {
+		return 2
+	}
+	m := keyValueRe.FindStringSubmatch(l)
+	if m == nil {
+		m = columnsRe.FindStringSubmatch(l)
+	}
+	if m == nil {
+		return 0
+	}
+	v := strings.TrimSpace(m[1])
+	if versionRe.MatchString(v) || unsetRe.MatchString(v) {
+		return 2
+	}
+	return 1
+}
