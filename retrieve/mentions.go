@@ -158,6 +158,15 @@ func ExtractText(text string) *Mentions {
 			}
 		}
 	}
+	// A name the text's own code binds (`da = xr.DataArray(1)`, `import
+	// xarray as xr`) is the writer's, not the repository's: it reads as
+	// a plain word, unless a frame names it.
+	for id := range boundNames(text) {
+		if boost[id] < mentionFrameBoost {
+			delete(boost, id)
+			delete(m.Called, id)
+		}
+	}
 	for id, c := range counts {
 		m.Idents[id] = (1 + math.Log(float64(c))) * (1 + boost[id])
 		if boost[id] > 0 {
@@ -165,6 +174,29 @@ func ExtractText(text string) *Mentions {
 		}
 	}
 	return m
+}
+
+// bindRe finds the names a line of code binds: an assignment's target
+// (`x = ...`, `let x = ...`, `x := ...`; not `x == ...`, nor a keyword
+// argument on a line of its own, `keep_attrs=True,`, which is written
+// without spaces), an import's alias (`import numpy as np`, `from a import
+// b as c`) and a for loop's variable.
+var bindRe = regexp.MustCompile(`(?m)^\s*(?:(?:let|const|var|auto)\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+(?::=|=(?:[^=]|$))` +
+	`|\bimport\s+[A-Za-z0-9_.]+\s+as\s+([A-Za-z_][A-Za-z0-9_]*)` +
+	`|\bimport\b[^\n]*?\bas\s+([A-Za-z_][A-Za-z0-9_]*)` +
+	`|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b`)
+
+// boundNames are the names text's code binds (bindRe).
+func boundNames(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range bindRe.FindAllStringSubmatch(text, -1) {
+		for _, n := range g[1:] {
+			if n != "" {
+				out[n] = true
+			}
+		}
+	}
+	return out
 }
 
 // codeLike scores how much an identifier looks like code rather than prose.
