@@ -17,6 +17,9 @@ func StateText(s *mss.State) string { return Readable(s.Text()) }
 //
 //   - HTML comments: a template's instructions, which the rendered issue
 //     does not show;
+//   - images (`![alt](url)`, `<img ...>`) and HTML tags (`<details>`,
+//     `<summary>`, `<tt>`, `<br>`; the text between them stays): markup,
+//     whose names and addresses are not the issue's words;
 //   - listings of an environment: five or more lines in a row of
 //     `name: value`, `NAME=value`, `name==1.2` or `name   1.2.3` entries,
 //     at least half of them a version, an unset value or an environment
@@ -38,6 +41,10 @@ const (
 
 var (
 	commentRe = regexp.MustCompile(`(?s)<!--.*?-->`)
+	imageRe   = regexp.MustCompile(`!\[[^\]\n]*\]\([^)\n]*\)`)
+	// tagRe is an HTML tag of a name issues use for markup, with its
+	// attributes; `<a.h>` and `pair<a, b>` are not tags.
+	tagRe = regexp.MustCompile(`(?i)</?(?:a|b|i|p|br|hr|em|strong|tt|kbd|sub|sup|span|div|details|summary|code|pre|img|picture|source|video|h[1-6]|ul|ol|li|table|thead|tbody|tr|td|th|blockquote)(?:\s[^<>\n]*)?/?>`)
 	// keyValueRe is a `name: value` or `name==value` line, a list bullet
 	// allowed before it.
 	keyValueRe = regexp.MustCompile(`^\s*(?:[-*]\s+)?\**[A-Za-z_][\w.+ -]{0,39}?\**\s*(?::|==)\s*(.*)$`)
@@ -89,7 +96,7 @@ func readable(text string) (string, []string) {
 		any = any || kind[i] == 2
 	}
 	if !any {
-		return text, left
+		return unmarked(text, left)
 	}
 	drop := make([]bool, len(lines))
 	for i := 0; i < len(lines); {
@@ -147,7 +154,23 @@ func readable(text string) (string, []string) {
 		first = false
 		b.WriteString(l)
 	}
-	return b.String(), left
+	return unmarked(b.String(), left)
+}
+
+// unmarked is text less its images and HTML tags, and left with a line
+// saying how many there were. It runs after the listings are found, whose
+// headings are often in tags.
+func unmarked(text string, left []string) (string, []string) {
+	if !strings.Contains(text, "<") && !strings.Contains(text, "![") {
+		return text, left
+	}
+	marks := 0
+	text = imageRe.ReplaceAllStringFunc(text, func(string) string { marks++; return "" })
+	text = tagRe.ReplaceAllStringFunc(text, func(string) string { marks++; return "" })
+	if marks > 0 {
+		left = append(left, fmt.Sprintf("markup: %d images and HTML tags", marks))
+	}
+	return text, left
 }
 
 // nLines is "1 line" or "n lines".
