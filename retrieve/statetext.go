@@ -17,9 +17,11 @@ func StateText(s *mss.State) string { return Readable(s.Text()) }
 //
 //   - HTML comments: a template's instructions, which the rendered issue
 //     does not show;
-//   - images (`![alt](url)`, `<img ...>`) and HTML tags (`<details>`,
-//     `<summary>`, `<tt>`, `<br>`; the text between them stays): markup,
-//     whose names and addresses are not the issue's words;
+//   - images (`![alt](url)`, `<img ...>`) and the tags templates mark
+//     text up with (`<details>`, `<summary>`, `<tt>`, `<br>`, `<kbd>`; the
+//     text between them stays), whose names and addresses are not the
+//     issue's words. Tags a code snippet holds (`<div v-if="x">`,
+//     `List<Code>`) stay;
 //   - listings of an environment: five or more lines in a row of
 //     `name: value`, `NAME=value`, `name==1.2` or `name   1.2.3` entries,
 //     at least half of them a version, an unset value or an environment
@@ -42,9 +44,8 @@ const (
 var (
 	commentRe = regexp.MustCompile(`(?s)<!--.*?-->`)
 	imageRe   = regexp.MustCompile(`!\[[^\]\n]*\]\([^)\n]*\)`)
-	// tagRe is an HTML tag of a name issues use for markup, with its
-	// attributes; `<a.h>` and `pair<a, b>` are not tags.
-	tagRe = regexp.MustCompile(`(?i)</?(?:a|b|i|p|br|hr|em|strong|tt|kbd|sub|sup|span|div|details|summary|code|pre|img|picture|source|video|h[1-6]|ul|ol|li|table|thead|tbody|tr|td|th|blockquote)(?:\s[^<>\n]*)?/?>`)
+	// tagRe is a tag of the markup templates use, with its attributes.
+	tagRe = regexp.MustCompile(`</?(?:br|hr|tt|kbd|sub|sup|details|summary|img)(?:\s[^<>\n]*)?/?>`)
 	// keyValueRe is a `name: value` or `name==value` line, a list bullet
 	// allowed before it.
 	keyValueRe = regexp.MustCompile(`^\s*(?:[-*]\s+)?\**[A-Za-z_][\w.+ -]{0,39}?\**\s*(?::|==)\s*(.*)$`)
@@ -58,8 +59,8 @@ var (
 	unsetRe   = regexp.MustCompile(`(?i)^(?:none|null|nil|unknown|unset|n/a|<not set>|not installed)(?:\s|$)`)
 )
 
-// Readable is text less its HTML comments and environment listings (see
-// above); what is left keeps its line order.
+// Readable is text less its HTML comments, environment listings and
+// markup (see above); what is left keeps its line order.
 func Readable(text string) string {
 	out, _ := readable(text)
 	return out
@@ -90,12 +91,12 @@ func readable(text string) (string, []string) {
 	}
 	lines := strings.Split(text, "\n")
 	kind := make([]int8, len(lines)) // 0 not a listing entry, 1 an entry, 2 a telling one
-	any := false
+	found := false
 	for i, l := range lines {
 		kind[i] = listingEntry(strings.TrimRight(l, "\r"))
-		any = any || kind[i] == 2
+		found = found || kind[i] == 2
 	}
-	if !any {
+	if !found {
 		return unmarked(text, left)
 	}
 	drop := make([]bool, len(lines))
@@ -157,7 +158,7 @@ func readable(text string) (string, []string) {
 	return unmarked(b.String(), left)
 }
 
-// unmarked is text less its images and HTML tags, and left with a line
+// unmarked is text less its images and markup tags, and left with a line
 // saying how many there were. It runs after the listings are found, whose
 // headings are often in tags.
 func unmarked(text string, left []string) (string, []string) {
@@ -167,8 +168,11 @@ func unmarked(text string, left []string) (string, []string) {
 	marks := 0
 	text = imageRe.ReplaceAllStringFunc(text, func(string) string { marks++; return "" })
 	text = tagRe.ReplaceAllStringFunc(text, func(string) string { marks++; return "" })
-	if marks > 0 {
-		left = append(left, fmt.Sprintf("markup: %d images and HTML tags", marks))
+	switch {
+	case marks == 1:
+		left = append(left, "an image or HTML tag")
+	case marks > 1:
+		left = append(left, fmt.Sprintf("%d images and HTML tags", marks))
 	}
 	return text, left
 }

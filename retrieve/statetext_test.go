@@ -22,8 +22,8 @@ func TestReadable(t *testing.T) {
 		want: "Versions\n\n\n",
 	}, {
 		name: "images and tags",
-		text: "See ![image](https://user-images.example.com/1.png) and [<img alt=\"badge\" src=\"https://img.shields.io/b.svg\">](https://x.io)\n<details><summary>Output of <tt>run()</tt></summary>\n#include <a.h>\nstd::pair<a, b> p;\n</details>",
-		want: "See  and [](https://x.io)\nOutput of run()\n#include <a.h>\nstd::pair<a, b> p;\n",
+		text: "See ![image](https://user-images.example.com/1.png) and [<img alt=\"badge\" src=\"https://img.shields.io/b.svg\">](https://x.io)\n<details><summary>Output of <tt>run()</tt></summary>\n#include <a.h>\nstd::pair<a, b> p; List<Code> c;\n<div v-if=\"shown\">x</div>\n</details>",
+		want: "See  and [](https://x.io)\nOutput of run()\n#include <a.h>\nstd::pair<a, b> p; List<Code> c;\n<div v-if=\"shown\">x</div>\n",
 	}, {
 		name: "pip list in columns, header and rule",
 		text: "```\n$ pip list\nPackage        Version\n-------------- -------\natomicwrites   1.3.0\nattrs          19.1.0\npluggy         0.9.0\npy             1.8.0\npytest         4.4.0\n```",
