@@ -58,33 +58,33 @@ type OrderModel struct {
 // benchmark splits, each state twice: its issue the fix commit's message,
 // and that message with the test the fix adds; docs/bench.md), and the
 // default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.61782, Weights: []float64{
-	1.76687,    // rrf:lexical
-	0.102719,   // raw:lexical
-	0.346351,   // rrf:entity
-	-0.749853,  // raw:entity
-	0.995487,   // rrf:semantic
-	-0.0446246, // raw:semantic
-	-0.101923,  // rrf:structural
-	1.1529,     // raw:structural
-	3.18544,    // rrf:history
-	-0.559748,  // raw:history
-	-0.20159,   // rrf:recency
-	0.645292,   // raw:recency
-	1.91282,    // fused
-	-0.058534,  // position
-	0.25044,    // prior
-	3.35068,    // log_tokens
-	0.412817,   // kind:function
-	0.521881,   // kind:method
-	-0.117344,  // kind:class
-	-0.134236,  // kind:type
-	0.288858,   // kind:module
-	-4.66925,   // kind:window
-	0.41475,    // kind:value
-	-4.26047,   // test
-	0.994607,   // named
-	-0.304698,  // path_named
+var LearnedOrder = &OrderModel{Bias: -4.63234, Weights: []float64{
+	1.80961,    // rrf:lexical
+	0.074896,   // raw:lexical
+	0.330235,   // rrf:entity
+	-0.675787,  // raw:entity
+	0.992107,   // rrf:semantic
+	-0.0428026, // raw:semantic
+	-0.116681,  // rrf:structural
+	1.14855,    // raw:structural
+	3.17107,    // rrf:history
+	-0.561881,  // raw:history
+	-0.17991,   // rrf:recency
+	0.653003,   // raw:recency
+	1.90831,    // fused
+	-0.0670549, // position
+	0.248676,   // prior
+	3.37626,    // log_tokens
+	0.415656,   // kind:function
+	0.520008,   // kind:method
+	-0.122524,  // kind:class
+	-0.138089,  // kind:type
+	0.291356,   // kind:module
+	-4.67377,   // kind:window
+	0.413974,   // kind:value
+	-4.26314,   // test
+	0.960054,   // named
+	-0.301237,  // path_named
 }}
 
 // Fused is the order model that keeps the fused order (Options.Order).
