@@ -23,7 +23,8 @@ func StateText(s *mss.State) string { return Readable(s.Text()) }
 //     issue's words. Tags a code snippet holds (`<div v-if="x">`,
 //     `List<Code>`) stay;
 //   - listings of an environment: five or more lines in a row of
-//     `name: value`, `NAME=value`, `name==1.2` or `name   1.2.3` entries,
+//     `name: value`, `NAME=value`, `name==1.2`, `name   1.2.3` or
+//     `name 1.2.3` entries,
 //     at least half of them a version, an unset value or an environment
 //     variable (the output of `xr.show_versions()`, `pip list`, `env`).
 //     One short line between two entries (a wrapped value) belongs to
@@ -52,7 +53,10 @@ var (
 	// columnsRe is a `name   value` line of a listing laid out in columns.
 	columnsRe = regexp.MustCompile(`^\s*[A-Za-z_][\w.+-]{0,39}\s{2,}(\S.*)$`)
 	envRe     = regexp.MustCompile(`^\s*(?:export\s+)?[A-Z][A-Z0-9_]*=`)
-	headRe    = regexp.MustCompile(`^\s*(?:#{1,6}\s|</?(?:details|summary)\b|\*\*[^*]+\*\*:?\s*$|\$ |` + "```" + `|-{3,}|={3,}|[A-Z][A-Z0-9 _-]{3,}$)`)
+	// nameVersionRe is a `name 1.2.3` line: a name and its version alone
+	// (`conda list`, `rustc --version`, `node -v` with the tool's name).
+	nameVersionRe = regexp.MustCompile(`^\s*(?:[-*]\s+)?[A-Za-z][\w.+-]{0,39}\s+v?\d+(?:\.\w+)+(?:[-+~]\S*)?\s*(?:\([^()]*\))?\s*$`)
+	headRe        = regexp.MustCompile(`^\s*(?:#{1,6}\s|</?(?:details|summary)\b|\*\*[^*]+\*\*:?\s*$|\$ |` + "```" + `|-{3,}|={3,}|[A-Z][A-Z0-9 _-]{3,}$)`)
 	// versionRe is a version ("0.16.0", "v2", "4.14.11-041411-generic") or
 	// a number, ending the value or followed by a space or a bracket.
 	versionRe = regexp.MustCompile(`^(?:v|version\s+)?(?:\d+(?:\.\w+)+(?:[-+~]\S*)?|\d+)(?:[\s|(\[]|$)`)
@@ -192,7 +196,7 @@ func listingEntry(l string) int8 {
 	if strings.TrimSpace(l) == "" {
 		return 0
 	}
-	if envRe.MatchString(l) {
+	if envRe.MatchString(l) || nameVersionRe.MatchString(l) {
 		return 2
 	}
 	m := keyValueRe.FindStringSubmatch(l)

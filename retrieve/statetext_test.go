@@ -33,6 +33,10 @@ func TestReadable(t *testing.T) {
 		text: "attrs==19.3.0\npluggy==0.13.1\npy==1.8.1\npytest==5.3.2\nsix==1.13.0\nThe run fails.",
 		want: "The run fails.",
 	}, {
+		name: "names and versions",
+		text: "### Versions\nmacOS-10.16-x86_64-i386-64bit\nPython 3.9.7 (default, Sep 16 2021)\nNumpy 1.21.2\npyerfa 2.0.0\nScipy 1.7.1\nMatplotlib 3.4.3\n\nThe fit fails.",
+		want: "### Versions\nmacOS-10.16-x86_64-i386-64bit\n\nThe fit fails.",
+	}, {
 		name: "environment variables",
 		text: "**$ env**\nBAT_PAGER=<not set>\nBAT_THEME=<not set>\nLANG=en_US.UTF-8\nPAGER=less\nSHELL=/usr/bin/zsh\n\nbat panics",
 		want: "\nbat panics",
