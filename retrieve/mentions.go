@@ -179,11 +179,11 @@ func ExtractText(text string) *Mentions {
 // bindRe finds the names a line of code binds: an assignment's target
 // (`x = ...`, `let x = ...`, `x := ...`; not `x == ...`, nor a keyword
 // argument on a line of its own, `keep_attrs=True,`, which is written
-// without spaces), an import's alias (`import numpy as np`, `from a import
-// b as c`) and a for loop's variable.
-var bindRe = regexp.MustCompile(`(?m)^\s*(?:(?:let|const|var|auto)\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+(?::=|=(?:[^=]|$))` +
-	`|\bimport\s+[A-Za-z0-9_.]+\s+as\s+([A-Za-z_][A-Za-z0-9_]*)` +
-	`|\bimport\b[^\n]*?\bas\s+([A-Za-z_][A-Za-z0-9_]*)` +
+// without spaces), the alias of an import statement (`import numpy as
+// np`, `from a import b as c`) and a for loop's variable. A line may
+// start with an interpreter's prompt (`>>> `, `... `, `In [1]: `).
+var bindRe = regexp.MustCompile(`(?m)^\s*(?:(?:>>>|\.\.\.|In \[\d+\]:)\s+)?(?:(?:let|const|var|auto)\s+)?([A-Za-z_][A-Za-z0-9_]*)\s+(?::=|=(?:[^=]|$))` +
+	`|(?m)^\s*(?:(?:>>>|\.\.\.|In \[\d+\]:)\s+)?(?:from\s+\S+\s+)?import\b[^\n]*?\bas\s+([A-Za-z_][A-Za-z0-9_]*)` +
 	`|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b`)
 
 // boundNames are the names text's code binds (bindRe).

@@ -101,14 +101,15 @@ func TestClassify(t *testing.T) {
 // frame names them; keyword arguments and comparisons bind nothing.
 func TestBoundNamesAreNotCode(t *testing.T) {
 	text := "`xr.where` drops attrs\n```python\nimport xarray as xr\nimport numpy as np\nda = xr.DataArray(np.ones(3))\nfor item in da:\n    pass\nres := compute(da)\nout = xr.apply_ufunc(\n    func,\n    keep_attrs=True,\n)\nassert out.attrs == da.attrs\n```\n" +
-		"Traceback (most recent call last):\n  File \"x.py\", line 3, in run_it\nrun_it = 1\n"
+		"Traceback (most recent call last):\n  File \"x.py\", line 3, in run_it\nrun_it = 1\n" +
+		">>> import pandas as pd\n>>> frame = pd.DataFrame()\nWe import it as `Loader` in prose.\n"
 	m := ExtractText(text)
-	for _, n := range []string{"xr", "np", "da", "item", "res", "out"} {
+	for _, n := range []string{"xr", "np", "da", "item", "res", "out", "pd", "frame"} {
 		if m.Code[n] || m.Called[n] {
 			t.Errorf("%s, bound by the text, counts as code", n)
 		}
 	}
-	for _, n := range []string{"where", "apply_ufunc", "keep_attrs", "DataArray", "run_it"} {
+	for _, n := range []string{"where", "apply_ufunc", "keep_attrs", "DataArray", "run_it", "Loader"} {
 		if !m.Code[n] && !m.Called[n] {
 			t.Errorf("%s is not code", n)
 		}
