@@ -24,17 +24,17 @@ func StateText(s *mss.State) string { return Readable(s.Text()) }
 //     `List<Code>`) stay;
 //   - listings of an environment: five or more lines in a row of
 //     `name: value`, `NAME=value`, `name==1.2`, `name   1.2.3` or
-//     `name 1.2.3` entries,
-//     at least half of them a version, an unset value or an environment
-//     variable (the output of `xr.show_versions()`, `pip list`, `env`).
-//     One short line between two entries (a wrapped value) belongs to
-//     the listing, and counts as neither. So do the lines just above it
-//     that head it (blank lines aside, at most four): a heading, a bold
-//     or all-capital title, a <details> or <summary> line, a shell
-//     prompt, a rule or a code fence ("#### Output of `xr.show_versions()`",
-//     "$ pip list"). A sentence above it is not a heading.
-//     Code is not a listing: an assignment (`x = 1`) is no entry, and
-//     a value followed by more than a word (`1.5,`) is no version.
+//     `name 1.2.3` entries, at least half of them a version, an unset
+//     value or an environment variable (the output of
+//     `xr.show_versions()`, `pip list`, `env`). One short line between
+//     two entries (a wrapped value) belongs to the listing, and counts as
+//     neither. So do the lines just above it that head it (blank lines
+//     aside, at most four): a heading, a bold or all-capital title, a
+//     <details> or <summary> line, a shell prompt, a rule or a code fence
+//     ("#### Output of `xr.show_versions()`", "$ pip list"); a sentence
+//     above it is not a heading. Code is not a listing: an assignment
+//     (`x = 1`) is no entry, and a value followed by more than a word
+//     (`1.5,`) is no version.
 const (
 	listingMinLines = 5
 	listingMaxKey   = 40
