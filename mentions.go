@@ -23,6 +23,10 @@ type Mentions struct {
 	Paths []string
 	// Frames are stack-trace frames, outermost first as they appear.
 	Frames []Frame
+	// Unread says what of the text the views did not read (an issue
+	// template's comments, listings and markup), one part a line, in the
+	// order of the text.
+	Unread []string
 }
 
 // Frame is one stack-trace frame: a source path, a line (0 when unknown)

@@ -321,7 +321,7 @@ type Query struct {
 	// and the pipeline (views left off); every surface shows them.
 	Warnings []string
 	// Trace says what retrieval left out of the state's text
-	// (retrieve.LeftOut); the answer's trace begins with it.
+	// (Mentions.Unread); the answer's trace begins with it.
 	Trace []mss.TraceStep
 }
 
@@ -349,11 +349,9 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	}
 	q := &Query{State: st, Observed: mss.ObservedOf(st)}
 	q.Warnings = append(q.Warnings, p.warn...)
-	for _, part := range retrieve.LeftOut(st) {
-		q.Trace = append(q.Trace, mss.TraceStep{Stage: "query", Reason: "left out of the query: " + part})
-	}
 	if p.isPool {
 		q.Candidates, q.Mentions = retrieve.PoolRank(st, q.Observed, p.pool)
+		q.unread()
 		return q, nil
 	}
 	for _, path := range q.Observed.Paths() {
@@ -375,7 +373,18 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	if q.Candidates, q.Mentions, err = p.eng.Rank(ctx, st, q.Observed, lim.Candidates); err != nil {
 		return nil, err
 	}
+	q.unread()
 	return q, nil
+}
+
+// unread puts what retrieval left out of the state's text in q's trace.
+func (q *Query) unread() {
+	if q.Mentions == nil {
+		return
+	}
+	for _, part := range q.Mentions.Unread {
+		q.Trace = append(q.Trace, mss.TraceStep{Stage: "query", Reason: "left out of the query: " + part})
+	}
 }
 
 // SelectOptions adjusts one selection.

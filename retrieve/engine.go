@@ -597,7 +597,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 		limit = DefaultCandidates
 	}
 	if e.n == 0 {
-		return nil, ExtractText(StateText(state)), nil
+		return nil, Extract(state), nil
 	}
 	q, err := e.prepare(state, obs)
 	if err != nil {
@@ -641,7 +641,8 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 // prepare extracts the state's facets once for all views, and reads what
 // the views need of its terms.
 func (e *Engine) prepare(s *mss.State, obs *mss.Observed) (*query, error) {
-	q := &query{state: s, text: StateText(s)}
+	text, unread := readable(s.Text())
+	q := &query{state: s, text: text}
 	q.terms = lexical.QueryTerms(q.text)
 	var err error
 	if !e.off[ViewLexical] {
@@ -655,6 +656,7 @@ func (e *Engine) prepare(s *mss.State, obs *mss.Observed) (*query, error) {
 		}
 	}
 	q.mentions = ExtractText(q.text)
+	q.mentions.Unread = unread
 	q.observed = e.observed(s, obs)
 	q.obsOrder = sortedInts(q.observed)
 	q.files = map[string]float64{}

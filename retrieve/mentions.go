@@ -43,7 +43,10 @@ var (
 // Extract finds the mentions in a state's text. It never fails: text that
 // matches no pattern simply yields no mention.
 func Extract(s *mss.State) *Mentions {
-	return ExtractText(StateText(s))
+	text, unread := readable(s.Text())
+	m := ExtractText(text)
+	m.Unread = unread
+	return m
 }
 
 // ExtractText finds the mentions in text.

@@ -70,13 +70,6 @@ func Readable(text string) string {
 	return out
 }
 
-// LeftOut says what StateText leaves out of s's text, one line a part, in
-// the order of the text (none when it leaves out nothing).
-func LeftOut(s *mss.State) []string {
-	_, out := readable(s.Text())
-	return out
-}
-
 // readable is Readable, and what it left out.
 func readable(text string) (string, []string) {
 	var left []string

@@ -92,8 +92,13 @@ func TestListingIsNotQueried(t *testing.T) {
 	if len(cands) == 0 || cands[0].Unit.Path != "pkg/compute.py" {
 		t.Errorf("first candidate = %v, want one of pkg/compute.py", ids(cands))
 	}
-	if m := Extract(st); m.Code["dask"] || m.Idents["dask"] > 0 {
+	m := Extract(st)
+	if m.Code["dask"] || m.Idents["dask"] > 0 {
 		t.Errorf("mentions read the listing: %v", m.Idents)
+	}
+	want := []string{"an environment listing of 6 lines", "an image or HTML tag"}
+	if diff := cmp.Diff(want, m.Unread); diff != "" {
+		t.Errorf("Unread (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(StateText(st), "keep_attrs") {
 		t.Errorf("StateText lost the prose: %q", StateText(st))
