@@ -140,22 +140,18 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	delivered := spent
 	var trace []mss.TraceStep
 	// live counts the units that will be delivered. meets returns the
-	// later chosen run that r meets, if any, and what the two cost as one:
-	// one of the same file whose first unit follows r's last, or whose
-	// last unit precedes r's first, and which r can take in within the cap
-	// of one unit, while joining leaves at least MinUnits.
+	// later chosen run that r = runs[i] meets, if any, and what the two
+	// cost as one: one of the same file whose first unit follows r's last,
+	// or whose last unit precedes r's first, and which r can take in
+	// within the cap of one unit, while joining leaves at least MinUnits.
 	live := len(runs)
-	meets := func(r *run) (*run, int) {
+	meets := func(i int) (*run, int) {
+		r := runs[i]
 		if r.file == nil || live <= opt.MinUnits {
 			return nil, 0
 		}
-		later := false
-		for _, o := range runs {
-			if o == r {
-				later = true
-				continue
-			}
-			if !later || o.joined || o.file == nil || o.original.Path != r.original.Path {
+		for _, o := range runs[i+1:] {
+			if o.joined || o.file == nil || o.original.Path != r.original.Path {
 				continue
 			}
 			if o.lo != r.hi+1 && o.hi+1 != r.lo {
@@ -184,12 +180,12 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	}
 	for progress := true; progress; {
 		progress = false
-		for _, r := range runs {
+		for i, r := range runs {
 			if r.joined {
 				continue
 			}
 			if opt.Join {
-				if j, exact := meets(r); j != nil {
+				if j, exact := meets(i); j != nil {
 					// Taking in a chosen unit may open a side that was
 					// closed.
 					joinRun(r, j, exact)

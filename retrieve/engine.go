@@ -641,8 +641,8 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 // prepare extracts the state's facets once for all views, and reads what
 // the views need of its terms.
 func (e *Engine) prepare(s *mss.State, obs *mss.Observed) (*query, error) {
-	text, unread := readable(s.Text())
-	q := &query{state: s, text: text}
+	text, m := readState(s)
+	q := &query{state: s, text: text, mentions: m}
 	q.terms = lexical.QueryTerms(q.text)
 	var err error
 	if !e.off[ViewLexical] {
@@ -655,8 +655,6 @@ func (e *Engine) prepare(s *mss.State, obs *mss.Observed) (*query, error) {
 			return nil, fmt.Errorf("retrieve: %w", err)
 		}
 	}
-	q.mentions = ExtractText(q.text)
-	q.mentions.Unread = unread
 	q.observed = e.observed(s, obs)
 	q.obsOrder = sortedInts(q.observed)
 	q.files = map[string]float64{}

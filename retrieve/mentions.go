@@ -43,10 +43,18 @@ var (
 // Extract finds the mentions in a state's text. It never fails: text that
 // matches no pattern simply yields no mention.
 func Extract(s *mss.State) *Mentions {
+	_, m := readState(s)
+	return m
+}
+
+// readState reads a state's text once: the text the views read
+// (StateText), and the mentions in it, with what was left out of it
+// (Mentions.Unread).
+func readState(s *mss.State) (string, *Mentions) {
 	text, unread := readable(s.Text())
 	m := ExtractText(text)
 	m.Unread = unread
-	return m
+	return text, m
 }
 
 // ExtractText finds the mentions in text.
