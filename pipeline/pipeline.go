@@ -320,9 +320,6 @@ type Query struct {
 	// Warnings concern this state (e.g. observed paths the index lacks)
 	// and the pipeline (views left off); every surface shows them.
 	Warnings []string
-	// Trace says what retrieval left out of the state's text
-	// (Mentions.Unread); the answer's trace begins with it.
-	Trace []mss.TraceStep
 }
 
 // Answer is a recovered complement.
@@ -351,7 +348,6 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	q.Warnings = append(q.Warnings, p.warn...)
 	if p.isPool {
 		q.Candidates, q.Mentions = retrieve.PoolRank(st, q.Observed, p.pool)
-		q.unread()
 		return q, nil
 	}
 	for _, path := range q.Observed.Paths() {
@@ -373,18 +369,7 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	if q.Candidates, q.Mentions, err = p.eng.Rank(ctx, st, q.Observed, lim.Candidates); err != nil {
 		return nil, err
 	}
-	q.unread()
 	return q, nil
-}
-
-// unread puts what retrieval left out of the state's text in q's trace.
-func (q *Query) unread() {
-	if q.Mentions == nil {
-		return
-	}
-	for _, part := range q.Mentions.Unread {
-		q.Trace = append(q.Trace, mss.TraceStep{Stage: "query", Reason: "left out of the query: " + part})
-	}
 }
 
 // SelectOptions adjusts one selection.
@@ -416,11 +401,18 @@ func (p *Pipeline) Select(ctx context.Context, ctrl mss.Controller, q *Query, li
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ctrl.Name(), err)
 	}
-	trace := make([]mss.TraceStep, 0, len(q.Warnings)+len(q.Trace)+len(res.Trace))
+	var unread []string // what retrieval left out of the state's text
+	if q.Mentions != nil {
+		unread = q.Mentions.Unread
+	}
+	trace := make([]mss.TraceStep, 0, len(q.Warnings)+len(unread)+len(res.Trace))
 	for _, w := range q.Warnings {
 		trace = append(trace, mss.TraceStep{Stage: "candidates", Reason: w})
 	}
-	trace = append(append(trace, q.Trace...), res.Trace...)
+	for _, part := range unread {
+		trace = append(trace, mss.TraceStep{Stage: "query", Reason: "left out of the query: " + part})
+	}
+	trace = append(trace, res.Trace...)
 	units := res.Units
 	warnings := q.Warnings
 	if p.files != nil {
