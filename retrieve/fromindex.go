@@ -31,11 +31,9 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 		// The units are the truth; the stored structures only save time.
 		warn = append(warn, fmt.Sprintf("stored retrieval structures unreadable (%v); built from the units instead, which is slower (re-run mss index --rebuild to repair)", err))
 	}
-	if opts.GitDir != "" && opts.Commit != "" && !disabled(opts, ViewHistory) {
-		// The engine's history view finds the log in the cache, or waits
-		// for this read to finish; an error is reported there.
-		go readHistory(opts.GitDir, opts.Commit, historyCommits(opts))
-	}
+	// The engine's history view finds the log kept, or waits for this
+	// read to finish; an error is reported there.
+	prefetchHistory(opts)
 	type edgesRead struct {
 		edges []index.Edge
 		err   error

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,10 +42,29 @@ type history struct {
 	messages *lexical.Index
 }
 
-var (
-	historyMu    sync.Mutex
-	historyCache = map[string]*historyLog{}
-)
+// historyLogs keeps the parsed logs of the snapshots opened last: the
+// engines built over one snapshot (a commit's answers, a stored engine
+// and its overlay) read its log once. It holds historyKeep logs at most,
+// the least recently used leaving first, so that a process that moves
+// from commit to commit (mss bench repo, a server following HEAD) does
+// not keep every log it ever read. A log being read is waited for, not
+// read twice, and readers of other snapshots do not wait for it.
+var historyLogs = &logCache{m: map[string]*logEntry{}}
+
+// historyKeep is how many logs historyLogs keeps.
+const historyKeep = 8
+
+type logCache struct {
+	mu   sync.Mutex
+	m    map[string]*logEntry
+	used []string // keys, least recently used first
+}
+
+type logEntry struct {
+	done chan struct{} // closed once log or err is set
+	log  *historyLog
+	err  error
+}
 
 // historyLog is the parsed git log of one (gitdir, commit, n), shared by
 // engines built over the same snapshot.
@@ -57,13 +77,85 @@ func historyKey(gitDir, commit string, n int) string {
 	return fmt.Sprintf("%s\x00%s\x00%d", gitDir, commit, n)
 }
 
-func readHistory(gitDir, commit string, n int) (*historyLog, error) {
-	key := historyKey(gitDir, commit, n)
-	historyMu.Lock()
-	defer historyMu.Unlock()
-	if h, ok := historyCache[key]; ok {
-		return h, nil
+// get returns the log of key, calling read to read it unless it is kept
+// or being read; a failed read is not kept.
+func (c *logCache) get(key string, read func() (*historyLog, error)) (*historyLog, error) {
+	c.mu.Lock()
+	if e, ok := c.m[key]; ok {
+		c.touch(key)
+		c.mu.Unlock()
+		<-e.done
+		return e.log, e.err
 	}
+	e := &logEntry{done: make(chan struct{})}
+	c.m[key] = e
+	c.touch(key)
+	c.mu.Unlock()
+	e.log, e.err = read()
+	close(e.done)
+	if e.err != nil {
+		c.mu.Lock()
+		if c.m[key] == e {
+			delete(c.m, key)
+			c.used = slices.DeleteFunc(c.used, func(k string) bool { return k == key })
+		}
+		c.mu.Unlock()
+	}
+	return e.log, e.err
+}
+
+// put keeps log under key unless a log is kept or being read there.
+func (c *logCache) put(key string, log *historyLog) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; !ok {
+		e := &logEntry{done: make(chan struct{}), log: log}
+		close(e.done)
+		c.m[key] = e
+	}
+	c.touch(key)
+}
+
+// touch marks key used last and lets the least recently used logs go
+// past historyKeep; c.mu is held.
+func (c *logCache) touch(key string) {
+	c.used = slices.DeleteFunc(c.used, func(k string) bool { return k == key })
+	c.used = append(c.used, key)
+	for len(c.used) > historyKeep {
+		delete(c.m, c.used[0])
+		c.used = c.used[1:]
+	}
+}
+
+// clear drops every kept log.
+func (c *logCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.used = nil
+}
+
+// prefetchHistory starts reading the git log the history view of an
+// engine built with opts reads (its GitDir and Commit), so that git
+// reads it while the engine is built. It does nothing when opts names no
+// commit or leaves the history view off; an error is reported by the
+// engine.
+func prefetchHistory(opts Options) {
+	if opts.GitDir == "" || opts.Commit == "" || disabled(opts, ViewHistory) {
+		return
+	}
+	go readHistory(opts.GitDir, opts.Commit, historyCommits(opts))
+}
+
+func readHistory(gitDir, commit string, n int) (*historyLog, error) {
+	return historyLogs.get(historyKey(gitDir, commit, n), func() (*historyLog, error) {
+		return gitHistory(gitDir, commit, n)
+	})
+}
+
+// gitHistory reads n commits of the log of commit, newest first, with
+// the files each touched.
+func gitHistory(gitDir, commit string, n int) (*historyLog, error) {
 	cmd := exec.Command("git", "--git-dir", gitDir, "log", "--no-merges", "--no-renames",
 		fmt.Sprintf("-n%d", n), "--format=%x00%s%n%b%x01", "--name-only", commit, "--")
 	var stderr bytes.Buffer
@@ -87,7 +179,6 @@ func readHistory(gitDir, commit string, n int) (*historyLog, error) {
 		h.files = append(h.files, fs)
 		h.messages = append(h.messages, msg)
 	}
-	historyCache[key] = h
 	return h, nil
 }
 

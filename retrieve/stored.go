@@ -273,12 +273,7 @@ func storedHistory(ix store, opts Options) error {
 	if err := d.end(); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	historyMu.Lock()
-	key := historyKey(opts.GitDir, opts.Commit, int(n))
-	if _, ok := historyCache[key]; !ok {
-		historyCache[key] = log
-	}
-	historyMu.Unlock()
+	historyLogs.put(historyKey(opts.GitDir, opts.Commit, int(n)), log)
 	return nil
 }
 

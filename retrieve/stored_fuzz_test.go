@@ -47,10 +47,8 @@ func (s *memStore) Units() ([]mss.Unit, error) { return s.units, nil }
 // history log, into a memStore.
 func storedFixture(t testing.TB) *memStore {
 	units := corpus()
-	historyMu.Lock()
-	historyCache[historyKey("git", "c0ffee", DefaultHistoryCommits)] = &historyLog{
-		files: [][]string{{"pkg/mapping.py", "tests/test_mapping.py"}, {"pkg/grid.py"}}, messages: []string{"Fix lookup", "Grid maps"}}
-	historyMu.Unlock()
+	historyLogs.put(historyKey("git", "c0ffee", DefaultHistoryCommits), &historyLog{
+		files: [][]string{{"pkg/mapping.py", "tests/test_mapping.py"}, {"pkg/grid.py"}}, messages: []string{"Fix lookup", "Grid maps"}})
 	d, err := derive(&index.DeriveInput{Units: units, Edges: []index.Edge{
 		{From: "pkg/grid.py:5", To: "pkg/grid.py:15", Kind: index.EdgeCall},
 		{From: "pkg/mapping.py:30", To: "pkg/mapping.py:10", Kind: index.EdgeRef}}, GitDir: "git", Commit: "c0ffee"})

@@ -112,9 +112,7 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 	// The stored log is what the stored engine reads: none is cached,
 	// and its git directory is named where there is none, so git cannot
 	// be what answers.
-	historyMu.Lock()
-	clear(historyCache)
-	historyMu.Unlock()
+	historyLogs.clear()
 	stored, err := FromIndex(ix, Options{GitDir: filepath.Join(t.TempDir(), "no-such.git"), Embedder: byteEmbedder{}})
 	if err != nil {
 		t.Fatal(err)
