@@ -90,6 +90,8 @@ package index
 //	           literal of 3 lines or more is a unit of kind "value".
 //	feature 8: an anonymous module function whose body returns a value (a
 //	           component, a factory) stays one piece of code.
+//	feature 9: a .h file whose code uses C++ syntax (a scope, namespace,
+//	           template, class or access label) is parsed as C++ only.
 //	format 4: a derived file beside the index (see derived.go); meta
 //	          "derived" and "derived_id".
 //	format 5: files.stat, meta "started": a work tree file whose stat is
@@ -116,7 +118,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 8
+	FeatureVersion = 9
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -170,7 +170,7 @@ var byExt = map[string]*grammar{
 	".java": javaGrammar,
 	".rs":   rustGrammar,
 	".c":    cGrammar,
-	".h":    cGrammar, // retried as C++ when the C grammar does not fit
+	".h":    cGrammar, // C++ when its code is (usesCpp), or when C does not fit
 	".cc":   cppGrammar,
 	".cpp":  cppGrammar,
 	".cxx":  cppGrammar,

@@ -101,12 +101,16 @@ func Segment(path string, src []byte) *Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), parseBudget(len(src)))
 	defer cancel()
+	if g == cGrammar && strings.HasSuffix(strings.ToLower(path), ".h") && usesCpp(src) {
+		g = cppGrammar
+	}
 	tree, err := f.parse(ctx, g)
 	if err != nil {
 		return f.windows(g.name, FallbackParseFailed+": "+err.Error())
 	}
 	if g == cGrammar && tree.RootNode().HasError() {
-		// A ".h" (or C file) that the C grammar does not fit may be C++.
+		// A ".h" (or C file) that the C grammar does not fit may be C++
+		// all the same.
 		if t2, err := f.parse(ctx, cppGrammar); err == nil {
 			if errorSites(t2.RootNode()) < errorSites(tree.RootNode()) {
 				tree.Close()
