@@ -10,18 +10,27 @@ import (
 // minNameLen is the shortest name kept as a definition or reference.
 const minNameLen = 2
 
-// runDefines returns the names that statements of container starting in
-// rows [s, e] define: assignment targets, declared variables, constants,
-// fields, macros.
-func (w *walker) runDefines(container *sitter.Node, s, e int) []named {
+// runDefines returns the names that statements of a container starting
+// in rows [s, e] define: assignment targets, declared variables,
+// constants, fields, macros. kids are the container's named children, in
+// order, and starts their start rows (statements), so that a container
+// cut into many runs is asked for its children once.
+func (w *walker) runDefines(kids []*sitter.Node, starts []int, s, e int) []named {
 	var out []named
-	for _, c := range namedChildren(container) {
-		if r := startRow(c); r < s || r > e {
-			continue
-		}
-		w.definedNames(c, 0, &out)
+	for i := sort.SearchInts(starts, s); i < len(kids) && starts[i] <= e; i++ {
+		w.definedNames(kids[i], 0, &out)
 	}
 	return out
+}
+
+// statements gives a container's named children and their start rows.
+func statements(container *sitter.Node) ([]*sitter.Node, []int) {
+	kids := namedChildren(container)
+	starts := make([]int, len(kids))
+	for i, k := range kids {
+		starts[i] = startRow(k)
+	}
+	return kids, starts
 }
 
 func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {

@@ -553,7 +553,8 @@ func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []spa
 			kids := w.members(body, sym, true)
 			if len(kids) == 0 {
 				s := span{start: start, end: ce, kind: KindClass, symbol: sym, node: inner, defs: def}
-				s.defs = append(s.defs, w.runDefines(body, start, ce)...)
+				kids, starts := statements(body)
+				s.defs = append(s.defs, w.runDefines(kids, starts, start, ce)...)
 				out = append(out, s)
 				continue
 			}
@@ -589,10 +590,7 @@ func (w *walker) gaps(start, end int, kids []span, container *sitter.Node, kind,
 			covered[r-start] = true
 		}
 	}
-	var childStarts []int
-	for _, kid := range namedChildren(container) {
-		childStarts = append(childStarts, startRow(kid))
-	}
+	stmts, childStarts := statements(container)
 	var out []span
 	for r := start; r <= end; {
 		if covered[r-start] {
@@ -623,7 +621,7 @@ func (w *walker) gaps(start, end int, kids []span, container *sitter.Node, kind,
 				sp.cuts = append(sp.cuts, c)
 			}
 		}
-		sp.defs = w.runDefines(container, s, e)
+		sp.defs = w.runDefines(stmts, childStarts, s, e)
 		out = append(out, sp)
 	}
 	return out
