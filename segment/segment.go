@@ -553,8 +553,8 @@ func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []spa
 			kids := w.members(body, sym, true)
 			if len(kids) == 0 {
 				s := span{start: start, end: ce, kind: KindClass, symbol: sym, node: inner, defs: def}
-				kids, starts := statements(body)
-				s.defs = append(s.defs, w.runDefines(kids, starts, start, ce)...)
+				stmts, starts := statements(body)
+				s.defs = append(s.defs, w.runDefines(stmts, starts, start, ce)...)
 				out = append(out, s)
 				continue
 			}
