@@ -58,33 +58,33 @@ type OrderModel struct {
 // benchmark splits, each state twice: its issue the fix commit's message,
 // and that message with the test the fix adds; docs/bench.md), and the
 // default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.63234, Weights: []float64{
-	1.80961,    // rrf:lexical
-	0.074896,   // raw:lexical
-	0.330235,   // rrf:entity
-	-0.675787,  // raw:entity
-	0.992107,   // rrf:semantic
-	-0.0428026, // raw:semantic
-	-0.116681,  // rrf:structural
-	1.14855,    // raw:structural
-	3.17107,    // rrf:history
-	-0.561881,  // raw:history
-	-0.17991,   // rrf:recency
-	0.653003,   // raw:recency
-	1.90831,    // fused
-	-0.0670549, // position
-	0.248676,   // prior
-	3.37626,    // log_tokens
-	0.415656,   // kind:function
-	0.520008,   // kind:method
-	-0.122524,  // kind:class
-	-0.138089,  // kind:type
-	0.291356,   // kind:module
-	-4.67377,   // kind:window
-	0.413974,   // kind:value
-	-4.26314,   // test
-	0.960054,   // named
-	-0.301237,  // path_named
+var LearnedOrder = &OrderModel{Bias: -4.63885, Weights: []float64{
+	1.80187,    // rrf:lexical
+	0.0662181,  // raw:lexical
+	0.294313,   // rrf:entity
+	-0.584647,  // raw:entity
+	0.998134,   // rrf:semantic
+	-0.0474939, // raw:semantic
+	-0.0965745, // rrf:structural
+	1.13306,    // raw:structural
+	3.14072,    // rrf:history
+	-0.548066,  // raw:history
+	-0.148799,  // rrf:recency
+	0.633958,   // raw:recency
+	1.93093,    // fused
+	-0.111672,  // position
+	0.248878,   // prior
+	3.39128,    // log_tokens
+	0.417704,   // kind:function
+	0.512253,   // kind:method
+	-0.120589,  // kind:class
+	-0.138558,  // kind:type
+	0.29068,    // kind:module
+	-4.67364,   // kind:window
+	0.413962,   // kind:value
+	-4.26267,   // test
+	0.948756,   // named
+	-0.287354,  // path_named
 }}
 
 // Fused is the order model that keeps the fused order (Options.Order).
