@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -254,8 +256,28 @@ func parseBudget(n int) time.Duration {
 	return min(parseBase+time.Duration(float64(parsePerMiB)*float64(n)/(1<<20)), parseTimeout)
 }
 
-// Parses left running past their budget. tree-sitter looks at its
-// cancellation flag only between parse actions, and in error recovery over
+// parsers keeps each grammar's idle parsers (a *sync.Pool per *grammar):
+// making a parser costs about what parsing a small file does. A parser
+// that halted is not kept.
+var parsers sync.Map
+
+func parserPool(g *grammar) *sync.Pool {
+	p, _ := parsers.LoadOrStore(g, &sync.Pool{})
+	return p.(*sync.Pool)
+}
+
+// parserFor gives an idle parser of g, or a new one.
+func parserFor(g *grammar) *sitter.Parser {
+	if p, ok := parserPool(g).Get().(*sitter.Parser); ok {
+		return p
+	}
+	p := sitter.NewParser()
+	p.SetLanguage(g.language())
+	return p
+}
+
+// Parses left running past their budget. tree-sitter looks at its clock
+// only between parse actions, and in error recovery over
 // a garbled file one action can take seconds (12 KB of "A<B<C<" as Java
 // ran 8 s past a 0.5 s deadline), so a parse over budget is left to finish
 // on its own thread while the file falls back to windows. At most
@@ -272,21 +294,35 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 		tree *sitter.Tree
 		err  error
 	}
+	overBudget := fmt.Errorf("over the time budget of %v", parseBudget(len(f.src)))
+	if ctx.Err() != nil {
+		return nil, overBudget
+	}
+	limit := 0 // no deadline, no limit
+	if deadline, ok := ctx.Deadline(); ok {
+		limit = int(max(time.Until(deadline).Microseconds(), 1))
+	}
+	text := f.src
+	if f.parseSrc != nil {
+		text = f.parseSrc
+	}
 	done := make(chan result, 1)
 	go func() {
-		p := sitter.NewParser()
-		defer p.Close()
-		p.SetLanguage(g.language())
-		text := f.src
-		if f.parseSrc != nil {
-			text = f.parseSrc
+		// tree-sitter keeps to the deadline itself (its timeout is looked
+		// at where its cancellation flag is), so that no other thread
+		// writes to a parser that may be used again.
+		p := parserFor(g)
+		p.SetOperationLimit(limit)
+		t, err := p.ParseCtx(context.Background(), nil, text)
+		if err == nil {
+			parserPool(g).Put(p)
+		} else {
+			p.Close()
 		}
-		t, err := p.ParseCtx(ctx, nil, text)
 		done <- result{t, err}
 	}()
-	overBudget := fmt.Errorf("over the time budget of %v", parseBudget(len(f.src)))
 	finished := func(r result) (*sitter.Tree, error) {
-		if r.err != nil && ctx.Err() != nil {
+		if r.err != nil && (ctx.Err() != nil || errors.Is(r.err, sitter.ErrOperationLimit)) {
 			return nil, overBudget // one message, however the deadline was met
 		}
 		return r.tree, r.err

@@ -1,12 +1,15 @@
 package segment
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
@@ -304,4 +307,29 @@ func FuzzFile(f *testing.F) {
 		units := File(name, src)
 		checkTiling(t, name, src, units)
 	})
+}
+
+// TestParseOverBudget: a parse that runs out of time gives the budget's
+// error, and the parser it halted is not used again: the next parse of
+// the same grammar is whole.
+func TestParseOverBudget(t *testing.T) {
+	// One P: a parser put back is the next one taken.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	small := []byte("class B {\n  int g() {\n    return 1;\n  }\n}\n")
+	want := Segment("B.java", small)
+	garbled := []byte("class A { void f() { " + strings.Repeat("A<B<C<", 20000) + " } }\n")
+	f := newFile("A.java", garbled)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if tree, err := f.parse(ctx, javaGrammar); err == nil {
+		tree.Close()
+		t.Skip("the garbled file parsed within a millisecond")
+	} else if !strings.Contains(err.Error(), "over the time budget") {
+		t.Fatalf("err %v, want the time budget's", err)
+	}
+	for range 3 {
+		if d := cmp.Diff(want, Segment("B.java", small)); d != "" {
+			t.Fatalf("after a halted parse (-before +after):\n%s", d)
+		}
+	}
 }
