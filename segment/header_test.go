@@ -35,6 +35,9 @@ func TestUsesCpp(t *testing.T) {
 		{"struct classy { int public_x; };", false},
 		{"x ? a : b;", false},
 		{"label: goto label;", false},
+		{"[[gnu::pure]] int f(void);", false},
+		{"[[deprecated]] int g(void); int x[2][1]; int y = x[1][0];", false},
+		{"[[nodiscard]] std::string f();", true},
 		{"", false},
 	} {
 		if got := usesCpp([]byte(tc.src)); got != tc.want {

@@ -206,7 +206,7 @@ func Languages() []string {
 }
 
 // usesCpp reports whether a file's code, outside comments, string and
-// character literals, uses syntax C does not have: a scope
+// character literals and attributes, uses syntax C does not have: a scope
 // ("std::string", "::f"), a namespace, a template, a class, or an access
 // label (public:, private:, protected:). A ".h" file that does is parsed
 // as C++ alone: the C grammar's error recovery over C++ is the slowest
@@ -245,6 +245,13 @@ func usesCpp(src []byte) bool {
 				i++
 			}
 			i++
+		case c == '[' && i+1 < n && src[i+1] == '[':
+			// An attribute, which C23 writes as C++ does ([[gnu::pure]]).
+			i += 2
+			for i+1 < n && !(src[i] == ']' && src[i+1] == ']') {
+				i++
+			}
+			i += 2
 		case c == ':' && i+2 < n && src[i+1] == ':' && (isIdent(src[i+2]) || src[i+2] == '~'):
 			// A scope (std::string, ::f, A::~A), not an asm statement's
 			// empty operand lists ("" ::: "memory").
