@@ -223,6 +223,14 @@ func usesCpp(src []byte) bool {
 		}
 		return i
 	}
+	// past gives the index just past the first a followed by b at or
+	// after i (past the end when there is none).
+	past := func(i int, a, b byte) int {
+		for i+1 < n && !(src[i] == a && src[i+1] == b) {
+			i++
+		}
+		return i + 2
+	}
 	for i := 0; i < n; {
 		c := src[i]
 		switch {
@@ -231,11 +239,7 @@ func usesCpp(src []byte) bool {
 				i++
 			}
 		case c == '/' && i+1 < n && src[i+1] == '*':
-			i += 2
-			for i+1 < n && !(src[i] == '*' && src[i+1] == '/') {
-				i++
-			}
-			i += 2
+			i = past(i+2, '*', '/')
 		case c == '"' || c == '\'':
 			i++
 			for i < n && src[i] != c && src[i] != '\n' {
@@ -247,11 +251,7 @@ func usesCpp(src []byte) bool {
 			i++
 		case c == '[' && i+1 < n && src[i+1] == '[':
 			// An attribute, which C23 writes as C++ does ([[gnu::pure]]).
-			i += 2
-			for i+1 < n && !(src[i] == ']' && src[i+1] == ']') {
-				i++
-			}
-			i += 2
+			i = past(i+2, ']', ']')
 		case c == ':' && i+2 < n && src[i+1] == ':' && (isIdent(src[i+2]) || src[i+2] == '~'):
 			// A scope (std::string, ::f, A::~A), not an asm statement's
 			// empty operand lists ("" ::: "memory").
