@@ -37,6 +37,11 @@ const DefaultGrowMaxShare = 0.4
 // DefaultGrowJoin: a unit takes in a later chosen unit it meets.
 const DefaultGrowJoin = true
 
+// defaultGrowth is growth as no setting changes it, on or off.
+func defaultGrowth(on bool) Growth {
+	return Growth{On: on, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin}
+}
+
 // growKeys are the settings Growth reads.
 var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join"}
 
@@ -44,7 +49,7 @@ var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "gr
 // whether growth is on when "grow" is not given. It returns the settings
 // it did not read.
 func parseGrowth(method string, settings map[string]string, on bool) (Growth, map[string]string, error) {
-	g := Growth{On: on, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin}
+	g := defaultGrowth(on)
 	rest := map[string]string{}
 	for _, k := range sortedSettings(settings) {
 		v := settings[k]
@@ -95,7 +100,7 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 // for methods built outside this package: mss-complement grows its answer
 // with the same code as every embedded method.
 func Grow(res *mss.Result, req *mss.Request, budget int) {
-	Growth{On: true, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin}.apply(res, req, budget)
+	defaultGrowth(true).apply(res, req, budget)
 }
 
 // config describes the growth settings for a result's Config.
