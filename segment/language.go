@@ -190,6 +190,16 @@ func grammarFor(p string) *grammar {
 	return byExt[strings.ToLower(path.Ext(p))]
 }
 
+// grammarOf is the grammar a file is parsed with first: its name's,
+// but C++ for a ".h" file whose code is C++ (usesCpp).
+func grammarOf(p string, src []byte) *grammar {
+	g := grammarFor(p)
+	if g == cGrammar && strings.EqualFold(path.Ext(p), ".h") && usesCpp(src) {
+		return cppGrammar
+	}
+	return g
+}
+
 // Language names the grammar that segments path: "python", "go",
 // "javascript", "typescript", "tsx", "java", "rust", "c", "cpp"; or "" for a
 // file segmented as plain text.

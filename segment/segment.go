@@ -94,7 +94,7 @@ func File(path string, src []byte) []mss.Unit {
 // Segment is File with the call names and the path the file took.
 func Segment(path string, src []byte) *Result {
 	f := newFile(path, src)
-	g := grammarFor(path)
+	g := grammarOf(path, src)
 	if g == nil {
 		return f.windows("", FallbackNoGrammar)
 	}
@@ -103,9 +103,6 @@ func Segment(path string, src []byte) *Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), parseBudget(len(src)))
 	defer cancel()
-	if g == cGrammar && strings.HasSuffix(strings.ToLower(path), ".h") && usesCpp(src) {
-		g = cppGrammar
-	}
 	tree, err := f.parse(ctx, g)
 	if err != nil {
 		return f.windows(g.name, FallbackParseFailed+": "+err.Error())
