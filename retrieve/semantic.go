@@ -260,23 +260,25 @@ func layoutSemDocs(has []bool, present int) ([]byte, []float32) {
 	return b, unsafe.Slice((*float32)(unsafe.Pointer(&b[off])), semDim*present)
 }
 
-// addScaled adds w·x to v element by element (v at least as long as x),
-// eight at a time.
-func addScaled(v []float32, w float32, x []float32) {
+// addScaledGo adds w·x to v element by element (v at least as long as
+// x), eight at a time. Each product is rounded before it is added (the
+// conversion keeps a compiler from fusing the two), as the vector
+// instructions of addScaled do, so every machine gives the same vectors.
+func addScaledGo(v []float32, w float32, x []float32) {
 	v = v[:len(x)]
 	for len(x) >= 8 {
-		v[0] += w * x[0]
-		v[1] += w * x[1]
-		v[2] += w * x[2]
-		v[3] += w * x[3]
-		v[4] += w * x[4]
-		v[5] += w * x[5]
-		v[6] += w * x[6]
-		v[7] += w * x[7]
+		v[0] += float32(w * x[0])
+		v[1] += float32(w * x[1])
+		v[2] += float32(w * x[2])
+		v[3] += float32(w * x[3])
+		v[4] += float32(w * x[4])
+		v[5] += float32(w * x[5])
+		v[6] += float32(w * x[6])
+		v[7] += float32(w * x[7])
 		v, x = v[8:], x[8:]
 	}
 	for k := range x {
-		v[k] += w * x[k]
+		v[k] += float32(w * x[k])
 	}
 }
 

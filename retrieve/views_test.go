@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -232,21 +232,46 @@ func TestSemanticUnitVectors(t *testing.T) {
 	}
 }
 
-// TestAddScaled: adding eight at a time gives, element for element, what
-// one at a time gives, for any length.
+// TestAddScaled: addScaled and addScaledGo give, bit for bit, what adding
+// one rounded product at a time gives, for any length, and leave what
+// follows x's length alone.
 func TestAddScaled(t *testing.T) {
-	for n := range 20 {
-		x, got, want := make([]float32, n), make([]float32, n+1), make([]float32, n+1)
-		for k := range x {
-			x[k] = float32(k)*0.37 - 1.1
-			got[k], want[k] = float32(k)*0.01, float32(k)*0.01
+	checkAddScaled(t, "addScaled", addScaled)
+	checkAddScaled(t, "addScaledGo", addScaledGo)
+}
+
+func checkAddScaled(t *testing.T, name string, add func(v []float32, w float32, x []float32)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	value := func() float32 {
+		switch r.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return float32(r.NormFloat64()) * 1e-40 // subnormal
+		case 2:
+			return float32(r.NormFloat64()) * 1e30
 		}
-		addScaled(got, 0.3, x)
-		for k := range x {
-			want[k] += 0.3 * x[k]
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("length %d: %v, want %v", n, got, want)
+		return float32(r.NormFloat64())
+	}
+	for n := range 300 {
+		for _, w := range []float32{0.3, value(), -1.7, 0} {
+			x, got, want := make([]float32, n), make([]float32, n+1), make([]float32, n+1)
+			for k := range x {
+				x[k] = value()
+				got[k] = value()
+				want[k] = got[k]
+			}
+			got[n], want[n] = 42, 42
+			add(got, w, x)
+			for k := range x {
+				want[k] += float32(w * x[k]) // rounded before it is added
+			}
+			for k := range got {
+				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+					t.Fatalf("%s, length %d, w %v: element %d is %v, want %v", name, n, w, k, got[k], want[k])
+				}
+			}
 		}
 	}
 }
