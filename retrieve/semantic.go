@@ -6,7 +6,9 @@ import (
 	"hash/fnv"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -119,37 +121,9 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	if n < 2 {
 		return nil
 	}
-	// Number the terms as they come, then renumber them in sorted order.
-	num := map[string]int32{}
-	var vocab []string
-	docs := make([][]termCount, n)
-	for i := range n {
-		d := make([]termCount, 0, len(symbol[i].Terms)+len(content[i].Terms))
-		for _, c := range []struct {
-			terms  []lexical.TermCount
-			weight int32
-		}{{symbol[i].Terms, 2}, {content[i].Terms, 1}} {
-			for _, tc := range c.terms {
-				id, ok := num[tc.Term]
-				if !ok {
-					id = int32(len(vocab))
-					num[tc.Term] = id
-					vocab = append(vocab, tc.Term)
-				}
-				d = append(d, termCount{id, c.weight * tc.Count})
-			}
-		}
-		docs[i] = d
-	}
-	order := make([]int32, len(vocab))
-	for k := range order {
-		order[k] = int32(k)
-	}
-	sort.Slice(order, func(a, b int) bool { return vocab[order[a]] < vocab[order[b]] })
-	rank := make([]int32, len(vocab))
-	for r, id := range order {
-		rank[id] = int32(r)
-	}
+	// Number the terms, then renumber them in sorted order.
+	docs, vocab := numberTerms(content, symbol)
+	order, rank := sortedOrder(vocab)
 	df := make([]int32, len(vocab))
 	eachUnit(n, func(i int) { docs[i] = mergeTerms(docs[i], rank) })
 	for _, d := range docs {
@@ -301,6 +275,121 @@ func logCount(c int32) float64 {
 // termCount is a term's number and count in one unit.
 type termCount struct {
 	id, count int32
+}
+
+// numberTerms lists each unit's symbol terms (counted twice) and
+// content terms by term number, and the terms by number, on every core:
+// each run of units numbers the terms it meets first, then the runs'
+// terms are numbered on in run order. The numbers depend on the runs;
+// what is built from them depends only on the terms' sorted order.
+func numberTerms(content, symbol []lexical.Counted) ([][]termCount, []string) {
+	n := len(content)
+	docs := make([][]termCount, n)
+	runs := min(runtime.GOMAXPROCS(0), max(1, n/256))
+	type run struct {
+		num   map[string]int32
+		vocab []string
+	}
+	rs := make([]run, runs)
+	bound := func(r int) int { return r * n / runs }
+	var wg sync.WaitGroup
+	for r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			num := map[string]int32{}
+			var vocab []string
+			for i := bound(r); i < bound(r+1); i++ {
+				d := make([]termCount, 0, len(symbol[i].Terms)+len(content[i].Terms))
+				for _, c := range []struct {
+					terms  []lexical.TermCount
+					weight int32
+				}{{symbol[i].Terms, 2}, {content[i].Terms, 1}} {
+					for _, tc := range c.terms {
+						id, ok := num[tc.Term]
+						if !ok {
+							id = int32(len(vocab))
+							num[tc.Term] = id
+							vocab = append(vocab, tc.Term)
+						}
+						d = append(d, termCount{id, c.weight * tc.Count})
+					}
+				}
+				docs[i] = d
+			}
+			rs[r] = run{num, vocab}
+		}()
+	}
+	wg.Wait()
+	// The first run's numbers stand; the others' terms are looked up
+	// once each, and their units renumbered.
+	num, vocab := rs[0].num, rs[0].vocab
+	for r := 1; r < runs; r++ {
+		to := make([]int32, len(rs[r].vocab))
+		for k, t := range rs[r].vocab {
+			id, ok := num[t]
+			if !ok {
+				id = int32(len(vocab))
+				num[t] = id
+				vocab = append(vocab, t)
+			}
+			to[k] = id
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := bound(r); i < bound(r+1); i++ {
+				for k := range docs[i] {
+					docs[i][k].id = to[docs[i][k].id]
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return docs, vocab
+}
+
+// sortedOrder gives the term numbers in the terms' sorted order, and
+// each number's place in it: the two halves are sorted on two cores and
+// merged.
+func sortedOrder(vocab []string) (order, rank []int32) {
+	type entry struct {
+		term string
+		id   int32
+	}
+	es := make([]entry, len(vocab))
+	for id, t := range vocab {
+		es[id] = entry{t, int32(id)}
+	}
+	byTerm := func(a, b entry) int { return strings.Compare(a.term, b.term) }
+	half := len(es) / 2
+	done := make(chan struct{})
+	go func() {
+		slices.SortFunc(es[:half], byTerm)
+		close(done)
+	}()
+	slices.SortFunc(es[half:], byTerm)
+	<-done
+	order = make([]int32, 0, len(es))
+	a, b := es[:half], es[half:]
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].term < b[0].term {
+			order, a = append(order, a[0].id), a[1:]
+		} else {
+			order, b = append(order, b[0].id), b[1:]
+		}
+	}
+	for _, e := range a {
+		order = append(order, e.id)
+	}
+	for _, e := range b {
+		order = append(order, e.id)
+	}
+	rank = make([]int32, len(vocab))
+	for r, id := range order {
+		rank[id] = int32(r)
+	}
+	return order, rank
 }
 
 // mergeTerms renumbers a unit's terms by rank, sorts them and adds up the

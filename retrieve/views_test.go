@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,6 +232,44 @@ func TestSemanticUnitVectors(t *testing.T) {
 	}
 	if _, ok := e.sem.termVec["normalise"]; ok {
 		t.Error("a term in every unit has a vector")
+	}
+}
+
+// TestSemanticSameOnAnyCores: the semantic structure is the same, bit for
+// bit, whether its terms are numbered in one run of units or in several,
+// and its terms are in sorted order.
+func TestSemanticSameOnAnyCores(t *testing.T) {
+	var units []mss.Unit
+	for k := range 1500 {
+		units = append(units, mss.Unit{Path: fmt.Sprintf("pkg/m%03d.py", k%97), StartLine: k + 1, EndLine: k + 1,
+			Symbol: fmt.Sprintf("handler_%d", k%41),
+			Content: fmt.Sprintf("def handler_%d(req):\n    return route_%d(req.path_%d, cache_%d) + w%d\n",
+				k%41, k%13, k%29, k%7, k*7919%1201)})
+	}
+	build := func(procs int) *semantic {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		return NewEngine(units, nil, Options{}).sem
+	}
+	one, many := build(1), build(4)
+	if !slices.Equal(one.terms, many.terms) {
+		t.Fatalf("terms differ: %d and %d", len(one.terms), len(many.terms))
+	}
+	if len(one.terms) < 100 {
+		t.Fatalf("only %d terms: the test needs a larger vocabulary", len(one.terms))
+	}
+	if !slices.IsSorted(one.terms) {
+		t.Fatal("terms are not in sorted order")
+	}
+	for _, term := range one.terms {
+		a, b := one.termVec[term], many.termVec[term]
+		for k := range a {
+			if math.Float32bits(a[k]) != math.Float32bits(b[k]) || one.idf[term] != many.idf[term] {
+				t.Fatalf("term %q differs at %d: %v and %v", term, k, a[k], b[k])
+			}
+		}
+	}
+	if !bytes.Equal(one.docBlob, many.docBlob) {
+		t.Fatal("unit vectors differ")
 	}
 }
 
