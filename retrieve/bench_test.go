@@ -74,3 +74,35 @@ func BenchmarkIndexCtags(b *testing.B) {
 	b.ReportMetric(ref.Seconds()/float64(b.N), "ctags-s/op")
 	b.ReportMetric(idx.Seconds()/ref.Seconds(), "x-ctags")
 }
+
+// BenchmarkSemantic builds the semantic structure from the units of a
+// real repository, indexed once at MSS_BENCH_REV (their terms counted
+// once, outside the timing):
+//
+//	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
+//	go test -run '^$' -bench Semantic -benchtime 10x ./retrieve/
+//
+// It skips when MSS_BENCH_REPO is unset.
+func BenchmarkSemantic(b *testing.B) {
+	repo, rev := gittest.BenchRepo(b)
+	db := filepath.Join(b.TempDir(), "index.db")
+	if _, err := index.Build(context.Background(), index.Options{Repo: repo, Rev: rev, DB: db}); err != nil {
+		b.Fatal(err)
+	}
+	ix, err := index.Open(db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	us, err := ix.Units()
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := NewEngine(us, nil, Options{Disable: []string{ViewSemantic}})
+	content, symbol := tokenizeUnits(e.units, nil)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		buildSemantic(e, content, symbol)
+	}
+	b.ReportMetric(float64(len(us)), "units")
+}
