@@ -213,35 +213,63 @@ var (
 	jsRequire    = regexp.MustCompile(`\brequire\(\s*['"]([^'"\n]+)['"]\s*\)`)
 )
 
+// linesWith returns the lines of text that hold sub, in order, each
+// without its newline.
+func linesWith(text, sub string) []string {
+	var out []string
+	for from := 0; ; {
+		k := strings.Index(text[from:], sub)
+		if k < 0 {
+			return out
+		}
+		at := from + k
+		start := strings.LastIndexByte(text[:at], '\n') + 1
+		end := len(text)
+		if e := strings.IndexByte(text[at:], '\n'); e >= 0 {
+			end = at + e
+		}
+		out = append(out, text[start:end])
+		if end == len(text) {
+			return out
+		}
+		from = end + 1
+	}
+}
+
 // lexImports returns the modules text imports, for languages whose imports
 // are found by text (Python; JavaScript's require).
 func lexImports(text, lang string) []string {
 	var out []string
 	switch lang {
 	case "python":
-		if !strings.Contains(text, "import") {
-			return nil
-		}
-		for _, m := range pyFromImport.FindAllStringSubmatch(text, -1) {
-			mod := m[1]
-			out = append(out, mod)
-			for _, name := range strings.Split(m[2], ",") {
-				f := strings.Fields(name)
-				if len(f) == 0 || f[0] == "*" {
-					continue
+		// Neither pattern reaches past a line's end, so they are run on
+		// the lines that hold "import" only, which is what they would
+		// match in the whole text, in the same order.
+		lines := linesWith(text, "import")
+		for _, l := range lines {
+			for _, m := range pyFromImport.FindAllStringSubmatch(l, -1) {
+				mod := m[1]
+				out = append(out, mod)
+				for _, name := range strings.Split(m[2], ",") {
+					f := strings.Fields(name)
+					if len(f) == 0 || f[0] == "*" {
+						continue
+					}
+					name = f[0]
+					sep := "."
+					if strings.HasSuffix(mod, ".") {
+						sep = ""
+					}
+					out = append(out, mod+sep+name)
 				}
-				name = f[0]
-				sep := "."
-				if strings.HasSuffix(mod, ".") {
-					sep = ""
-				}
-				out = append(out, mod+sep+name)
 			}
 		}
-		for _, m := range pyImport.FindAllStringSubmatch(text, -1) {
-			for _, part := range strings.Split(m[1], ",") {
-				if f := strings.Fields(part); len(f) > 0 {
-					out = append(out, f[0])
+		for _, l := range lines {
+			for _, m := range pyImport.FindAllStringSubmatch(l, -1) {
+				for _, part := range strings.Split(m[1], ",") {
+					if f := strings.Fields(part); len(f) > 0 {
+						out = append(out, f[0])
+					}
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,4 +60,65 @@ func TestLexImports(t *testing.T) {
 			t.Errorf("%s %q (-want +got):\n%s", tc.lang, tc.text, diff)
 		}
 	}
+}
+
+// wholeTextImports is what lexImports gave for Python when it ran its
+// patterns over the whole text: lexImports, which runs them only on the
+// lines holding "import", must give the same.
+func wholeTextImports(text string) []string {
+	var out []string
+	for _, m := range pyFromImport.FindAllStringSubmatch(text, -1) {
+		mod := m[1]
+		out = append(out, mod)
+		for _, name := range strings.Split(m[2], ",") {
+			f := strings.Fields(name)
+			if len(f) == 0 || f[0] == "*" {
+				continue
+			}
+			sep := "."
+			if strings.HasSuffix(mod, ".") {
+				sep = ""
+			}
+			out = append(out, mod+sep+f[0])
+		}
+	}
+	for _, m := range pyImport.FindAllStringSubmatch(text, -1) {
+		for _, part := range strings.Split(m[1], ",") {
+			if f := strings.Fields(part); len(f) > 0 {
+				out = append(out, f[0])
+			}
+		}
+	}
+	return out
+}
+
+// TestLexImportsByLine: imports found line by line are the ones found in
+// the whole text, at a text's first and last line, with carriage
+// returns, with "import" twice on a line and in other words.
+func TestLexImportsByLine(t *testing.T) {
+	for _, text := range []string{
+		"import os",
+		"import os\n",
+		"from a import b, c\r\nimport d\r\n",
+		"x = 1\nfrom .m import (p,\n  q)\nimport importlib, reimport  # import again\n",
+		"importlib.import_module('x')\n  import  sys , re\nfrom\timport import import\n",
+		"\n\nimport\n",
+		"def f():\n    import a.b as c\n    return c\nfrom x.y import *\nimport",
+	} {
+		if diff := cmp.Diff(wholeTextImports(text), lexImports(text, "python")); diff != "" {
+			t.Errorf("%q (-whole text +by line):\n%s", text, diff)
+		}
+	}
+}
+
+// FuzzLexImports: imports found line by line are the ones found in the
+// whole text.
+func FuzzLexImports(f *testing.F) {
+	f.Add("from a import b\nimport c, d\n")
+	f.Add("x\nimport\tq\r\nfrom . import (r,\ns)")
+	f.Fuzz(func(t *testing.T, text string) {
+		if diff := cmp.Diff(wholeTextImports(text), lexImports(text, "python")); diff != "" {
+			t.Errorf("%q (-whole text +by line):\n%s", text, diff)
+		}
+	})
 }
