@@ -236,6 +236,35 @@ func linesWith(text, sub string) []string {
 	}
 }
 
+// appendFromImport appends the module of a pyFromImport match and each
+// name it imports from it.
+func appendFromImport(out, m []string) []string {
+	mod := m[1]
+	out = append(out, mod)
+	for _, name := range strings.Split(m[2], ",") {
+		f := strings.Fields(name)
+		if len(f) == 0 || f[0] == "*" {
+			continue
+		}
+		sep := "."
+		if strings.HasSuffix(mod, ".") {
+			sep = ""
+		}
+		out = append(out, mod+sep+f[0])
+	}
+	return out
+}
+
+// appendImport appends the modules of a pyImport match.
+func appendImport(out, m []string) []string {
+	for _, part := range strings.Split(m[1], ",") {
+		if f := strings.Fields(part); len(f) > 0 {
+			out = append(out, f[0])
+		}
+	}
+	return out
+}
+
 // lexImports returns the modules text imports, for languages whose imports
 // are found by text (Python; JavaScript's require).
 func lexImports(text, lang string) []string {
@@ -248,29 +277,12 @@ func lexImports(text, lang string) []string {
 		lines := linesWith(text, "import")
 		for _, l := range lines {
 			for _, m := range pyFromImport.FindAllStringSubmatch(l, -1) {
-				mod := m[1]
-				out = append(out, mod)
-				for _, name := range strings.Split(m[2], ",") {
-					f := strings.Fields(name)
-					if len(f) == 0 || f[0] == "*" {
-						continue
-					}
-					name = f[0]
-					sep := "."
-					if strings.HasSuffix(mod, ".") {
-						sep = ""
-					}
-					out = append(out, mod+sep+name)
-				}
+				out = appendFromImport(out, m)
 			}
 		}
 		for _, l := range lines {
 			for _, m := range pyImport.FindAllStringSubmatch(l, -1) {
-				for _, part := range strings.Split(m[1], ",") {
-					if f := strings.Fields(part); len(f) > 0 {
-						out = append(out, f[0])
-					}
-				}
+				out = appendImport(out, m)
 			}
 		}
 	case "javascript", "typescript", "tsx":

@@ -1,7 +1,6 @@
 package segment
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,26 +67,10 @@ func TestLexImports(t *testing.T) {
 func wholeTextImports(text string) []string {
 	var out []string
 	for _, m := range pyFromImport.FindAllStringSubmatch(text, -1) {
-		mod := m[1]
-		out = append(out, mod)
-		for _, name := range strings.Split(m[2], ",") {
-			f := strings.Fields(name)
-			if len(f) == 0 || f[0] == "*" {
-				continue
-			}
-			sep := "."
-			if strings.HasSuffix(mod, ".") {
-				sep = ""
-			}
-			out = append(out, mod+sep+f[0])
-		}
+		out = appendFromImport(out, m)
 	}
 	for _, m := range pyImport.FindAllStringSubmatch(text, -1) {
-		for _, part := range strings.Split(m[1], ",") {
-			if f := strings.Fields(part); len(f) > 0 {
-				out = append(out, f[0])
-			}
-		}
+		out = appendImport(out, m)
 	}
 	return out
 }
