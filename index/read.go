@@ -92,6 +92,9 @@ package index
 //	           component, a factory) stays one piece of code.
 //	feature 9: a .h file whose code uses C++ syntax (a scope, namespace,
 //	           template, class or access label) is parsed as C++ only.
+//	feature 10: a definition's unit starts and ends on its first and last
+//	           lines that are not blank (a node the parser made up can
+//	           put its start or end on a blank line).
 //	format 4: a derived file beside the index (see derived.go); meta
 //	          "derived" and "derived_id".
 //	format 5: files.stat, meta "started": a work tree file whose stat is
@@ -118,7 +121,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 9
+	FeatureVersion = 10
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

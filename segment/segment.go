@@ -424,6 +424,26 @@ func endRow(n *sitter.Node) int {
 	return int(e.Row)
 }
 
+// rows are the first and last rows of n that are not blank (n's own
+// first and last when every row is). Tree-sitter puts a node it had to
+// make up (MISSING) where the parse needed it, which can be before the
+// white space ahead of the code, so a node can start, or end, on a blank
+// line.
+func (f *file) rows(n *sitter.Node) (int, int) {
+	s, e := startRow(n), endRow(n)
+	a, b := s, e
+	for a < b && f.blank(a) {
+		a++
+	}
+	for b > a && f.blank(b) {
+		b--
+	}
+	if f.blank(a) {
+		return s, e
+	}
+	return a, b
+}
+
 // span is a unit in the making: rows are 0-based and inclusive.
 type span struct {
 	start, end   int
@@ -540,7 +560,7 @@ func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []spa
 	pendStart, pendEnd, lastEnd := -1, -1, -1
 	for _, c := range namedChildren(parent) {
 		typ := c.Type()
-		cs, ce := startRow(c), endRow(c)
+		cs, ce := w.f.rows(c)
 		if w.g.attach[typ] {
 			switch {
 			case cs <= lastEnd:
