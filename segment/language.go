@@ -223,16 +223,9 @@ func Languages() []string {
 // parse there is, and then loses to C++.
 func usesCpp(src []byte) bool {
 	n := len(src)
-	isIdent := func(c byte) bool {
-		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-	}
+	isIdent := isIdentByte
 	// next skips spaces and tabs from i.
-	next := func(i int) int {
-		for i < n && (src[i] == ' ' || src[i] == '\t') {
-			i++
-		}
-		return i
-	}
+	next := func(i int) int { return i + firstNonSpace(src[i:]) }
 	// past gives the index just past the first a followed by b at or
 	// after i (past the end when there is none).
 	past := func(i int, a, b byte) int {
