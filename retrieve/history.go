@@ -3,6 +3,7 @@ package retrieve
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"os/exec"
 	"slices"
@@ -154,32 +155,183 @@ func readHistory(gitDir, commit string, n int) (*historyLog, error) {
 }
 
 // gitHistory reads n commits of the log of commit, newest first, with
-// the files each touched.
+// the files each touched. What the log says of a commit (its message and
+// the files it touched) is the commit's alone, so it is kept
+// (commitFacts): once a git directory's log has been read, the log of
+// another commit lists its commits (git rev-list, which does not compare
+// trees) and reads only those not read before.
 func gitHistory(gitDir, commit string, n int) (*historyLog, error) {
-	cmd := exec.Command("git", "--git-dir", gitDir, "log", "--no-merges", "--no-renames",
-		fmt.Sprintf("-n%d", n), "--format=%x00%s%n%b%x01", "--name-only", commit, "--")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git log %s in %s: %w: %s", commit, gitDir, err, strings.TrimSpace(stderr.String()))
+	if !commitFacts.knows(gitDir) {
+		order, facts, err := gitLog(gitDir, []string{fmt.Sprintf("-n%d", n), "--no-merges", commit, "--"}, "")
+		if err != nil {
+			return nil, fmt.Errorf("git log %s in %s: %w", commit, gitDir, err)
+		}
+		commitFacts.keep(gitDir, facts, 2*n)
+		return assembleLog(order, facts), nil
 	}
-	h := &historyLog{}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		msg, files, ok := strings.Cut(rec, "\x01")
+	order, err := gitRevList(gitDir, commit, n)
+	if err != nil {
+		return nil, fmt.Errorf("git rev-list %s in %s: %w", commit, gitDir, err)
+	}
+	facts, missing := commitFacts.lookup(gitDir, order)
+	if len(missing) > 0 {
+		_, read, err := gitLog(gitDir, []string{"--no-walk=unsorted", "--stdin"}, strings.Join(missing, "\n")+"\n")
+		if err != nil {
+			return nil, fmt.Errorf("git log of %d commits of %s in %s: %w", len(missing), commit, gitDir, err)
+		}
+		for _, h := range missing {
+			f, ok := read[h]
+			if !ok {
+				return nil, fmt.Errorf("git log of %s in %s: commit %s not reported", commit, gitDir, h)
+			}
+			facts[h] = f
+		}
+	}
+	commitFacts.keep(gitDir, facts, 2*n)
+	return assembleLog(order, facts), nil
+}
+
+// commitFact is what the log says of one commit.
+type commitFact struct {
+	message string
+	files   []string
+}
+
+// assembleLog lays out the facts of the commits in order.
+func assembleLog(order []string, facts map[string]commitFact) *historyLog {
+	h := &historyLog{files: make([][]string, 0, len(order)), messages: make([]string, 0, len(order))}
+	for _, c := range order {
+		f := facts[c]
+		h.files = append(h.files, f.files)
+		h.messages = append(h.messages, f.message)
+	}
+	return h
+}
+
+// gitLog runs git log with args (and stdin, when not empty) and returns
+// the commits it reported, in its order, and what it said of each.
+func gitLog(gitDir string, args []string, stdin string) ([]string, map[string]commitFact, error) {
+	cmd := exec.Command("git", append([]string{"--git-dir", gitDir, "log", "--no-renames",
+		"--format=%x00%H%n%s%n%b%x01", "--name-only"}, args...)...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := gitOutput(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	var order []string
+	facts := map[string]commitFact{}
+	for _, rec := range strings.Split(out, "\x00") {
+		head, files, ok := strings.Cut(rec, "\x01")
 		if !ok {
 			continue
 		}
+		hash, msg, _ := strings.Cut(head, "\n")
 		var fs []string
 		for _, f := range strings.Split(files, "\n") {
 			if f = strings.TrimSpace(f); f != "" {
 				fs = append(fs, f)
 			}
 		}
-		h.files = append(h.files, fs)
-		h.messages = append(h.messages, msg)
+		order = append(order, hash)
+		facts[hash] = commitFact{message: msg, files: fs}
 	}
-	return h, nil
+	return order, facts, nil
+}
+
+// gitRevList lists the n commits but merges that git log of commit would
+// show, in its order.
+func gitRevList(gitDir, commit string, n int) ([]string, error) {
+	out, err := gitOutput(exec.Command("git", "--git-dir", gitDir, "rev-list", "--no-merges",
+		fmt.Sprintf("-n%d", n), commit, "--"))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(out), nil
+}
+
+// gitOutput runs cmd and returns its output, or an error with what git
+// wrote to its standard error.
+func gitOutput(cmd *exec.Cmd) (string, error) {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// commitFacts keeps what the log said of the commits of the git
+// directories read last (factsKeep of them, the least recently used
+// leaving first).
+var commitFacts = &factCache{dirs: map[string]map[string]commitFact{}}
+
+// factsKeep is how many git directories commitFacts keeps.
+const factsKeep = historyKeep
+
+type factCache struct {
+	mu   sync.Mutex
+	dirs map[string]map[string]commitFact
+	used []string // git directories, least recently used first
+}
+
+// knows says whether the commits of gitDir were read before.
+func (c *factCache) knows(gitDir string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.dirs[gitDir]) > 0
+}
+
+// lookup returns the kept facts of the commits of order, and the commits
+// it keeps none of, in order.
+func (c *factCache) lookup(gitDir string, order []string) (map[string]commitFact, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.dirs[gitDir]
+	facts := make(map[string]commitFact, len(order))
+	var missing []string
+	for _, h := range order {
+		if f, ok := m[h]; ok {
+			facts[h] = f
+		} else {
+			missing = append(missing, h)
+		}
+	}
+	return facts, missing
+}
+
+// keep adds facts (those of the log read last) to those of gitDir. Past
+// limit commits, those kept before go, and only facts stay.
+func (c *factCache) keep(gitDir string, facts map[string]commitFact, limit int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.dirs[gitDir]
+	if m == nil {
+		m = make(map[string]commitFact, len(facts))
+	}
+	for h, f := range facts {
+		m[h] = f
+	}
+	if len(m) > limit {
+		m = maps.Clone(facts)
+	}
+	c.dirs[gitDir] = m
+	c.used = slices.DeleteFunc(c.used, func(d string) bool { return d == gitDir })
+	c.used = append(c.used, gitDir)
+	for len(c.used) > factsKeep {
+		delete(c.dirs, c.used[0])
+		c.used = c.used[1:]
+	}
+}
+
+// clear drops every kept fact.
+func (c *factCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.dirs)
+	c.used = nil
 }
 
 // historyCommits is how many commits the history view reads.

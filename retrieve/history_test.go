@@ -3,9 +3,14 @@ package retrieve
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // TestLogCacheKeepsTheLastUsed: the cache holds historyKeep logs, the
@@ -87,5 +92,85 @@ func TestLogCacheReadsOnce(t *testing.T) {
 	log, err := c.get("bad", func() (*historyLog, error) { return &historyLog{}, nil })
 	if err != nil || log == nil {
 		t.Fatalf("after a failed read: log %v, err %v; want a new read", log, err)
+	}
+}
+
+// TestGitHistoryFromKeptCommits: a log read from the commits kept of
+// the logs before (rev-list, then git log of the commits not kept) is the
+// one git log gives, for every commit of a history with merges, a
+// rename, a commit with an empty subject and a branch whose commits are
+// older than those of the main line, whichever commit was read before,
+// and when the kept commits pass the limit; an unknown commit is an
+// error that names it.
+func TestGitHistoryFromKeptCommits(t *testing.T) {
+	repo := t.TempDir()
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	day := 0
+	commit := func(msg string, files map[string]string) string {
+		day++
+		gittest.WriteTree(t, repo, files)
+		gittest.Run(t, repo, "add", "-A")
+		date := fmt.Sprintf("GIT_AUTHOR_DATE=2020-01-%02dT12:00:00Z", day)
+		gittest.RunEnv(t, repo, []string{date, strings.Replace(date, "AUTHOR", "COMMITTER", 1)},
+			"commit", "-q", "--allow-empty-message", "-m", msg)
+		return gittest.Run(t, repo, "rev-parse", "HEAD")
+	}
+	var commits []string
+	commits = append(commits, commit("root\n\nthe first", map[string]string{"a.py": "a = 1\n", "b.py": "b = 1\n"}))
+	commits = append(commits, commit("edit a", map[string]string{"a.py": "a = 2\n"}))
+	gittest.Run(t, repo, "checkout", "-q", "-b", "side")
+	commits = append(commits, commit("side work", map[string]string{"c.py": "c = 1\n"}))
+	gittest.Run(t, repo, "checkout", "-q", "main")
+	commits = append(commits, commit("", map[string]string{"b.py": "b = 2\n", "d/e.py": "e = 1\n"}))
+	gittest.Run(t, repo, "mv", "d/e.py", "d/f.py")
+	commits = append(commits, commit("rename e", nil))
+	day += 3
+	gittest.RunEnv(t, repo, []string{"GIT_AUTHOR_DATE=2020-01-20T12:00:00Z", "GIT_COMMITTER_DATE=2020-01-20T12:00:00Z"},
+		"merge", "-q", "--no-ff", "-m", "merge side", "side")
+	commits = append(commits, gittest.Run(t, repo, "rev-parse", "HEAD"))
+	commits = append(commits, commit("after the merge\n\nbody line", map[string]string{"a.py": "a = 3\n", "c.py": "c = 2\n"}))
+	gitDir := filepath.Join(repo, ".git")
+
+	full := func(c string, n int) *historyLog {
+		t.Helper()
+		commitFacts.clear()
+		log, err := gitHistory(gitDir, c, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return log
+	}
+	for _, n := range []int{2, 3, DefaultHistoryCommits} {
+		for _, before := range commits {
+			for _, c := range commits {
+				commitFacts.clear()
+				if _, err := gitHistory(gitDir, before, n); err != nil {
+					t.Fatal(err)
+				}
+				got, err := gitHistory(gitDir, c, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := full(c, n); !reflect.DeepEqual(got, want) {
+					t.Errorf("n=%d, log of %.7s after %.7s:\n got %q %q\nwant %q %q", n, c, before, got.messages, got.files, want.messages, want.files)
+				}
+			}
+		}
+	}
+	last := full(commits[len(commits)-1], DefaultHistoryCommits)
+	if want := []string{"after the merge\nbody line\n", "rename e\n", "\n", "side work\n", "edit a\n", "root\nthe first\n"}; !reflect.DeepEqual(last.messages, want) {
+		t.Errorf("messages %q, want %q", last.messages, want)
+	}
+	if want := [][]string{{"a.py", "c.py"}, {"d/e.py", "d/f.py"}, {"b.py", "d/e.py"}, {"c.py"}, {"a.py"}, {"a.py", "b.py"}}; !reflect.DeepEqual(last.files, want) {
+		t.Errorf("files %q, want %q", last.files, want)
+	}
+
+	commitFacts.clear()
+	if _, err := gitHistory(gitDir, commits[0], DefaultHistoryCommits); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Repeat("0", 40)
+	if _, err := gitHistory(gitDir, bad, DefaultHistoryCommits); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("an unknown commit: error %v, want one naming it", err)
 	}
 }
