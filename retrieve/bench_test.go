@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,4 +106,58 @@ func BenchmarkSemantic(b *testing.B) {
 		buildSemantic(e, content, symbol)
 	}
 	b.ReportMetric(float64(len(us)), "units")
+}
+
+// BenchmarkHistory reads the history view's log at 20 commits of
+// MSS_BENCH_REV's first-parent line (default HEAD), 25 apart, oldest
+// first, as a process moving from commit to commit does:
+//
+//	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
+//	go test -run '^$' -bench History -benchtime 3x ./retrieve/
+//
+// It reports the milliseconds of a read after the first with what was
+// read of each commit kept (kept-ms), and with every log read whole
+// (whole-ms), alternating the two. It skips when MSS_BENCH_REPO is unset.
+func BenchmarkHistory(b *testing.B) {
+	repo, rev := gittest.BenchRepo(b)
+	if rev == "" {
+		rev = "HEAD"
+	}
+	out, err := exec.Command("git", "--git-dir", repo, "rev-list", "--first-parent", "-n500", rev).Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := strings.Fields(string(out))
+	var commits []string
+	for k := 0; k < len(line) && len(commits) < 20; k += 25 {
+		commits = append([]string{line[k]}, commits...)
+	}
+	n := DefaultHistoryCommits
+	var kept, whole time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		commitFacts.clear()
+		for k, c := range commits {
+			t0 := time.Now()
+			if _, err := gitHistory(repo, c, n); err != nil {
+				b.Fatal(err)
+			}
+			if k > 0 {
+				kept += time.Since(t0)
+			}
+		}
+		for k, c := range commits {
+			commitFacts.clear()
+			t0 := time.Now()
+			if _, err := gitHistory(repo, c, n); err != nil {
+				b.Fatal(err)
+			}
+			if k > 0 {
+				whole += time.Since(t0)
+			}
+		}
+	}
+	reads := float64(b.N * (len(commits) - 1))
+	b.ReportMetric(kept.Seconds()*1000/reads, "kept-ms")
+	b.ReportMetric(whole.Seconds()*1000/reads, "whole-ms")
 }

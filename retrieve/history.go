@@ -268,8 +268,10 @@ func gitOutput(cmd *exec.Cmd) (string, error) {
 // leaving first).
 var commitFacts = &factCache{dirs: map[string]map[string]commitFact{}}
 
-// factsKeep is how many git directories commitFacts keeps.
-const factsKeep = historyKeep
+// factsKeep is how many git directories commitFacts keeps: a process
+// moves through one repository at a time, or a few (mss bench repo
+// --concurrency), and what it read of the others is let go.
+const factsKeep = 2
 
 type factCache struct {
 	mu   sync.Mutex
