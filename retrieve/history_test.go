@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,9 +100,10 @@ func TestLogCacheReadsOnce(t *testing.T) {
 // the logs before (rev-list, then git log of the commits not kept) is the
 // one git log gives, for every commit of a history with merges, a
 // rename, a commit with an empty subject and a branch whose commits are
-// older than those of the main line, whichever commit was read before,
-// and when the kept commits pass the limit; an unknown commit is an
-// error that names it.
+// older than those of the main line: whichever commit was read before,
+// and reading every commit in turn, oldest or newest first, where the
+// commits kept pass the limit and the older ones go. An unknown commit
+// is an error that names it.
 func TestGitHistoryFromKeptCommits(t *testing.T) {
 	repo := t.TempDir()
 	gittest.Run(t, repo, "init", "-q", "-b", "main")
@@ -140,20 +142,39 @@ func TestGitHistoryFromKeptCommits(t *testing.T) {
 		}
 		return log
 	}
+	read := func(c string, n int, want *historyLog, after string) {
+		t.Helper()
+		got, err := gitHistory(gitDir, c, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("n=%d, log of %.7s after %s:\n got %q %q\nwant %q %q", n, c, after, got.messages, got.files, want.messages, want.files)
+		}
+	}
 	for _, n := range []int{2, 3, DefaultHistoryCommits} {
+		want := map[string]*historyLog{}
+		for _, c := range commits {
+			want[c] = full(c, n)
+		}
 		for _, before := range commits {
 			for _, c := range commits {
 				commitFacts.clear()
 				if _, err := gitHistory(gitDir, before, n); err != nil {
 					t.Fatal(err)
 				}
-				got, err := gitHistory(gitDir, c, n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := full(c, n); !reflect.DeepEqual(got, want) {
-					t.Errorf("n=%d, log of %.7s after %.7s:\n got %q %q\nwant %q %q", n, c, before, got.messages, got.files, want.messages, want.files)
-				}
+				read(c, n, want[c], before[:7])
+			}
+		}
+		// Every commit in turn, oldest first and newest first, each log
+		// read from what the ones before kept (past 2n commits kept,
+		// the older ones go).
+		back := slices.Clone(commits)
+		slices.Reverse(back)
+		for _, order := range [][]string{commits, back} {
+			commitFacts.clear()
+			for k, c := range order {
+				read(c, n, want[c], fmt.Sprintf("%d others in turn", k))
 			}
 		}
 	}
