@@ -58,7 +58,7 @@ const historyKeep = 8
 type logCache struct {
 	mu   sync.Mutex
 	m    map[string]*logEntry
-	used []string // keys, least recently used first
+	used recency // keys
 }
 
 type logEntry struct {
@@ -120,12 +120,7 @@ func (c *logCache) put(key string, log *historyLog) {
 // touch marks key used last and lets the least recently used logs go
 // past historyKeep; c.mu is held.
 func (c *logCache) touch(key string) {
-	c.used = slices.DeleteFunc(c.used, func(k string) bool { return k == key })
-	c.used = append(c.used, key)
-	for len(c.used) > historyKeep {
-		delete(c.m, c.used[0])
-		c.used = c.used[1:]
-	}
+	c.used.use(key, historyKeep, func(k string) { delete(c.m, k) })
 }
 
 // clear drops every kept log.
@@ -134,6 +129,20 @@ func (c *logCache) clear() {
 	defer c.mu.Unlock()
 	clear(c.m)
 	c.used = nil
+}
+
+// recency orders a cache's keys, least recently used first.
+type recency []string
+
+// use marks key used last, and drops the keys past the keep most
+// recently used from the order and, by calling drop, from the cache.
+func (r *recency) use(key string, keep int, drop func(string)) {
+	*r = slices.DeleteFunc(*r, func(k string) bool { return k == key })
+	*r = append(*r, key)
+	for len(*r) > keep {
+		drop((*r)[0])
+		*r = (*r)[1:]
+	}
 }
 
 // prefetchHistory starts reading the git log the history view of an
@@ -276,7 +285,7 @@ const factsKeep = 2
 type factCache struct {
 	mu   sync.Mutex
 	dirs map[string]map[string]commitFact
-	used []string // git directories, least recently used first
+	used recency // git directories
 }
 
 // knows says whether the commits of gitDir were read before.
@@ -320,12 +329,7 @@ func (c *factCache) keep(gitDir string, facts map[string]commitFact, limit int) 
 		m = maps.Clone(facts)
 	}
 	c.dirs[gitDir] = m
-	c.used = slices.DeleteFunc(c.used, func(d string) bool { return d == gitDir })
-	c.used = append(c.used, gitDir)
-	for len(c.used) > factsKeep {
-		delete(c.dirs, c.used[0])
-		c.used = c.used[1:]
-	}
+	c.used.use(gitDir, factsKeep, func(d string) { delete(c.dirs, d) })
 }
 
 // clear drops every kept fact.
