@@ -29,6 +29,10 @@ type Growth struct {
 	// Join lets a unit take in a later chosen unit it meets
 	// (expand.Options.Join).
 	Join bool
+	// Bridge lets a join take in the units between two chosen units of a
+	// file at most this many lines apart, tied or not
+	// (expand.Options.BridgeLines; 0, the default: none).
+	Bridge int
 }
 
 // DefaultGrowMaxShare caps one grown unit at 40% of the budget.
@@ -43,7 +47,7 @@ func defaultGrowth(on bool) Growth {
 }
 
 // growKeys are the settings Growth reads.
-var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join"}
+var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join", "grow_bridge"}
 
 // parseGrowth reads the growth settings from a method's settings; on says
 // whether growth is on when "grow" is not given. It returns the settings
@@ -82,6 +86,12 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 				return g, nil, fmt.Errorf("%s: setting grow_rank=%q: want a rank, 0 or more", method, v)
 			}
 			g.MaxRank = n
+		case "grow_bridge":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return g, nil, fmt.Errorf("%s: setting grow_bridge=%q: want a number of lines, 0 or more", method, v)
+			}
+			g.Bridge = n
 		case "grow_max_share":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f > 0 && f <= 1) {
@@ -116,6 +126,9 @@ func (g Growth) config() string {
 	if g.Join {
 		join = " grow_join=true"
 	}
+	if g.Bridge > 0 {
+		join += fmt.Sprintf(" grow_bridge=%d", g.Bridge)
+	}
 	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d%s grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, join, order, g.MaxShare)
 }
 
@@ -143,7 +156,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int) {
 		}
 	}
 	_, minUnits, _ := req.Limits()
-	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits}
+	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge}
 	if !g.Untied {
 		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
 		for i := range marked {

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,6 +90,17 @@ func TestComplementGrows(t *testing.T) {
 	}
 	if _, err := mss.NewMethod(NameRRFGrow, mss.MethodOptions{Settings: map[string]string{"grow_join": "sometimes"}}); err == nil {
 		t.Error("grow_join=sometimes accepted")
+	}
+	for _, v := range []string{"-1", "far"} {
+		if _, err := mss.NewMethod(NameRRFGrow, mss.MethodOptions{Settings: map[string]string{"grow_bridge": v}}); err == nil || !strings.Contains(err.Error(), "grow_bridge") {
+			t.Errorf("grow_bridge=%s: error %v, want one naming the setting", v, err)
+		}
+	}
+	if c := run(nil, 6144).Config; strings.Contains(c, "grow_bridge") {
+		t.Errorf("config %q names grow_bridge, which is off", c)
+	}
+	if c := run(map[string]string{"grow_bridge": "40"}, 6144).Config; !strings.Contains(c, "grow_bridge=40") {
+		t.Errorf("config %q does not name grow_bridge=40", c)
 	}
 	// By position, parse_header still stops at the observed lines.
 	if got := spans(run(map[string]string{"grow_order": "position"}, 6144))["parse_header"]; got != "lib/parse.py:1-11" {

@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -48,6 +49,11 @@ type Options struct {
 	Join bool
 	// MinUnits: a join never leaves fewer units than this.
 	MinUnits int
+	// BridgeLines lets a join reach a later chosen unit of the same file
+	// at most this many lines away, taking in the units between them,
+	// tied or not, when none of them is read or chosen and the budget
+	// allows (0: only a unit it meets).
+	BridgeLines int
 }
 
 // DefaultReserve keeps 2% of the budget for blank-line slack.
@@ -154,19 +160,37 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if o.joined || o.file == nil || o.original.Path != r.original.Path {
 				continue
 			}
-			if o.lo != r.hi+1 && o.hi+1 != r.lo {
+			var between []mss.Unit
+			gap := 0
+			switch {
+			case o.lo > r.hi:
+				between, gap = r.file[r.hi+1:o.lo], r.file[o.lo].StartLine-r.file[r.hi].EndLine-1
+			case o.hi < r.lo:
+				between, gap = r.file[o.hi+1:r.lo], r.file[r.lo].StartLine-r.file[o.hi].EndLine-1
+			default:
 				continue
 			}
-			if exact := runCost(r.file[min(r.lo, o.lo) : max(r.hi, o.hi)+1]); exact <= maxUnit {
+			if len(between) > 0 && (gap > opt.BridgeLines || slices.ContainsFunc(between, func(u mss.Unit) bool { return taken(r, &u) })) {
+				continue
+			}
+			exact := runCost(r.file[min(r.lo, o.lo) : max(r.hi, o.hi)+1])
+			if exact <= maxUnit && (len(between) == 0 || spent+exact-r.exact-o.exact <= limit) {
 				return o, exact
 			}
 		}
 		return nil, 0
 	}
 	// joinRun takes o into r, the two costing exact as one: what it adds
-	// is the blank lines between.
+	// is the blank lines between, or the units between it bridges.
 	joinRun := func(r, o *run, exact int) {
 		add := exact - r.exact - o.exact
+		where := " and next to it"
+		switch {
+		case o.lo > r.hi+1:
+			where = fmt.Sprintf(", with the %d lines between them", r.file[o.lo].StartLine-r.file[r.hi].EndLine-1)
+		case o.hi+1 < r.lo:
+			where = fmt.Sprintf(", with the %d lines between them", r.file[r.lo].StartLine-r.file[o.hi].EndLine-1)
+		}
 		r.lo, r.hi = min(r.lo, o.lo), max(r.hi, o.hi)
 		r.tokens += o.tokens + max(add, 0)
 		spent += max(add, 0)
@@ -176,7 +200,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		o.joined, o.stuck = true, true
 		live--
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
-			"took in %s:%d-%d %s, chosen too and next to it (+%d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, add, delivered, budget)})
+			"took in %s:%d-%d %s, chosen too%s (+%d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, where, add, delivered, budget)})
 	}
 	for progress := true; progress; {
 		progress = false

@@ -207,3 +207,42 @@ func TestGrowJoin(t *testing.T) {
 		})
 	}
 }
+
+// TestGrowBridge: with BridgeLines, a join reaches a later chosen unit of
+// the same file up to that many lines away and takes in the units
+// between, saying so (three chosen ones are bridged in turn, never one
+// across another); not one further away, not across a unit read, and
+// not past the budget.
+func TestGrowBridge(t *testing.T) {
+	a := []mss.Unit{unit("a.py", 1, 10, "A"), unit("a.py", 12, 10, "A.f"), unit("a.py", 23, 10, "A.g"), unit("a.py", 34, 10, "A.h"), unit("a.py", 45, 10, "A.i")}
+	src := fileSource{"a.py": a}
+	never := func(chosen, n *mss.Unit) string { return "" }
+	for _, tt := range []struct {
+		name     string
+		chosen   []mss.Unit
+		bridge   int
+		observed []mss.Span
+		budget   int
+		want     []string
+	}{
+		{"one unit between, 12 lines", []mss.Unit{a[1], a[3]}, 12, nil, 1000, []string{"a.py:12-43"}},
+		{"too far", []mss.Unit{a[1], a[3]}, 11, nil, 1000, []string{"a.py:12-21", "a.py:34-43"}},
+		{"a later unit above", []mss.Unit{a[3], a[1]}, 12, nil, 1000, []string{"a.py:12-43"}},
+		{"across a unit read", []mss.Unit{a[1], a[3]}, 12, []mss.Span{{Path: "a.py", StartLine: 25, EndLine: 25}}, 1000, []string{"a.py:12-21", "a.py:34-43"}},
+		{"three chosen, bridged in turn", []mss.Unit{a[0], a[4], a[2]}, 40, nil, 1000, []string{"a.py:1-54"}},
+		{"past the budget", []mss.Unit{a[1], a[3]}, 12, nil, 45, []string{"a.py:12-21", "a.py:34-43"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, trace := Grow(tt.chosen, src, tt.observed, tt.budget, nil, Options{Tie: never, Join: true, BridgeLines: tt.bridge})
+			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			checkDelivered(t, got, tt.budget)
+			if len(got) < len(tt.chosen) && tt.name != "three chosen, bridged in turn" {
+				if len(trace) == 0 || !strings.Contains(trace[len(trace)-1].Reason, "with the 12 lines between them") {
+					t.Errorf("a bridge without its reason in the trace: %v", trace)
+				}
+			}
+		})
+	}
+}
