@@ -195,3 +195,44 @@ func TestGitHistoryFromKeptCommits(t *testing.T) {
 		t.Errorf("an unknown commit: error %v, want one naming it", err)
 	}
 }
+
+// TestGitHistoryPaths: the log gives a path as it is in the tree, though
+// git quotes it (bytes past ASCII, a quote, a backslash), whether the
+// log is read whole or from the commits kept.
+func TestGitHistoryPaths(t *testing.T) {
+	repo := t.TempDir()
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	names := []string{"plain.py", "dir/é.py", `q"uote.py`, `back\slash.py`}
+	files := map[string]string{}
+	for _, n := range names {
+		files[n] = "x = 1\n"
+	}
+	gittest.WriteTree(t, repo, files)
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "add")
+	first := gittest.Run(t, repo, "rev-parse", "HEAD")
+	gittest.WriteTree(t, repo, map[string]string{"dir/é.py": "x = 2\n"})
+	gittest.Run(t, repo, "commit", "-q", "-am", "edit")
+	head := gittest.Run(t, repo, "rev-parse", "HEAD")
+	gitDir := filepath.Join(repo, ".git")
+
+	want := [][]string{{"dir/é.py"}, {`back\slash.py`, "dir/é.py", "plain.py", `q"uote.py`}}
+	commitFacts.clear()
+	if _, err := gitHistory(gitDir, first, DefaultHistoryCommits); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := gitHistory(gitDir, head, DefaultHistoryCommits) // git log of head alone
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitFacts.clear()
+	whole, err := gitHistory(gitDir, head, DefaultHistoryCommits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, log := range []*historyLog{whole, kept} {
+		if !reflect.DeepEqual(log.files, want) {
+			t.Errorf("files %q, want %q", log.files, want)
+		}
+	}
+}

@@ -54,8 +54,9 @@ import (
 
 // storedVersion names the layout above and every computation behind it;
 // it changes whenever either does, so an index holding another one is
-// re-derived, never misread.
-const storedVersion = "engine-2"
+// re-derived, never misread. engine-3: the history log's paths are
+// unquoted as git quotes them (engine-2 kept a quoted path as printed).
+const storedVersion = "engine-3"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
