@@ -639,3 +639,26 @@ func TestHistoryMissingObjects(t *testing.T) {
 		t.Errorf("instances %d, skipped %v", len(ins), skipped)
 	}
 }
+
+// TestHistoryPathWithSpace: a fix commit whose test file's path holds a
+// space and bytes past ASCII is read by its paths as they are, so it is
+// a fix with its test, not a commit without one.
+func TestHistoryPathWithSpace(t *testing.T) {
+	fx := newFixture(t)
+	git(t, fx.work, "checkout", "-q", "-f", "main")
+	for p, c := range map[string]string{
+		"calc.py":                strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1),
+		"tests/test calc ünï.py": "def test_sub():\n    assert sub(1, 2) == 1\n",
+	} {
+		write(t, filepath.Join(fx.work, p), c)
+	}
+	git(t, fx.work, "add", "-A")
+	git(t, fx.work, "commit", "-q", "-m", "Fix #12: sub swapped its operands")
+	ins, skipped, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 1 {
+		t.Fatalf("want the fix commit, got %d instances (skipped %v)", len(ins), skipped)
+	}
+}

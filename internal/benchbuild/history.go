@@ -101,13 +101,20 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 			skipped[NotReferencing]++
 			continue
 		}
-		names, err := runGit(ctx, o.GitDir, "diff", "--no-color", "--no-ext-diff", "-M", "--name-only", parents[0], sha, "--")
+		names, err := runGit(ctx, o.GitDir, "diff", "--no-color", "--no-ext-diff", "-M", "--name-only", "-z", parents[0], sha, "--")
 		if err != nil {
 			// A tree missing from a partial clone: the commit cannot be read.
 			skipped[MissingObjects]++
 			continue
 		}
-		files := strings.Fields(string(names))
+		// NUL-separated and unquoted: a path may hold spaces or bytes
+		// past ASCII.
+		var files []string
+		for _, p := range strings.Split(string(names), "\x00") {
+			if p != "" {
+				files = append(files, p)
+			}
+		}
 		if len(files) > o.MaxFiles {
 			skipped[TooLarge]++
 			continue
