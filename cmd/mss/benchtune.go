@@ -403,20 +403,20 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 	for _, d := range repobench.PoolDepths {
 		head = append(head, "pool@"+strconv.Itoa(d))
 	}
-	fmt.Fprintf(tw, "method\t%s\tC@5\tlost to retrieval\tlost to selection\n", strings.Join(head, "\t"))
+	fmt.Fprintf(tw, "method\t%s\tC@5\tlost to retrieval\tlost to what was read\tlost to selection\n", strings.Join(head, "\t"))
 	for _, ms := range scores {
 		d := diag[ms.Method]
 		var cols []string
 		for _, depth := range repobench.PoolDepths {
 			cols = append(cols, fmt.Sprintf("%.1f", 100*d.PoolRecall[depth]))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\n", ms.Method, strings.Join(cols, "\t"), 100*d.Complete, 100*d.LostRetrieval, 100*d.LostSelection)
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\n", ms.Method, strings.Join(cols, "\t"), 100*d.Complete, 100*d.LostRetrieval, 100*d.LostRead, 100*d.LostSelection)
 	}
 	tw.Flush()
 	// The groups the missed states leave uncovered, as shares of them.
 	fmt.Fprintln(w, "groups missed at C@5, by how near the method came (% of the groups missed):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tgroups missed\toffered, file shown\toffered, file not shown\tnot offered, file shown\tnot offered, file offered\tfile not offered")
+	fmt.Fprintln(tw, "method\tgroups missed\toffered, file shown\toffered, file not shown\toffered only as read\tnot offered, file shown\tnot offered, file offered\tfile not offered")
 	for _, ms := range scores {
 		m := diag[ms.Method].Missed
 		share := func(n int) string {
@@ -425,8 +425,8 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 			}
 			return fmt.Sprintf("%.1f", 100*float64(n)/float64(m.Groups))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", ms.Method, m.Groups, share(m.OfferedShown), share(m.OfferedElsewhere),
-			share(m.FileShown), share(m.FileOffered), share(m.FileAbsent))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ms.Method, m.Groups, share(m.OfferedShown), share(m.OfferedElsewhere),
+			share(m.Read), share(m.FileShown), share(m.FileOffered), share(m.FileAbsent))
 	}
 	tw.Flush()
 }

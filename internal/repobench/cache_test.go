@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -170,6 +171,18 @@ func TestPoolCompleteAndDiagnose(t *testing.T) {
 	}
 	if d := Diagnose(rows, map[string]*Label{"hit": l, "sel": l, "ret": l}, func(string) []mss.Candidate { return cands }, nil); d.Missed != (Missed{}) {
 		t.Errorf("without answers, missed groups %+v", d.Missed)
+	}
+	// b.py's group overlapped only by a candidate the state has read: the
+	// miss is lost to what was read, not to selection, though the pool
+	// (which counts what was read) is complete.
+	read := slices.Clone(cands)
+	read[2].Observed = true
+	d = Diagnose(rows[1:2], map[string]*Label{"sel": l}, func(string) []mss.Candidate { return read }, func(id string) []PredUnit { return answers[id] })
+	if d.LostRead != 1 || d.LostSelection != 0 || d.LostRetrieval != 0 || d.PoolRecall[200] != 1 {
+		t.Errorf("a group only read: diagnosis %+v", d)
+	}
+	if want := (Missed{Groups: 1, Read: 1}); d.Missed != want {
+		t.Errorf("a group only read: missed groups %+v, want %+v", d.Missed, want)
 	}
 }
 

@@ -15,13 +15,19 @@ var PoolDepths = []int{20, 80, 200}
 // ranges. A state whose pool is not complete is lost to retrieval, whatever
 // the selection does.
 func PoolComplete(label *Label, cands []mss.Candidate, depth int) bool {
+	return poolComplete(label, cands, depth, false)
+}
+
+// poolComplete is PoolComplete, counting only the candidates the state
+// has not read when unread is set.
+func poolComplete(label *Label, cands []mss.Candidate, depth int, unread bool) bool {
 	if depth > len(cands) {
 		depth = len(cands)
 	}
 	top := cands[:depth]
 	covers := func(g *LineGroup) bool {
 		for i := range top {
-			if g.overlaps(&top[i].Unit) {
+			if !(unread && top[i].Observed) && g.overlaps(&top[i].Unit) {
 				return true
 			}
 		}
@@ -72,9 +78,12 @@ type Diagnosis struct {
 	// complete (PoolComplete), by depth.
 	PoolRecall map[int]float64
 	// Complete is the method's mean complete@5; LostRetrieval the share
-	// of states it misses whose whole candidate list is not complete, and
-	// LostSelection the share it misses although the list is complete.
-	Complete, LostRetrieval, LostSelection float64
+	// of states it misses whose whole candidate list is not complete;
+	// LostRead the share it misses whose list is complete only with
+	// candidates the state has read (which no answer repeats); and
+	// LostSelection the share it misses although the candidates it has
+	// not read are complete.
+	Complete, LostRetrieval, LostRead, LostSelection float64
 	// Missed breaks down the groups its missed states leave uncovered
 	// (when Diagnose is given the answers).
 	Missed Missed
@@ -86,8 +95,11 @@ type Diagnosis struct {
 // when the answer holds a unit of that file.
 type Missed struct {
 	Groups int
-	// Offered, and the answer shows its file (another unit of it) or not.
+	// Offered by a candidate the state has not read, and the answer
+	// shows its file (another unit of it) or not.
 	OfferedShown, OfferedElsewhere int
+	// Offered only by candidates the state has read.
+	Read int
 	// Not offered: the answer shows its file; or some other candidate is
 	// in its file; or no candidate is.
 	FileShown, FileOffered, FileAbsent int
@@ -116,8 +128,10 @@ func Diagnose(rows []StateScore, labels map[string]*Label, cands func(stateID st
 		switch {
 		case hit:
 			d.Complete += 1 / n
-		case PoolComplete(l, cs, len(cs)):
+		case poolComplete(l, cs, len(cs), true):
 			d.LostSelection += 1 / n
+		case PoolComplete(l, cs, len(cs)):
+			d.LostRead += 1 / n
 		default:
 			d.LostRetrieval += 1 / n
 		}
@@ -141,9 +155,15 @@ func (m *Missed) add(l *Label, cands []mss.Candidate, ans []PredUnit) {
 		if covered {
 			continue
 		}
-		offered, fileOffered := false, false
+		offered, read, fileOffered := false, false, false
 		for j := range cands {
-			offered = offered || g.overlaps(&cands[j].Unit)
+			if g.overlaps(&cands[j].Unit) {
+				if cands[j].Observed {
+					read = true
+				} else {
+					offered = true
+				}
+			}
 			fileOffered = fileOffered || g.on(cands[j].Unit.Path)
 		}
 		m.Groups++
@@ -152,6 +172,8 @@ func (m *Missed) add(l *Label, cands []mss.Candidate, ans []PredUnit) {
 			m.OfferedShown++
 		case offered:
 			m.OfferedElsewhere++
+		case read:
+			m.Read++
 		case shown:
 			m.FileShown++
 		case fileOffered:
