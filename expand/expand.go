@@ -115,7 +115,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			r.file, r.lo, r.hi, r.stuck = fu, lo, hi, false
 		}
 	}
-	if spent >= limit {
+	if spent >= limit && !opt.Join { // nothing to grow, and nothing to join
 		return units, nil
 	}
 	// taken reports whether a file unit is inside another chosen run or
@@ -173,8 +173,15 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if len(between) > 0 && (gap > opt.BridgeLines || slices.ContainsFunc(between, func(u mss.Unit) bool { return taken(r, &u) })) {
 				continue
 			}
+			// A join costs the blank lines between, and may take the
+			// share of the budget growth leaves unspent; a bridge costs
+			// the units between, within what growth may spend.
 			exact := runCost(r.file[min(r.lo, o.lo) : max(r.hi, o.hi)+1])
-			if exact <= maxUnit && (len(between) == 0 || spent+exact-r.exact-o.exact <= limit) {
+			room := budget
+			if len(between) > 0 {
+				room = limit
+			}
+			if exact <= maxUnit && spent+exact-r.exact-o.exact <= room {
 				return o, exact
 			}
 		}

@@ -167,8 +167,9 @@ func TestGrowTraceCountsDelivered(t *testing.T) {
 }
 
 // TestGrowJoin: with Join, a unit takes in a later chosen unit it meets,
-// at its own place, for the blank lines between and without a tie;
-// without Join, neither grows into the other.
+// at its own place, for the blank lines between and without a tie, even
+// when the chosen units fill the budget; without Join, neither grows
+// into the other.
 func TestGrowJoin(t *testing.T) {
 	a := []mss.Unit{unit("a.py", 1, 10, "A"), unit("a.py", 12, 10, "A.f"), unit("a.py", 23, 10, "A.g"), unit("a.py", 34, 10, "A.h")}
 	b := []mss.Unit{unit("b.py", 1, 10, "B")}
@@ -185,17 +186,27 @@ func TestGrowJoin(t *testing.T) {
 		{"a later unit above", []mss.Unit{a[2], a[1]}, true, []string{"a.py:12-32"}},
 		{"a unit between: not joined", []mss.Unit{a[1], a[3]}, true, []string{"a.py:12-21", "a.py:34-43"}},
 		{"never below the fewest units", []mss.Unit{a[1], a[2], b[0]}, true, []string{"a.py:12-21", "a.py:23-32", "b.py:1-10"}},
+		{"joined with the budget full", []mss.Unit{a[1], b[0], a[2]}, true, []string{"a.py:12-32", "b.py:1-10"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			minUnits := 0
 			if tt.name == "never below the fewest units" {
 				minUnits = 3
 			}
-			got, trace := Grow(tt.chosen, src, nil, 1000, nil, Options{Tie: never, Join: tt.join, MinUnits: minUnits})
+			budget := 1000
+			if tt.name == "joined with the budget full" {
+				// The chosen units and the blank line a join adds fill it,
+				// past the share growth leaves unspent.
+				budget = 1
+				for _, u := range tt.chosen {
+					budget += u.Tokens
+				}
+			}
+			got, trace := Grow(tt.chosen, src, nil, budget, nil, Options{Tie: never, Join: tt.join, MinUnits: minUnits, MaxUnitTokens: 1000})
 			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			checkDelivered(t, got, 1000)
+			checkDelivered(t, got, budget)
 			if tt.join && len(got) < len(tt.chosen) {
 				if len(trace) == 0 || !strings.Contains(trace[len(trace)-1].Reason, "chosen too and next to it") {
 					t.Errorf("a join without its reason in the trace: %v", trace)
