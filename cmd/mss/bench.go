@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -324,6 +325,7 @@ type benchRepoFlags struct {
 }
 
 func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
+	defer batchGC()()
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
@@ -631,4 +633,20 @@ func openSnapshot(ctx context.Context, db, gitDir, commit string, order *retriev
 	}
 	ph := p.Phases()
 	return &repobench.Opened{Snapshot: p, Phases: map[string]float64{"index": ph.Index, "engine": ph.Engine}}, nil
+}
+
+// batchGCPercent is the garbage collector's target in `bench repo`, which
+// builds an engine at every commit and keeps little of it: collecting
+// half as often made a run over dev-multilang about 12% faster, in wall
+// and CPU time, for 30–50% more peak memory (docs/bench.md).
+const batchGCPercent = 200
+
+// batchGC sets batchGCPercent unless GOGC is set, and returns what puts
+// the setting back.
+func batchGC() func() {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(batchGCPercent)
+	return func() { debug.SetGCPercent(old) }
 }
