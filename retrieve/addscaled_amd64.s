@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// func addScaledAVX(v, x *float32, n int, w float32)
+// func addScaledAVX(v, x *float32, n int, w float32), n a multiple of 8
 TEXT ·addScaledAVX(SB), NOSPLIT, $0-28
 	MOVQ         v+0(FP), DI
 	MOVQ         x+8(FP), SI
@@ -29,7 +29,7 @@ avx32:
 
 avx8:
 	CMPQ    CX, $8
-	JLT     avx1
+	JLT     avxdone
 	VMULPS  (SI), Y0, Y1
 	VADDPS  (DI), Y1, Y1
 	VMOVUPS Y1, (DI)
@@ -38,22 +38,11 @@ avx8:
 	SUBQ    $8, CX
 	JMP     avx8
 
-avx1:
-	CMPQ   CX, $0
-	JLE    avxdone
-	VMULSS (SI), X0, X1
-	VADDSS (DI), X1, X1
-	VMOVSS X1, (DI)
-	ADDQ   $4, SI
-	ADDQ   $4, DI
-	DECQ   CX
-	JMP    avx1
-
 avxdone:
 	VZEROUPPER
 	RET
 
-// func addScaledSSE(v, x *float32, n int, w float32)
+// func addScaledSSE(v, x *float32, n int, w float32), n a multiple of 4
 TEXT ·addScaledSSE(SB), NOSPLIT, $0-28
 	MOVQ   v+0(FP), DI
 	MOVQ   x+8(FP), SI
@@ -91,7 +80,7 @@ sse16:
 
 sse4:
 	CMPQ   CX, $4
-	JLT    sse1
+	JLT    ssedone
 	MOVUPS (SI), X1
 	MULPS  X0, X1
 	MOVUPS (DI), X5
@@ -101,19 +90,6 @@ sse4:
 	ADDQ   $16, DI
 	SUBQ   $4, CX
 	JMP    sse4
-
-sse1:
-	CMPQ  CX, $0
-	JLE   ssedone
-	MOVSS (SI), X1
-	MULSS X0, X1
-	MOVSS (DI), X5
-	ADDSS X1, X5
-	MOVSS X5, (DI)
-	ADDQ  $4, SI
-	ADDQ  $4, DI
-	DECQ  CX
-	JMP   sse1
 
 ssedone:
 	RET
