@@ -146,15 +146,17 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	delivered := spent
 	var trace []mss.TraceStep
 	// live counts the units that will be delivered. meets returns the
-	// later chosen run that r = runs[i] meets, if any, and what the two
-	// cost as one: one of the same file whose first unit follows r's last,
-	// or whose last unit precedes r's first, and which r can take in
-	// within the cap of one unit, while joining leaves at least MinUnits.
+	// later chosen run that r = runs[i] meets, if any, what the two cost
+	// as one, and how many lines between them a join bridges (0 for runs
+	// that meet): one of the same file whose first unit follows r's last,
+	// or whose last unit precedes r's first (with BridgeLines, up to that
+	// many lines away), and which r can take in within the cap of one
+	// unit, while joining leaves at least MinUnits.
 	live := len(runs)
-	meets := func(i int) (*run, int) {
+	meets := func(i int) (*run, int, int) {
 		r := runs[i]
 		if r.file == nil || live <= opt.MinUnits {
-			return nil, 0
+			return nil, 0, 0
 		}
 		for _, o := range runs[i+1:] {
 			if o.joined || o.file == nil || o.original.Path != r.original.Path {
@@ -182,21 +184,21 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				room = limit
 			}
 			if exact <= maxUnit && spent+exact-r.exact-o.exact <= room {
-				return o, exact
+				if len(between) == 0 {
+					return o, exact, 0
+				}
+				return o, exact, gap
 			}
 		}
-		return nil, 0
+		return nil, 0, 0
 	}
 	// joinRun takes o into r, the two costing exact as one: what it adds
-	// is the blank lines between, or the units between it bridges.
-	joinRun := func(r, o *run, exact int) {
+	// is the blank lines between, or the bridged lines between.
+	joinRun := func(r, o *run, exact, bridged int) {
 		add := exact - r.exact - o.exact
 		where := " and next to it"
-		switch {
-		case o.lo > r.hi+1:
-			where = fmt.Sprintf(", with the %d lines between them", r.file[o.lo].StartLine-r.file[r.hi].EndLine-1)
-		case o.hi+1 < r.lo:
-			where = fmt.Sprintf(", with the %d lines between them", r.file[r.lo].StartLine-r.file[o.hi].EndLine-1)
+		if bridged > 0 {
+			where = fmt.Sprintf(", with the %d lines between them", bridged)
 		}
 		r.lo, r.hi = min(r.lo, o.lo), max(r.hi, o.hi)
 		r.tokens += o.tokens + max(add, 0)
@@ -216,10 +218,10 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				continue
 			}
 			if opt.Join {
-				if j, exact := meets(i); j != nil {
+				if j, exact, bridged := meets(i); j != nil {
 					// Taking in a chosen unit may open a side that was
 					// closed.
-					joinRun(r, j, exact)
+					joinRun(r, j, exact, bridged)
 					r.stuck, progress = false, true
 					continue
 				}
