@@ -122,14 +122,14 @@ func (g Growth) config() string {
 	if g.ByPosition {
 		order = "position"
 	}
-	join := "" // named only when on, so answers without it read as before
+	joins := "" // named only when on, so answers without them read as before
 	if g.Join {
-		join = " grow_join=true"
+		joins = " grow_join=true"
 	}
 	if g.Bridge > 0 {
-		join += fmt.Sprintf(" grow_bridge=%d", g.Bridge)
+		joins += fmt.Sprintf(" grow_bridge=%d", g.Bridge)
 	}
-	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d%s grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, join, order, g.MaxShare)
+	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d%s grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, joins, order, g.MaxShare)
 }
 
 // apply grows res.Units within budget when growth is on and the request

@@ -223,7 +223,6 @@ func Languages() []string {
 // parse there is, and then loses to C++.
 func usesCpp(src []byte) bool {
 	n := len(src)
-	isIdent := isIdentByte
 	// next skips spaces and tabs from i.
 	next := func(i int) int { return i + firstNonSpace(src[i:]) }
 	// past gives the index just past the first a followed by b at or
@@ -255,21 +254,21 @@ func usesCpp(src []byte) bool {
 		case c == '[' && i+1 < n && src[i+1] == '[':
 			// An attribute, which C23 writes as C++ does ([[gnu::pure]]).
 			i = past(i+2, ']', ']')
-		case c == ':' && i+2 < n && src[i+1] == ':' && (isIdent(src[i+2]) || src[i+2] == '~'):
+		case c == ':' && i+2 < n && src[i+1] == ':' && (isIdentByte(src[i+2]) || src[i+2] == '~'):
 			// A scope (std::string, ::f, A::~A), not an asm statement's
 			// empty operand lists ("" ::: "memory").
 			return true
-		case isIdent(c):
+		case isIdentByte(c):
 			s := i
-			for i < n && isIdent(src[i]) {
+			for i < n && isIdentByte(src[i]) {
 				i++
 			}
-			if s > 0 && isIdent(src[s-1]) {
+			if s > 0 && isIdentByte(src[s-1]) {
 				continue
 			}
 			switch string(src[s:i]) {
 			case "namespace":
-				if j := next(i); j < n && (src[j] == '{' || isIdent(src[j])) {
+				if j := next(i); j < n && (src[j] == '{' || isIdentByte(src[j])) {
 					return true
 				}
 			case "template":
@@ -279,7 +278,7 @@ func usesCpp(src []byte) bool {
 			case "class":
 				j := next(i)
 				k := j
-				for k < n && isIdent(src[k]) {
+				for k < n && isIdentByte(src[k]) {
 					k++
 				}
 				if k > j {
