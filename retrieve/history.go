@@ -99,7 +99,7 @@ func (c *logCache) get(key string, read func() (*historyLog, error)) (*historyLo
 		c.mu.Lock()
 		if c.m[key] == e {
 			delete(c.m, key)
-			c.used = slices.DeleteFunc(c.used, func(k string) bool { return k == key })
+			c.used.drop(key)
 		}
 		c.mu.Unlock()
 	}
@@ -135,10 +135,15 @@ func (c *logCache) clear() {
 // recency orders a cache's keys, least recently used first.
 type recency []string
 
+// drop takes key out of the order.
+func (r *recency) drop(key string) {
+	*r = slices.DeleteFunc(*r, func(k string) bool { return k == key })
+}
+
 // use marks key used last, and drops the keys past the keep most
 // recently used from the order and, by calling drop, from the cache.
 func (r *recency) use(key string, keep int, drop func(string)) {
-	*r = slices.DeleteFunc(*r, func(k string) bool { return k == key })
+	r.drop(key)
 	*r = append(*r, key)
 	for len(*r) > keep {
 		drop((*r)[0])
