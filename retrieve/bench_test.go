@@ -95,17 +95,13 @@ func BenchmarkSemantic(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	us, err := ix.Units()
-	if err != nil {
-		b.Fatal(err)
-	}
-	e := NewEngine(us, nil, Options{Disable: []string{ViewSemantic}})
+	e := memEngine(b, ix, Options{Disable: []string{ViewSemantic, ViewHistory}})
 	content, symbol := tokenizeUnits(e.units, nil)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		buildSemantic(e, content, symbol)
 	}
-	b.ReportMetric(float64(len(us)), "units")
+	b.ReportMetric(float64(len(e.units)), "units")
 }
 
 // BenchmarkHistory reads the history view's log at 20 commits of

@@ -266,7 +266,7 @@ func (byteEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 }
 
 // memEngine builds an engine in memory from every unit and edge ix holds.
-func memEngine(t *testing.T, ix *index.Index, opts Options) *Engine {
+func memEngine(t testing.TB, ix *index.Index, opts Options) *Engine {
 	t.Helper()
 	units, err := ix.Units()
 	if err != nil {
