@@ -54,6 +54,10 @@ type Options struct {
 	// tied or not, when none of them is read or chosen and the budget
 	// allows (0: only a unit it meets).
 	BridgeLines int
+	// Fixed: the first this many units are delivered as they are,
+	// neither grown nor joined, though they count against the budget and
+	// nothing grows into them.
+	Fixed int
 }
 
 // DefaultReserve keeps 2% of the budget for blank-line slack.
@@ -112,7 +116,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			}
 		}
 		if lo >= 0 && hi >= lo {
-			r.file, r.lo, r.hi, r.stuck = fu, lo, hi, false
+			r.file, r.lo, r.hi, r.stuck = fu, lo, hi, i < opt.Fixed
 		}
 	}
 	if spent >= limit && !opt.Join { // nothing to grow, and nothing to join
@@ -155,7 +159,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	live := len(runs)
 	meets := func(i int) (*run, int, int) {
 		r := runs[i]
-		if r.file == nil || live <= opt.MinUnits {
+		if r.file == nil || live <= opt.MinUnits || i < opt.Fixed {
 			return nil, 0, 0
 		}
 		for _, o := range runs[i+1:] {

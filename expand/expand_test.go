@@ -257,3 +257,25 @@ func TestGrowBridge(t *testing.T) {
 		})
 	}
 }
+
+// TestGrowFixed checks that the first Options.Fixed units are delivered
+// as they are: not grown, not joined with a unit they meet, and never
+// grown into, while the units after them grow as before.
+func TestGrowFixed(t *testing.T) {
+	a := []mss.Unit{unit("a.py", 1, 10, "A"), unit("a.py", 12, 10, "A.f"), unit("a.py", 23, 10, "A.g"), unit("a.py", 34, 10, "A.h")}
+	src := fileSource{"a.py": a}
+	always := func(chosen, n *mss.Unit) string { return "tied" }
+	for _, tt := range []struct {
+		fixed int
+		want  []string
+	}{
+		{0, []string{"a.py:1-43"}}, // A.f takes in A.g and grows over A and A.h
+		{1, []string{"a.py:12-21", "a.py:23-43"}},
+	} {
+		got, _ := Grow([]mss.Unit{a[1], a[2]}, src, nil, 1000, nil, Options{Tie: always, Join: true, MaxUnitTokens: 1000, Fixed: tt.fixed})
+		if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
+			t.Errorf("Fixed=%d (-want +got):\n%s", tt.fixed, diff)
+		}
+		checkDelivered(t, got, 1000)
+	}
+}
