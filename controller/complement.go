@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -187,14 +188,17 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	perFile := map[string]int{}
 	var chosen []int
 	spent := 0
-	for len(chosen) < maxUnits {
-		best, bestGain, bestRel, bestComp := -1, 0.0, 0.0, -1
-		var bestCovers []int
+	// pick gives the candidate of the largest gain next to chosen among
+	// those that fit room tokens and overlap no chosen unit (-1: none),
+	// with its relevance, the requirements it newly covers and the chosen
+	// or read unit it is a companion of (-1: none).
+	pick := func(chosen []int, room int) (best int, bestGain, bestRel float64, bestCovers []int, bestComp int) {
+		best, bestComp = -1, -1
 		for _, i := range pool {
 			cand := &marked[i]
 			u := &cand.Unit
 			cost := unitCost(u)
-			if spent+cost > budget || overlapsAny(u, marked, chosen) {
+			if cost > room || overlapsAny(u, marked, chosen) {
 				continue
 			}
 			rel := cand.Score / top
@@ -247,6 +251,10 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				best, bestGain, bestRel, bestCovers, bestComp = i, gain, rel, cov, compOf
 			}
 		}
+		return best, bestGain, bestRel, bestCovers, bestComp
+	}
+	for len(chosen) < maxUnits {
+		best, bestGain, bestRel, bestCovers, bestComp := pick(chosen, budget-spent)
 		if best < 0 {
 			if len(chosen) == 0 {
 				res.Trace = append(res.Trace, mss.TraceStep{Stage: "select",
@@ -289,7 +297,24 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		units[k] = marked[i].Unit
 	}
 	deliver(res, units, budget, maxUnits)
-	c.Growth.apply(res, req, budget)
+	// The choices the policy would make next, had it room and slots, in
+	// its order: the slots joins free go to them.
+	var next []int
+	if c.Growth.On && c.Growth.Refill {
+		more := slices.Clone(chosen)
+		for len(next) < maxUnits {
+			best, _, _, covers, _ := pick(more, budget)
+			if best < 0 {
+				break
+			}
+			more, next = append(more, best), append(next, best)
+			perFile[marked[best].Unit.Path]++
+			for _, r := range covers {
+				covered[r] = true
+			}
+		}
+	}
+	c.Growth.apply(res, req, budget, next)
 	return res, nil
 }
 

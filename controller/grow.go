@@ -2,10 +2,12 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/expand"
+	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/retrieve"
 )
 
@@ -33,6 +35,11 @@ type Growth struct {
 	// file at most this many lines apart, tied or not
 	// (expand.Options.BridgeLines; 0, the default: none).
 	Bridge int
+	// Refill gives the places joins free back to the method: while fewer
+	// units are delivered than it chose, its next choices that fit the
+	// budget growth left are delivered after the grown units, and grow
+	// in turn (never into the units before them).
+	Refill bool
 }
 
 // DefaultGrowMaxShare caps one grown unit at 40% of the budget.
@@ -41,13 +48,16 @@ const DefaultGrowMaxShare = 0.4
 // DefaultGrowJoin: a unit takes in a later chosen unit it meets.
 const DefaultGrowJoin = true
 
+// DefaultGrowRefill: the slots joins free go to the method's next choices.
+const DefaultGrowRefill = true
+
 // defaultGrowth is growth as no setting changes it, on or off.
 func defaultGrowth(on bool) Growth {
-	return Growth{On: on, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin}
+	return Growth{On: on, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin, Refill: DefaultGrowRefill}
 }
 
 // growKeys are the settings Growth reads.
-var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join", "grow_bridge"}
+var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join", "grow_bridge", "grow_refill"}
 
 // parseGrowth reads the growth settings from a method's settings; on says
 // whether growth is on when "grow" is not given. It returns the settings
@@ -58,7 +68,7 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 	for _, k := range sortedSettings(settings) {
 		v := settings[k]
 		switch k {
-		case "grow", "grow_tied", "grow_join":
+		case "grow", "grow_tied", "grow_join", "grow_refill":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
 				return g, nil, fmt.Errorf("%s: setting %s=%q: want true or false", method, k, v)
@@ -68,6 +78,8 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 				g.On = b
 			case "grow_tied":
 				g.Untied = !b
+			case "grow_refill":
+				g.Refill = b
 			default:
 				g.Join = b
 			}
@@ -108,9 +120,10 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 // Grow is the growth stage with its defaults (neighbours tied to the
 // state or to the chosen unit, one grown unit at most 40% of the budget),
 // for methods built outside this package: mss-complement grows its answer
-// with the same code as every embedded method.
+// with the same code as every embedded method. It has no further choices
+// of the method's to refill the places joins free with: those stay empty.
 func Grow(res *mss.Result, req *mss.Request, budget int) {
-	defaultGrowth(true).apply(res, req, budget)
+	defaultGrowth(true).apply(res, req, budget, nil)
 }
 
 // config describes the growth settings for a result's Config.
@@ -129,14 +142,19 @@ func (g Growth) config() string {
 	if g.Bridge > 0 {
 		joins += fmt.Sprintf(" grow_bridge=%d", g.Bridge)
 	}
+	if g.Refill {
+		joins += " grow_refill=true"
+	}
 	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d%s grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, joins, order, g.MaxShare)
 }
 
 // apply grows res.Units within budget when growth is on and the request
 // gives the index's units. Candidates the state has read (flagged, named
 // or overlapping a span) are never grown into, and the requirements they
-// resolve do not tie anything.
-func (g Growth) apply(res *mss.Result, req *mss.Request, budget int) {
+// resolve do not tie anything. next lists the method's further choices
+// after the units it delivered, best first (indices of req.Candidates),
+// for Refill.
+func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next []int) {
 	if !g.On || req.Source == nil || len(res.Units) == 0 {
 		return
 	}
@@ -155,7 +173,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int) {
 			score[c.Unit.ID] = c.Score
 		}
 	}
-	_, minUnits, _ := req.Limits()
+	_, minUnits, maxUnits := req.Limits()
 	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge}
 	if !g.Untied {
 		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
@@ -181,7 +199,54 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int) {
 	if g.ByPosition {
 		rate = nil
 	}
+	chosen := min(len(res.Units), maxUnits) // what refills bring the answer back to
 	grown, steps := expand.Grow(res.Units, req.Source, spans, budget, rate, opt)
 	res.Units = grown
 	res.Trace = append(res.Trace, steps...)
+	if !g.Refill {
+		return
+	}
+	// Refill and growth take turns until the answer holds as many units
+	// as were chosen or none of the further choices fits. What a refill
+	// delivers grows in turn, and joins what was refilled before it that
+	// it meets, which frees a place again; the units delivered before the
+	// first refill are left as they are (their growth is done), so no
+	// refill makes the front of the answer cost more. Each turn delivers
+	// one of next at least, so it ends.
+	opt.Fixed, opt.MinUnits = len(res.Units), 0
+	for refill(res, marked, next, spans, budget, chosen) {
+		grown, steps := expand.Grow(res.Units, req.Source, spans, budget, rate, opt)
+		res.Units = grown
+		res.Trace = append(res.Trace, steps...)
+	}
+}
+
+// refill delivers, after res.Units, the candidates of next (best first)
+// that overlap nothing delivered or read and fit what the budget has
+// left, until as many units are delivered as were chosen; it reports
+// whether it delivered any.
+func refill(res *mss.Result, cands []mss.Candidate, next []int, read []mss.Span, budget, chosen int) bool {
+	spent := render.Tokens(res.Units)
+	added := false
+	for _, i := range next {
+		if len(res.Units) >= chosen {
+			break
+		}
+		c := &cands[i]
+		u := c.Unit
+		cost := unitCost(&u)
+		if c.Observed || spent+cost > budget || slices.ContainsFunc(read, u.Overlaps) ||
+			slices.ContainsFunc(res.Units, func(d mss.Unit) bool { return d.Path == u.Path && d.StartLine <= u.EndLine && d.EndLine >= u.StartLine }) {
+			continue
+		}
+		spent += cost
+		if len(u.Symbols) == 0 {
+			u.Symbols = render.Symbols([]mss.Unit{u})
+		}
+		res.Units = append(res.Units, u)
+		added = true
+		res.Trace = append(res.Trace, mss.TraceStep{Stage: "refill", UnitID: u.ID, Reason: fmt.Sprintf(
+			"a join freed a slot: the next choice (+%d tokens, %d of %d spent); %s", cost, spent, budget, rankReason(i, c))})
+	}
+	return added
 }

@@ -107,3 +107,128 @@ func TestComplementGrows(t *testing.T) {
 		t.Errorf("grow_order=position: parse_header grew to %s, want lib/parse.py:1-11", got)
 	}
 }
+
+// refillSource serves fixed units by file (mss.UnitSource).
+type refillSource map[string][]mss.Unit
+
+func (s refillSource) FileUnits(path string) []mss.Unit { return s[path] }
+
+// TestGrowRefill checks that the slot a join frees goes to the method's
+// next choice that fits, in its order, skipping what was read, what
+// overlaps a delivered unit and what the budget left cannot hold, and
+// that grow_refill=false leaves it empty.
+func TestGrowRefill(t *testing.T) {
+	mk := func(path string, start, lines int, sym string) mss.Unit {
+		var b strings.Builder
+		for i := 0; i < lines; i++ {
+			fmt.Fprintf(&b, "%s_%d = %d\n", strings.ToLower(sym), i, i)
+		}
+		c := b.String()
+		return mss.Unit{ID: fmt.Sprintf("%s:%d", path, start), Path: path, StartLine: start, EndLine: start + lines - 1,
+			Symbol: sym, Kind: "function", Content: c, Tokens: mss.TokenCost(c)}
+	}
+	f, g := mk("a.py", 1, 3, "F"), mk("a.py", 4, 3, "G")                                 // adjacent: joined
+	big, h, k := mk("b.py", 1, 400, "Big"), mk("c.py", 1, 3, "H"), mk("d.py", 1, 3, "K") // the next choices
+	inside := mk("a.py", 2, 2, "Inner")                                                  // overlaps the joined unit
+	e := mk("a.py", 7, 3, "E")                                                           // meets g
+	h2 := mk("c.py", 4, 3, "H2")                                                         // meets h: refills that join
+	src := refillSource{"a.py": {f, g, e}, "b.py": {big}, "c.py": {h, h2}, "d.py": {k}}
+	cands := func(us ...mss.Unit) []mss.Candidate {
+		out := make([]mss.Candidate, len(us))
+		for i, u := range us {
+			out[i] = mss.Candidate{Unit: u, Score: float64(len(us) - i)}
+		}
+		return out
+	}
+	run := func(t *testing.T, settings map[string]string, st *mss.State, budget, maxUnits int, cs []mss.Candidate) *mss.Result {
+		t.Helper()
+		c, err := mss.NewMethod(NameRRFGrow, mss.MethodOptions{Settings: settings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Select(context.Background(), &mss.Request{State: st, Candidates: cs, Budget: budget, MaxUnits: maxUnits, MinUnits: 1, Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	ranges := func(res *mss.Result) []string {
+		var out []string
+		for _, u := range res.Units {
+			out = append(out, fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine))
+		}
+		return out
+	}
+	plain := &mss.State{Issue: "F and G"}
+	budget := f.Tokens + g.Tokens + e.Tokens + h.Tokens + h2.Tokens + k.Tokens + 50 // Big never fits
+	for _, tt := range []struct {
+		name     string
+		settings map[string]string
+		st       *mss.State
+		cands    []mss.Candidate
+		want     []string
+	}{
+		{"refilled with the next that fits", nil, plain, cands(f, g, inside, big, h, k), []string{"a.py:1-6", "c.py:1-3"}},
+		{"off", map[string]string{"grow_refill": "false"}, plain, cands(f, g, inside, big, h, k), []string{"a.py:1-6"}},
+		{"what was read is skipped", nil, &mss.State{Issue: "F and G", ObservedSpans: []mss.Span{{Path: "c.py", StartLine: 2, EndLine: 2}}},
+			cands(f, g, big, h, k), []string{"a.py:1-6", "d.py:1-3"}},
+		{"in the method's order", nil, plain, cands(f, g, k, h), []string{"a.py:1-6", "d.py:1-3"}},
+		{"no join, no slot", nil, plain, cands(f, h, k), []string{"a.py:1-3", "c.py:1-3"}},
+		{"a refill next to a unit before it stays apart", nil, plain, cands(f, g, e, h, k), []string{"a.py:1-6", "a.py:7-9"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, tt.settings, tt.st, budget, 2, tt.cands)
+			if d := cmp.Diff(tt.want, ranges(res)); d != "" {
+				t.Errorf("units (-want +got):\n%s", d)
+			}
+			spent := 0
+			for _, u := range res.Units {
+				spent += u.Tokens
+				if len(u.Symbols) == 0 {
+					t.Errorf("%s:%d-%d lists no symbols", u.Path, u.StartLine, u.EndLine)
+				}
+			}
+			if spent > budget {
+				t.Errorf("%d tokens delivered, budget %d", spent, budget)
+			}
+			refilled := 0
+			for _, s := range res.Trace {
+				if s.Stage == "refill" {
+					refilled++
+				}
+			}
+			want := len(tt.want) - 1
+			if tt.name == "no join, no slot" {
+				want = 0
+			}
+			if refilled != want {
+				t.Errorf("%d refill steps in the trace, want %d", refilled, want)
+			}
+			if c := res.Config; strings.Contains(c, "grow_refill=true") != (tt.settings == nil) {
+				t.Errorf("config %q", c)
+			}
+		})
+	}
+	// Refills that meet join, and the place that frees is refilled: three
+	// chosen units joined into one leave two places, refilled by H and H2,
+	// which join, leaving one for K.
+	res := run(t, nil, plain, budget, 3, cands(f, g, e, h, h2, k))
+	if d := cmp.Diff([]string{"a.py:1-9", "c.py:1-6", "d.py:1-3"}, ranges(res)); d != "" {
+		t.Errorf("refills that meet: units (-want +got):\n%s", d)
+	}
+	// The set policy refills from its own further choices.
+	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = c.Select(context.Background(), &mss.Request{State: plain, Candidates: cands(f, g, big, h, k), Budget: budget, MaxUnits: 2, MinUnits: 1, Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"a.py:1-6", "c.py:1-3"}, ranges(res)); d != "" {
+		t.Errorf("complement: units (-want +got):\n%s", d)
+	}
+	if _, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow_refill": "often"}}); err == nil || !strings.Contains(err.Error(), "grow_refill") {
+		t.Errorf("grow_refill=often: error %v, want one naming the setting", err)
+	}
+}
