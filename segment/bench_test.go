@@ -1,0 +1,90 @@
+package segment
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkSegmentTree segments every file of a directory tree that a
+// grammar parses, on one core, and times tree-sitter's parse of the same
+// bytes alone: how much of segmenting is the parser's, which no change
+// here can shorten.
+//
+//	MSS_BENCH_TREE=/path/to/checkout go test -run '^$' -bench SegmentTree -benchtime 3x ./segment/
+//
+// It skips when MSS_BENCH_TREE is unset. Files over 1 MiB are left out,
+// as an index leaves them out by default.
+func BenchmarkSegmentTree(b *testing.B) {
+	root := os.Getenv("MSS_BENCH_TREE")
+	if root == "" {
+		b.Skip("MSS_BENCH_TREE not set")
+	}
+	type file struct {
+		path string
+		src  []byte
+		g    *grammar
+	}
+	var files []file
+	size := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || grammarFor(p) == nil {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if len(src) > 1<<20 {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		files = append(files, file{filepath.ToSlash(rel), src, grammarOf(rel, src)})
+		size += len(src)
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(files) == 0 {
+		b.Skipf("no file under %s that a grammar parses", root)
+	}
+	var parse, segment time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		for _, f := range files {
+			p := parserFor(f.g)
+			tree, err := p.ParseCtx(context.Background(), nil, f.src)
+			if err != nil {
+				b.Fatalf("%s: %v", f.path, err)
+			}
+			tree.Close()
+			parserPool(f.g).Put(p)
+		}
+		t1 := time.Now()
+		for _, f := range files {
+			Segment(f.path, f.src)
+		}
+		parse += t1.Sub(t0)
+		segment += time.Since(t1)
+	}
+	mb := float64(size) / 1e6 * float64(b.N)
+	b.ReportMetric(float64(len(files)), "files")
+	b.ReportMetric(float64(size)/1e6, "MB")
+	b.ReportMetric(mb/parse.Seconds(), "parse-MB/s")
+	b.ReportMetric(mb/segment.Seconds(), "segment-MB/s")
+	b.ReportMetric(parse.Seconds()/segment.Seconds(), "parse-share")
+}
