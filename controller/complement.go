@@ -298,20 +298,30 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 	deliver(res, units, budget, maxUnits)
 	// The choices the policy would make next, had it room and slots, in
-	// its order: the slots joins free go to them.
-	var next []int
+	// its order (maxUnits of them at most): the places joins free go to
+	// them. Each is made when refilling asks for it.
+	var next further
 	if c.Growth.On && c.Growth.Refill {
 		more := slices.Clone(chosen)
-		for len(next) < maxUnits {
-			best, _, _, covers, _ := pick(more, budget)
-			if best < 0 {
-				break
+		var picks []int
+		none := false
+		next = func(k int) int {
+			for !none && len(picks) <= k && len(picks) < maxUnits {
+				best, _, _, covers, _ := pick(more, budget)
+				if best < 0 {
+					none = true
+					break
+				}
+				more, picks = append(more, best), append(picks, best)
+				perFile[marked[best].Unit.Path]++
+				for _, r := range covers {
+					covered[r] = true
+				}
 			}
-			more, next = append(more, best), append(next, best)
-			perFile[marked[best].Unit.Path]++
-			for _, r := range covers {
-				covered[r] = true
+			if k < len(picks) {
+				return picks[k]
 			}
+			return -1
 		}
 	}
 	c.Growth.apply(res, req, budget, next)

@@ -151,10 +151,9 @@ func (g Growth) config() string {
 // apply grows res.Units within budget when growth is on and the request
 // gives the index's units. Candidates the state has read (flagged, named
 // or overlapping a span) are never grown into, and the requirements they
-// resolve do not tie anything. next lists the method's further choices
-// after the units it delivered, best first (indices of req.Candidates),
-// for Refill.
-func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next []int) {
+// resolve do not tie anything. next gives the method's further choices,
+// for Refill (nil: none).
+func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next further) {
 	if !g.On || req.Source == nil || len(res.Units) == 0 {
 		return
 	}
@@ -200,7 +199,8 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next []int)
 		rate = nil
 	}
 	chosen := min(len(res.Units), maxUnits) // what refills bring the answer back to
-	grown, steps := expand.Grow(res.Units, req.Source, spans, budget, rate, opt)
+	src := &keptUnits{src: req.Source, got: map[string][]mss.Unit{}}
+	grown, steps := expand.Grow(res.Units, src, spans, budget, rate, opt)
 	res.Units = grown
 	res.Trace = append(res.Trace, steps...)
 	if !g.Refill {
@@ -215,21 +215,58 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next []int)
 	// one of next at least, so it ends.
 	opt.Fixed, opt.MinUnits = len(res.Units), 0
 	for refill(res, marked, next, spans, budget, chosen) {
-		grown, steps := expand.Grow(res.Units, req.Source, spans, budget, rate, opt)
+		grown, steps := expand.Grow(res.Units, src, spans, budget, rate, opt)
 		res.Units = grown
 		res.Trace = append(res.Trace, steps...)
 	}
 }
 
-// refill delivers, after res.Units, the candidates of next (best first)
-// that overlap nothing delivered or read and fit what the budget has
-// left, until as many units are delivered as were chosen; it reports
-// whether it delivered any.
-func refill(res *mss.Result, cands []mss.Candidate, next []int, read []mss.Span, budget, chosen int) bool {
+// keptUnits keeps the units a source gave for each file while one answer
+// is grown: growth and refill take turns asking for the same files, and a
+// stored engine reads them from the index each time.
+type keptUnits struct {
+	src mss.UnitSource
+	got map[string][]mss.Unit
+}
+
+func (k *keptUnits) FileUnits(path string) []mss.Unit {
+	us, ok := k.got[path]
+	if !ok {
+		us = k.src.FileUnits(path)
+		k.got[path] = us
+	}
+	return us
+}
+
+// further gives a method's k-th further choice after the units it
+// delivered (k from 0, best first), as an index of the request's
+// candidates, or -1 when it has no more. A method whose next choices cost
+// work makes each only when asked for it.
+type further func(k int) int
+
+// inOrder gives the choices of list, in its order.
+func inOrder(list []int) further {
+	return func(k int) int {
+		if k < len(list) {
+			return list[k]
+		}
+		return -1
+	}
+}
+
+// refill delivers, after res.Units, the choices of next that overlap
+// nothing delivered or read and fit what the budget has left, until as
+// many units are delivered as were chosen; it reports whether it
+// delivered any.
+func refill(res *mss.Result, cands []mss.Candidate, next further, read []mss.Span, budget, chosen int) bool {
+	if next == nil {
+		return false
+	}
 	spent := render.Tokens(res.Units)
 	added := false
-	for _, i := range next {
-		if len(res.Units) >= chosen {
+	for k := 0; len(res.Units) < chosen; k++ {
+		i := next(k)
+		if i < 0 {
 			break
 		}
 		c := &cands[i]
