@@ -172,7 +172,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 			score[c.Unit.ID] = c.Score
 		}
 	}
-	_, minUnits, maxUnits := req.Limits()
+	_, minUnits, _ := req.Limits()
 	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge}
 	if !g.Untied {
 		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
@@ -198,7 +198,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 	if g.ByPosition {
 		rate = nil
 	}
-	chosen := min(len(res.Units), maxUnits) // what refills bring the answer back to
+	chosen := len(res.Units) // what refills bring the answer back to
 	src := &keptUnits{src: req.Source, got: map[string][]mss.Unit{}}
 	grown, steps := expand.Grow(res.Units, src, spans, budget, rate, opt)
 	res.Units = grown
@@ -255,14 +255,18 @@ func inOrder(list []int) further {
 }
 
 // refill delivers, after res.Units, the choices of next that overlap
-// nothing delivered or read and fit what the budget has left, until as
-// many units are delivered as were chosen; it reports whether it
-// delivered any.
+// nothing delivered or read (read holds the spans of the candidates the
+// state has read) and fit what the budget has left, until as many units
+// are delivered as were chosen; it reports whether it delivered any.
 func refill(res *mss.Result, cands []mss.Candidate, next further, read []mss.Span, budget, chosen int) bool {
 	if next == nil {
 		return false
 	}
 	spent := render.Tokens(res.Units)
+	taken := slices.Clone(read)
+	for _, d := range res.Units {
+		taken = append(taken, mss.Span{Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine})
+	}
 	added := false
 	for k := 0; len(res.Units) < chosen; k++ {
 		i := next(k)
@@ -272,8 +276,7 @@ func refill(res *mss.Result, cands []mss.Candidate, next further, read []mss.Spa
 		c := &cands[i]
 		u := c.Unit
 		cost := unitCost(&u)
-		if c.Observed || spent+cost > budget || slices.ContainsFunc(read, u.Overlaps) ||
-			slices.ContainsFunc(res.Units, func(d mss.Unit) bool { return d.Path == u.Path && d.StartLine <= u.EndLine && d.EndLine >= u.StartLine }) {
+		if spent+cost > budget || slices.ContainsFunc(taken, u.Overlaps) {
 			continue
 		}
 		spent += cost
@@ -281,6 +284,7 @@ func refill(res *mss.Result, cands []mss.Candidate, next further, read []mss.Spa
 			u.Symbols = render.Symbols([]mss.Unit{u})
 		}
 		res.Units = append(res.Units, u)
+		taken = append(taken, mss.Span{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine})
 		added = true
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "refill", UnitID: u.ID, Reason: fmt.Sprintf(
 			"a join freed a slot: the next choice (+%d tokens, %d of %d spent); %s", cost, spent, budget, rankReason(i, c))})
