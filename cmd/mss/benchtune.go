@@ -429,9 +429,23 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 			share(m.Read), share(m.FileShown), share(m.FileOffered), share(m.FileAbsent))
 	}
 	tw.Flush()
+	// What the units of the missed states' answers hold, as shares of them.
+	fmt.Fprintln(w, "units of the missed answers at C@5, by what each adds to the units before it (% of the units):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tunits\ta group not yet covered\tonly groups covered before\tno group")
+	for _, ms := range scores {
+		s := diag[ms.Method].Slots
+		share := func(n int) string {
+			if s.Units == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", 100*float64(n)/float64(s.Units))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", ms.Method, s.Units, share(s.New), share(s.Repeat), share(s.None))
+	}
+	tw.Flush()
 }
 
-// writeFolds prints the cross-validation folds.
 // fitOrderCmd cross-validates the order model by repository, replaying
 // methods on each held-out fold in the fused and the fitted order, then
 // fits it on every state and prints it as Go.

@@ -155,6 +155,11 @@ func TestPoolCompleteAndDiagnose(t *testing.T) {
 	if want := (Missed{Groups: 3, OfferedShown: 1, OfferedElsewhere: 1, FileAbsent: 1}); d.Missed != want {
 		t.Errorf("missed groups %+v, want %+v", d.Missed, want)
 	}
+	// Slots: sel's a.py unit covers a new group and its x.py unit none;
+	// ret's a.py unit none (the hit's units are not counted).
+	if want := (Slots{Units: 3, New: 1, None: 2}); d.Slots != want {
+		t.Errorf("slots %+v, want %+v", d.Slots, want)
+	}
 	// A group no candidate overlaps, in a file the answer shows, or in a
 	// file only other candidates are in.
 	lc := &Label{RequiredGroups: []LineGroup{{Path: "c.py", Lines: [][2]int{{50, 50}}}}}
@@ -218,5 +223,24 @@ func TestTornLineOnlyOurs(t *testing.T) {
 				t.Errorf("%s: %s changed to %q", name, filepath.Base(p), got)
 			}
 		}
+	}
+}
+
+// A unit counts as new when it overlaps a group no unit before it in its
+// answer overlaps, even if it overlaps covered ones too; as a repeat when
+// every group it overlaps is covered already.
+func TestSlots(t *testing.T) {
+	l := &Label{RequiredGroups: []LineGroup{{Path: "a.py", Lines: [][2]int{{10, 10}}}, {Path: "a.py", Lines: [][2]int{{20, 20}}}}}
+	var s Slots
+	s.add(l, []PredUnit{
+		{Path: "a.py", StartLine: 1, EndLine: 12},  // new: the first group
+		{Path: "a.py", StartLine: 9, EndLine: 11},  // repeat
+		{Path: "z.py", StartLine: 1, EndLine: 30},  // none: another file
+		{Path: "a.py", StartLine: 5, EndLine: 25},  // new: the second group, with the first
+		{Path: "a.py", StartLine: 19, EndLine: 21}, // repeat
+		{Path: "a.py", StartLine: 11, EndLine: 19}, // none: between the groups' lines
+	})
+	if want := (Slots{Units: 6, New: 2, Repeat: 2, None: 2}); s != want {
+		t.Errorf("slots %+v, want %+v", s, want)
 	}
 }

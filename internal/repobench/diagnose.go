@@ -87,6 +87,44 @@ type Diagnosis struct {
 	// Missed breaks down the groups its missed states leave uncovered
 	// (when Diagnose is given the answers).
 	Missed Missed
+	// Slots says what the units of the missed states' answers hold (when
+	// Diagnose is given the answers).
+	Slots Slots
+}
+
+// Slots counts the units of a method's answers at C@5 over the states it
+// misses, by what each adds to the units before it in its answer: a
+// required group none of them overlaps (New), only groups they overlap
+// already (Repeat), or no required group (None). Many Repeat units mean
+// answers spend places on what they hold already, which a set-level
+// choice avoids; many None units mean places go to units that hold none
+// of the evidence, which is a matter of each unit's relevance.
+type Slots struct {
+	Units, New, Repeat, None int
+}
+
+// add counts the units of a missed state's answer.
+func (s *Slots) add(l *Label, ans []PredUnit) {
+	covered := make([]bool, len(l.RequiredGroups))
+	for _, u := range ans {
+		s.Units++
+		hit, fresh := false, false
+		for i := range l.RequiredGroups {
+			if l.RequiredGroups[i].overlapsSpan(u.Path, u.StartLine, u.EndLine) {
+				hit = true
+				fresh = fresh || !covered[i]
+				covered[i] = true
+			}
+		}
+		switch {
+		case fresh:
+			s.New++
+		case hit:
+			s.Repeat++
+		default:
+			s.None++
+		}
+	}
 }
 
 // Missed counts the required groups that a method's answers at C@5 leave
@@ -109,7 +147,7 @@ type Missed struct {
 // states and splits the method's complete@5 misses between retrieval and
 // selection; given each state's answer at C@5 (Scorer.Answer; answer may
 // be nil), it also counts the groups the missed states leave uncovered
-// (Diagnosis.Missed).
+// (Diagnosis.Missed) and what their answers' units hold (Diagnosis.Slots).
 func Diagnose(rows []StateScore, labels map[string]*Label, cands func(stateID string) []mss.Candidate, answer func(stateID string) []PredUnit) Diagnosis {
 	d := Diagnosis{States: len(rows), PoolRecall: map[int]float64{}}
 	if len(rows) == 0 {
@@ -136,7 +174,9 @@ func Diagnose(rows []StateScore, labels map[string]*Label, cands func(stateID st
 			d.LostRetrieval += 1 / n
 		}
 		if !hit && answer != nil {
-			d.Missed.add(l, cs, answer(r.StateID))
+			ans := answer(r.StateID)
+			d.Missed.add(l, cs, ans)
+			d.Slots.add(l, ans)
 		}
 	}
 	return d
