@@ -419,12 +419,7 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 	fmt.Fprintln(tw, "method\tgroups missed\toffered, file shown\toffered, file not shown\toffered only as read\tnot offered, file shown\tnot offered, file offered\tfile not offered")
 	for _, ms := range scores {
 		m := diag[ms.Method].Missed
-		share := func(n int) string {
-			if m.Groups == 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.1f", 100*float64(n)/float64(m.Groups))
-		}
+		share := func(n int) string { return percentOf(n, m.Groups) }
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ms.Method, m.Groups, share(m.OfferedShown), share(m.OfferedElsewhere),
 			share(m.Read), share(m.FileShown), share(m.FileOffered), share(m.FileAbsent))
 	}
@@ -435,15 +430,18 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 	fmt.Fprintln(tw, "method\tunits\ta group not yet covered\tonly groups covered before\tno group")
 	for _, ms := range scores {
 		s := diag[ms.Method].Slots
-		share := func(n int) string {
-			if s.Units == 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.1f", 100*float64(n)/float64(s.Units))
-		}
+		share := func(n int) string { return percentOf(n, s.Units) }
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", ms.Method, s.Units, share(s.New), share(s.Repeat), share(s.None))
 	}
 	tw.Flush()
+}
+
+// percentOf is n as a percentage of total, "-" when total is 0.
+func percentOf(n, total int) string {
+	if total == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", 100*float64(n)/float64(total))
 }
 
 // fitOrderCmd cross-validates the order model by repository, replaying
