@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/missingcomplement/mss/internal/gitpath"
 	"github.com/missingcomplement/mss/lexical"
 )
 
@@ -246,26 +246,13 @@ func gitLog(gitDir string, args []string, stdin string) ([]string, map[string]co
 		var fs []string
 		for _, f := range strings.Split(files, "\n") {
 			if f = strings.TrimSpace(f); f != "" {
-				fs = append(fs, unquoteGitPath(f))
+				fs = append(fs, gitpath.Unquote(f))
 			}
 		}
 		order = append(order, hash)
 		facts[hash] = commitFact{message: msg, files: fs}
 	}
 	return order, facts, nil
-}
-
-// unquoteGitPath undoes git's quoting of a path it prints (core.quotePath:
-// a path with bytes past ASCII, a quote, a backslash or a control
-// character comes in double quotes, with C escapes and octal bytes, which
-// strconv.Unquote reads); any other path is returned as it is.
-func unquoteGitPath(p string) string {
-	if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-		if u, err := strconv.Unquote(p); err == nil {
-			return u
-		}
-	}
-	return p
 }
 
 // gitRevList lists the n commits but merges that git log of commit would

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/missingcomplement/mss/internal/gitpath"
 )
 
 // FileDiff is one file of a unified diff.
@@ -49,9 +51,9 @@ func ParsePatch(patch string) ([]FileDiff, error) {
 			a, b := splitGitHeader(strings.TrimPrefix(l, "diff --git "))
 			cur.OldPath, cur.NewPath = a, b
 		case strings.HasPrefix(l, "rename from ") && cur != nil:
-			cur.OldPath = unquotePath(strings.TrimPrefix(l, "rename from "))
+			cur.OldPath = gitpath.Unquote(strings.TrimPrefix(l, "rename from "))
 		case strings.HasPrefix(l, "rename to ") && cur != nil:
-			cur.NewPath = unquotePath(strings.TrimPrefix(l, "rename to "))
+			cur.NewPath = gitpath.Unquote(strings.TrimPrefix(l, "rename to "))
 		case strings.HasPrefix(l, "new file mode") && cur != nil:
 			cur.OldPath = ""
 		case strings.HasPrefix(l, "deleted file mode") && cur != nil:
@@ -182,21 +184,12 @@ func diffPath(s string) string {
 	if i := strings.IndexByte(s, '\t'); i >= 0 {
 		s = s[:i] // timestamps after a tab in plain diffs
 	}
-	s = unquotePath(s)
+	s = gitpath.Unquote(s)
 	if s == "/dev/null" {
 		return ""
 	}
 	if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
 		s = s[2:]
-	}
-	return s
-}
-
-func unquotePath(s string) string {
-	if len(s) >= 2 && s[0] == '"' {
-		if u, err := strconv.Unquote(s); err == nil {
-			return u
-		}
 	}
 	return s
 }
