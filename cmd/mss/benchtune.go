@@ -413,35 +413,42 @@ func writeDiagnosis(w io.Writer, scores []*repobench.MethodScore, diag map[strin
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\n", ms.Method, strings.Join(cols, "\t"), 100*d.Complete, 100*d.LostRetrieval, 100*d.LostRead, 100*d.LostSelection)
 	}
 	tw.Flush()
-	// The groups the missed states leave uncovered, as shares of them.
-	fmt.Fprintln(w, "groups missed at C@5, by how near the method came (% of the groups missed):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tgroups missed\toffered, file shown\toffered, file not shown\toffered only as read\tnot offered, file shown\tnot offered, file offered\tfile not offered")
-	for _, ms := range scores {
-		m := diag[ms.Method].Missed
-		share := func(n int) string { return percentOf(n, m.Groups) }
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ms.Method, m.Groups, share(m.OfferedShown), share(m.OfferedElsewhere),
-			share(m.Read), share(m.FileShown), share(m.FileOffered), share(m.FileAbsent))
-	}
-	tw.Flush()
-	// What the units of the missed states' answers hold, as shares of them.
-	fmt.Fprintln(w, "units of the missed answers at C@5, by what each adds to the units before it (% of the units):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tunits\ta group not yet covered\tonly groups covered before\tno group")
-	for _, ms := range scores {
-		s := diag[ms.Method].Slots
-		share := func(n int) string { return percentOf(n, s.Units) }
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", ms.Method, s.Units, share(s.New), share(s.Repeat), share(s.None))
-	}
-	tw.Flush()
+	// The groups the missed states leave uncovered, and what their
+	// answers' units hold, as shares of them.
+	writeShares(w, "groups missed at C@5, by how near the method came (% of the groups missed):",
+		[]string{"groups missed", "offered, file shown", "offered, file not shown", "offered only as read", "not offered, file shown", "not offered, file offered", "file not offered"},
+		scores, func(d repobench.Diagnosis) (int, []int) {
+			m := d.Missed
+			return m.Groups, []int{m.OfferedShown, m.OfferedElsewhere, m.Read, m.FileShown, m.FileOffered, m.FileAbsent}
+		}, diag)
+	writeShares(w, "units of the missed answers at C@5, by what each adds to the units before it (% of the units):",
+		[]string{"units", "a group not yet covered", "only groups covered before", "no group"},
+		scores, func(d repobench.Diagnosis) (int, []int) {
+			s := d.Slots
+			return s.Units, []int{s.New, s.Repeat, s.None}
+		}, diag)
 }
 
-// percentOf is n as a percentage of total, "-" when total is 0.
-func percentOf(n, total int) string {
-	if total == 0 {
-		return "-"
+// writeShares prints, under title, a table of each method's count and the
+// parts of it as percentages ("-" for a count of 0); head names the count
+// and the parts.
+func writeShares(w io.Writer, title string, head []string, scores []*repobench.MethodScore, row func(repobench.Diagnosis) (int, []int), diag map[string]repobench.Diagnosis) {
+	fmt.Fprintln(w, title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "method\t%s\n", strings.Join(head, "\t"))
+	for _, ms := range scores {
+		total, parts := row(diag[ms.Method])
+		fmt.Fprintf(tw, "%s\t%d", ms.Method, total)
+		for _, n := range parts {
+			share := "-"
+			if total > 0 {
+				share = fmt.Sprintf("%.1f", 100*float64(n)/float64(total))
+			}
+			fmt.Fprintf(tw, "\t%s", share)
+		}
+		fmt.Fprintln(tw)
 	}
-	return fmt.Sprintf("%.1f", 100*float64(n)/float64(total))
+	tw.Flush()
 }
 
 // fitOrderCmd cross-validates the order model by repository, replaying
