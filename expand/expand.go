@@ -176,7 +176,9 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			default:
 				continue
 			}
-			if len(between) > 0 && (gap > opt.BridgeLines || slices.ContainsFunc(between, func(u mss.Unit) bool { return taken(r, &u) })) {
+			if len(between) == 0 {
+				gap = 0 // runs that meet bridge nothing
+			} else if gap > opt.BridgeLines || slices.ContainsFunc(between, func(u mss.Unit) bool { return taken(r, &u) }) {
 				continue
 			}
 			// A join costs the blank lines between, and may take the
@@ -188,9 +190,6 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				room = limit
 			}
 			if exact <= maxUnit && spent+exact-r.exact-o.exact <= room {
-				if len(between) == 0 {
-					return o, exact, 0
-				}
 				return o, exact, gap
 			}
 		}
