@@ -54,6 +54,11 @@ type Span struct {
 	Symbol    string `json:"symbol,omitempty"`
 }
 
+// Span gives the lines the unit holds, as a span of its file.
+func (u *Unit) Span() Span {
+	return Span{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine}
+}
+
 // Overlaps reports whether the unit shares a line with the span on the same path.
 func (u *Unit) Overlaps(s Span) bool {
 	return u.Path == s.Path && u.StartLine <= s.EndLine && u.EndLine >= s.StartLine

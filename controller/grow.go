@@ -166,7 +166,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 		c := &marked[i]
 		if obs.has(c) {
 			c.Observed = true
-			spans = append(spans, mss.Span{Path: c.Unit.Path, StartLine: c.Unit.StartLine, EndLine: c.Unit.EndLine})
+			spans = append(spans, c.Unit.Span())
 		}
 		if _, ok := score[c.Unit.ID]; !ok {
 			score[c.Unit.ID] = c.Score
@@ -265,7 +265,7 @@ func refill(res *mss.Result, cands []mss.Candidate, next further, read []mss.Spa
 	spent := render.Tokens(res.Units)
 	taken := slices.Clone(read)
 	for _, d := range res.Units {
-		taken = append(taken, mss.Span{Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine})
+		taken = append(taken, d.Span())
 	}
 	added := false
 	for k := 0; len(res.Units) < chosen; k++ {
@@ -284,7 +284,7 @@ func refill(res *mss.Result, cands []mss.Candidate, next further, read []mss.Spa
 			u.Symbols = render.Symbols([]mss.Unit{u})
 		}
 		res.Units = append(res.Units, u)
-		taken = append(taken, mss.Span{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine})
+		taken = append(taken, u.Span())
 		added = true
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "refill", UnitID: u.ID, Reason: fmt.Sprintf(
 			"a join freed a slot: the next choice (+%d tokens, %d of %d spent); %s", cost, spent, budget, rankReason(i, c))})

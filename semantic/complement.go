@@ -151,7 +151,7 @@ func (b *base) fallback(ctx context.Context, req *mss.Request, ac *accounting, c
 	// Lines of candidates the agent has read count as observed spans.
 	for _, c := range req.Candidates {
 		if c.Observed || observedIDs[c.Unit.ID] {
-			spans = append(spans, mss.Span{Path: c.Unit.Path, StartLine: c.Unit.StartLine, EndLine: c.Unit.EndLine})
+			spans = append(spans, c.Unit.Span())
 		}
 	}
 	var units []mss.Unit
