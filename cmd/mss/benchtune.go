@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,6 +136,12 @@ same fusion. Then it fits on every state and prints the values.`,
 			if variant != "" && !fitOrder {
 				return fmt.Errorf("--variant goes with --fit-order")
 			}
+			if output != "" && fitOrder && !strings.Contains(output, "{method}") {
+				return fmt.Errorf("--output %s: with --fit-order it must contain {method} (a file per method and order)", output)
+			}
+			if output != "" && len(replay) == 0 && !fitOrder {
+				return fmt.Errorf("--output goes with --replay or --fit-order")
+			}
 			for _, c := range []struct {
 				flag     string
 				val, min int
@@ -187,7 +194,7 @@ same fusion. Then it fits on every state and prints the values.`,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
 			fs := repobench.Folds(l.States, folds)
 			if fitOrder {
-				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control}, variant)
+				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control}, variant, output)
 			}
 			res, err := t.CrossValidate(ctx, fs, defaultTuneStart, control)
 			if err != nil {
@@ -210,7 +217,7 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories retrieved at once while building the cache")
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
 	fl.StringSliceVar(&replay, "replay", nil, "methods to answer from the cache and score (label=method:key=value;... for variants)")
-	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}")
+	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}; with --fit-order: the held-out answers of the folds, {method} becoming <method>-learned and <method>-fused")
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
 	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
 	fl.StringVar(&variant, "variant", "", "with --fit-order: states whose ids end in this are a second version of the others (the same instance, other text); also fit on each version apart and measure on each")
@@ -454,10 +461,15 @@ func writeShares(w io.Writer, title string, head []string, scores []*repobench.M
 // fitOrderCmd cross-validates the order model by repository, replaying
 // methods on each held-out fold in the fused and the fitted order, then
 // fits it on every state and prints it as Go.
-func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []*mss.State, folds [][]*mss.State, methods []string, variant string) error {
+func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []*mss.State, folds [][]*mss.State, methods []string, variant, output string) error {
 	res, err := t.CrossValidateOrder(ctx, folds, methods)
 	if err != nil {
 		return err
+	}
+	if output != "" {
+		if err := writeHeldOut(output, states, res, methods); err != nil {
+			return err
+		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "fold\tstates\trepositories")
@@ -497,6 +509,30 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 		fmt.Fprintf(w, "\t%s, // %s\n", strconv.FormatFloat(m.Weights[i], 'g', 6, 64), name)
 	}
 	fmt.Fprintln(w, "}}")
+	return nil
+}
+
+// writeHeldOut writes each method's held-out answers of the
+// cross-validation to output, a file per method and order: the method
+// named "<method>-learned" (in the order fitted without the state's
+// repositories) and "<method>-fused", so that score.py scores the folds.
+func writeHeldOut(output string, states []*mss.State, res []repobench.OrderFold, methods []string) error {
+	for _, m := range slices.Compact(slices.Clone(methods)) {
+		for _, order := range []string{"learned", "fused"} {
+			label := m + "-" + order
+			preds := map[string]*repobench.Prediction{}
+			for _, r := range res {
+				for _, p := range r.Predictions[m][order] {
+					c := *p
+					c.Method = label
+					preds[c.StateID] = &c
+				}
+			}
+			if err := writePredictions(strings.ReplaceAll(output, "{method}", label), states, preds); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

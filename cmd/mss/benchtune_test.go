@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // TestBenchTuneReplaysAsBenchRepo checks that answers replayed from the
@@ -90,6 +92,59 @@ func TestBenchTuneBadCounts(t *testing.T) {
 		}
 		if _, err := os.Stat(cache); err == nil {
 			t.Errorf("%s %s: the cache was built", a[0], a[1])
+		}
+	}
+}
+
+// TestBenchTuneFitOrderOutput: --fit-order --output writes every state's
+// held-out answer, a file per method and order, each row named for both
+// so that score.py tells them apart; an --output that cannot name them
+// is refused before any work.
+func TestBenchTuneFitOrderOutput(t *testing.T) {
+	fx := newBenchFixture(t)
+	// A second repository with the same states, so that each fold holds
+	// one repository out.
+	gittest.Run(t, fx.dir, "clone", "-q", "--bare", filepath.Join(fx.root, "acme+widget", "repo"), filepath.Join(fx.root, "acme+gadget", "repo"))
+	for _, f := range []string{fx.states, fx.labels} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := strings.ReplaceAll(strings.ReplaceAll(string(data), "acme/widget", "acme/gadget"), `"w-1:`, `"g-1:`)
+		if err := os.WriteFile(f, append(data, other...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := filepath.Join(fx.dir, "cache.jsonl")
+	args := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--fit-order", "--folds", "2"}
+	if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--output", filepath.Join(fx.dir, "held.jsonl"))...); err == nil ||
+		!strings.Contains(err.Error(), "{method}") {
+		t.Errorf("--output without {method}: %v, want a refusal", err)
+	}
+	if _, err := os.Stat(cache); err == nil {
+		t.Error("the refused run built the cache")
+	}
+	held := filepath.Join(fx.dir, "held.{method}.jsonl")
+	out, _, err := runBench(t, newBenchTuneCmd, append(args, "--output", held)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "var LearnedOrder") {
+		t.Errorf("no fitted order printed:\n%s", out)
+	}
+	for _, m := range []string{"complement-learned", "complement-fused", "rrf-grow-learned", "rrf-grow-fused"} {
+		data, err := os.ReadFile(strings.ReplaceAll(held, "{method}", m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if len(lines) != 4 {
+			t.Fatalf("%s: %d answers, want 4 (every state once):\n%s", m, len(lines), data)
+		}
+		for _, l := range lines {
+			if !strings.Contains(l, `"method":"`+m+`"`) {
+				t.Errorf("%s: row not named for it: %s", m, l)
+			}
 		}
 	}
 }

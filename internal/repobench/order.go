@@ -67,6 +67,10 @@ type OrderFold struct {
 	States           int
 	Fused, Learned   map[string]float64
 	Fused2, Learned2 map[string]float64
+	// Predictions are the held-out answers by method and order
+	// ("fused", "learned"), in the fold's state order; a state the cache
+	// lacks has none.
+	Predictions map[string]map[string][]*Prediction
 }
 
 // CrossValidateOrder fits the order model on all folds but one and
@@ -79,18 +83,26 @@ func (t *Tuner) CrossValidateOrder(ctx context.Context, folds [][]*mss.State, me
 	for i, held := range folds {
 		model := retrieve.FitOrder(t.OrderSamples(others(folds, i)), OrderIters)
 		fr := OrderFold{Fold: i + 1, States: len(held), Repos: reposOf(held), Fused: map[string]float64{}, Learned: map[string]float64{},
-			Fused2: map[string]float64{}, Learned2: map[string]float64{}}
+			Fused2: map[string]float64{}, Learned2: map[string]float64{}, Predictions: map[string]map[string][]*Prediction{}}
 		for _, m := range methods {
+			fr.Predictions[m] = map[string][]*Prediction{}
 			for _, order := range []*retrieve.OrderModel{retrieve.Fused, model} {
 				t.Replay.Order = order
 				rows, err := t.Evaluate(ctx, held, m, Point{})
 				if err != nil {
 					return nil, err
 				}
+				name := "learned"
 				if order == retrieve.Fused {
+					name = "fused"
 					fr.Fused[m], fr.Fused2[m] = MeanC5(rows), Mean2(rows)
 				} else {
 					fr.Learned[m], fr.Learned2[m] = MeanC5(rows), Mean2(rows)
+				}
+				for _, r := range rows {
+					if r.Prediction != nil {
+						fr.Predictions[m][name] = append(fr.Predictions[m][name], r.Prediction)
+					}
 				}
 			}
 		}

@@ -41,6 +41,9 @@ type StateScore struct {
 	Groups    int  // required groups
 	Missing   bool // no prediction: every figure is zero
 	Metrics   map[string]float64
+	// Prediction is the answer scored, when Tuner.Evaluate made one (nil
+	// for a state the cache lacks).
+	Prediction *Prediction
 }
 
 // Strata names the strata a state belongs to: its state type and its group

@@ -134,9 +134,9 @@ func (t *Tuner) Evaluate(ctx context.Context, states []*mss.State, method string
 			for i := range next {
 				st := states[i]
 				var units []PredUnit
+				var p *Prediction
 				var err error
 				if rp.Cache.States[st.StateID] != nil {
-					var p *Prediction
 					if p, err = rp.answer(ctx, st, method, ctl); err == nil {
 						units = p.Units
 					}
@@ -154,7 +154,7 @@ func (t *Tuner) Evaluate(ctx context.Context, states []*mss.State, method string
 					continue
 				}
 				rows[i] = StateScore{StateID: st.StateID, Repo: st.Repo, StateType: st.StateType,
-					Groups: len(t.Labels[st.StateID].RequiredGroups), Metrics: m}
+					Groups: len(t.Labels[st.StateID].RequiredGroups), Metrics: m, Prediction: p}
 			}
 		}()
 	}

@@ -130,6 +130,14 @@ func TestOrderSamplesAndFolds(t *testing.T) {
 		if f, ok := r.Fused["tune-probe"]; !ok || f != 0 || r.Learned["tune-probe"] != 1 {
 			t.Errorf("fold %d: fused %v, learned %v; want 0 and 1", r.Fold, r.Fused, r.Learned)
 		}
+		// The held-out answers scored are kept, by order (the probe takes
+		// the first candidate even when it was read: the fused order's).
+		for order, start := range map[string]int{"fused": 7, "learned": 4} {
+			ps := r.Predictions["tune-probe"][order]
+			if len(ps) != r.States || len(ps[0].Units) == 0 || ps[0].Units[0].StartLine != start {
+				t.Errorf("fold %d: %s answers %+v, want %d starting at line %d", r.Fold, order, ps[0], r.States, start)
+			}
+		}
 	}
 	if tu.Replay.Order != nil {
 		t.Error("CrossValidateOrder left an order on the replay")
