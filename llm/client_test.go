@@ -52,9 +52,8 @@ func newClient(t *testing.T, srv *llmtest.Server, cache *Cache, waits *[]time.Du
 func TestCompleteSchemaAndUsage(t *testing.T) {
 	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
 		return llmtest.Reply{Content: `{"id":"a"}`, PromptTokens: 11, CompletionTokens: 3}
-	})
+	}, func(s *llmtest.Server) { s.Key, s.Models = testKey, []string{"m1"} })
 	defer srv.Close()
-	srv.Key, srv.Models = testKey, []string{"m1"}
 	r, err := newClient(t, srv, nil, nil).Complete(context.Background(), request())
 	if err != nil {
 		t.Fatal(err)
@@ -130,9 +129,8 @@ func TestRetries(t *testing.T) {
 func TestDowngradeAndReplay(t *testing.T) {
 	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
 		return llmtest.Reply{Content: "Sure! ```json\n{\"id\":\"a\"}\n```"}
-	})
+	}, func(s *llmtest.Server) { s.RejectJSONSchema = true })
 	defer srv.Close()
-	srv.RejectJSONSchema = true
 	dir := t.TempDir()
 	cache, err := OpenCache(dir, false)
 	if err != nil {

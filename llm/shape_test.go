@@ -15,8 +15,8 @@ import (
 // temperature; the client changes each, and what worked is kept in the
 // shape directory, so a new process's first request is right.
 func TestShapeLearnedAndKept(t *testing.T) {
-	srv := llmtest.New(func(*llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: `{"id":"a"}`} })
-	srv.Personality = llmtest.PersonalityReasoning
+	srv := llmtest.New(func(*llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: `{"id":"a"}`} },
+		func(s *llmtest.Server) { s.Personality = llmtest.PersonalityReasoning })
 	defer srv.Close()
 	dir := t.TempDir()
 	zero := 0.0

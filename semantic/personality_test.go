@@ -16,9 +16,8 @@ import (
 // stage with llmtest.Answer and returns settings pointing at it.
 func personalitySettings(t *testing.T, p llmtest.Personality) (*llmtest.Server, map[string]string) {
 	t.Helper()
-	srv := llmtest.NewPersonality(p)
+	srv := llmtest.NewPersonality(p, func(s *llmtest.Server) { s.Key = secret })
 	t.Cleanup(srv.Close)
-	srv.Key = secret
 	t.Setenv("MSS_LLM_API_KEY", secret)
 	settings := map[string]string{
 		"base_url": srv.BaseURL(), "propose.model": "strong-1", "fast.model": "fast-1",

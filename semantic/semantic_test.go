@@ -107,12 +107,10 @@ func copyScript(m map[string][]llmtest.Reply) *script {
 
 // setup starts a server for sc and returns settings pointing at it. The
 // key is set in the environment, as users do.
-func setup(t *testing.T, sc *script) (*llmtest.Server, map[string]string) {
+func setup(t *testing.T, sc *script, opts ...llmtest.Option) (*llmtest.Server, map[string]string) {
 	t.Helper()
-	srv := llmtest.New(sc.handle)
+	srv := llmtest.New(sc.handle, append([]llmtest.Option{func(s *llmtest.Server) { s.Key, s.Models = secret, []string{"strong-1", "fast-1"} }}, opts...)...)
 	t.Cleanup(srv.Close)
-	srv.Key = secret
-	srv.Models = []string{"strong-1", "fast-1"}
 	t.Setenv("MSS_LLM_API_KEY", secret)
 	return srv, map[string]string{
 		"base_url": srv.BaseURL(), "propose.model": "strong-1", "fast.model": "fast-1",
@@ -234,8 +232,8 @@ func TestRejectsIDsAndRepairs(t *testing.T) {
 		ok("I think c01. ```json\n{\"selected\": [\"c01\"\n```", 900, 20), // malformed
 		ok(`{"selected":[{"id":"c99","covers":"x"},{"id":"c02","covers":"observed"},{"id":"c01","covers":"loop"},{"id":"c01","covers":"again"}],"missing":[]}`, 950, 40),
 	}
-	srv, settings := setup(t, sc)
-	srv.RejectJSONSchema = true // and the endpoint lacks json_schema
+	// The endpoint lacks json_schema, too.
+	srv, settings := setup(t, sc, func(s *llmtest.Server) { s.RejectJSONSchema = true })
 	res := selectWith(t, NameComplement, settings, request(12))
 	if res.Usage.RejectedIDs != 2 || res.Usage.Fallbacks != 0 {
 		t.Errorf("rejected %d fallbacks %d, want 2 and 0", res.Usage.RejectedIDs, res.Usage.Fallbacks)

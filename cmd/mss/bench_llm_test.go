@@ -55,9 +55,7 @@ func firstIDs(c *llmtest.Call) llmtest.Reply {
 // response cache with the endpoint gone: same predictions, byte for byte.
 func TestBenchRepoSemanticReplay(t *testing.T) {
 	fx := newBenchFixture(t)
-	srv := llmtest.New(firstIDs)
-	srv.Key = "sk-test-key"
-	srv.Models = []string{"strong-1", "fast-1"}
+	srv := llmtest.New(firstIDs, func(s *llmtest.Server) { s.Key, s.Models = "sk-test-key", []string{"strong-1", "fast-1"} })
 	t.Setenv("MSS_LLM_API_KEY", "sk-test-key")
 	cache := filepath.Join(fx.dir, "cache")
 	setFlags = []string{"base_url=" + srv.BaseURL(), "propose.model=strong-1", "fast.model=fast-1", "cache_dir=" + cache, "retries=0"}

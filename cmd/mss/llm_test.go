@@ -72,9 +72,8 @@ func modelRepo(t *testing.T) string {
 // model settings and the key at it.
 func modelServer(t *testing.T, p llmtest.Personality, extra ...string) *llmtest.Server {
 	t.Helper()
-	srv := llmtest.NewPersonality(p)
+	srv := llmtest.NewPersonality(p, func(s *llmtest.Server) { s.Key = "sk-cmd-SECRET-0001" })
 	t.Cleanup(srv.Close)
-	srv.Key = "sk-cmd-SECRET-0001"
 	t.Setenv("MSS_LLM_API_KEY", srv.Key)
 	setFlags = append([]string{"base_url=" + srv.BaseURL(), "propose.model=gpt-5", "fast.model=gpt-5-mini", "backoff_max=10ms", "cache_dir=" + t.TempDir()}, extra...)
 	if p == llmtest.PersonalityAzure {

@@ -130,6 +130,8 @@ type Handler func(c *Call) Reply
 // base URL.
 type Server struct {
 	*httptest.Server
+	// The fields below are set by an Option, before the server serves.
+
 	// Models, when set, are the only model names accepted (404 otherwise).
 	Models []string
 	// Key, when set, is the bearer token required (401 otherwise).
@@ -151,9 +153,16 @@ type Server struct {
 	errs  []string
 }
 
-// New starts a server that answers with h.
-func New(h Handler) *Server {
+// An Option sets a Server up before it starts serving: every request
+// reads the fields, so they are set before the first, never after.
+type Option func(*Server)
+
+// New starts a server that answers with h, set up by opts.
+func New(h Handler, opts ...Option) *Server {
 	s := &Server{handler: h}
+	for _, o := range opts {
+		o(s)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.serveChat)
 	mux.HandleFunc("/openai/deployments/{name}/chat/completions", s.serveChat)
@@ -173,14 +182,14 @@ func New(h Handler) *Server {
 }
 
 // NewPersonality starts a server of personality p that answers mss's
-// stages with Answer.
-func NewPersonality(p Personality) *Server {
-	s := New(Answer)
-	s.Personality = p
-	if p == PersonalityAzure {
-		s.Deployment = "mss-deployment"
-	}
-	return s
+// stages with Answer, set up by opts.
+func NewPersonality(p Personality, opts ...Option) *Server {
+	return New(Answer, append([]Option{func(s *Server) {
+		s.Personality = p
+		if p == PersonalityAzure {
+			s.Deployment = "mss-deployment"
+		}
+	}}, opts...)...)
 }
 
 // BaseURL is the URL to configure clients with: <url>/v1, or the
