@@ -7,6 +7,7 @@ import (
 	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -363,7 +364,7 @@ func TestVersionMismatchRebuilds(t *testing.T) {
 		t.Errorf("rebuilt index differs:\n%s", diff)
 	}
 	// Changed options also rebuild.
-	if sum := build(t, Options{Repo: dir, IncludeVendored: true}); sum.Rebuilt != "options changed" {
+	if sum := build(t, Options{Repo: dir, IncludeVendored: true}); !strings.HasPrefix(sum.Rebuilt, "options changed") {
 		t.Errorf("options change: rebuilt %q", sum.Rebuilt)
 	}
 }
@@ -507,5 +508,43 @@ func TestSplitPartsKeepContext(t *testing.T) {
 		if u.Symbol != "long_one" || u.Context != want {
 			t.Errorf("part %d: symbol %q context %q, want long_one and %q", i, u.Symbol, u.Context, want)
 		}
+	}
+}
+
+// TestBuildFrameworkTree: the test framework's own tree (Catch2's layout)
+// is indexed, not skipped as a vendored copy of it; once the tree's own
+// code outweighs the framework directory, a rebuild skips it again.
+func TestBuildFrameworkTree(t *testing.T) {
+	fn := func(name string) string { return "int " + name + "() {\n    return 1;\n}\n" }
+	dir, _ := newRepo(t, map[string]string{
+		"src/catch2/internal/catch_run_context.cpp": fn("run"),
+		"src/catch2/internal/catch_run_context.hpp": "int run();\n",
+		"src/catch2/catch_session.cpp":              fn("session"),
+		"tests/SelfTest/run_test.cpp":               fn("run_test"),
+	})
+	db := filepath.Join(t.TempDir(), "index.db")
+	sum := build(t, Options{Repo: dir, DB: db})
+	if sum.Skipped[skipVendored] != 0 {
+		t.Errorf("skipped %v in Catch2's own tree, want nothing vendored", sum.Skipped)
+	}
+	ix := openIndex(t, db)
+	units, err := ix.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(distinctPaths(units), "src/catch2/internal/catch_run_context.cpp") {
+		t.Errorf("indexed %v, want Catch2's sources", distinctPaths(units))
+	}
+	ix.Close()
+
+	// The same directory in a project of more code of its own is a copy.
+	more := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		more["lib/"+n+".cpp"] = fn(n)
+	}
+	gittest.WriteTree(t, dir, more)
+	sum = build(t, Options{Repo: dir, DB: db})
+	if sum.Skipped[skipVendored] != 3 || sum.Rebuilt == "" {
+		t.Errorf("skipped %v (rebuilt %q), want the 3 files under catch2/ vendored, decided again", sum.Skipped, sum.Rebuilt)
 	}
 }

@@ -95,6 +95,9 @@ package index
 //	feature 10: a definition's unit starts and ends on its first and last
 //	           lines that are not blank (a node the parser made up can
 //	           put its start or end on a blank line).
+//	feature 11: in a test framework's own tree (most of its code under
+//	           catch2/, gtest/, googletest/, ...) those directories, its
+//	           single header and its amalgamated source are not vendored.
 //	format 4: a derived file beside the index (see derived.go); meta
 //	          "derived" and "derived_id".
 //	format 5: files.stat, meta "started": a work tree file whose stat is
@@ -121,7 +124,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 10
+	FeatureVersion = 11
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss/internal/fsroot"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // A source lists a repository's files and reads their bytes: a git
@@ -410,18 +411,26 @@ const (
 // vendoredDirs are directory names whose contents are someone else's code.
 var vendoredDirs = map[string]bool{
 	"vendor": true, "vendors": true, "third_party": true, "third-party": true, "thirdparty": true,
-	"3rdparty": true, "node_modules": true, "bower_components": true, "external": false,
-	"gtest": true, "gmock": true, "googletest": true, "googlemock": true, "catch2": true,
+	"3rdparty": true, "node_modules": true, "bower_components": true,
 	".yarn": true, "site-packages": true,
 }
 
+// frameworkDirs are directory names of test frameworks that projects copy
+// into their trees; in the framework's own tree they hold its code.
+var frameworkDirs = map[string]bool{
+	"gtest": true, "gmock": true, "googletest": true, "googlemock": true, "catch2": true,
+}
+
 // vendored reports whether path is bundled third-party code: under a
-// vendor-like directory, a test framework copied into the tree (gtest,
-// gmock), or a minified bundle.
-func vendored(p string) bool {
+// vendor-like directory, a minified bundle, or a test framework copied
+// into the tree (gtest, gmock, Catch2: its directory, its single header,
+// its amalgamated source), unless the tree is that framework's own
+// (frameworkTree).
+func vendored(p string, ownFramework bool) bool {
 	dirs := strings.Split(p, "/")
 	for _, d := range dirs[:len(dirs)-1] {
-		if vendoredDirs[strings.ToLower(d)] {
+		d = strings.ToLower(d)
+		if vendoredDirs[d] || frameworkDirs[d] && !ownFramework {
 			return true
 		}
 	}
@@ -431,6 +440,9 @@ func vendored(p string) bool {
 			return true
 		}
 	}
+	if ownFramework {
+		return false
+	}
 	// Single-header test frameworks dropped into a test directory.
 	switch base {
 	case "gtest.h", "gmock.h", "catch.hpp", "doctest.h":
@@ -438,6 +450,41 @@ func vendored(p string) bool {
 	}
 	// Amalgamated gtest/gmock sources: gtest-all.cc, gmock-gtest-all.cc.
 	return (strings.HasPrefix(base, "gtest") || strings.HasPrefix(base, "gmock")) && strings.Contains(base, "-all.")
+}
+
+// testDirs are directory names under which a framework directory is a
+// copy for the project's tests (yaml-cpp's test/googletest-1.13.0/).
+var testDirs = map[string]bool{"test": true, "tests": true, "testing": true, "unittest": true, "unittests": true}
+
+// frameworkTree reports whether the listed tree is a test framework's own
+// (Catch2's src/catch2/, googletest's googletest/ and googlemock/): more
+// than half of its files that have a grammar, leaving out vendor-like
+// directories, lie under a directory named for a framework that is not
+// inside a test directory. A project that copies one in keeps it with its
+// tests, or holds more code of its own than the copy.
+func frameworkTree(entries []entry) bool {
+	code, under := 0, 0
+	for _, e := range entries {
+		if segment.Language(e.path) == "" {
+			continue
+		}
+		dirs := strings.Split(e.path, "/")
+		vendor, framework, inTests := false, false, false
+		for _, d := range dirs[:len(dirs)-1] {
+			d = strings.ToLower(d)
+			vendor = vendor || vendoredDirs[d]
+			framework = framework || frameworkDirs[d] && !inTests
+			inTests = inTests || testDirs[d]
+		}
+		if vendor {
+			continue
+		}
+		code++
+		if framework {
+			under++
+		}
+	}
+	return 2*under > code
 }
 
 // generatedNames are file names and suffixes of machine-written files.

@@ -19,8 +19,48 @@ func TestVendored(t *testing.T) {
 		{"src/vendors.py", false},
 		{"pkg/server.go", false},
 	} {
-		if got := vendored(tc.path); got != tc.want {
+		if got := vendored(tc.path, false); got != tc.want {
 			t.Errorf("vendored(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	// In a framework's own tree its directories and headers are its code;
+	// vendor-like directories and bundles are still someone else's.
+	for p, want := range map[string]bool{
+		"src/catch2/internal/catch_run_context.cpp": false, "googletest/include/gtest/gtest.h": false,
+		"googletest/src/gtest-all.cc": false, "third_party/x/y.cc": true, "docs/app.min.js": true,
+	} {
+		if got := vendored(p, true); got != want {
+			t.Errorf("vendored(%q) in a framework's tree = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestFrameworkTree: a tree whose code lies mostly under framework
+// directories is the framework's own; one that copies a framework in
+// holds more of its own, and vendor-like directories do not count.
+func TestFrameworkTree(t *testing.T) {
+	list := func(paths ...string) []entry {
+		var es []entry
+		for _, p := range paths {
+			es = append(es, entry{path: p})
+		}
+		return es
+	}
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		want  bool
+	}{
+		{"Catch2", []string{"src/catch2/catch_all.hpp", "src/catch2/internal/run.cpp", "src/catch2/internal/run.hpp", "tests/SelfTest/a.cpp", "README.md", "CMakeLists.txt"}, true},
+		{"googletest", []string{"googletest/src/gtest.cc", "googletest/include/gtest/gtest.h", "googlemock/src/gmock.cc", "ci/build.sh"}, true},
+		{"a project with gtest copied in", []string{"src/a.cc", "src/b.cc", "src/c.h", "test/gtest/gtest.h", "test/gtest/gtest-all.cc", "test/a_test.cc"}, false},
+		{"gtest under third_party", []string{"src/a.cc", "third_party/googletest/src/gtest.cc", "third_party/googletest/src/gtest-port.cc"}, false},
+		{"a larger gtest copied in with the tests", []string{"src/a.cc", "test/a_test.cc", "test/googletest-1.13.0/googletest/src/gtest.cc",
+			"test/googletest-1.13.0/googletest/src/gtest-port.cc", "test/googletest-1.13.0/googlemock/src/gmock.cc"}, false},
+		{"no code", []string{"README.md", "catch2/notes.md"}, false},
+	} {
+		if got := frameworkTree(list(tc.paths...)); got != tc.want {
+			t.Errorf("%s: frameworkTree = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

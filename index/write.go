@@ -96,6 +96,10 @@ type Options struct {
 	// Logf, if set, is told of events worth a log line: an index rebuilt
 	// because it was corrupt, foreign or tracked by git.
 	Logf func(format string, args ...any)
+
+	// ownFramework is set by a build whose tree is a test framework's own
+	// (frameworkTree): its framework directories are not vendored.
+	ownFramework bool
 }
 
 // Summary reports a build.
@@ -121,10 +125,16 @@ func (o *Options) maxBytes() int64 {
 	return o.MaxFileBytes
 }
 
-// optionsHash identifies the options that change an index's content.
+// optionsHash identifies the options that change an index's content, and
+// whether the tree was a test framework's own: when that changes, every
+// file's skip is decided again.
 func (o *Options) optionsHash() string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("max=%d vendored=%t generated=%t feature=%d",
-		o.maxBytes(), o.IncludeVendored, o.IncludeGenerated, FeatureVersion)))
+	own := ""
+	if o.ownFramework {
+		own = " own-framework"
+	}
+	h := sha256.Sum256([]byte(fmt.Sprintf("max=%d vendored=%t generated=%t feature=%d%s",
+		o.maxBytes(), o.IncludeVendored, o.IncludeGenerated, FeatureVersion, own)))
 	return hex.EncodeToString(h[:8])
 }
 
@@ -192,6 +202,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("index %s: listing files: %w", opts.Repo, err)
 	}
 	entries = withoutIndexFiles(entries, src.root, dbPath)
+	opts.ownFramework = frameworkTree(entries)
 	ignore, err := src.ignoreRules(ctx)
 	if err != nil {
 		return nil, err
@@ -439,7 +450,7 @@ func skipByName(e entry, o *Options) string {
 	switch {
 	case e.blob == skipIgnored:
 		return skipIgnored
-	case !o.IncludeVendored && vendored(e.path):
+	case !o.IncludeVendored && vendored(e.path, o.ownFramework):
 		return skipVendored
 	case e.size > o.maxBytes():
 		return skipLarge
@@ -678,7 +689,7 @@ func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, ch
 		return nil, nil, fmt.Sprintf("version: format %d feature %d, want %d %d", m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion), nil
 	}
 	if m.OptionsHash != optsHash {
-		return nil, nil, "options changed", nil
+		return nil, nil, "options changed (the build options, or whether the tree is a test framework's own)", nil
 	}
 	if m.Root != src.root || m.GitDir != src.gitDir {
 		return nil, nil, fmt.Sprintf("recorded for another source (root %q, git dir %q)", m.Root, m.GitDir), nil
