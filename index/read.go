@@ -98,6 +98,8 @@ package index
 //	feature 11: in a test framework's own tree (most of its code under
 //	           catch2/, gtest/, googletest/, ...) those directories, its
 //	           single header and its amalgamated source are not vendored.
+//	feature 12: a file whose first lines say it is an amalgamation of
+//	           others is generated.
 //	format 4: a derived file beside the index (see derived.go); meta
 //	          "derived" and "derived_id".
 //	format 5: files.stat, meta "started": a work tree file whose stat is
@@ -124,7 +126,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 11
+	FeatureVersion = 12
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").
