@@ -54,9 +54,13 @@ func (c PathClass) Prior() float64 {
 }
 
 var (
+	// vendorDirs hold someone else's code. A test framework's directory
+	// (gtest/, googletest/, catch2/) is not among them: the index leaves a
+	// copy of one out unless asked, and indexes it in the framework's own
+	// tree, where it is the source.
 	vendorDirs = map[string]bool{"vendor": true, "third_party": true, "thirdparty": true, "third-party": true,
 		"node_modules": true, "external": true, "extern": true, "deps": true, "_vendor": true, "vendored": true,
-		"gtest": true, "gmock": true, "googletest": true, "googlemock": true, "bower_components": true}
+		"bower_components": true}
 	testDirs = map[string]bool{"test": true, "tests": true, "testing": true, "testdata": true, "__tests__": true,
 		"spec": true, "specs": true, "test-data": true, "testutil": true, "testutils": true, "fixtures": true, "mocks": true}
 	docDirs     = map[string]bool{"doc": true, "docs": true, "documentation": true, "website": true, "site": true, "changelog": true}
