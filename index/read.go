@@ -100,6 +100,9 @@ package index
 //	           single header and its amalgamated source are not vendored.
 //	feature 12: a file whose first lines say it is an amalgamation of
 //	           others is generated.
+//	feature 13: generation markers are read only in a file's opening
+//	           comments and docstring, and a banner only where a line
+//	           begins with it (not a generator's template, not prose).
 //	format 4: a derived file beside the index (see derived.go); meta
 //	          "derived" and "derived_id".
 //	format 5: files.stat, meta "started": a work tree file whose stat is
@@ -126,7 +129,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 12
+	FeatureVersion = 13
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").
