@@ -88,7 +88,7 @@ work tree.`,
 	f.StringVar(&opts.Rev, "rev", "", "commit to index from git (default: the work tree's files; HEAD for a git directory)")
 	f.StringVar(&opts.DB, "db", "", "index file (default <repo>/.mss/index.db for a work tree)")
 	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", index.DefaultMaxFileBytes, "skip files larger than this")
-	f.BoolVar(&opts.IncludeVendored, "include-vendored", false, "index vendored code (vendor/, third_party/, node_modules/, bundled gtest/gmock, *.min.js)")
+	f.BoolVar(&opts.IncludeVendored, "include-vendored", false, "index vendored code (vendor/, third_party/, node_modules/, copied-in test frameworks such as gtest and Catch2, *.min.js)")
 	f.BoolVar(&opts.IncludeGenerated, "include-generated", false, "index generated files (protobuf output, lock files, \"Code generated\" headers)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel parsers (default: all CPUs)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
