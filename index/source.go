@@ -427,12 +427,8 @@ var frameworkDirs = map[string]bool{
 // its amalgamated source), unless the tree is that framework's own
 // (frameworkTree).
 func vendored(p string, ownFramework bool) bool {
-	dirs := strings.Split(p, "/")
-	for _, d := range dirs[:len(dirs)-1] {
-		d = strings.ToLower(d)
-		if vendoredDirs[d] || frameworkDirs[d] && !ownFramework {
-			return true
-		}
+	if vendor, framework, _ := underDirs(p); vendor || framework && !ownFramework {
+		return true
 	}
 	base := strings.ToLower(path.Base(p))
 	for _, suf := range []string{".min.js", ".min.css", "-min.js", ".bundle.js", ".min.mjs", ".pack.js"} {
@@ -468,23 +464,34 @@ func frameworkTree(entries []entry) bool {
 		if segment.Language(e.path) == "" {
 			continue
 		}
-		dirs := strings.Split(e.path, "/")
-		vendor, framework, inTests := false, false, false
-		for _, d := range dirs[:len(dirs)-1] {
-			d = strings.ToLower(d)
-			vendor = vendor || vendoredDirs[d]
-			framework = framework || frameworkDirs[d] && !inTests
-			inTests = inTests || testDirs[d]
-		}
+		vendor, _, outsideTests := underDirs(e.path)
 		if vendor {
 			continue
 		}
 		code++
-		if framework {
+		if outsideTests {
 			under++
 		}
 	}
 	return 2*under > code
+}
+
+// underDirs reports whether path p lies under a vendor-like directory,
+// under a test framework's directory, and under one that is not inside a
+// test directory.
+func underDirs(p string) (vendor, framework, outsideTests bool) {
+	dirs := strings.Split(p, "/")
+	inTests := false
+	for _, d := range dirs[:len(dirs)-1] {
+		d = strings.ToLower(d)
+		vendor = vendor || vendoredDirs[d]
+		if frameworkDirs[d] {
+			framework = true
+			outsideTests = outsideTests || !inTests
+		}
+		inTests = inTests || testDirs[d]
+	}
+	return vendor, framework, outsideTests
 }
 
 // generatedNames are file names and suffixes of machine-written files.
@@ -528,10 +535,7 @@ func generated(p string, head []byte) bool {
 		bytes.Contains(text, []byte("this file is an amalgamation")) {
 		return true
 	}
-	for i, l := range lines {
-		if i == 3 {
-			break
-		}
+	for _, l := range lines[:min(3, len(lines))] {
 		l = bytes.TrimLeft(l, " \t#/*-;!<%'\"")
 		for _, w := range bannerLeads {
 			l = bytes.TrimPrefix(l, []byte(w))

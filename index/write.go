@@ -98,7 +98,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 
 	// ownFramework is set by a build whose tree is a test framework's own
-	// (frameworkTree): its framework directories are not vendored.
+	// (frameworkTree): its framework directories are not vendored. It is
+	// not looked for when IncludeVendored keeps them anyway.
 	ownFramework bool
 }
 
@@ -202,7 +203,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("index %s: listing files: %w", opts.Repo, err)
 	}
 	entries = withoutIndexFiles(entries, src.root, dbPath)
-	opts.ownFramework = frameworkTree(entries)
+	opts.ownFramework = !opts.IncludeVendored && frameworkTree(entries)
 	ignore, err := src.ignoreRules(ctx)
 	if err != nil {
 		return nil, err
