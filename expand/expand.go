@@ -10,6 +10,10 @@
 // time, round-robin over the chosen units in their delivery order, so the
 // best-ranked unit grows first but no unit takes the whole remainder.
 //
+// Before any neighbour, a chosen method or class header whose whole class
+// fits in one unit can grow into the whole class (Options.WholeClass): a
+// small class is read whole, as a function is.
+//
 // Growth never cuts a unit: a grown unit is a contiguous run of whole
 // units of one file, and it never reaches into lines the agent has already
 // read or into another chosen unit (with Options.Join, a unit that meets a
@@ -54,6 +58,15 @@ type Options struct {
 	// tied or not, when none of them is read or chosen and the budget
 	// allows (0: only a unit it meets).
 	BridgeLines int
+	// WholeClass grows a chosen method or class header, first, into the
+	// whole of its class (the contiguous units of the class, its header
+	// and its members) when that class costs at most this many tokens,
+	// fits in one unit by the segmenter's limits (segment.MaxUnitLines,
+	// segment.MaxUnitTokens) and the budget allows: a small class is read
+	// whole. A later chosen unit inside the class is taken in (a join);
+	// an earlier one, or a read line inside it, leaves the unit as it
+	// was. 0: no unit grows this way.
+	WholeClass int
 	// Fixed: the first this many units are delivered as they are,
 	// neither grown nor joined, though they count against the budget and
 	// nothing grows into them.
@@ -214,6 +227,91 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
 			"took in %s:%d-%d %s, chosen too%s (+%d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, where, add, delivered, budget)})
 	}
+	if opt.WholeClass > 0 {
+		for i, r := range runs {
+			if r.joined || r.file == nil || i < opt.Fixed {
+				continue
+			}
+			lo, hi, class := classBlock(r.file, r.lo, r.hi)
+			if class == "" || (lo == r.lo && hi == r.hi) {
+				continue
+			}
+			if r.file[hi].EndLine-r.file[lo].StartLine+1 > segment.MaxUnitLines {
+				continue
+			}
+			exact := runCost(r.file[lo : hi+1])
+			if exact > opt.WholeClass || exact > segment.MaxUnitTokens || exact > maxUnit {
+				continue
+			}
+			// What the class holds besides r: nothing read, and no chosen
+			// unit but later ones, which it takes in whole.
+			var inside []*run
+			ok := true
+			for j := lo; j <= hi && ok; j++ {
+				if j >= r.lo && j <= r.hi {
+					continue
+				}
+				u := &r.file[j]
+				for _, o := range observed {
+					if u.Overlaps(o) {
+						ok = false
+					}
+				}
+			}
+			for k, o := range runs {
+				if !ok || o == r || o.joined || o.original.Path != r.original.Path {
+					continue
+				}
+				s, e := o.original.StartLine, o.original.EndLine
+				if o.file != nil {
+					s, e = o.file[o.lo].StartLine, o.file[o.hi].EndLine
+				}
+				if s > r.file[hi].EndLine || e < r.file[lo].StartLine {
+					continue
+				}
+				if k < i || k < opt.Fixed || o.file == nil || o.lo < lo || o.hi > hi {
+					ok = false
+					continue
+				}
+				inside = append(inside, o)
+			}
+			if !ok || live-len(inside) < opt.MinUnits && len(inside) > 0 {
+				continue
+			}
+			freed := 0
+			for _, o := range inside {
+				freed += o.exact
+			}
+			add := exact - r.exact - freed
+			if spent+add > limit {
+				continue
+			}
+			for _, o := range inside {
+				o.joined, o.stuck = true, true
+				live--
+			}
+			r.lo, r.hi = lo, hi
+			r.tokens += add
+			spent += add
+			delivered += add
+			r.exact = exact
+			r.grown = true
+			took := ""
+			for k, o := range inside {
+				sep := ", "
+				if k == 0 {
+					sep = ", taking in "
+				}
+				took += fmt.Sprintf("%s%s:%d-%d %s", sep, o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol)
+			}
+			if len(inside) > 0 {
+				took += ", chosen too"
+			}
+			trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
+				"grown to the whole of class %s, %s:%d-%d, which fits in one unit%s (+%d tokens, %d of %d spent)",
+				class, r.original.Path, r.file[lo].StartLine, r.file[hi].EndLine, took, add, delivered, budget)})
+		}
+	}
 	for progress := true; progress; {
 		progress = false
 		for i, r := range runs {
@@ -292,6 +390,52 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		}
 	}
 	return out, trace
+}
+
+// classBlock finds the class the units file[lo..hi] are in: each is the
+// class's header (a "class" unit named for it) or one of its methods (a
+// "method" unit named class.name, or deeper). It returns the contiguous
+// run of the class's units around them, and the class, or "" when they
+// are in no one class.
+func classBlock(file []mss.Unit, lo, hi int) (int, int, string) {
+	class := ""
+	for j := lo; j <= hi; j++ {
+		c := classOf(&file[j])
+		if c == "" || class != "" && c != class {
+			return lo, hi, ""
+		}
+		class = c
+	}
+	in := func(u *mss.Unit) bool {
+		s := norm(u.Symbol)
+		return u.Kind == segment.KindClass && s == class ||
+			(u.Kind == segment.KindClass || u.Kind == segment.KindMethod) && strings.HasPrefix(s, class+".")
+	}
+	for lo > 0 && in(&file[lo-1]) {
+		lo--
+	}
+	for hi+1 < len(file) && in(&file[hi+1]) {
+		hi++
+	}
+	return lo, hi, class
+}
+
+// classOf is the class a class header or method unit is in: the header's
+// own name, or the method's symbol less its last component.
+func classOf(u *mss.Unit) string {
+	s := norm(u.Symbol)
+	if s == "" || strings.HasPrefix(s, "<") {
+		return ""
+	}
+	switch u.Kind {
+	case segment.KindClass:
+		return s
+	case segment.KindMethod:
+		if i := strings.LastIndexByte(s, '.'); i > 0 {
+			return s[:i]
+		}
+	}
+	return ""
 }
 
 func cost(u *mss.Unit) int {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // fileSource serves fixed units per path.
@@ -277,5 +278,50 @@ func TestGrowFixed(t *testing.T) {
 			t.Errorf("Fixed=%d (-want +got):\n%s", tt.fixed, diff)
 		}
 		checkDelivered(t, got, 1000)
+	}
+}
+
+func TestGrowWholeClass(t *testing.T) {
+	kind := func(u mss.Unit, k string) mss.Unit { u.Kind = k; return u }
+	// a.py: module 1-3, class A (header 5-6, methods 8-12, 14-18), then a
+	// module-level function 20-24; b.py: a class too large to read whole.
+	a := []mss.Unit{
+		kind(unit("a.py", 1, 3, ""), segment.KindModule),
+		kind(unit("a.py", 5, 2, "A"), segment.KindClass),
+		kind(unit("a.py", 8, 5, "A.f"), segment.KindMethod),
+		kind(unit("a.py", 14, 5, "A.g"), segment.KindMethod),
+		kind(unit("a.py", 20, 5, "h"), segment.KindFunction),
+	}
+	b := []mss.Unit{kind(unit("b.py", 1, 2, "B"), segment.KindClass), kind(unit("b.py", 3, 150, "B.f"), segment.KindMethod),
+		kind(unit("b.py", 153, 100, "B.g"), segment.KindMethod)}
+	src := fileSource{"a.py": a, "b.py": b}
+	tests := []struct {
+		name     string
+		chosen   []mss.Unit
+		observed []mss.Span
+		fixed    int
+		max      int
+		want     []string
+	}{
+		{name: "a method grows into its class", chosen: []mss.Unit{a[2]}, max: 1500, want: []string{"a.py:5-18"}},
+		{name: "a header grows into its class", chosen: []mss.Unit{a[1]}, max: 1500, want: []string{"a.py:5-18"}},
+		{name: "off", chosen: []mss.Unit{a[2]}, max: 0, want: []string{"a.py:8-12"}},
+		{name: "a class over the setting stays", chosen: []mss.Unit{a[2]}, max: 20, want: []string{"a.py:8-12"}},
+		{name: "a class over the unit limits stays", chosen: []mss.Unit{b[1]}, max: 1500, want: []string{"b.py:3-152"}},
+		{name: "a function stays", chosen: []mss.Unit{a[4]}, max: 1500, want: []string{"a.py:20-24"}},
+		{name: "a later chosen member is taken in", chosen: []mss.Unit{a[3], a[0], a[2]}, max: 1500, want: []string{"a.py:5-18", "a.py:1-3"}},
+		{name: "an earlier chosen member stops it", chosen: []mss.Unit{a[2], a[3]}, fixed: 1, max: 1500, want: []string{"a.py:8-12", "a.py:14-18"}},
+		{name: "a read line stops it", chosen: []mss.Unit{a[2]}, observed: []mss.Span{{Path: "a.py", StartLine: 15, EndLine: 15}}, max: 1500, want: []string{"a.py:8-12"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Untied growth would take the neighbours anyway: admit none,
+			// so only the whole-class step grows.
+			none := func(_, _ *mss.Unit) string { return "" }
+			got, trace := Grow(tt.chosen, src, tt.observed, 6144, nil, Options{Tie: none, WholeClass: tt.max, MaxUnitTokens: 2000, Fixed: tt.fixed})
+			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
+				t.Errorf("ranges (-want +got):\n%s\ntrace: %v", diff, trace)
+			}
+		})
 	}
 }

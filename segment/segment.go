@@ -46,6 +46,13 @@ const (
 	maxErrorDensity = 3
 )
 
+// MaxUnitLines and MaxUnitTokens are the most one definition's unit
+// holds before it is split (maxLines, maxTokens).
+const (
+	MaxUnitLines  = maxLines
+	MaxUnitTokens = maxTokens
+)
+
 // Unit kinds.
 const (
 	KindFunction = "function"
