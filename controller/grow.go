@@ -9,6 +9,7 @@ import (
 	"github.com/missingcomplement/mss/expand"
 	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // Growth is the stage every selection method can end with: what the
@@ -40,6 +41,10 @@ type Growth struct {
 	// budget growth left are delivered after the grown units, and grow
 	// in turn (never into the units before them).
 	Refill bool
+	// Class grows a chosen method or class header into its whole class
+	// when the class costs at most this many tokens and fits in one unit
+	// (expand.Options.WholeClass; 0: none).
+	Class int
 }
 
 // DefaultGrowMaxShare caps one grown unit at 40% of the budget.
@@ -51,13 +56,18 @@ const DefaultGrowJoin = true
 // DefaultGrowRefill: the slots joins free go to the method's next choices.
 const DefaultGrowRefill = true
 
+// DefaultGrowClass: a chosen method or class header grows into its whole
+// class when the class fits in one unit (docs/bench.md, "Reading a small
+// class whole").
+const DefaultGrowClass = segment.MaxUnitTokens
+
 // defaultGrowth is growth as no setting changes it, on or off.
 func defaultGrowth(on bool) Growth {
-	return Growth{On: on, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin, Refill: DefaultGrowRefill}
+	return Growth{On: on, MaxShare: DefaultGrowMaxShare, Join: DefaultGrowJoin, Refill: DefaultGrowRefill, Class: DefaultGrowClass}
 }
 
 // growKeys are the settings Growth reads.
-var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join", "grow_bridge", "grow_refill"}
+var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join", "grow_bridge", "grow_refill", "grow_class"}
 
 // parseGrowth reads the growth settings from a method's settings; on says
 // whether growth is on when "grow" is not given. It returns the settings
@@ -98,6 +108,12 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 				return g, nil, fmt.Errorf("%s: setting grow_rank=%q: want a rank, 0 or more", method, v)
 			}
 			g.MaxRank = n
+		case "grow_class":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return g, nil, fmt.Errorf("%s: setting grow_class=%q: want a number of tokens, 0 or more", method, v)
+			}
+			g.Class = n
 		case "grow_bridge":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -145,6 +161,9 @@ func (g Growth) config() string {
 	if g.Refill {
 		joins += " grow_refill=true"
 	}
+	if g.Class > 0 {
+		joins += fmt.Sprintf(" grow_class=%d", g.Class)
+	}
 	return fmt.Sprintf("grow=true grow_tied=%t grow_rank=%d%s grow_order=%s grow_max_share=%g", !g.Untied, g.MaxRank, joins, order, g.MaxShare)
 }
 
@@ -173,7 +192,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 		}
 	}
 	_, minUnits, _ := req.Limits()
-	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge}
+	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge, WholeClass: g.Class}
 	if !g.Untied {
 		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
 		for i := range marked {

@@ -102,6 +102,17 @@ func TestComplementGrows(t *testing.T) {
 	if c := run(map[string]string{"grow_bridge": "40"}, 6144).Config; !strings.Contains(c, "grow_bridge=40") {
 		t.Errorf("config %q does not name grow_bridge=40", c)
 	}
+	for _, v := range []string{"-1", "whole"} {
+		if _, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow_class": v}}); err == nil || !strings.Contains(err.Error(), "grow_class") {
+			t.Errorf("grow_class=%s: error %v, want one naming the setting", v, err)
+		}
+	}
+	if c := run(nil, 6144).Config; !strings.Contains(c, "grow_class=1500") {
+		t.Errorf("config %q does not name the default grow_class=1500", c)
+	}
+	if c := run(map[string]string{"grow_class": "0"}, 6144).Config; strings.Contains(c, "grow_class") {
+		t.Errorf("config %q names grow_class, which is off", c)
+	}
 	// By position, parse_header still stops at the observed lines.
 	if got := spans(run(map[string]string{"grow_order": "position"}, 6144))["parse_header"]; got != "lib/parse.py:1-11" {
 		t.Errorf("grow_order=position: parse_header grew to %s, want lib/parse.py:1-11", got)
