@@ -232,21 +232,14 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if r.joined || r.file == nil || i < opt.Fixed {
 				continue
 			}
-			lo, hi, class := classBlock(r.file, r.lo, r.hi)
-			if class == "" || (lo == r.lo && hi == r.hi) {
-				continue
-			}
-			if r.file[hi].EndLine-r.file[lo].StartLine+1 > segment.MaxUnitLines {
+			lo, hi, class, ok := segment.WholeClass(r.file, r.lo, r.hi, min(opt.WholeClass, maxUnit))
+			if !ok || (lo == r.lo && hi == r.hi) {
 				continue
 			}
 			exact := runCost(r.file[lo : hi+1])
-			if exact > opt.WholeClass || exact > segment.MaxUnitTokens || exact > maxUnit {
-				continue
-			}
 			// What the class holds besides r: nothing read, and no chosen
 			// unit but later ones, which it takes in whole.
 			var inside []*run
-			ok := true
 			for j := lo; j <= hi && ok; j++ {
 				if j >= r.lo && j <= r.hi {
 					continue
@@ -390,52 +383,6 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		}
 	}
 	return out, trace
-}
-
-// classBlock finds the class the units file[lo..hi] are in: each is the
-// class's header (a "class" unit named for it) or one of its methods (a
-// "method" unit named class.name, or deeper). It returns the contiguous
-// run of the class's units around them, and the class, or "" when they
-// are in no one class.
-func classBlock(file []mss.Unit, lo, hi int) (int, int, string) {
-	class := ""
-	for j := lo; j <= hi; j++ {
-		c := classOf(&file[j])
-		if c == "" || class != "" && c != class {
-			return lo, hi, ""
-		}
-		class = c
-	}
-	in := func(u *mss.Unit) bool {
-		s := norm(u.Symbol)
-		return u.Kind == segment.KindClass && s == class ||
-			(u.Kind == segment.KindClass || u.Kind == segment.KindMethod) && strings.HasPrefix(s, class+".")
-	}
-	for lo > 0 && in(&file[lo-1]) {
-		lo--
-	}
-	for hi+1 < len(file) && in(&file[hi+1]) {
-		hi++
-	}
-	return lo, hi, class
-}
-
-// classOf is the class a class header or method unit is in: the header's
-// own name, or the method's symbol less its last component.
-func classOf(u *mss.Unit) string {
-	s := norm(u.Symbol)
-	if s == "" || strings.HasPrefix(s, "<") {
-		return ""
-	}
-	switch u.Kind {
-	case segment.KindClass:
-		return s
-	case segment.KindMethod:
-		if i := strings.LastIndexByte(s, '.'); i > 0 {
-			return s[:i]
-		}
-	}
-	return ""
 }
 
 func cost(u *mss.Unit) int {
