@@ -227,82 +227,85 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
 			"took in %s:%d-%d %s, chosen too%s (+%d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, where, add, delivered, budget)})
 	}
+	// wholeClass grows runs[i] into its whole class when the class fits
+	// in one unit (Options.WholeClass), taking in the later chosen runs
+	// inside it.
+	wholeClass := func(i int, r *run) {
+		lo, hi, class, ok := segment.WholeClass(r.file, r.lo, r.hi, min(opt.WholeClass, maxUnit))
+		if !ok || (lo == r.lo && hi == r.hi) {
+			return
+		}
+		exact := runCost(r.file[lo : hi+1])
+		// What the class holds besides r: nothing read, and no chosen
+		// unit but later ones, which it takes in whole.
+		for j := lo; j <= hi; j++ {
+			if j >= r.lo && j <= r.hi {
+				continue
+			}
+			for _, o := range observed {
+				if r.file[j].Overlaps(o) {
+					return
+				}
+			}
+		}
+		var inside []*run
+		for k, o := range runs {
+			if o == r || o.joined || o.original.Path != r.original.Path {
+				continue
+			}
+			s, e := o.original.StartLine, o.original.EndLine
+			if o.file != nil {
+				s, e = o.file[o.lo].StartLine, o.file[o.hi].EndLine
+			}
+			if s > r.file[hi].EndLine || e < r.file[lo].StartLine {
+				continue
+			}
+			if k < i || k < opt.Fixed || o.file == nil || o.lo < lo || o.hi > hi {
+				return
+			}
+			inside = append(inside, o)
+		}
+		if len(inside) > 0 && live-len(inside) < opt.MinUnits {
+			return
+		}
+		freed := 0
+		for _, o := range inside {
+			freed += o.exact
+		}
+		add := exact - r.exact - freed
+		if spent+add > limit {
+			return
+		}
+		for _, o := range inside {
+			o.joined, o.stuck = true, true
+			live--
+		}
+		r.lo, r.hi = lo, hi
+		r.tokens += add
+		spent += add
+		delivered += add
+		r.exact = exact
+		r.grown = true
+		took := ""
+		for k, o := range inside {
+			sep := ", "
+			if k == 0 {
+				sep = ", taking in "
+			}
+			took += fmt.Sprintf("%s%s:%d-%d %s", sep, o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol)
+		}
+		if len(inside) > 0 {
+			took += ", chosen too"
+		}
+		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
+			"grown to the whole of class %s, %s:%d-%d, which fits in one unit%s (+%d tokens, %d of %d spent)",
+			class, r.original.Path, r.file[lo].StartLine, r.file[hi].EndLine, took, add, delivered, budget)})
+	}
 	if opt.WholeClass > 0 {
 		for i, r := range runs {
-			if r.joined || r.file == nil || i < opt.Fixed {
-				continue
+			if !r.joined && r.file != nil && i >= opt.Fixed {
+				wholeClass(i, r)
 			}
-			lo, hi, class, ok := segment.WholeClass(r.file, r.lo, r.hi, min(opt.WholeClass, maxUnit))
-			if !ok || (lo == r.lo && hi == r.hi) {
-				continue
-			}
-			exact := runCost(r.file[lo : hi+1])
-			// What the class holds besides r: nothing read, and no chosen
-			// unit but later ones, which it takes in whole.
-			var inside []*run
-			for j := lo; j <= hi && ok; j++ {
-				if j >= r.lo && j <= r.hi {
-					continue
-				}
-				u := &r.file[j]
-				for _, o := range observed {
-					if u.Overlaps(o) {
-						ok = false
-					}
-				}
-			}
-			for k, o := range runs {
-				if !ok || o == r || o.joined || o.original.Path != r.original.Path {
-					continue
-				}
-				s, e := o.original.StartLine, o.original.EndLine
-				if o.file != nil {
-					s, e = o.file[o.lo].StartLine, o.file[o.hi].EndLine
-				}
-				if s > r.file[hi].EndLine || e < r.file[lo].StartLine {
-					continue
-				}
-				if k < i || k < opt.Fixed || o.file == nil || o.lo < lo || o.hi > hi {
-					ok = false
-					continue
-				}
-				inside = append(inside, o)
-			}
-			if !ok || live-len(inside) < opt.MinUnits && len(inside) > 0 {
-				continue
-			}
-			freed := 0
-			for _, o := range inside {
-				freed += o.exact
-			}
-			add := exact - r.exact - freed
-			if spent+add > limit {
-				continue
-			}
-			for _, o := range inside {
-				o.joined, o.stuck = true, true
-				live--
-			}
-			r.lo, r.hi = lo, hi
-			r.tokens += add
-			spent += add
-			delivered += add
-			r.exact = exact
-			r.grown = true
-			took := ""
-			for k, o := range inside {
-				sep := ", "
-				if k == 0 {
-					sep = ", taking in "
-				}
-				took += fmt.Sprintf("%s%s:%d-%d %s", sep, o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol)
-			}
-			if len(inside) > 0 {
-				took += ", chosen too"
-			}
-			trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
-				"grown to the whole of class %s, %s:%d-%d, which fits in one unit%s (+%d tokens, %d of %d spent)",
-				class, r.original.Path, r.file[lo].StartLine, r.file[hi].EndLine, took, add, delivered, budget)})
 		}
 	}
 	for progress := true; progress; {
