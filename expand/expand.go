@@ -135,23 +135,33 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	if spent >= limit && !opt.Join { // nothing to grow, and nothing to join
 		return units, nil
 	}
-	// taken reports whether a file unit is inside another chosen run or
-	// overlaps what the agent has read.
-	taken := func(self *run, u *mss.Unit) bool {
+	// read reports whether a file unit overlaps what the agent has read.
+	read := func(u *mss.Unit) bool {
 		for _, o := range observed {
 			if u.Overlaps(o) {
 				return true
 			}
 		}
+		return false
+	}
+	// spanOf gives the lines a run holds now.
+	spanOf := func(r *run) (int, int) {
+		if r.file != nil {
+			return r.file[r.lo].StartLine, r.file[r.hi].EndLine
+		}
+		return r.original.StartLine, r.original.EndLine
+	}
+	// taken reports whether a file unit is inside another chosen run or
+	// overlaps what the agent has read.
+	taken := func(self *run, u *mss.Unit) bool {
+		if read(u) {
+			return true
+		}
 		for _, r := range runs {
 			if r == self {
 				continue
 			}
-			ru := r.original
-			if r.file != nil {
-				ru.StartLine, ru.EndLine = r.file[r.lo].StartLine, r.file[r.hi].EndLine
-			}
-			if ru.Path == u.Path && ru.StartLine <= u.EndLine && ru.EndLine >= u.StartLine {
+			if s, e := spanOf(r); r.original.Path == u.Path && s <= u.EndLine && e >= u.StartLine {
 				return true
 			}
 		}
@@ -197,7 +207,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			// A join costs the blank lines between, and may take the
 			// share of the budget growth leaves unspent; a bridge costs
 			// the units between, within what growth may spend.
-			exact := runCost(r.file[min(r.lo, o.lo) : max(r.hi, o.hi)+1])
+			exact := segment.RunTokens(r.file[min(r.lo, o.lo) : max(r.hi, o.hi)+1])
 			room := budget
 			if len(between) > 0 {
 				room = limit
@@ -235,17 +245,12 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		if !ok || (lo == r.lo && hi == r.hi) {
 			return
 		}
-		exact := runCost(r.file[lo : hi+1])
+		exact := segment.RunTokens(r.file[lo : hi+1])
 		// What the class holds besides r: nothing read, and no chosen
 		// unit but later ones, which it takes in whole.
 		for j := lo; j <= hi; j++ {
-			if j >= r.lo && j <= r.hi {
-				continue
-			}
-			for _, o := range observed {
-				if r.file[j].Overlaps(o) {
-					return
-				}
+			if (j < r.lo || j > r.hi) && read(&r.file[j]) {
+				return
 			}
 		}
 		var inside []*run
@@ -253,11 +258,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if o == r || o.joined || o.original.Path != r.original.Path {
 				continue
 			}
-			s, e := o.original.StartLine, o.original.EndLine
-			if o.file != nil {
-				s, e = o.file[o.lo].StartLine, o.file[o.hi].EndLine
-			}
-			if s > r.file[hi].EndLine || e < r.file[lo].StartLine {
+			if s, e := spanOf(o); s > r.file[hi].EndLine || e < r.file[lo].StartLine {
 				continue
 			}
 			if k < i || k < opt.Fixed || o.file == nil || o.lo < lo || o.hi > hi {
@@ -364,7 +365,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			spent += add
 			r.grown = true
 			progress = true
-			exact := runCost(r.file[r.lo : r.hi+1])
+			exact := segment.RunTokens(r.file[r.lo : r.hi+1])
 			delivered += exact - r.exact
 			n := &r.file[best]
 			reason := fmt.Sprintf("grown by %s:%d-%d %s (+%d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, exact-r.exact, delivered, budget)
@@ -408,12 +409,7 @@ func gapCost(file []mss.Unit, lo, hi, c int) int {
 	return mss.TokenCost(u.Content + strings.Repeat("\n", max(gap, 0)))
 }
 
-// runCost is what merged(run) costs: the units' text with the blank lines
-// between them.
-func runCost(run []mss.Unit) int {
-	return mss.TokenCost(joined(run))
-}
-
+// joined is a run's text, the blank lines between its units restored.
 func joined(run []mss.Unit) string {
 	var b strings.Builder
 	line := run[0].StartLine

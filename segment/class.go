@@ -6,10 +6,10 @@ import (
 	"github.com/missingcomplement/mss"
 )
 
-// ClassOf is the class a class header or method unit is in: the header's
+// classOf is the class a class header or method unit is in: the header's
 // own symbol, or the method's symbol less its last component ("" for
 // any other unit).
-func ClassOf(u *mss.Unit) string {
+func classOf(u *mss.Unit) string {
 	s := u.Symbol
 	if s == "" || strings.HasPrefix(s, "<") {
 		return ""
@@ -25,15 +25,15 @@ func ClassOf(u *mss.Unit) string {
 	return ""
 }
 
-// ClassRun finds the class the units file[lo..hi] (a file's units, in
+// classRun finds the class the units file[lo..hi] (a file's units, in
 // line order) are in: each is the class's header (a "class" unit named
 // for it) or one of its methods (a "method" unit named class.name, or
 // deeper). It returns the contiguous run of the class's units around
 // them and the class, or lo, hi and "" when they are in no one class.
-func ClassRun(file []mss.Unit, lo, hi int) (int, int, string) {
+func classRun(file []mss.Unit, lo, hi int) (int, int, string) {
 	class := ""
 	for j := lo; j <= hi; j++ {
-		c := ClassOf(&file[j])
+		c := classOf(&file[j])
 		if c == "" || class != "" && c != class {
 			return lo, hi, ""
 		}
@@ -65,12 +65,12 @@ func RunTokens(run []mss.Unit) int {
 	return (n + 3) / 4
 }
 
-// WholeClass is the class run around file[lo..hi] (ClassRun) when the
+// WholeClass is the class run around file[lo..hi] (classRun) when the
 // class fits in one unit: at most MaxUnitLines lines, and at most
 // MaxUnitTokens and maxTokens tokens (RunTokens). ok is false when the
 // units are in no one class, or it does not fit.
 func WholeClass(file []mss.Unit, lo, hi, maxTokens int) (clo, chi int, class string, ok bool) {
-	clo, chi, class = ClassRun(file, lo, hi)
+	clo, chi, class = classRun(file, lo, hi)
 	if class == "" || file[chi].EndLine-file[clo].StartLine+1 > MaxUnitLines {
 		return lo, hi, "", false
 	}
