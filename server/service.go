@@ -96,6 +96,10 @@ type Service struct {
 	stopBG    context.CancelFunc
 
 	progress progressCounter // of the running build
+	// buildWG counts running builds to their very end (their log line
+	// and the derivation they start), which Close waits for: building is
+	// released before them.
+	buildWG sync.WaitGroup
 	// derivingWG counts background derivations (rederive), which Close
 	// waits for.
 	derivingWG sync.WaitGroup
@@ -216,13 +220,12 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // Close releases the snapshot and the repository handle.
 func (s *Service) Close() error {
 	s.stopBG()
+	// A build starts under refreshMu and only while bg lives (startBuild):
+	// once the lock is taken here, none is added after the wait begins.
 	s.refreshMu.Lock()
-	running := s.building
 	s.refreshMu.Unlock()
-	if running != nil {
-		<-running
-	}
-	// A build that ended before stopBG may have started a derivation.
+	s.buildWG.Wait()
+	// The builds waited for may have started a derivation.
 	s.derivingWG.Wait()
 	s.releaseMu.Lock()
 	if s.release != nil {
@@ -292,6 +295,9 @@ func (s *Service) startBuild(force bool) (chan struct{}, time.Time, error) {
 	if s.building != nil {
 		return s.building, s.buildFrom, nil
 	}
+	if s.bg.Err() != nil { // closed
+		return nil, time.Time{}, nil
+	}
 	if !force && (s.cfg.ScanInterval < 0 || time.Since(s.lastScan) < s.cfg.ScanInterval) {
 		return nil, time.Time{}, nil
 	}
@@ -306,12 +312,14 @@ func (s *Service) startBuild(force bool) (chan struct{}, time.Time, error) {
 	s.stamps = cur
 	done := make(chan struct{})
 	s.building, s.buildFrom = done, time.Now()
+	s.buildWG.Add(1)
 	go s.build(done)
 	return done, s.buildFrom, nil
 }
 
 // build loads a snapshot and swaps it in; it runs alone (startBuild).
 func (s *Service) build(done chan struct{}) {
+	defer s.buildWG.Done()
 	defer close(done)
 	start := time.Now()
 	s.progress.reset()
