@@ -306,7 +306,7 @@ func refill(res *mss.Result, cands []mss.Candidate, next further, read []mss.Spa
 		taken = append(taken, u.Span())
 		added = true
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "refill", UnitID: u.ID, Reason: fmt.Sprintf(
-			"a join freed a slot: the next choice (+%d tokens, %d of %d spent); %s", cost, spent, budget, rankReason(i, c))})
+			"a join freed a slot: the next choice (%+d tokens, %d of %d spent); %s", cost, spent, budget, rankReason(i, c))})
 	}
 	return added
 }

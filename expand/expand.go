@@ -235,7 +235,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		o.joined, o.stuck = true, true
 		live--
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
-			"took in %s:%d-%d %s, chosen too%s (+%d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, where, add, delivered, budget)})
+			"took in %s:%d-%d %s, chosen too%s (%+d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, where, add, delivered, budget)})
 	}
 	// wholeClass grows runs[i] into its whole class when the class fits
 	// in one unit (Options.WholeClass), taking in the later chosen runs
@@ -299,7 +299,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			took += ", chosen too"
 		}
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
-			"grown to the whole of class %s, %s:%d-%d, which fits in one unit%s (+%d tokens, %d of %d spent)",
+			"grown to the whole of class %s, %s:%d-%d, which fits in one unit%s (%+d tokens, %d of %d spent)",
 			class, r.original.Path, r.file[lo].StartLine, r.file[hi].EndLine, took, add, delivered, budget)})
 	}
 	if opt.WholeClass > 0 {
@@ -368,7 +368,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			exact := segment.RunTokens(r.file[r.lo : r.hi+1])
 			delivered += exact - r.exact
 			n := &r.file[best]
-			reason := fmt.Sprintf("grown by %s:%d-%d %s (+%d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, exact-r.exact, delivered, budget)
+			reason := fmt.Sprintf("grown by %s:%d-%d %s (%+d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, exact-r.exact, delivered, budget)
 			r.exact = exact
 			if w := why[best]; w != "" {
 				reason += ": " + w

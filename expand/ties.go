@@ -43,34 +43,46 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 	if isHeaderOf(n, chosen) {
 		return "header of " + chosen.Symbol
 	}
-	uses := map[string]bool{}
+	// Names tie whatever their case (a field config and its class Config);
+	// where the two spellings differ, the reason gives both.
+	uses := map[string]string{}
 	for _, r := range chosen.References {
-		if k := key(r); k != "" {
-			uses[k] = true
+		if k := key(r); k != "" && uses[k] == "" {
+			uses[k] = lastPart(norm(r))
 		}
 	}
 	for _, d := range defined(n) {
-		if uses[key(d)] {
-			return "defines " + d + ", used by " + orPath(chosen)
+		if u := uses[key(d)]; u != "" {
+			return "defines " + d + ", used" + as(u, d) + " by " + orPath(chosen)
 		}
 	}
 	for _, im := range n.Imports {
-		if uses[key(im)] {
-			return "imports " + lastPart(im) + ", used by " + orPath(chosen)
+		if u := uses[key(im)]; u != "" {
+			return "imports " + lastPart(im) + ", used" + as(u, lastPart(im)) + " by " + orPath(chosen)
 		}
 	}
-	defs := map[string]bool{}
+	defs := map[string]string{}
 	for _, d := range defined(chosen) {
-		if k := key(d); k != "" {
-			defs[k] = true
+		if k := key(d); k != "" && defs[k] == "" {
+			defs[k] = d
 		}
 	}
 	for _, r := range n.References {
-		if defs[key(r)] {
-			return "uses " + lastPart(r) + ", defined by " + orPath(chosen)
+		if d := defs[key(r)]; d != "" {
+			return "uses " + lastPart(norm(r)) + ", defined" + as(d, lastPart(norm(r))) + " by " + orPath(chosen)
 		}
 	}
 	return ""
+}
+
+// as names the other spelling of a name tied in another case: " as
+// Config" when the chosen unit writes Config for config, "" when the two
+// are the same.
+func as(spelled, name string) string {
+	if spelled == name {
+		return ""
+	}
+	return " as " + spelled
 }
 
 // isHeaderOf reports whether h is the header of the scope the unit is in:

@@ -9,7 +9,7 @@ import (
 )
 
 func TestTiesWhy(t *testing.T) {
-	chosen := mss.Unit{ID: "m", Path: "a.py", Symbol: "Parser.parse", References: []string{"helper", "os.path.join"}, Defines: []string{"parse"}}
+	chosen := mss.Unit{ID: "m", Path: "a.py", Symbol: "Parser.parse", References: []string{"helper", "os.path.join", "self.config"}, Defines: []string{"parse"}}
 	ties := &Ties{Required: map[string]string{"req": "entity:Widget"}}
 	tests := []struct {
 		name string
@@ -23,6 +23,8 @@ func TestTiesWhy(t *testing.T) {
 		{"covers a requirement", mss.Unit{ID: "req", Symbol: "Widget"}, "covers entity:Widget"},
 		{"a sibling by position only", mss.Unit{ID: "s", Symbol: "Parser.close", References: []string{"stream"}}, ""},
 		{"another class's header", mss.Unit{ID: "o", Symbol: "Lexer"}, ""},
+		{"a class its field is named for", mss.Unit{ID: "k", Symbol: "Config"}, "defines Config, used as config by Parser.parse"},
+		{"a caller in another case", mss.Unit{ID: "x", Symbol: "run", References: []string{"self.Parse"}}, "uses Parse, defined as parse by Parser.parse"},
 	}
 	for _, tt := range tests {
 		if got := ties.Why(&chosen, &tt.n); got != tt.want {
