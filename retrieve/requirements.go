@@ -123,11 +123,16 @@ func Requirements(state *mss.State, m *Mentions, cands []mss.Candidate) []Requir
 		add(r)
 	}
 	var ents []Requirement
+	namespaces := qualifiersOnly(m)
 	for _, id := range sortedKeys(m.Idents) {
 		// A word is a code name only when the text marks it as code
 		// (backticks, call syntax, a path or frame, a dotted name,
-		// snake_case or CamelCase) and the repository defines it.
-		if !m.Code[id] && !m.Called[id] {
+		// snake_case or CamelCase) and the repository defines it. A
+		// plain lower-case word written only ahead of another name
+		// (fmt of fmt::prepare, lang of java.lang.Number, std of
+		// std::future::ready) is the namespace it lives in, not code the
+		// answer must hold.
+		if !m.Code[id] && !m.Called[id] || namespaces[id] {
 			continue
 		}
 		lid := strings.ToLower(id)
@@ -204,6 +209,40 @@ func Requirements(state *mss.State, m *Mentions, cands []mss.Candidate) []Requir
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Weight > out[j].Weight })
 	return out
+}
+
+// qualifiersOnly gives the plain lower-case words (letters and digits
+// only) that the state's dotted names hold only ahead of another name,
+// never last and never called.
+func qualifiersOnly(m *Mentions) map[string]bool {
+	ahead, last := map[string]bool{}, map[string]bool{}
+	for _, q := range m.Qualified {
+		parts := strings.Split(q, ".")
+		for i, p := range parts {
+			if i == len(parts)-1 {
+				last[p] = true
+			} else {
+				ahead[p] = true
+			}
+		}
+	}
+	out := map[string]bool{}
+	for p := range ahead {
+		if !last[p] && !m.Called[p] && plainLower(p) {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// plainLower says whether s is lower-case letters and digits only.
+func plainLower(s string) bool {
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // innermostFirst orders frames innermost first. Python prints the

@@ -46,3 +46,25 @@ func TestRequirementsEntities(t *testing.T) {
 		t.Errorf("entity requirements (-want +got):\n%s", diff)
 	}
 }
+
+func TestRequirementsNamespaces(t *testing.T) {
+	// fmt and lang are written only ahead of another name: namespaces.
+	// Config is CamelCase, and format is written last too, so both count.
+	cands := []mss.Candidate{
+		reqCand("include/fmt/core.h", "fmt", false),
+		reqCand("src/java/lang.java", "lang", false),
+		reqCand("include/fmt/prepare.h", "prepare", false),
+		reqCand("flask/config.py", "Config", false),
+		reqCand("include/fmt/format.h", "format", false),
+	}
+	state := &mss.State{Issue: "`fmt::prepare` fails, `fmt::format` too, through `java.lang.Number` and `flask.Config.from_file()`; see `format.x`."}
+	got := entityCovers(Requirements(state, nil, cands), cands)
+	want := map[string][]string{
+		"entity:prepare": {"include/fmt/prepare.h"},
+		"entity:Config":  {"flask/config.py"},
+		"entity:format":  {"include/fmt/format.h"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entity requirements (-want +got):\n%s", diff)
+	}
+}
