@@ -92,7 +92,6 @@ type Service struct {
 	buildErr  error         // the last build's error
 	buildEnd  time.Time     // when the last build ended
 	damaged   error         // why the current snapshot failed a query; cleared by the next build
-	closed    bool          // set by Close: no build starts after it
 	bg        context.Context
 	stopBG    context.CancelFunc
 
@@ -221,10 +220,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // Close releases the snapshot and the repository handle.
 func (s *Service) Close() error {
 	s.stopBG()
-	// A build starts under refreshMu and only while the service is open
-	// (startBuild): none is added to buildWG once closed is set.
+	// A build starts under refreshMu and only while bg lives (startBuild),
+	// and bg is cancelled above: once the lock has been held here, no
+	// build is added to buildWG. The section is a barrier, so it is empty.
 	s.refreshMu.Lock()
-	s.closed = true
+	//lint:ignore SA2001 a barrier: startBuild checks bg under this lock
 	s.refreshMu.Unlock()
 	s.buildWG.Wait()
 	// The builds waited for may have started a derivation.
@@ -297,7 +297,7 @@ func (s *Service) startBuild(force bool) (chan struct{}, time.Time, error) {
 	if s.building != nil {
 		return s.building, s.buildFrom, nil
 	}
-	if s.closed || s.bg.Err() != nil {
+	if s.bg.Err() != nil { // closed (Close)
 		return nil, time.Time{}, nil
 	}
 	if !force && (s.cfg.ScanInterval < 0 || time.Since(s.lastScan) < s.cfg.ScanInterval) {
