@@ -298,6 +298,8 @@ func MethodHelp(name string) string {
 
 // TokenCost is the source-token cost of text: ceil(bytes/4). A unit's text
 // is its lines, each with its newline, which is how the benchmarks count.
-func TokenCost(content string) int {
-	return (len(content) + 3) / 4
-}
+func TokenCost(content string) int { return BytesCost(len(content)) }
+
+// BytesCost is TokenCost of text n bytes long, for a cost counted without
+// the text at hand.
+func BytesCost(n int) int { return (n + 3) / 4 }

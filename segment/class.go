@@ -62,7 +62,7 @@ func RunTokens(run []mss.Unit) int {
 		}
 		n += len(run[i].Content)
 	}
-	return (n + 3) / 4
+	return mss.BytesCost(n)
 }
 
 // WholeClass is the class run around file[lo..hi] (classRun) when the

@@ -200,7 +200,7 @@ func newFile(path string, src []byte) *file {
 func (f *file) nlines() int { return len(f.starts) }
 
 // tokens is the cost of lines s..e (0-based, inclusive) with newlines.
-func (f *file) tokens(s, e int) int { return (f.cum[e+1] - f.cum[s] + 3) / 4 }
+func (f *file) tokens(s, e int) int { return mss.BytesCost(f.cum[e+1] - f.cum[s]) }
 
 // blank reports whether line i holds only white space: ASCII, or any
 // Unicode space (a line of non-breaking spaces is blank too, as

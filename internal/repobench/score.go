@@ -222,7 +222,7 @@ func (sc *Scorer) UnitCost(st *mss.State, u PredUnit) (int, bool, error) {
 	for _, l := range lines[s-1 : e] {
 		n += len(l) + 1
 	}
-	return (n + 3) / 4, true, nil
+	return mss.BytesCost(n), true, nil
 }
 
 // costs prices each unit at the state's base commit.
