@@ -58,7 +58,8 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 	}
 	for _, im := range n.Imports {
 		if u := uses[key(im)]; u != "" {
-			return "imports " + lastPart(im) + ", used" + as(u, lastPart(im)) + " by " + orPath(chosen)
+			name := lastPart(im)
+			return "imports " + name + ", used" + as(u, name) + " by " + orPath(chosen)
 		}
 	}
 	defs := map[string]string{}
@@ -69,7 +70,8 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 	}
 	for _, r := range n.References {
 		if d := defs[key(r)]; d != "" {
-			return "uses " + lastPart(norm(r)) + ", defined" + as(d, lastPart(norm(r))) + " by " + orPath(chosen)
+			name := lastPart(norm(r))
+			return "uses " + name + ", defined" + as(d, name) + " by " + orPath(chosen)
 		}
 	}
 	return ""
