@@ -548,6 +548,8 @@ type query struct {
 	// query's terms.
 	lex *lexical.View
 	sem *semantic
+	// title holds the units' scores for the title (titleScores).
+	title map[int]float64
 }
 
 // hit is one unit's score in one view.
@@ -630,6 +632,9 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 		if len(hs) > 0 {
 			views[ViewEmbedding] = hs
 		}
+	}
+	if !e.off[ViewLexical] {
+		q.title = e.titleScores(q)
 	}
 	cands, err := e.fill(ctx, e.fuse(q, views, limit))
 	if err != nil {

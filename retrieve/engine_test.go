@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -275,5 +276,46 @@ func TestTermCounts(t *testing.T) {
 	}
 	if len(tc.content) != len(after) {
 		t.Errorf("%d counts kept, want %d", len(tc.content), len(after))
+	}
+}
+
+// TestCandidatesTitle: the candidate holding the words of the issue's
+// first line that is not blank (its title) carries their BM25 score as a
+// signal and weighs 1 in the learned order's feature as the title's best
+// match; candidates matching only the rest of the text have neither, and
+// no candidate has the signal with the lexical view off.
+func TestCandidatesTitle(t *testing.T) {
+	st := &mss.State{StateID: "s", Issue: "\n  \npalette gives red everywhere\nThe lookup table norm and _lookup_single are fine.",
+		InformationNeed: "Find the code that must change to resolve this issue."}
+	cands, err := NewEngine(corpus(), nil, Options{}).Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands = FusedOrder(cands)
+	title := slices.Index(OrderFeatures, "raw:title")
+	xs := OrderInputs(cands, nil)
+	got := map[string]float64{}
+	for i, c := range cands {
+		if s, ok := c.Signals[SignalTitle]; ok || xs[i][title] != 0 {
+			got[c.Unit.ID] = xs[i][title]
+			if s <= 0 {
+				t.Errorf("%s: title signal %v, want above 0 when present", c.Unit.ID, s)
+			}
+		}
+	}
+	if diff := cmp.Diff(map[string]float64{"pkg/colors.py:1": 1}, got); diff != "" {
+		t.Errorf("raw:title of the candidates with a title signal (-want +got):\n%s", diff)
+	}
+	if len(cands) < 4 {
+		t.Errorf("%d candidates: want the body's matches among them too", len(cands))
+	}
+	off, err := NewEngine(corpus(), nil, Options{Disable: []string{ViewLexical}}).Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range off {
+		if _, ok := c.Signals[SignalTitle]; ok {
+			t.Errorf("%s: title signal with the lexical view off", c.Unit.ID)
+		}
 	}
 }

@@ -43,11 +43,15 @@ func ViewWeight(view string) float64 {
 	return 0
 }
 
-// Signal keys besides view names: the prior applied and the per-view
-// contributions to the fused score ("rrf:<view>").
+// Signal keys besides view names: the prior applied, the per-view
+// contributions to the fused score ("rrf:<view>") and the title's score.
 const (
 	SignalPrior = "prior"
 	signalRRF   = "rrf:"
+	// SignalTitle is a candidate's BM25 score for the words of the issue's
+	// title (its first line), absent when it holds none; the learned order
+	// reads it, fusion does not.
+	SignalTitle = "title"
 )
 
 // fuse combines view rankings into candidates, best first.
@@ -85,6 +89,9 @@ func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candida
 		p := e.classAt(i).Prior()
 		a.score *= p
 		a.signals[SignalPrior] = p
+		if t := q.title[i]; t > 0 {
+			a.signals[SignalTitle] = t
+		}
 		idx = append(idx, i)
 	}
 	sort.Slice(idx, func(x, y int) bool {

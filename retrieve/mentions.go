@@ -240,3 +240,14 @@ func normPath(p string) string {
 
 // sortedKeys returns the keys of a map in sorted order.
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// issueTitle is the first line of the state's issue that is not blank:
+// a filed issue's title, a commit message's subject.
+func issueTitle(s *mss.State) string {
+	for l := range strings.Lines(s.Issue) {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}

@@ -11,7 +11,8 @@ import (
 // The learned order (Options.Order; the default without an embedding
 // view). Fusion adds the views' reciprocal ranks; it cannot see how
 // strongly a view matched, what kind of unit a candidate is, how large,
-// or whether the state names it. A logistic model over
+// whether the state names it, or how well it matches the issue's title.
+// A logistic model over
 // those facts of each fused candidate, fitted on labelled states of
 // repositories in none of the benchmark splits (FitOrder; `mss bench tune
 // --fit-order`), estimates how likely the candidate holds evidence the
@@ -40,7 +41,7 @@ func orderFeatureNames() []string {
 	for _, k := range orderKinds {
 		out = append(out, "kind:"+k)
 	}
-	return append(out, "test", "named", "path_named")
+	return append(out, "test", "named", "path_named", "raw:title")
 }
 
 // SignalFused is the signal that keeps a candidate's fused score once the
@@ -58,33 +59,34 @@ type OrderModel struct {
 // benchmark splits, each state twice: its issue the fix commit's message,
 // and that message with the test the fix adds; docs/bench.md), and the
 // default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.63885, Weights: []float64{
-	1.80187,    // rrf:lexical
-	0.0662181,  // raw:lexical
-	0.294313,   // rrf:entity
-	-0.584647,  // raw:entity
-	0.998134,   // rrf:semantic
-	-0.0474939, // raw:semantic
-	-0.0965745, // rrf:structural
-	1.13306,    // raw:structural
-	3.14072,    // rrf:history
-	-0.548066,  // raw:history
-	-0.148799,  // rrf:recency
-	0.633958,   // raw:recency
-	1.93093,    // fused
-	-0.111672,  // position
-	0.248878,   // prior
-	3.39128,    // log_tokens
-	0.417704,   // kind:function
-	0.512253,   // kind:method
-	-0.120589,  // kind:class
-	-0.138558,  // kind:type
-	0.29068,    // kind:module
-	-4.67364,   // kind:window
-	0.413962,   // kind:value
-	-4.26267,   // test
-	0.948756,   // named
-	-0.287354,  // path_named
+var LearnedOrder = &OrderModel{Bias: -4.76295, Weights: []float64{
+	1.42501,   // rrf:lexical
+	-0.483589, // raw:lexical
+	0.347792,  // rrf:entity
+	-0.548248, // raw:entity
+	0.974415,  // rrf:semantic
+	0.0174845, // raw:semantic
+	-0.186261, // rrf:structural
+	1.29236,   // raw:structural
+	3.26679,   // rrf:history
+	-0.622597, // raw:history
+	-0.105902, // rrf:recency
+	0.694936,  // raw:recency
+	1.81074,   // fused
+	-0.24376,  // position
+	0.234687,  // prior
+	3.41117,   // log_tokens
+	0.388951,  // kind:function
+	0.470417,  // kind:method
+	-0.144364, // kind:class
+	-0.209467, // kind:type
+	0.31855,   // kind:module
+	-4.64941,  // kind:window
+	0.433042,  // kind:value
+	-4.25164,  // test
+	0.904511,  // named
+	-0.226244, // path_named
+	1.71058,   // raw:title
 }}
 
 // Fused is the order model that keeps the fused order (Options.Order).
@@ -130,11 +132,12 @@ func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 // state whose text names m (nil: none).
 func OrderInputs(cands []mss.Candidate, m *Mentions) [][]float64 {
 	named, paths := namedInputs(cands, m), namedPaths(m)
-	top := 0.0
+	top, maxTitle := 0.0, 0.0
 	maxRaw := make([]float64, len(orderViews))
 	for i := range cands {
 		c := &cands[i]
 		top = max(top, c.Score)
+		maxTitle = max(maxTitle, c.Signals[SignalTitle])
 		for k, v := range orderViews {
 			maxRaw[k] = max(maxRaw[k], c.Signals[v])
 		}
@@ -164,7 +167,11 @@ func OrderInputs(cands []mss.Candidate, m *Mentions) [][]float64 {
 			x = append(x, boolFeature(c.Unit.Kind == k))
 		}
 		x = append(x, boolFeature(Classify(c.Unit.Path) == ClassTest), named[i])
-		out[i] = append(x, boolFeature(pathNamed(c.Unit.Path, paths)))
+		title := 0.0
+		if maxTitle > 0 {
+			title = c.Signals[SignalTitle] / maxTitle
+		}
+		out[i] = append(x, boolFeature(pathNamed(c.Unit.Path, paths)), title)
 	}
 	return out
 }

@@ -30,6 +30,16 @@ import (
 // candidates and the file key of each path they are in. File records come
 // before the state records that use them. A torn last line left by an
 // interrupted build is dropped when the cache is read.
+//
+// A state record names the format of its candidates (CacheFormat), so
+// that a cache retrieved by a version of mss whose candidates lack what
+// replay reads now is refused, never replayed as if its candidates had
+// it.
+
+// CacheFormat is the format of the candidates of a cache's state records:
+// 2 since candidates carry the score of the issue's title
+// (retrieve.SignalTitle), which the learned order reads.
+const CacheFormat = 2
 
 // CacheRecord is one line of a candidate cache.
 type CacheRecord struct {
@@ -38,6 +48,7 @@ type CacheRecord struct {
 	Key   string     `json:"key,omitempty"`
 	Units []mss.Unit `json:"units,omitempty"`
 	// State records.
+	Format     int               `json:"format,omitempty"`
 	StateID    string            `json:"state_id,omitempty"`
 	Candidates []mss.Candidate   `json:"candidates,omitempty"`
 	Files      map[string]string `json:"files,omitempty"` // path -> file key
@@ -143,7 +154,7 @@ func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.Unit
 			}
 		}
 	}
-	recs = append(recs, &CacheRecord{Kind: "state", StateID: st.StateID, Candidates: cands, Files: files})
+	recs = append(recs, &CacheRecord{Kind: "state", Format: CacheFormat, StateID: st.StateID, Candidates: cands, Files: files})
 	for _, r := range recs {
 		if err := appendLine(cw.w, r); err != nil {
 			return err
@@ -188,6 +199,9 @@ func scanCache(path string, fn func(*CacheRecord)) (int64, error) {
 		}
 		if rec.Kind != "file" && rec.Kind != "state" {
 			return 0, fmt.Errorf("%s:%d: field kind: want file or state, got %q", path, n, rec.Kind)
+		}
+		if rec.Kind == "state" && rec.Format != CacheFormat {
+			return 0, fmt.Errorf("%s:%d: field format: candidates of format %d, want %d (retrieved by another version of mss); retrieve them again into a new --cache", path, n, rec.Format, CacheFormat)
 		}
 		fn(&rec)
 		good += int64(len(line))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,6 +65,30 @@ func TestCacheRoundTrip(t *testing.T) {
 	os.WriteFile(path, append(data, []byte("{\"kind\":\"other\"}\n")...), 0o644)
 	if _, err := LoadCache(path); err == nil {
 		t.Error("a record of unknown kind was accepted")
+	}
+}
+
+// TestCacheFormat: a state record of another format (a cache retrieved
+// before candidates carried the title's score has none) is refused by
+// name, line and field, when the cache is loaded and when it is extended,
+// and the file is left as it was.
+func TestCacheFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	old := `{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":1,"end_line":2}]}` + "\n" +
+		`{"kind":"state","state_id":"s1","candidates":[],"files":{"a.py":"k1"}}` + "\n"
+	writeFile(t, path, old)
+	want := path + ":2: field format: candidates of format 0, want 2"
+	if _, err := LoadCache(path); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("LoadCache: %v, want an error starting %q", err, want)
+	}
+	if cw, err := CreateCache(path); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if err == nil {
+			cw.Close()
+		}
+		t.Errorf("CreateCache: %v, want an error starting %q", err, want)
+	}
+	if got, _ := os.ReadFile(path); string(got) != old {
+		t.Errorf("cache changed to %q", got)
 	}
 }
 
