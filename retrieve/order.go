@@ -45,8 +45,13 @@ func orderFeatureNames() []string {
 }
 
 // SignalFused is the signal that keeps a candidate's fused score once the
-// learned order has reassigned scores.
-const SignalFused = "fused"
+// learned order has reassigned scores, and SignalFusedRank its place in
+// the fused order (1 for the first), which breaks ties between equal
+// fused scores as fusion broke them.
+const (
+	SignalFused     = "fused"
+	SignalFusedRank = "fused_rank"
+)
 
 // OrderModel is a logistic model over OrderFeatures.
 type OrderModel struct {
@@ -59,34 +64,34 @@ type OrderModel struct {
 // benchmark splits, each state twice: its issue the fix commit's message,
 // and that message with the test the fix adds; docs/bench.md), and the
 // default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.76295, Weights: []float64{
-	1.42501,   // rrf:lexical
-	-0.483589, // raw:lexical
-	0.347792,  // rrf:entity
-	-0.548248, // raw:entity
-	0.974415,  // rrf:semantic
-	0.0174845, // raw:semantic
-	-0.186261, // rrf:structural
-	1.29236,   // raw:structural
-	3.26679,   // rrf:history
-	-0.622597, // raw:history
-	-0.105902, // rrf:recency
-	0.694936,  // raw:recency
-	1.81074,   // fused
-	-0.24376,  // position
-	0.234687,  // prior
-	3.41117,   // log_tokens
-	0.388951,  // kind:function
-	0.470417,  // kind:method
-	-0.144364, // kind:class
-	-0.209467, // kind:type
-	0.31855,   // kind:module
-	-4.64941,  // kind:window
-	0.433042,  // kind:value
-	-4.25164,  // test
-	0.904511,  // named
-	-0.226244, // path_named
-	1.71058,   // raw:title
+var LearnedOrder = &OrderModel{Bias: -4.76287, Weights: []float64{
+	1.42498,   // rrf:lexical
+	-0.483532, // raw:lexical
+	0.347785,  // rrf:entity
+	-0.548279, // raw:entity
+	0.974483,  // rrf:semantic
+	0.0173521, // raw:semantic
+	-0.186042, // rrf:structural
+	1.29212,   // raw:structural
+	3.26653,   // rrf:history
+	-0.622615, // raw:history
+	-0.105898, // rrf:recency
+	0.694962,  // raw:recency
+	1.81039,   // fused
+	-0.2433,   // position
+	0.234756,  // prior
+	3.41123,   // log_tokens
+	0.38896,   // kind:function
+	0.470426,  // kind:method
+	-0.144285, // kind:class
+	-0.209389, // kind:type
+	0.318607,  // kind:module
+	-4.64956,  // kind:window
+	0.433021,  // kind:value
+	-4.25163,  // test
+	0.904464,  // named
+	-0.226272, // path_named
+	1.71057,   // raw:title
 }}
 
 // Fused is the order model that keeps the fused order (Options.Order).
@@ -104,17 +109,20 @@ func (o Options) OrderModel() *OrderModel {
 }
 
 // FusedOrder returns candidates in fused order: as fuse returned them,
-// undoing a Reorder (each gets its fused score back).
+// undoing a Reorder (each gets its fused score back, and candidates of
+// equal fused scores their fused places), whatever order reordered them.
 func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 	out := make([]mss.Candidate, len(cands))
 	copy(out, cands)
 	reordered := false
+	rank := make([]float64, len(out))
 	for i := range out {
 		if s, ok := out[i].Signals[SignalFused]; ok {
 			reordered = true
+			rank[i] = out[i].Signals[SignalFusedRank]
 			sig := make(map[string]float64, len(out[i].Signals))
 			for k, v := range out[i].Signals {
-				if k != SignalFused {
+				if k != SignalFused && k != SignalFusedRank {
 					sig[k] = v
 				}
 			}
@@ -122,7 +130,22 @@ func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 		}
 	}
 	if reordered {
-		sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
+		idx := make([]int, len(out))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, y := idx[a], idx[b]
+			if out[x].Score != out[y].Score {
+				return out[x].Score > out[y].Score
+			}
+			return rank[x] < rank[y]
+		})
+		sorted := make([]mss.Candidate, len(out))
+		for k, i := range idx {
+			sorted[k] = out[i]
+		}
+		out = sorted
 	}
 	return out
 }
@@ -254,7 +277,8 @@ func (m *OrderModel) score(x []float64) float64 {
 // fused order; candidates reordered before are put back in fused order
 // first), for a state whose text names named (nil: none), and reassigns
 // their scores: the k-th gets the k-th best fused score, and each keeps
-// its own in its signals (SignalFused). A nil model, or one without
+// its own and its fused place in its signals (SignalFused,
+// SignalFusedRank). A nil model, or one without
 // weights, leaves the candidates as they are.
 func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candidate {
 	if m == nil || len(m.Weights) != len(OrderFeatures) || len(cands) < 2 {
@@ -278,6 +302,7 @@ func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candi
 			sig[key] = v
 		}
 		sig[SignalFused] = c.Score
+		sig[SignalFusedRank] = float64(i + 1)
 		c.Signals, c.Score = sig, scores[k]
 		out[k] = c
 	}

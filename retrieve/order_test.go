@@ -59,6 +59,32 @@ func TestReorder(t *testing.T) {
 	}
 }
 
+// TestFusedOrderTies: candidates of equal fused scores go back to the
+// places fusion gave them, whichever model reordered them, so a replay
+// from candidates another model ordered sees the same fused order.
+func TestFusedOrderTies(t *testing.T) {
+	cands := orderCands()
+	for i := range cands {
+		cands[i].Score = 0.05 // all tied
+	}
+	up := &OrderModel{Weights: make([]float64, len(OrderFeatures))}
+	up.Weights[slices.Index(OrderFeatures, "log_tokens")] = 1
+	down := &OrderModel{Weights: make([]float64, len(OrderFeatures))}
+	down.Weights[slices.Index(OrderFeatures, "log_tokens")] = -1
+	a, b := up.Reorder(cands, nil), down.Reorder(cands, nil)
+	if slices.Equal(ids(a), ids(b)) {
+		t.Fatalf("both models give %v: the test needs two orders", ids(a))
+	}
+	for name, got := range map[string][]mss.Candidate{"larger first": a, "smaller first": b} {
+		if diff := cmp.Diff(ids(cands), ids(FusedOrder(got))); diff != "" {
+			t.Errorf("%s: FusedOrder of tied candidates (-fused +restored):\n%s", name, diff)
+		}
+	}
+	if diff := cmp.Diff(up.Reorder(b, nil), a); diff != "" {
+		t.Errorf("reordering another model's order differs from reordering the fused one (-want +got):\n%s", diff)
+	}
+}
+
 // TestFitOrder: the fit separates needed candidates from the rest, and
 // the same samples give the same model.
 func TestFitOrder(t *testing.T) {

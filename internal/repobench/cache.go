@@ -38,8 +38,11 @@ import (
 
 // CacheFormat is the format of the candidates of a cache's state records:
 // 2 since candidates carry the score of the title
-// (retrieve.SignalTitle), which the learned order reads.
-const CacheFormat = 2
+// (retrieve.SignalTitle), which the learned order reads; 3 since they
+// carry their fused places (retrieve.SignalFusedRank), so that replay
+// puts candidates of equal fused scores back in fusion's order, not in
+// the order of the model that retrieved them.
+const CacheFormat = 3
 
 // CacheRecord is one line of a candidate cache.
 type CacheRecord struct {

@@ -77,7 +77,7 @@ func TestCacheFormat(t *testing.T) {
 	old := `{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":1,"end_line":2}]}` + "\n" +
 		`{"kind":"state","state_id":"s1","candidates":[],"files":{"a.py":"k1"}}` + "\n"
 	writeFile(t, path, old)
-	want := path + ":2: field format: candidates of format 0, want 2"
+	want := path + ":2: field format: candidates of format 0, want 3"
 	if _, err := LoadCache(path); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("LoadCache: %v, want an error starting %q", err, want)
 	}
