@@ -544,6 +544,9 @@ type query struct {
 	// files named by the state (paths and frames), path -> strength.
 	files   map[string]float64
 	lexHits []hit
+	// lexTerms are the terms the lexical view searched for, with their
+	// counts (none when it is off).
+	lexTerms map[string]int
 	// lex and sem hold what the lexical and semantic views read of the
 	// query's terms.
 	lex *lexical.View
@@ -633,9 +636,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 			views[ViewEmbedding] = hs
 		}
 	}
-	if !e.off[ViewLexical] {
-		q.title = e.titleScores(q)
-	}
+	q.title = e.titleScores(q)
 	cands, err := e.fill(ctx, e.fuse(q, views, limit))
 	if err != nil {
 		return nil, nil, err

@@ -115,37 +115,29 @@ func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 	out := make([]mss.Candidate, len(cands))
 	copy(out, cands)
 	reordered := false
-	rank := make([]float64, len(out))
 	for i := range out {
 		if s, ok := out[i].Signals[SignalFused]; ok {
 			reordered = true
-			rank[i] = out[i].Signals[SignalFusedRank]
-			sig := make(map[string]float64, len(out[i].Signals))
-			for k, v := range out[i].Signals {
-				if k != SignalFused && k != SignalFusedRank {
-					sig[k] = v
-				}
-			}
-			out[i].Signals, out[i].Score = sig, s
+			out[i].Score = s
 		}
 	}
-	if reordered {
-		idx := make([]int, len(out))
-		for i := range idx {
-			idx[i] = i
+	if !reordered {
+		return out
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Score != out[b].Score {
+			return out[a].Score > out[b].Score
 		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			x, y := idx[a], idx[b]
-			if out[x].Score != out[y].Score {
-				return out[x].Score > out[y].Score
+		return out[a].Signals[SignalFusedRank] < out[b].Signals[SignalFusedRank]
+	})
+	for i := range out {
+		sig := make(map[string]float64, len(out[i].Signals))
+		for k, v := range out[i].Signals {
+			if k != SignalFused && k != SignalFusedRank {
+				sig[k] = v
 			}
-			return rank[x] < rank[y]
-		})
-		sorted := make([]mss.Candidate, len(out))
-		for k, i := range idx {
-			sorted[k] = out[i]
 		}
-		out = sorted
+		out[i].Signals = sig
 	}
 	return out
 }

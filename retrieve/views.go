@@ -77,39 +77,30 @@ const (
 
 // lexicalView is BM25 over content, symbol and path fields.
 func (e *Engine) lexicalView(q *query) []hit {
+	terms := map[string]int{}
+	limit := max(int(maxTermDocShare*float64(e.lex.Len())), minTermDocLimit)
+	for t, c := range q.terms {
+		if df := q.lex.DocFreq("content", t); df > 0 && df <= limit || q.lex.DocFreq("symbol", t) > 0 && df <= limit {
+			terms[t] = c
+		}
+	}
+	q.lexTerms = terms
 	hs := make([]hit, 0, 256)
-	for d, s := range q.lex.Scores(e.searchable(q, q.terms)) {
+	for d, s := range q.lex.Scores(terms) {
 		hs = append(hs, hit{int(d), s})
 	}
 	q.lexHits = sortHits(hs)
 	return q.lexHits
 }
 
-// searchable are the terms of qt the lexical view searches for: those a
-// unit holds, in its content or its symbol, and no more than
-// maxTermDocShare of the units hold.
-func (e *Engine) searchable(q *query, qt map[string]int) map[string]int {
-	terms := map[string]int{}
-	limit := max(int(maxTermDocShare*float64(e.lex.Len())), minTermDocLimit)
-	for t, c := range qt {
-		if df := q.lex.DocFreq("content", t); df > 0 && df <= limit || q.lex.DocFreq("symbol", t) > 0 && df <= limit {
-			terms[t] = c
-		}
-	}
-	return terms
-}
-
 // titleScores are the units' BM25 scores for the words of the issue's
-// first line, its title (searched as the lexical view searches), which
-// the learned order reads of each candidate (SignalTitle). The title is
-// part of the state's text, so its terms were looked up with the rest.
+// first line, its title, which the learned order reads of each candidate
+// (SignalTitle): those of its words the lexical view searched for (the
+// title is part of the state's text), nil when it searched none.
 func (e *Engine) titleScores(q *query) map[int]float64 {
-	if q.lex == nil {
-		return nil
-	}
 	tt := map[string]int{}
 	for t, c := range lexical.QueryTerms(issueTitle(q.state)) {
-		if _, ok := q.terms[t]; ok {
+		if _, ok := q.lexTerms[t]; ok {
 			tt[t] = c
 		}
 	}
@@ -117,7 +108,7 @@ func (e *Engine) titleScores(q *query) map[int]float64 {
 		return nil
 	}
 	out := map[int]float64{}
-	for d, s := range q.lex.Scores(e.searchable(q, tt)) {
+	for d, s := range q.lex.Scores(tt) {
 		out[int(d)] = s
 	}
 	return out
