@@ -81,7 +81,8 @@ func (l *IndexLoader) Rederive(ctx context.Context) (Snapshot, error) {
 func newSnapshot(p *pipeline.Pipeline, info IndexInfo) *indexSnapshot {
 	m, ph := p.Meta(), p.Phases()
 	info.Units, info.Files, info.Built = m.Units, m.Files, m.Built
-	info.IndexMS, info.EngineMS = int64(ph.Index*1000), int64(ph.Engine*1000)
+	indexMS, engineMS := int64(ph.Index*1000), int64(ph.Engine*1000)
+	info.IndexMS, info.EngineMS = &indexMS, &engineMS
 	switch e := p.Engine(); {
 	case e.Stored():
 		info.Engine = "stored"

@@ -47,9 +47,10 @@ type IndexInfo struct {
 	Built   time.Time `json:"built"`
 	BuildMS int64     `json:"build_ms"`
 	// IndexMS and EngineMS split BuildMS between the index update and
-	// the retrieval engine's construction, when the loader knows.
-	IndexMS  int64 `json:"index_ms,omitempty"`
-	EngineMS int64 `json:"engine_ms,omitempty"`
+	// the retrieval engine's construction, when the loader knows (0 for
+	// less than a millisecond; absent when it does not know).
+	IndexMS  *int64 `json:"index_ms,omitempty"`
+	EngineMS *int64 `json:"engine_ms,omitempty"`
 	// Engine says what answers: "stored" (the structures derived with the
 	// index, read in place), "overlay" (those structures overlaid with
 	// the files changed since, until they are derived again) or "memory"
