@@ -172,7 +172,7 @@ same fusion. Then it fits on every state and prints the values.`,
 			if err != nil {
 				return err
 			}
-			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits, Order: om}
+			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits, Order: om, Files: l.Source}
 			sc := f.scorer(l.Source)
 			if err := sc.Check(l.States); err != nil {
 				return err

@@ -1,6 +1,7 @@
 package repobench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/retrieve"
 )
@@ -47,6 +49,31 @@ type Replay struct {
 	// retrieve.Options.Order does in a live run: nil is the live default
 	// (the learned order), retrieve.Fused keeps the fused order.
 	Order *retrieve.OrderModel
+	// Files, when set, holds the states' repositories, and answers are
+	// verified against their base commits' files as a live run verifies
+	// them (pipeline.Verify): each unit is delivered with the file's own
+	// bytes, so a unit grown over blank lines costs, and is fitted to the
+	// budget, as it is live (its line endings, what its blank lines hold).
+	// Without it, answers hold the units' text as cached.
+	Files *Source
+}
+
+// commitFiles reads one commit of one repository of a Source, as
+// pipeline.Files.
+type commitFiles struct {
+	src            *Source
+	repo, revision string
+}
+
+func (c commitFiles) ReadFile(p string) ([]byte, error) {
+	lines, err := c.src.Lines(c.repo, c.revision, p)
+	if err != nil {
+		return nil, err
+	}
+	if lines == nil {
+		return nil, fmt.Errorf("%s: no such file at %s", p, c.revision)
+	}
+	return bytes.Join(lines, []byte("\n")), nil
 }
 
 // Answer runs the controller on every state the cache holds and returns
@@ -90,14 +117,17 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 	if err != nil {
 		return nil, fmt.Errorf("method %s: %w", method, err)
 	}
-	// What pipeline.Select does after the method, but for reading the
-	// files (the cache was recorded from the index the files match): drop
-	// what the state has observed, then fit.
+	// What pipeline.Select does after the method: verify against the
+	// files (dropping what the state has observed), then fit.
 	obs := mss.ObservedOf(st)
 	var units []mss.Unit
-	for _, u := range res.Units {
-		if !obs.Unit(&u) {
-			units = append(units, u)
+	if r.Files != nil {
+		units, _ = pipeline.Verify(commitFiles{r.Files, st.Repo, st.BaseCommit}, res.Units, obs)
+	} else {
+		for _, u := range res.Units {
+			if !obs.Unit(&u) {
+				units = append(units, u)
+			}
 		}
 	}
 	units, _ = render.Fit(units, budget, maxUnits)

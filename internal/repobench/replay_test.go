@@ -1,0 +1,80 @@
+package repobench
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/gittest"
+)
+
+// joinAll answers with the state's first two candidates joined into one
+// unit, the line between them restored as a bare newline, as growth joins
+// units that meet (package expand).
+type joinAll struct{}
+
+func (joinAll) Name() string { return "join" }
+
+func (joinAll) Select(_ context.Context, req *mss.Request) (*mss.Result, error) {
+	a, b := req.Candidates[0].Unit, req.Candidates[1].Unit
+	content := a.Content + "\n" + b.Content
+	return &mss.Result{Units: []mss.Unit{
+		{ID: "joined", Path: a.Path, StartLine: a.StartLine, EndLine: b.EndLine, Symbol: a.Symbol, Content: content, Tokens: mss.TokenCost(content)},
+		req.Candidates[2].Unit,
+	}}, nil
+}
+
+// TestReplayVerifies: with the repositories at hand, a replayed answer is
+// verified against the base commit's files as a live one is: a unit
+// joined over a blank line is delivered with the file's own bytes (CRLF
+// line ends, spaces on the blank line) and costs what they cost; an
+// observed unit is dropped either way. Without them, units keep their
+// cached text.
+func TestReplayVerifies(t *testing.T) {
+	tmp := t.TempDir()
+	work := filepath.Join(tmp, "work")
+	const src = "def f():\r\n    return 1\r\n      \r\ndef g():\r\n    return 2\r\n"
+	const other = "def h():\r\n    return 3\r\n"
+	gittest.Run(t, tmp, "init", "-q", "-b", "main", work)
+	writeFile(t, filepath.Join(work, "w.py"), src)
+	writeFile(t, filepath.Join(work, "v.py"), other)
+	gittest.Run(t, work, "add", ".")
+	gittest.RunEnv(t, work, []string{"GIT_COMMITTER_DATE=2020-01-01T00:00:00Z"}, "commit", "-q", "-m", "one", "--date", "2020-01-01T00:00:00Z")
+	commit := gittest.Run(t, work, "rev-parse", "HEAD")
+	root := filepath.Join(tmp, "mirrors")
+	gittest.Run(t, tmp, "clone", "-q", "--bare", work, filepath.Join(root, "acme+widget", "repo"))
+
+	f := mss.Unit{ID: "f", Path: "w.py", StartLine: 1, EndLine: 2, Symbol: "f", Content: "def f():\r\n    return 1\r\n"}
+	g := mss.Unit{ID: "g", Path: "w.py", StartLine: 4, EndLine: 5, Symbol: "g", Content: "def g():\r\n    return 2\r\n"}
+	h := mss.Unit{ID: "h", Path: "v.py", StartLine: 1, EndLine: 2, Symbol: "h", Content: other}
+	var cands []mss.Candidate
+	for i, u := range []mss.Unit{f, g, h} {
+		u.Tokens = mss.TokenCost(u.Content)
+		cands = append(cands, mss.Candidate{Unit: u, Score: 1 / float64(i+1), Views: map[string]int{"lexical": i + 1}})
+	}
+	cache := &Cache{States: map[string]*CachedState{}}
+	files := map[string][]mss.Unit{"w.py": {cands[0].Unit, cands[1].Unit}, "v.py": {cands[2].Unit}}
+	read := &mss.State{StateID: "read", Repo: "acme/widget", BaseCommit: commit, Issue: "f and g",
+		ObservedSpans: []mss.Span{{Path: "v.py", StartLine: 1, EndLine: 2}}}
+	cache.States[read.StateID] = &CachedState{Candidates: cands, Files: files}
+	answer := func(rp *Replay) []PredUnit {
+		t.Helper()
+		got, err := rp.Answer(context.Background(), []*mss.State{read}, "join", joinAll{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got["read"].Units
+	}
+	repos := NewSource(root)
+	defer repos.Close()
+	want := []PredUnit{{Path: "w.py", StartLine: 1, EndLine: 5, Symbol: "f", Tokens: mss.TokenCost(src)}}
+	if diff := cmp.Diff(want, answer(&Replay{Cache: cache, Files: repos})); diff != "" {
+		t.Errorf("verified against the files (-want +got):\n%s", diff)
+	}
+	want[0].Tokens = mss.TokenCost(f.Content + "\n" + g.Content)
+	if diff := cmp.Diff(want, answer(&Replay{Cache: cache})); diff != "" {
+		t.Errorf("as cached (-want +got):\n%s", diff)
+	}
+}
