@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,11 +57,17 @@ var defaultTuneStart = repobench.Point{
 	"fusion.history": 0.4, "fusion.semantic": 0.6, "fusion.k": 20,
 }
 
-// variant is a method run under a label with its own settings.
+// variant is a method run under a label with its own settings, and the
+// fusion its cached candidates are re-fused with (zero: as cached).
 type variant struct {
 	label, method string
 	settings      map[string]string
+	fusion        repobench.Fusion
 }
+
+// fusionViews are the views a variant's fusion.<view> setting may weigh.
+var fusionViews = []string{retrieve.ViewLexical, retrieve.ViewEntity, retrieve.ViewStructural, retrieve.ViewRecency,
+	retrieve.ViewHistory, retrieve.ViewSemantic, retrieve.ViewEmbedding}
 
 // parseVariant reads "method", or "label=method:key=value;key=value".
 func parseVariant(s string, global map[string]string) (variant, error) {
@@ -81,6 +89,29 @@ func parseVariant(s string, global map[string]string) (variant, error) {
 			}
 			v.settings[k] = val
 		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.settings)) {
+		view, ok := strings.CutPrefix(k, "fusion.")
+		if !ok {
+			continue
+		}
+		val := v.settings[k]
+		w, err := strconv.ParseFloat(val, 64)
+		if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) || view == "k" && w == 0 {
+			return v, fmt.Errorf("--replay %q: setting %s=%q: want a non-negative number (k: positive)", s, k, val)
+		}
+		switch {
+		case view == "k":
+			v.fusion.K = w
+		case slices.Contains(fusionViews, view):
+			if v.fusion.Weights == nil {
+				v.fusion.Weights = map[string]float64{}
+			}
+			v.fusion.Weights[view] = w
+		default:
+			return v, fmt.Errorf("--replay %q: setting %s: no view %q (known: %s, and fusion.k)", s, k, view, strings.Join(fusionViews, ", "))
+		}
+		delete(v.settings, k)
 	}
 	if _, err := mss.NewMethod(v.method, mss.MethodOptions{Settings: v.settings}); err != nil {
 		return v, fmt.Errorf("--replay %q: %w", s, err)
@@ -116,7 +147,9 @@ run would from the same candidates, writes the predictions to --output
 come from: pool recall (the share of states whose first 20/80/200
 candidates hold every required group) and the share of states lost to
 retrieval versus to selection. "label=method:key=value;key=value" runs a
-method under a label with its own settings.
+method under a label with its own settings; fusion.<view>=w and fusion.k=k
+among them re-fuse the cached candidates with those weights, as --fit
+does (the values --fit prints replay as they were measured).
 
 --fit fits the policy's and the fusion's weights by coordinate ascent
 (deterministic: a fixed order of parameters, a fixed grid, ties keep the
@@ -351,7 +384,12 @@ func runReplay(ctx context.Context, out, stderr io.Writer, l *repobench.Track, r
 		if err != nil {
 			return err
 		}
-		preds, err := rp.Answer(ctx, l.States, v.label, ctl)
+		vrp := rp
+		if v.fusion.Weights != nil || v.fusion.K != 0 {
+			copied := *rp
+			copied.Fusion, vrp = v.fusion, &copied
+		}
+		preds, err := vrp.Answer(ctx, l.States, v.label, ctl)
 		if err != nil {
 			return err
 		}

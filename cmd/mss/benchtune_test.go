@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss/internal/gittest"
+	"github.com/missingcomplement/mss/internal/repobench"
 )
 
 // TestBenchTuneReplaysAsBenchRepo checks that answers replayed from the
@@ -28,7 +30,7 @@ func TestBenchTuneReplaysAsBenchRepo(t *testing.T) {
 	}
 	replayed := filepath.Join(fx.dir, "replay.{method}.jsonl")
 	out, _, err = runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
-		"--cache", cache, "--index-dir", idx, "--replay", "complement,rrf-grow,bm25,untied=complement:grow_tied=false", "--output", replayed)
+		"--cache", cache, "--index-dir", idx, "--replay", "complement,rrf-grow,bm25,untied=complement:grow_tied=false,shipped=complement:fusion.lexical=1;fusion.k=20", "--output", replayed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +61,10 @@ func TestBenchTuneReplaysAsBenchRepo(t *testing.T) {
 		if a != b {
 			t.Errorf("%s: replayed answers differ from the live run's:\nlive:\n%s\nreplay:\n%s", m, a, b)
 		}
+	}
+	// The shipped fusion, named, re-fuses the candidates as they were.
+	if a, b := units(strings.ReplaceAll(live, "{method}", "complement")), units(strings.ReplaceAll(replayed, "{method}", "shipped")); a != b {
+		t.Errorf("re-fused with the shipped weights, the answers differ:\nlive:\n%s\nreplay:\n%s", a, b)
 	}
 	// A second run reads the cache and retrieves nothing.
 	_, stderr, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
@@ -145,6 +151,36 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 			if !strings.Contains(l, `"method":"`+m+`"`) {
 				t.Errorf("%s: row not named for it: %s", m, l)
 			}
+		}
+	}
+}
+
+// TestParseVariantFusion: fusion.<view> and fusion.k settings of a
+// replayed variant become its fusion, not the method's settings; a view
+// no fusion knows, or a weight that is no number, is refused by name.
+func TestParseVariantFusion(t *testing.T) {
+	v, err := parseVariant("lex=complement:coverage_weight=0;fusion.lexical=2;fusion.k=10", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := repobench.Fusion{Weights: map[string]float64{"lexical": 2}, K: 10}
+	if diff := cmp.Diff(want, v.fusion); diff != "" {
+		t.Errorf("fusion (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"coverage_weight": "0"}, v.settings); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+	if v, err := parseVariant("complement", nil); err != nil || v.fusion.Weights != nil || v.fusion.K != 0 {
+		t.Errorf("a plain method: fusion %+v, %v", v.fusion, err)
+	}
+	for spec, want := range map[string]string{
+		"x=complement:fusion.lexcal=2":    `no view "lexcal"`,
+		"x=complement:fusion.lexical=-1":  "fusion.lexical=\"-1\"",
+		"x=complement:fusion.entity=many": "fusion.entity=\"many\"",
+		"x=complement:fusion.k=0":         "fusion.k=\"0\"",
+	} {
+		if _, err := parseVariant(spec, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error naming %s", spec, err, want)
 		}
 	}
 }
