@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -119,7 +120,14 @@ func ParseState(source string, data []byte) (*State, error) {
 			return nil, &StateError{Source: source, Line: lineAt(data, int64(len(data))), Msg: "unexpected end of JSON"}
 		}
 		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return nil, &StateError{Source: source, Line: lineAt(data, dec.InputOffset()), Field: strings.Trim(name, `"`), Msg: "unknown field (see the state-card fields in docs/recover.md)"}
+			name = strings.Trim(name, `"`)
+			// The decoder reads on to the end of the object before it
+			// reports the field: the line is the key's own.
+			field, line := name, lineAt(data, dec.InputOffset())
+			if f, off, found := unknownKey(data, name); found {
+				field, line = f, lineAt(data, off)
+			}
+			return nil, &StateError{Source: source, Line: line, Field: field, Msg: "unknown field (see the state-card fields in docs/recover.md)"}
 		}
 		return nil, &StateError{Source: source, Msg: err.Error()}
 	}
@@ -278,6 +286,33 @@ var (
 	spanKeys  = jsonkey.Names(Span{})
 	cardKeys  = append(append([]string(nil), stateKeys...), spanKeys...)
 )
+
+// unknownKey finds the first key of the card in data named name that is
+// no field where it stands (a top-level key no state field has, or a key
+// of an observed span no span field has): its path, as ElementField names
+// fields, and the offset of its value.
+func unknownKey(data []byte, name string) (field string, off int64, found bool) {
+	walkCard(data, func(f string, at int64, _ bool) bool {
+		parent, key, nested := strings.Cut(f, ".")
+		if nested {
+			if !strings.HasPrefix(parent, "observed_spans[") || strings.Contains(key, ".") {
+				return true
+			}
+		} else {
+			key = parent
+		}
+		known := stateKeys
+		if nested {
+			known = spanKeys
+		}
+		if key == name && !slices.Contains(known, key) {
+			field, off, found = f, at, true
+			return false
+		}
+		return true
+	})
+	return field, off, found
+}
 
 // CheckKeys refuses what encoding/json reads from a card without a word: a
 // key it took for a field only by folding case, and a field given twice

@@ -19,6 +19,11 @@ func TestParseStateErrors(t *testing.T) {
 		{"type", "{\n\"issue\": 3}", `state s.json:2: field issue: want string, got JSON number`},
 		{"not object", `[1]`, "state s.json:1: want a JSON object, got JSON array"},
 		{"unknown", "{\"issue\": \"a\",\n \"isue\": \"b\"}", `state s.json:2: field isue: unknown field`},
+		// The key's own line, not the end of the object the decoder read
+		// on to, and the span it is in.
+		{"unknown mid card", "{\"issue\": \"a\",\n \"max_units\": 3,\n \"state_id\": \"s\",\n \"opened_files\": []\n}", `state s.json:2: field max_units: unknown field`},
+		{"unknown span key", "{\"issue\": \"a\", \"observed_spans\": [\n{\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n{\"path\": \"x.go\", \"lines\": 1,\n \"start_line\": 1, \"end_line\": 2}],\n \"state_id\": \"s\"}", `state s.json:3: field observed_spans[1].lines: unknown field`},
+		{"unknown path key", "{\"issue\": \"a\",\n \"observed_spans\": [{\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2}],\n \"path\": \"y.go\",\n \"state_id\": \"s\"}", `state s.json:3: field path: unknown field`},
 		{"folded key", "{\"issue\": \"a\",\n \"State_ID\": \"b\"}", `state s.json:2: field State_ID: unknown field (field names are case-sensitive; did you mean "state_id"?)`},
 		{"folded span key", "{\"issue\": \"a\", \"observed_spans\": [\n{\"path\": \"x.go\", \"start_line\": 1, \"END_LINE\": 2}]}", `state s.json:2: field observed_spans[0].END_LINE: unknown field`},
 		{"two values", "{\"issue\": \"a\"}\n{}", "state s.json:2: more than one JSON value"},
