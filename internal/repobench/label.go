@@ -1,6 +1,9 @@
 package repobench
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // LineGroup is one edited code region of a certificate: covered when a unit
 // on Path overlaps any of Lines.
@@ -31,6 +34,17 @@ type Label struct {
 	AlternativeSets [][]LineGroup `json:"alternative_sets,omitempty"`
 }
 
+// rawLabel is a label's line ranges as written: a range of another length
+// decodes into [2]int without a word (zeros added, the rest dropped).
+type rawLabel struct {
+	RequiredGroups  []rawGroup   `json:"required_groups"`
+	AlternativeSets [][]rawGroup `json:"alternative_sets"`
+}
+
+type rawGroup struct {
+	Lines [][]json.RawMessage `json:"lines"`
+}
+
 // LoadLabels reads a labels file into a map by state id.
 func LoadLabels(path string) (map[string]*Label, error) {
 	out := map[string]*Label{}
@@ -38,6 +52,10 @@ func LoadLabels(path string) (map[string]*Label, error) {
 	err := eachLine(path, func(lineNo int, line []byte) error {
 		var l Label
 		if err := decodeLine(line, &l); err != nil {
+			return err
+		}
+		var raw rawLabel
+		if err := decodeLine(line, &raw); err != nil {
 			return err
 		}
 		if l.StateID == "" {
@@ -49,18 +67,26 @@ func LoadLabels(path string) (map[string]*Label, error) {
 		if len(l.RequiredGroups) == 0 {
 			return fmt.Errorf("field required_groups: empty")
 		}
-		check := func(field string, g *LineGroup) error {
+		check := func(field string, g *LineGroup, r *rawGroup) error {
 			if g.Path == "" {
 				return fmt.Errorf("field %s.path: missing or empty", field)
 			}
 			if len(g.Lines) == 0 {
 				return fmt.Errorf("field %s.lines: empty", field)
 			}
+			for k, lr := range g.Lines {
+				if n := len(r.Lines[k]); n != 2 {
+					return fmt.Errorf("field %s.lines[%d]: want two numbers, [first line, last line], got %d", field, k, n)
+				}
+				if lr[0] < 1 || lr[1] < lr[0] {
+					return fmt.Errorf("field %s.lines[%d]: [%d, %d] is not a 1-based range of lines", field, k, lr[0], lr[1])
+				}
+			}
 			return nil
 		}
 		var wsum float64
 		for i := range l.RequiredGroups {
-			if err := check(fmt.Sprintf("required_groups[%d]", i), &l.RequiredGroups[i]); err != nil {
+			if err := check(fmt.Sprintf("required_groups[%d]", i), &l.RequiredGroups[i], &raw.RequiredGroups[i]); err != nil {
 				return err
 			}
 			wsum += l.RequiredGroups[i].Weight()
@@ -73,7 +99,7 @@ func LoadLabels(path string) (map[string]*Label, error) {
 				return fmt.Errorf("field alternative_sets[%d]: empty set", i)
 			}
 			for j := range alt {
-				if err := check(fmt.Sprintf("alternative_sets[%d][%d]", i, j), &alt[j]); err != nil {
+				if err := check(fmt.Sprintf("alternative_sets[%d][%d]", i, j), &alt[j], &raw.AlternativeSets[i][j]); err != nil {
 					return err
 				}
 			}

@@ -63,6 +63,16 @@ func TestLoadLabelsErrors(t *testing.T) {
 			"labels.jsonl:1: field alternative_sets[0]: empty set"},
 		{"zero weights", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"necessity_weight":0}]}`,
 			"labels.jsonl:1: field required_groups: necessity weights sum to zero"},
+		// A range of another length would decode into [2]int without a
+		// word: padded with zeros, or cut.
+		{"one number", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2],[5]]}]}`,
+			"labels.jsonl:1: field required_groups[0].lines[1]: want two numbers, [first line, last line], got 1"},
+		{"three numbers", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]},{"path":"q","lines":[[5,9,12]]}]}`,
+			"labels.jsonl:1: field required_groups[1].lines[0]: want two numbers, [first line, last line], got 3"},
+		{"backwards", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[{"path":"p","lines":[[9,3]]}]]}`,
+			"labels.jsonl:1: field alternative_sets[0][0].lines[0]: [9, 3] is not a 1-based range of lines"},
+		{"line zero", `{"state_id":"a","required_groups":[{"path":"p","lines":[[0,3]]}]}`,
+			"labels.jsonl:1: field required_groups[0].lines[0]: [0, 3] is not a 1-based range of lines"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(t.TempDir(), "labels.jsonl")
