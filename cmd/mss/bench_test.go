@@ -165,6 +165,9 @@ func TestBenchBadInput(t *testing.T) {
 	benchWrite(t, noMirror, `{"state_id":"w-1:before_search","repo":"acme/gizmo","base_commit":"`+fx.commit+`","state_type":"before_search","issue":"x"}`+"\n")
 	noCommit := filepath.Join(fx.dir, "no-commit.jsonl")
 	benchWrite(t, noCommit, `{"state_id":"w-1:before_search","repo":"acme/widget","base_commit":"0123456789abcdef0123456789abcdef01234567","state_type":"before_search","issue":"x"}`+"\n")
+	noRepo := filepath.Join(fx.dir, "no-repo.jsonl")
+	states, _ := os.ReadFile(fx.states)
+	benchWrite(t, noRepo, strings.Replace(string(states), `"repo":"acme/widget"`, `"repo":"acme/gadget"`, 1))
 	tests := []struct {
 		name  string
 		build func() *cobra.Command
@@ -176,7 +179,9 @@ func TestBenchBadInput(t *testing.T) {
 		{"missing mirror", newBenchScoreCmd, []string{"--states", noMirror, "--labels", fx.labels, "--predictions", fx.bm25},
 			[]string{"acme/gizmo", filepath.Join(fx.root, "acme+gizmo", "repo"), filepath.Join(fx.root, "acme+gizmo.git")}},
 		{"unknown commit", newBenchScoreCmd, []string{"--states", noCommit, "--labels", fx.labels, "--predictions", fx.bm25},
-			[]string{"state w-1:before_search: repository acme/widget: unknown commit 0123456789abcdef0123456789abcdef01234567"}},
+			[]string{"no-commit.jsonl:1: field base_commit: repository acme/widget: unknown commit 0123456789abcdef0123456789abcdef01234567"}},
+		{"no mirror", newBenchRepoCmd, []string{"--states", noRepo, "--output", filepath.Join(fx.dir, "never-{method}.jsonl")},
+			[]string{"no-repo.jsonl:1: field repo: repository acme/gadget: no git directory"}},
 		{"unknown metric", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", fx.bm25, "--method", fx.other, "--metric", "recall@5"},
 			[]string{`--metric "recall@5"`}},
 		{"zero k", newBenchScoreCmd, []string{"--states", fx.states, "--labels", fx.labels, "--predictions", fx.bm25, "--k", "5,0"},

@@ -20,7 +20,14 @@ const maxLine = 64 << 20
 // lines are skipped. Every state needs state_id, repo, base_commit and
 // state_type; a state_id may appear once.
 func LoadStates(path string) ([]*mss.State, error) {
+	states, _, err := loadStates(path)
+	return states, err
+}
+
+// loadStates is LoadStates, with the line of the file each state is on.
+func loadStates(path string) ([]*mss.State, []int, error) {
 	var out []*mss.State
+	var lines []int
 	seen := map[string]int{}
 	err := eachLine(path, func(lineNo int, line []byte) error {
 		s, err := mss.ParseState(path, line)
@@ -43,15 +50,16 @@ func LoadStates(path string) ([]*mss.State, error) {
 		}
 		seen[s.StateID] = lineNo
 		out = append(out, s)
+		lines = append(lines, lineNo)
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no states", path)
+		return nil, nil, fmt.Errorf("%s: no states", path)
 	}
-	return out, nil
+	return out, lines, nil
 }
 
 // eachLine calls fn for each non-blank line of a JSONL file, prefixing any

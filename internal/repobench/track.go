@@ -26,7 +26,7 @@ func LoadTrack(statesPath, labelsPath, mirrorRoot string) (*Track, error) {
 	if fi, err := os.Stat(mirrorRoot); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--mirror-root %s: not a directory", mirrorRoot)
 	}
-	states, err := LoadStates(statesPath)
+	states, lines, err := loadStates(statesPath)
 	if err != nil {
 		return nil, err
 	}
@@ -45,5 +45,17 @@ func LoadTrack(statesPath, labelsPath, mirrorRoot string) (*Track, error) {
 		}
 	}
 	t.Source = NewSource(mirrorRoot)
+	// Every state's repository and base commit must be there, before any
+	// work: named by the states file's line and field.
+	for i, s := range states {
+		if _, err := t.Source.GitDir(s.Repo); err != nil {
+			t.Source.Close()
+			return nil, fmt.Errorf("%s:%d: field repo: %w", statesPath, lines[i], err)
+		}
+		if err := t.Source.CheckCommit(s.Repo, s.BaseCommit); err != nil {
+			t.Source.Close()
+			return nil, fmt.Errorf("%s:%d: field base_commit: %w", statesPath, lines[i], err)
+		}
+	}
 	return t, nil
 }
