@@ -21,7 +21,8 @@ type Track struct {
 
 // LoadTrack reads the states file and, when labelsPath is not empty, its
 // labels (every state must have one), and opens the repositories under
-// mirrorRoot. The caller closes t.Source.
+// mirrorRoot, where every state's repository and base commit must be. The
+// caller closes t.Source.
 func LoadTrack(statesPath, labelsPath, mirrorRoot string) (*Track, error) {
 	if fi, err := os.Stat(mirrorRoot); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--mirror-root %s: not a directory", mirrorRoot)
