@@ -47,7 +47,7 @@ Logs go to stderr. See docs/serve.md.`,
 			if err := sf.check(); err != nil {
 				return err
 			}
-			stderr := cmd.ErrOrStderr()
+			stderr := &syncWriter{w: cmd.ErrOrStderr()}
 			// MCP clients allow a server little time to start: index
 			// in the background, tools wait for it.
 			svc, err := sf.service(ctx, stderr, true)

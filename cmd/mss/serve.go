@@ -223,13 +223,14 @@ change, so line numbers are always current. See docs/serve.md.`,
 			if err := sf.check(); err != nil {
 				return err
 			}
-			svc, err := sf.service(ctx, cmd.ErrOrStderr(), false)
+			stderr := &syncWriter{w: cmd.ErrOrStderr()}
+			svc, err := sf.service(ctx, stderr, false)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
 			h := sf.handler(svc, server.NewMCPServer(svc, version))
-			return sf.listenAndServe(ctx, h, cmd.ErrOrStderr())
+			return sf.listenAndServe(ctx, h, stderr)
 		},
 	}
 	sf.register(cmd, "127.0.0.1:7777")
@@ -437,4 +438,18 @@ func runServeBench(ctx context.Context, w io.Writer, cfg benchConfig) error {
 		fmt.Fprintf(w, "first failure: %s\n", failures[0])
 	}
 	return nil
+}
+
+// syncWriter serializes writes to w: the service's log lines, the
+// transport's and the command's own reach one stream from several
+// goroutines (each fmt.Fprintf is one Write).
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
