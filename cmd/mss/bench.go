@@ -190,9 +190,6 @@ ties and loses; overall and per stratum (state type, one group or several).`,
 				return err
 			}
 			defer l.Source.Close()
-			if err := f.scorer(l.Source).Check(l.States); err != nil {
-				return err
-			}
 			base, err := onlyMethod(cmd.ErrOrStderr(), &f, l, basePath)
 			if err != nil {
 				return err

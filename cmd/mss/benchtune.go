@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,10 +63,6 @@ type variant struct {
 	fusion        repobench.Fusion
 }
 
-// fusionViews are the views a variant's fusion.<view> setting may weigh.
-var fusionViews = []string{retrieve.ViewLexical, retrieve.ViewEntity, retrieve.ViewStructural, retrieve.ViewRecency,
-	retrieve.ViewHistory, retrieve.ViewSemantic, retrieve.ViewEmbedding}
-
 // parseVariant reads "method", or "label=method:key=value;key=value".
 func parseVariant(s string, global map[string]string) (variant, error) {
 	v := variant{label: s, method: s, settings: map[string]string{}}
@@ -90,29 +84,11 @@ func parseVariant(s string, global map[string]string) (variant, error) {
 			v.settings[k] = val
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(v.settings)) {
-		view, ok := strings.CutPrefix(k, "fusion.")
-		if !ok {
-			continue
-		}
-		val := v.settings[k]
-		w, err := strconv.ParseFloat(val, 64)
-		if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) || view == "k" && w == 0 {
-			return v, fmt.Errorf("--replay %q: setting %s=%q: want a non-negative number (k: positive)", s, k, val)
-		}
-		switch {
-		case view == "k":
-			v.fusion.K = w
-		case slices.Contains(fusionViews, view):
-			if v.fusion.Weights == nil {
-				v.fusion.Weights = map[string]float64{}
-			}
-			v.fusion.Weights[view] = w
-		default:
-			return v, fmt.Errorf("--replay %q: setting %s: no view %q (known: %s, and fusion.k)", s, k, view, strings.Join(fusionViews, ", "))
-		}
-		delete(v.settings, k)
+	fusion, err := repobench.FusionSettings(v.settings)
+	if err != nil {
+		return v, fmt.Errorf("--replay %q: %w", s, err)
 	}
+	v.fusion = fusion
 	if _, err := mss.NewMethod(v.method, mss.MethodOptions{Settings: v.settings}); err != nil {
 		return v, fmt.Errorf("--replay %q: %w", s, err)
 	}
@@ -207,9 +183,6 @@ same fusion. Then it fits on every state and prints the values.`,
 			}
 			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits, Order: om, Files: l.Source}
 			sc := f.scorer(l.Source)
-			if err := sc.Check(l.States); err != nil {
-				return err
-			}
 			mopts, err := methodOptions()
 			if err != nil {
 				return err
@@ -384,11 +357,8 @@ func runReplay(ctx context.Context, out, stderr io.Writer, l *repobench.Track, r
 		if err != nil {
 			return err
 		}
-		vrp := rp
-		if v.fusion.Weights != nil || v.fusion.K != 0 {
-			copied := *rp
-			copied.Fusion, vrp = v.fusion, &copied
-		}
+		vrp := *rp
+		vrp.Fusion = v.fusion
 		preds, err := vrp.Answer(ctx, l.States, v.label, ctl)
 		if err != nil {
 			return err

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +27,38 @@ type Fusion struct {
 
 // zero reports whether the fusion keeps the cached order.
 func (f Fusion) zero() bool { return len(f.Weights) == 0 && f.K == 0 }
+
+// FusionSettings takes the fusion.<view>=w and fusion.k=k settings out of
+// settings (as --fit names its fusion parameters) into a Fusion; the rest
+// stay. A view fusion does not weigh (retrieve.ViewWeight), or a value
+// that is no non-negative number (k: positive), is an error.
+func FusionSettings(settings map[string]string) (Fusion, error) {
+	var f Fusion
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		view, ok := strings.CutPrefix(k, "fusion.")
+		if !ok {
+			continue
+		}
+		val := settings[k]
+		w, err := strconv.ParseFloat(val, 64)
+		if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) || view == "k" && w == 0 {
+			return f, fmt.Errorf("setting %s=%q: want a non-negative number (k: positive)", k, val)
+		}
+		switch {
+		case view == "k":
+			f.K = w
+		case retrieve.ViewWeight(view) > 0:
+			if f.Weights == nil {
+				f.Weights = map[string]float64{}
+			}
+			f.Weights[view] = w
+		default:
+			return f, fmt.Errorf("setting %s: no view %q", k, view)
+		}
+		delete(settings, k)
+	}
+	return f, nil
+}
 
 // String lists the overrides, sorted, e.g. "entity=1.4 k=20".
 func (f Fusion) String() string {

@@ -1,6 +1,7 @@
 package repobench
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -49,13 +50,13 @@ func LoadTrack(statesPath, labelsPath, mirrorRoot string) (*Track, error) {
 	// Every state's repository and base commit must be there, before any
 	// work: named by the states file's line and field.
 	for i, s := range states {
-		if _, err := t.Source.GitDir(s.Repo); err != nil {
-			t.Source.Close()
-			return nil, fmt.Errorf("%s:%d: field repo: %w", statesPath, lines[i], err)
-		}
 		if err := t.Source.CheckCommit(s.Repo, s.BaseCommit); err != nil {
 			t.Source.Close()
-			return nil, fmt.Errorf("%s:%d: field base_commit: %w", statesPath, lines[i], err)
+			field := "repo"
+			if errors.Is(err, ErrUnknownCommit) {
+				field = "base_commit"
+			}
+			return nil, fmt.Errorf("%s:%d: field %s: %w", statesPath, lines[i], field, err)
 		}
 	}
 	return t, nil
