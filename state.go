@@ -293,17 +293,12 @@ var (
 // fields, and the offset of its value.
 func unknownKey(data []byte, name string) (field string, off int64, found bool) {
 	walkCard(data, func(f string, at int64, _ bool) bool {
-		parent, key, nested := strings.Cut(f, ".")
-		if nested {
-			if !strings.HasPrefix(parent, "observed_spans[") || strings.Contains(key, ".") {
+		key, known := f, stateKeys
+		if parent, k, nested := strings.Cut(f, "."); nested {
+			if !strings.HasPrefix(parent, "observed_spans[") || strings.Contains(k, ".") {
 				return true
 			}
-		} else {
-			key = parent
-		}
-		known := stateKeys
-		if nested {
-			known = spanKeys
+			key, known = k, spanKeys
 		}
 		if key == name && !slices.Contains(known, key) {
 			field, off, found = f, at, true
