@@ -110,6 +110,10 @@ package index
 //	          not read again.
 //	format 6: no units_fts table: searches read the derived BM25
 //	          postings (retrieve.Engine.Search).
+//	feature 14: Python is parsed with its function bodies masked
+//	           (segment.maskBodies): the same units, but a syntax error
+//	           inside a masked statement no longer counts against the
+//	           file.
 
 import (
 	"context"
@@ -129,7 +133,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 13
+	FeatureVersion = 14
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

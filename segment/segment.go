@@ -99,7 +99,11 @@ func File(path string, src []byte) []mss.Unit {
 }
 
 // Segment is File with the call names and the path the file took.
-func Segment(path string, src []byte) *Result {
+func Segment(path string, src []byte) *Result { return segmentFile(path, src, true) }
+
+// segmentFile is Segment, with Python's function bodies masked for the
+// parse or not (maskBodies; tests compare the two).
+func segmentFile(path string, src []byte, mask bool) *Result {
 	f := newFile(path, src)
 	g := grammarOf(path, src)
 	if g == nil {
@@ -110,7 +114,11 @@ func Segment(path string, src []byte) *Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), parseBudget(len(src)))
 	defer cancel()
-	tree, err := f.parse(ctx, g)
+	parse := f.parse
+	if mask && g == pythonGrammar {
+		parse = f.parseMasked
+	}
+	tree, err := parse(ctx, g)
 	if err != nil {
 		return f.windows(g.name, FallbackParseFailed+": "+err.Error())
 	}
@@ -352,6 +360,26 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 		abandoned.Add(-1)
 	}()
 	return nil, overBudget
+}
+
+// parseMasked parses f, a Python file, with the simple statements inside
+// its functions masked (maskBodies), or the source itself when it cannot
+// be masked or that parse has a syntax error.
+func (f *file) parseMasked(ctx context.Context, g *grammar) (*sitter.Tree, error) {
+	masked, ok := maskBodies(f.src)
+	if !ok {
+		return f.parse(ctx, g)
+	}
+	f.parseSrc = masked
+	tree, err := f.parse(ctx, g)
+	f.parseSrc = nil
+	if err == nil && !tree.RootNode().HasError() {
+		return tree, nil
+	}
+	if tree != nil {
+		tree.Close()
+	}
+	return f.parse(ctx, g)
 }
 
 // errorSites counts the places a grammar did not fit: syntax error nodes

@@ -1,0 +1,295 @@
+package segment
+
+import "bytes"
+
+// Most of a Python file is function bodies, and segmenting never reads
+// the statements inside one for what they say: only where they start and
+// end matters, when a definition is too big and is cut at its statements
+// (statementCuts); names are read by lexing the unit's text. Parsing a
+// body costs tree-sitter the same as any other code, so maskBodies hands
+// the parser a copy of the file in which function bodies are replaced by
+// cheap statements over exactly the same bytes: "(" where a statement
+// starts, ")" where its last token ends, spaces between (newlines kept;
+// "0" for a one-byte statement). The body of a function whose unit stays
+// whole becomes one such statement; in a function that may be cut, each
+// simple statement is replaced on its own, and compound statements'
+// headers, decorators and comments stay as they are. So every function's
+// rows and byte extent, every statement a cut could fall on, and
+// everything outside function bodies come out of the parse as they would
+// from the source; unit text and names are always read from the source
+// itself.
+//
+// A file is masked only when it lexes cleanly (strings closed, brackets
+// balanced, backslashes only joining lines, indentation of spaces only,
+// no carriage returns). Segment parses the source itself when the masked
+// parse has any syntax error; an error inside a masked statement is not
+// seen.
+
+// pyLine is one logical line of Python: physical rows first..last, its
+// code from byte start to end (after its last token; a comment after it
+// is not code).
+type pyLine struct {
+	first, last int
+	start, end  int
+	indent      int  // columns of the first row's leading spaces
+	def         bool // a "def" or "async def" header
+	colonEnd    bool // its last token at bracket depth 0 is ":"
+	compound    bool // starts with a compound statement's keyword or "@"
+}
+
+// statementCuts looks inside a function's statement of more than half
+// its limits' lines or bytes (for a string, at the rows of its parts); a
+// statement that big, or near it, is left as it is.
+const (
+	maskMaxLines = maxLines/2 - 10
+	maskMaxBytes = 4*maxTokens/2 - 200
+)
+
+// A function this far within the limits (three quarters of their lines
+// and of their bytes) keeps its unit whole, and its body is masked as one
+// statement.
+const (
+	maskWholeLines = maxLines * 3 / 4
+	maskWholeBytes = 4 * maxTokens * 3 / 4
+)
+
+// compoundWords start a compound statement (or one of its clauses): the
+// lines that hold a body's blocks together, which masking keeps.
+var compoundWords = []string{"if", "elif", "else", "for", "while", "try", "except", "finally",
+	"with", "def", "class", "async", "match", "case"}
+
+// maskBodies returns src with the simple statements inside functions
+// replaced, and whether it replaced any. The body of a function whose
+// unit stays whole (well within the limits at which it would be cut at
+// its statements, counting the decorators and comments above it) is
+// replaced as one statement, from its first statement to its last.
+func maskBodies(src []byte) ([]byte, bool) {
+	lines, ok := pyLogicalLines(src)
+	if !ok {
+		return nil, false
+	}
+	rows := []int{0} // where each row starts
+	for i, c := range src {
+		if c == '\n' {
+			rows = append(rows, i+1)
+		}
+	}
+	var out []byte
+	mask := func(start, end int) {
+		if out == nil {
+			out = append([]byte(nil), src...)
+		}
+		for k := start; k < end; k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+		if end-start == 1 {
+			out[start] = '0'
+		} else {
+			out[start], out[end-1] = '(', ')'
+		}
+	}
+	inDef := -1 // indentation of the function whose body this is
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if inDef >= 0 && l.indent <= inDef {
+			inDef = -1
+		}
+		if inDef < 0 {
+			if !l.def || !l.colonEnd {
+				continue
+			}
+			j := i + 1
+			for j < len(lines) && lines[j].indent > l.indent {
+				j++
+			}
+			if j > i+1 && wholeUnit(src, rows, lines, i, j) {
+				mask(lines[i+1].start, lines[j-1].end)
+				i = j - 1
+				continue
+			}
+			inDef = l.indent
+			continue
+		}
+		if l.compound || l.colonEnd || l.last-l.first+1 > maskMaxLines || l.end-l.start > maskMaxBytes {
+			continue
+		}
+		mask(l.start, l.end)
+	}
+	return out, out != nil
+}
+
+// wholeUnit reports whether the function whose header is lines[d] and
+// body lines[d+1:e] is far enough within the unit limits, with the
+// decorators and the comment rows just above it, that its unit is never
+// cut at its statements.
+func wholeUnit(src []byte, rows []int, lines []pyLine, d, e int) bool {
+	top := lines[d].first
+	for k := d - 1; k >= 0 && src[lines[k].start] == '@' && lines[k].indent == lines[d].indent && lines[k].last == top-1; k-- {
+		top = lines[k].first
+	}
+	for top > 0 {
+		r := src[rows[top-1]:rows[top]]
+		r = bytes.TrimLeft(r, " ")
+		if len(r) == 0 || r[0] != '#' {
+			break
+		}
+		top--
+	}
+	last := lines[e-1].last
+	end := len(src)
+	if last+1 < len(rows) {
+		end = rows[last+1]
+	}
+	return last-top+1 <= maskWholeLines && end-rows[top] <= maskWholeBytes
+}
+
+// pyLogicalLines cuts src into Python's logical lines (comment-only and
+// blank rows are none). ok is false when the file does not lex cleanly.
+func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
+	if bytes.IndexByte(src, '\r') >= 0 {
+		return nil, false
+	}
+	row := 0
+	i := 0
+	n := len(src)
+	for i < n {
+		// The start of a row outside any logical line.
+		lineStart := i
+		for i < n && src[i] == ' ' {
+			i++
+		}
+		if i < n && (src[i] == '\t' || src[i] == '\f') {
+			return nil, false
+		}
+		if i == n {
+			break
+		}
+		if src[i] == '\n' || src[i] == '#' {
+			for i < n && src[i] != '\n' {
+				i++
+			}
+			i++
+			row++
+			continue
+		}
+		l := pyLine{first: row, start: i, indent: i - lineStart}
+		l.compound = src[i] == '@'
+		for _, w := range compoundWords {
+			l.compound = l.compound || hasWord(src[i:], w)
+		}
+		l.def = hasWord(src[i:], "def") || (hasWord(src[i:], "async") && hasWord(skipSpaces(src[i+5:]), "def"))
+		depth := 0
+		var lastTok byte
+	line:
+		for i < n {
+			c := src[i]
+			switch {
+			case c == '\n':
+				if depth == 0 {
+					break line
+				}
+				row++
+				i++
+			case c == '\\':
+				if i+1 >= n || src[i+1] != '\n' {
+					return nil, false // a backslash that does not join lines
+				}
+				row++
+				i += 2
+			case c == '#':
+				for i < n && src[i] != '\n' {
+					i++
+				}
+			case c == '"' || c == '\'':
+				j, rows, closed := skipPyString(src, i)
+				if !closed {
+					return nil, false
+				}
+				row += rows
+				i = j
+				lastTok, l.end = '"', j
+			case c == ' ' || c == '\t' || c == '\f':
+				i++
+			default:
+				switch c {
+				case '(', '[', '{':
+					depth++
+				case ')', ']', '}':
+					depth--
+					if depth < 0 {
+						return nil, false
+					}
+				}
+				if depth == 0 || c == '(' || c == '[' || c == '{' {
+					lastTok = c
+				}
+				i++
+				l.end = i
+			}
+		}
+		if depth != 0 || i > n || l.end <= l.start {
+			return nil, false
+		}
+		l.last = row
+		l.colonEnd = lastTok == ':'
+		lines = append(lines, l)
+		i++ // the newline
+		row++
+	}
+	return lines, true
+}
+
+// skipPyString skips the string literal whose quote is at src[i] (a
+// prefix such as r, b or f was read as a word before it), returning the
+// offset after it, the newlines inside it and whether it is closed.
+func skipPyString(src []byte, i int) (int, int, bool) {
+	q := src[i]
+	triple := i+2 < len(src) && src[i+1] == q && src[i+2] == q
+	rows := 0
+	if triple {
+		for j := i + 3; j < len(src); j++ {
+			switch src[j] {
+			case '\\':
+				if j+1 < len(src) && src[j+1] == '\n' {
+					rows++
+				}
+				j++
+			case '\n':
+				rows++
+			case q:
+				if j+2 < len(src) && src[j+1] == q && src[j+2] == q {
+					return j + 3, rows, true
+				}
+			}
+		}
+		return 0, 0, false
+	}
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			if j+1 < len(src) && src[j+1] == '\n' {
+				rows++
+			}
+			j++
+		case '\n':
+			return 0, 0, false
+		case q:
+			return j + 1, rows, true
+		}
+	}
+	return 0, 0, false
+}
+
+// hasWord reports whether b starts with the word w.
+func hasWord(b []byte, w string) bool {
+	return len(b) > len(w) && string(b[:len(w)]) == w && !isIdentByte(b[len(w)])
+}
+
+func skipSpaces(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}

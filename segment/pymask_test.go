@@ -1,0 +1,255 @@
+package segment
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMaskBodies(t *testing.T) {
+	src := `import os  # a module
+
+
+class A(Base):
+    """A class."""
+
+    size = compute(1, 2)
+
+    @property
+    def f(self, x: int) -> dict[str, int]:  # header
+        """Doc with a # and a "quote"."""
+        total = call(x,
+                     y)  # trailing
+        if total:
+            return {"a": 1}
+        # a comment
+        x
+        s = 'it''s' \
+            + "more"
+        return total
+
+    def one(self): return 1
+
+
+async def g():
+    await h()
+`
+	want := `import os  # a module
+
+
+class A(Base):
+    """A class."""
+
+    size = compute(1, 2)
+
+    @property
+    def f(self, x: int) -> dict[str, int]:  # header
+        (                                
+                       
+                                   
+                 
+                           
+                   
+         
+                     
+                    
+                   )
+
+    def one(self): return 1
+
+
+async def g():
+    (       )
+`
+	got, ok := maskBodies([]byte(src))
+	if !ok {
+		t.Fatal("nothing masked")
+	}
+	if d := cmp.Diff(want, string(got)); d != "" {
+		t.Fatalf("masked (-want +got):\n%s", d)
+	}
+}
+
+// TestMaskBodiesBig: the body of a function big enough to be cut at its
+// statements is masked statement by statement, its compound statements'
+// headers kept, so that every statement starts and ends where it did.
+func TestMaskBodiesBig(t *testing.T) {
+	body := strings.Repeat("    x = call(1)\n    if x:\n        y = 2  # two\n", 60)
+	src := "@dec\ndef big():\n" + body + "    return y\n"
+	want := "@dec\ndef big():\n" + strings.Repeat("    (         )\n    if x:\n        (   )  # two\n", 60) + "    (      )\n"
+	got, ok := maskBodies([]byte(src))
+	if !ok {
+		t.Fatal("nothing masked")
+	}
+	if d := cmp.Diff(want, string(got)); d != "" {
+		t.Fatalf("masked (-want +got):\n%s", d)
+	}
+}
+
+// TestMaskBodiesRefuses: files that do not lex cleanly are not masked.
+func TestMaskBodiesRefuses(t *testing.T) {
+	for _, src := range []string{
+		"def f():\n    return 'open\n",       // a string not closed on its line
+		"def f():\n    x = (1,\n",            // a bracket not closed
+		"def f():\n    return 1)\n",          // a bracket closed twice
+		"def f():\n\treturn 1\n",             // a tab in indentation
+		"def f():\r\n    return 1\r\n",       // carriage returns
+		"def f():\n    s = \"\"\"never\n",    // a triple-quoted string not closed
+		"class A:\n    x = 1\n",              // no function
+		"def f(): return 1\ndef g(): pass\n", // bodies on the header's line
+	} {
+		if got, ok := maskBodies([]byte(src)); ok {
+			t.Errorf("%q masked as %q", src, got)
+		}
+	}
+}
+
+// maskCases are Python sources whose segmentation must not change when
+// function bodies are masked for the parse.
+var maskCases = []string{
+	"def f(a,\n      b):\n    '''doc'''\n    return a + b\n\n\n@dec(1)\n@dec2\ndef g():\n    pass\n",
+	"class A:\n    def m(self):\n        def inner():\n            return 1\n        return inner\n    # between\n    def n(self):\n        x = [\n            1,\n        ]\n        return x\n",
+	"async def f():\n    async with a as b:\n        await b\n    async for x in y:\n        yield x\n",
+	"def f(x):\n    match x:\n        case 1:\n            return 'one'\n        case _:\n            return f'{x!r}'\n",
+	"def f():\n    try:\n        g()\n    except (A, B) as e:\n        raise C from e\n    finally:\n        h()\n    # trailing comment\n\n# module comment\nX = 1\n",
+	"if TYPE_CHECKING:\n    def f() -> int:\n        return 1\nelse:\n    def f():\n        return 2\n",
+	"def f():\n    s = r'\\'' + b\"\\\"\" + '''a\n#not a comment\n'''\n    return s  # done\n",
+	"def f():\n    x = 1; y = 2\n    lambda: (x, y)\n    global z\n    return \\\n        x\n",
+	"def f(\n    a=lambda: {'k': [1, 2]},\n):\n    return a\n",
+	// Big enough to be cut at its statements.
+	"def big():\n" + strings.Repeat("    x = call(1, 2, 3)\n    if x:\n        y = [x for x in range(10)]\n", 90) + "    return y\n",
+	"def doc():\n    \"\"\"" + strings.Repeat("A long docstring line.\n", 120) + "    \"\"\"\n    return 1\n",
+}
+
+// TestMaskSegmentsAlike: segmenting with and without masked bodies gives
+// the same result, for the cases above and the sample files.
+func TestMaskSegmentsAlike(t *testing.T) {
+	cases := append([]string(nil), maskCases...)
+	files, _ := filepath.Glob("testdata/src/*.py")
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, string(src))
+	}
+	for i, src := range cases {
+		if _, ok := maskBodies([]byte(src)); !ok && i < len(maskCases) {
+			t.Errorf("case %d: nothing masked", i)
+		}
+		want := segmentFile("f.py", []byte(src), false)
+		got := segmentFile("f.py", []byte(src), true)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("case %d (-source +masked):\n%s", i, d)
+		}
+	}
+}
+
+// FuzzMaskBodies: masking keeps every byte's offset and every newline,
+// changes bytes only to the masking ones, and keeps the logical lines
+// (their rows, indentation and kind) but for those it masks whole.
+func FuzzMaskBodies(f *testing.F) {
+	for _, s := range maskCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got, ok := maskBodies(src)
+		if !ok {
+			if got != nil {
+				t.Fatal("not masked, but a copy returned")
+			}
+			return
+		}
+		if len(got) != len(src) {
+			t.Fatalf("length %d, want %d", len(got), len(src))
+		}
+		for i := range src {
+			if got[i] == src[i] {
+				continue
+			}
+			if src[i] == '\n' || !strings.ContainsRune(" 0()", rune(got[i])) {
+				t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
+			}
+		}
+		// Each logical line of the masked text is one of the source's,
+		// or a masked body: from one of its lines to the end of another,
+		// holding those between.
+		a, _ := pyLogicalLines(src)
+		b, ok := pyLogicalLines(got)
+		if !ok {
+			t.Fatal("the masked text does not lex")
+		}
+		k := 0
+		for i, x := range a {
+			if k < len(b) && b[k].start == x.start {
+				y := b[k]
+				masked := !bytes.Equal(got[y.start:y.end], src[y.start:y.end])
+				if x.first != y.first || x.indent != y.indent || (!masked && x != y) {
+					t.Fatalf("logical line %d: %+v became %+v", i, x, y)
+				}
+				k++
+				continue
+			}
+			if k == 0 || x.first < b[k-1].first || x.last > b[k-1].last {
+				t.Fatalf("logical line %d (%+v) is in no masked one", i, x)
+			}
+		}
+		if k != len(b) {
+			t.Fatalf("%d logical lines masked, %d of them match the source's", len(b), k)
+		}
+	})
+}
+
+// TestMaskTree segments every Python file of a tree with and without
+// masked bodies, fails on any difference and reports both times:
+//
+//	MSS_MASK_TREE=/path/to/checkout go test -run MaskTree -v ./segment/
+//
+// It skips when MSS_MASK_TREE is unset.
+func TestMaskTree(t *testing.T) {
+	root := os.Getenv("MSS_MASK_TREE")
+	if root == "" {
+		t.Skip("MSS_MASK_TREE not set")
+	}
+	var files, masked int
+	var plain, fast time.Duration
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() || grammarFor(p) != pythonGrammar {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil || len(src) > 1<<20 {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		files++
+		if _, ok := maskBodies(src); ok {
+			masked++
+		}
+		t0 := time.Now()
+		want := segmentFile(rel, src, false)
+		t1 := time.Now()
+		got := segmentFile(rel, src, true)
+		plain, fast = plain+t1.Sub(t0), fast+time.Since(t1)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-source +masked):\n%s", rel, d)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d Python files, %d masked; segmenting %v from the source, %v masked", files, masked, plain, fast)
+}
