@@ -111,9 +111,10 @@ package index
 //	format 6: no units_fts table: searches read the derived BM25
 //	          postings (retrieve.Engine.Search).
 //	feature 14: Python is parsed with its function bodies masked
-//	           (segment.maskBodies): the same units, but a syntax error
-//	           inside a masked statement no longer counts against the
-//	           file.
+//	           (segment.maskPythonBodies): the same units, but a syntax
+//	           error inside a masked statement no longer counts against
+//	           the file.
+//	feature 15: so is Go (segment.maskGoBodies).
 
 import (
 	"context"
@@ -133,7 +134,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 14
+	FeatureVersion = 15
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -44,6 +44,9 @@ type grammar struct {
 	attach set
 	// imports are import statements; their module names go to Imports.
 	imports set
+	// mask, when set, masks the file's function bodies for the parse
+	// (see mask.go).
+	mask func(src []byte) ([]byte, bool)
 }
 
 type set map[string]bool
@@ -67,6 +70,7 @@ var (
 		attach:      newSet("comment"),
 		imports:     newSet("import_statement", "import_from_statement", "future_import_statement"),
 		transparent: newSet("ERROR"),
+		mask:        maskPythonBodies,
 	}
 	goGrammar = &grammar{
 		name:        "go",
@@ -78,6 +82,7 @@ var (
 		wrappers:    newSet(),
 		attach:      newSet("comment"),
 		imports:     newSet("import_declaration"),
+		mask:        maskGoBodies,
 	}
 	jsFuncs           = []string{"function_declaration", "generator_function_declaration", "method_definition", "function_signature", "abstract_method_signature"}
 	jsImports         = []string{"import_statement", "export_statement"}

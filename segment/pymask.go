@@ -5,25 +5,20 @@ import "bytes"
 // Most of a Python file is function bodies, and segmenting never reads
 // the statements inside one for what they say: only where they start and
 // end matters, when a definition is too big and is cut at its statements
-// (statementCuts); names are read by lexing the unit's text. Parsing a
-// body costs tree-sitter the same as any other code, so maskBodies hands
-// the parser a copy of the file in which function bodies are replaced by
-// cheap statements over exactly the same bytes: "(" where a statement
-// starts, ")" where its last token ends, spaces between (newlines kept;
-// "0" for a one-byte statement). The body of a function whose unit stays
-// whole becomes one such statement; in a function that may be cut, each
-// simple statement is replaced on its own, and compound statements'
-// headers, decorators and comments stay as they are. So every function's
-// rows and byte extent, every statement a cut could fall on, and
-// everything outside function bodies come out of the parse as they would
-// from the source; unit text and names are always read from the source
-// itself.
+// (statementCuts); names are read by lexing the unit's text. So
+// maskPythonBodies replaces bodies by cheap statements over exactly the
+// same bytes: "(" where a statement starts, ")" where its last token
+// ends, spaces between (newlines kept; "0" for a one-byte statement). The
+// body of a function whose unit stays whole becomes one such statement;
+// in a function that may be cut, each simple statement is replaced on its
+// own, and compound statements' headers, decorators and comments stay as
+// they are. So every function's rows and byte extent, every statement a
+// cut could fall on, and everything outside function bodies come out of
+// the parse as they would from the source.
 //
 // A file is masked only when it lexes cleanly (strings closed, brackets
 // balanced, backslashes only joining lines, indentation of spaces only,
-// no carriage returns). Segment parses the source itself when the masked
-// parse has any syntax error; an error inside a masked statement is not
-// seen.
+// no carriage returns). An error inside a masked statement is not seen.
 
 // pyLine is one logical line of Python: physical rows first..last, its
 // code from byte start to end (after its last token; a comment after it
@@ -45,34 +40,20 @@ const (
 	maskMaxBytes = 4*maxTokens/2 - 200
 )
 
-// A function this far within the limits (three quarters of their lines
-// and of their bytes) keeps its unit whole, and its body is masked as one
-// statement.
-const (
-	maskWholeLines = maxLines * 3 / 4
-	maskWholeBytes = 4 * maxTokens * 3 / 4
-)
-
 // compoundWords start a compound statement (or one of its clauses): the
 // lines that hold a body's blocks together, which masking keeps.
 var compoundWords = []string{"if", "elif", "else", "for", "while", "try", "except", "finally",
 	"with", "def", "class", "async", "match", "case"}
 
-// maskBodies returns src with the simple statements inside functions
+// maskPythonBodies returns src with the simple statements inside functions
 // replaced, and whether it replaced any. The body of a function whose
 // unit stays whole (well within the limits at which it would be cut at
 // its statements, counting the decorators and comments above it) is
 // replaced as one statement, from its first statement to its last.
-func maskBodies(src []byte) ([]byte, bool) {
+func maskPythonBodies(src []byte) ([]byte, bool) {
 	lines, ok := pyLogicalLines(src)
 	if !ok {
 		return nil, false
-	}
-	rows := []int{0} // where each row starts
-	for i, c := range src {
-		if c == '\n' {
-			rows = append(rows, i+1)
-		}
 	}
 	var out []byte
 	mask := func(start, end int) {
@@ -104,7 +85,11 @@ func maskBodies(src []byte) ([]byte, bool) {
 			for j < len(lines) && lines[j].indent > l.indent {
 				j++
 			}
-			if j > i+1 && wholeUnit(src, rows, lines, i, j) {
+			top := l.start
+			for k := i - 1; k >= 0 && src[lines[k].start] == '@' && lines[k].indent == l.indent && lines[k].last == lines[k+1].first-1; k-- {
+				top = lines[k].start
+			}
+			if j > i+1 && wholeRows(src, top, lines[j-1].end, pyComment) {
 				mask(lines[i+1].start, lines[j-1].end)
 				i = j - 1
 				continue
@@ -120,29 +105,10 @@ func maskBodies(src []byte) ([]byte, bool) {
 	return out, out != nil
 }
 
-// wholeUnit reports whether the function whose header is lines[d] and
-// body lines[d+1:e] is far enough within the unit limits, with the
-// decorators and the comment rows just above it, that its unit is never
-// cut at its statements.
-func wholeUnit(src []byte, rows []int, lines []pyLine, d, e int) bool {
-	top := lines[d].first
-	for k := d - 1; k >= 0 && src[lines[k].start] == '@' && lines[k].indent == lines[d].indent && lines[k].last == top-1; k-- {
-		top = lines[k].first
-	}
-	for top > 0 {
-		r := src[rows[top-1]:rows[top]]
-		r = bytes.TrimLeft(r, " ")
-		if len(r) == 0 || r[0] != '#' {
-			break
-		}
-		top--
-	}
-	last := lines[e-1].last
-	end := len(src)
-	if last+1 < len(rows) {
-		end = rows[last+1]
-	}
-	return last-top+1 <= maskWholeLines && end-rows[top] <= maskWholeBytes
+// pyComment reports whether a row holds only a comment.
+func pyComment(row []byte) bool {
+	row = bytes.TrimLeft(row, " ")
+	return len(row) > 0 && row[0] == '#'
 }
 
 // pyLogicalLines cuts src into Python's logical lines (comment-only and

@@ -2,17 +2,15 @@ package segment
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestMaskBodies(t *testing.T) {
+func TestMaskPythonBodies(t *testing.T) {
 	src := `import os  # a module
 
 
@@ -67,7 +65,7 @@ class A(Base):
 async def g():
     (       )
 `
-	got, ok := maskBodies([]byte(src))
+	got, ok := maskPythonBodies([]byte(src))
 	if !ok {
 		t.Fatal("nothing masked")
 	}
@@ -76,14 +74,14 @@ async def g():
 	}
 }
 
-// TestMaskBodiesBig: the body of a function big enough to be cut at its
+// TestMaskPythonBodiesBig: the body of a function big enough to be cut at its
 // statements is masked statement by statement, its compound statements'
 // headers kept, so that every statement starts and ends where it did.
-func TestMaskBodiesBig(t *testing.T) {
+func TestMaskPythonBodiesBig(t *testing.T) {
 	body := strings.Repeat("    x = call(1)\n    if x:\n        y = 2  # two\n", 60)
 	src := "@dec\ndef big():\n" + body + "    return y\n"
 	want := "@dec\ndef big():\n" + strings.Repeat("    (         )\n    if x:\n        (   )  # two\n", 60) + "    (      )\n"
-	got, ok := maskBodies([]byte(src))
+	got, ok := maskPythonBodies([]byte(src))
 	if !ok {
 		t.Fatal("nothing masked")
 	}
@@ -92,8 +90,8 @@ func TestMaskBodiesBig(t *testing.T) {
 	}
 }
 
-// TestMaskBodiesRefuses: files that do not lex cleanly are not masked.
-func TestMaskBodiesRefuses(t *testing.T) {
+// TestMaskPythonBodiesRefuses: files that do not lex cleanly are not masked.
+func TestMaskPythonBodiesRefuses(t *testing.T) {
 	for _, src := range []string{
 		"def f():\n    return 'open\n",       // a string not closed on its line
 		"def f():\n    x = (1,\n",            // a bracket not closed
@@ -104,7 +102,7 @@ func TestMaskBodiesRefuses(t *testing.T) {
 		"class A:\n    x = 1\n",              // no function
 		"def f(): return 1\ndef g(): pass\n", // bodies on the header's line
 	} {
-		if got, ok := maskBodies([]byte(src)); ok {
+		if got, ok := maskPythonBodies([]byte(src)); ok {
 			t.Errorf("%q masked as %q", src, got)
 		}
 	}
@@ -127,9 +125,9 @@ var maskCases = []string{
 	"def doc():\n    \"\"\"" + strings.Repeat("A long docstring line.\n", 120) + "    \"\"\"\n    return 1\n",
 }
 
-// TestMaskSegmentsAlike: segmenting with and without masked bodies gives
+// TestMaskPythonSegmentsAlike: segmenting with and without masked bodies gives
 // the same result, for the cases above and the sample files.
-func TestMaskSegmentsAlike(t *testing.T) {
+func TestMaskPythonSegmentsAlike(t *testing.T) {
 	cases := append([]string(nil), maskCases...)
 	files, _ := filepath.Glob("testdata/src/*.py")
 	for _, p := range files {
@@ -140,7 +138,7 @@ func TestMaskSegmentsAlike(t *testing.T) {
 		cases = append(cases, string(src))
 	}
 	for i, src := range cases {
-		if _, ok := maskBodies([]byte(src)); !ok && i < len(maskCases) {
+		if _, ok := maskPythonBodies([]byte(src)); !ok && i < len(maskCases) {
 			t.Errorf("case %d: nothing masked", i)
 		}
 		want := segmentFile("f.py", []byte(src), false)
@@ -151,15 +149,15 @@ func TestMaskSegmentsAlike(t *testing.T) {
 	}
 }
 
-// FuzzMaskBodies: masking keeps every byte's offset and every newline,
+// FuzzMaskPythonBodies: masking keeps every byte's offset and every newline,
 // changes bytes only to the masking ones, and keeps the logical lines
 // (their rows, indentation and kind) but for those it masks whole.
-func FuzzMaskBodies(f *testing.F) {
+func FuzzMaskPythonBodies(f *testing.F) {
 	for _, s := range maskCases {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		got, ok := maskBodies(src)
+		got, ok := maskPythonBodies(src)
 		if !ok {
 			if got != nil {
 				t.Fatal("not masked, but a copy returned")
@@ -204,52 +202,4 @@ func FuzzMaskBodies(f *testing.F) {
 			t.Fatalf("%d logical lines masked, %d of them match the source's", len(b), k)
 		}
 	})
-}
-
-// TestMaskTree segments every Python file of a tree with and without
-// masked bodies, fails on any difference and reports both times:
-//
-//	MSS_MASK_TREE=/path/to/checkout go test -run MaskTree -v ./segment/
-//
-// It skips when MSS_MASK_TREE is unset.
-func TestMaskTree(t *testing.T) {
-	root := os.Getenv("MSS_MASK_TREE")
-	if root == "" {
-		t.Skip("MSS_MASK_TREE not set")
-	}
-	var files, masked int
-	var plain, fast time.Duration
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.Type().IsRegular() || grammarFor(p) != pythonGrammar {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil || len(src) > 1<<20 {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		files++
-		if _, ok := maskBodies(src); ok {
-			masked++
-		}
-		t0 := time.Now()
-		want := segmentFile(rel, src, false)
-		t1 := time.Now()
-		got := segmentFile(rel, src, true)
-		plain, fast = plain+t1.Sub(t0), fast+time.Since(t1)
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("%s (-source +masked):\n%s", rel, d)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d Python files, %d masked; segmenting %v from the source, %v masked", files, masked, plain, fast)
 }

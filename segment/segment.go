@@ -101,8 +101,8 @@ func File(path string, src []byte) []mss.Unit {
 // Segment is File with the call names and the path the file took.
 func Segment(path string, src []byte) *Result { return segmentFile(path, src, true) }
 
-// segmentFile is Segment, with Python's function bodies masked for the
-// parse or not (maskBodies; tests compare the two).
+// segmentFile is Segment, with function bodies masked for the parse where
+// the grammar can (grammar.mask), or not (tests compare the two).
 func segmentFile(path string, src []byte, mask bool) *Result {
 	f := newFile(path, src)
 	g := grammarOf(path, src)
@@ -115,7 +115,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 	ctx, cancel := context.WithTimeout(context.Background(), parseBudget(len(src)))
 	defer cancel()
 	parse := f.parse
-	if mask && g == pythonGrammar {
+	if mask && g.mask != nil {
 		parse = f.parseMasked
 	}
 	tree, err := parse(ctx, g)
@@ -362,11 +362,11 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 	return nil, overBudget
 }
 
-// parseMasked parses f, a Python file, with the simple statements inside
-// its functions masked (maskBodies), or the source itself when it cannot
-// be masked or that parse has a syntax error.
+// parseMasked parses f with its function bodies masked (g.mask), or the
+// source itself when it cannot be masked or that parse has a syntax
+// error.
 func (f *file) parseMasked(ctx context.Context, g *grammar) (*sitter.Tree, error) {
-	masked, ok := maskBodies(f.src)
+	masked, ok := g.mask(f.src)
 	if !ok {
 		return f.parse(ctx, g)
 	}

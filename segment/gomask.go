@@ -1,0 +1,235 @@
+package segment
+
+// maskGoBodies is maskPythonBodies for Go: the body of a function or
+// method whose unit stays whole (wholeRows) is blanked between its
+// braces, newlines kept, which leaves an empty block over the same bytes.
+// Nothing inside a Go function body is read from the tree (names are
+// lexed from the unit's text), so the parse gives the same units. A body
+// that may be cut at its statements is left as it is. A file that does
+// not lex cleanly (a string, rune or comment not closed, braces that do
+// not balance) is not masked.
+func maskGoBodies(src []byte) ([]byte, bool) {
+	lx := goLexer{src: src}
+	var out []byte
+	for {
+		start, open, ok := lx.nextFuncBody()
+		if !ok {
+			return nil, false
+		}
+		if open < 0 {
+			break
+		}
+		close, ok := lx.closeBrace(open)
+		if !ok {
+			return nil, false
+		}
+		if !wholeRows(src, start, close, goDocComment) || close-open < 2 {
+			continue
+		}
+		if out == nil {
+			out = append([]byte(nil), src...)
+		}
+		for k := open + 1; k < close; k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+	}
+	return out, out != nil
+}
+
+// goDocComment reports whether a row holds only a line comment, as the
+// rows of a doc comment do.
+func goDocComment(row []byte) bool {
+	for i, c := range row {
+		if c != ' ' && c != '\t' {
+			return c == '/' && i+1 < len(row) && row[i+1] == '/'
+		}
+	}
+	return false
+}
+
+// goLexer walks Go source outside comments and literals.
+type goLexer struct {
+	src []byte
+	i   int
+}
+
+// skip steps over the comment or literal at i, if one starts there,
+// reporting whether it did and whether it was closed. A block comment
+// spanning lines counts as a newline (nl).
+func (lx *goLexer) skip() (skipped, closed, nl bool) {
+	src, i := lx.src, lx.i
+	switch {
+	case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+		lx.i = i
+		return true, true, false
+	case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+		for j := i + 2; j+1 < len(src); j++ {
+			if src[j] == '\n' {
+				nl = true
+			}
+			if src[j] == '*' && src[j+1] == '/' {
+				lx.i = j + 2
+				return true, true, nl
+			}
+		}
+		return true, false, false
+	case src[i] == '`':
+		for j := i + 1; j < len(src); j++ {
+			if src[j] == '`' {
+				lx.i = j + 1
+				return true, true, false
+			}
+		}
+		return true, false, false
+	case src[i] == '"' || src[i] == '\'':
+		q := src[i]
+		for j := i + 1; j < len(src); j++ {
+			switch src[j] {
+			case '\\':
+				j++
+			case '\n':
+				return true, false, false
+			case q:
+				lx.i = j + 1
+				return true, true, false
+			}
+		}
+		return true, false, false
+	}
+	return false, true, false
+}
+
+// nextFuncBody finds the next "func" at the top level (outside any
+// bracket) and the offset of the brace that opens its body: the first
+// "{" outside its signature's brackets that does not open a struct or
+// interface type, on the line the signature ends; start is the offset of
+// "func". open is -1 at the end of the file; ok is false when the source
+// does not lex.
+func (lx *goLexer) nextFuncBody() (start, open int, ok bool) {
+	src := lx.src
+	depth := 0
+	for lx.i < len(src) {
+		if skipped, closed, _ := lx.skip(); skipped {
+			if !closed {
+				return 0, 0, false
+			}
+			continue
+		}
+		c := src[lx.i]
+		switch {
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			if depth < 0 {
+				return 0, 0, false
+			}
+		case depth == 0 && goIdent(c) && (lx.i == 0 || !goIdent(src[lx.i-1])):
+			j := lx.i
+			for j < len(src) && goIdent(src[j]) {
+				j++
+			}
+			word, at := string(src[lx.i:j]), lx.i
+			lx.i = j
+			if word != "func" {
+				continue
+			}
+			if open, ok := lx.signature(); !ok || open >= 0 {
+				return at, open, ok
+			}
+			continue
+		}
+		lx.i++
+	}
+	if depth != 0 {
+		return 0, 0, false
+	}
+	return 0, -1, true
+}
+
+// signature reads a function's signature after "func" up to the brace
+// that opens its body (-1 when a newline outside brackets ends it first:
+// a function type, or a declaration without a body).
+func (lx *goLexer) signature() (open int, ok bool) {
+	src := lx.src
+	depth := 0
+	last := "" // the last word read
+	for lx.i < len(src) {
+		skipped, closed, nl := lx.skip()
+		if skipped {
+			if !closed {
+				return 0, false
+			}
+			if nl && depth == 0 {
+				return -1, true
+			}
+			continue
+		}
+		c := src[lx.i]
+		switch {
+		case c == '\n' && depth == 0:
+			return -1, true
+		case c == '{' && depth == 0 && last != "struct" && last != "interface":
+			lx.i++
+			return lx.i - 1, true
+		case c == '(' || c == '[' || c == '{':
+			depth++
+			last = ""
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			if depth < 0 {
+				return 0, false
+			}
+			last = ""
+		case goIdent(c):
+			j := lx.i
+			for j < len(src) && goIdent(src[j]) {
+				j++
+			}
+			last = string(src[lx.i:j])
+			lx.i = j
+			continue
+		case c != ' ' && c != '\t' && c != '\r':
+			last = ""
+		}
+		lx.i++
+	}
+	return -1, true
+}
+
+// closeBrace finds the brace that closes the one at open, leaving the
+// lexer after it.
+func (lx *goLexer) closeBrace(open int) (int, bool) {
+	src := lx.src
+	lx.i = open + 1
+	depth := 1
+	for lx.i < len(src) {
+		if skipped, closed, _ := lx.skip(); skipped {
+			if !closed {
+				return 0, false
+			}
+			continue
+		}
+		switch src[lx.i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				lx.i++
+				return lx.i - 1, true
+			}
+		}
+		lx.i++
+	}
+	return 0, false
+}
+
+// goIdent reports whether c can be part of a Go identifier (any byte of a
+// multi-byte character counts: a letter, for all it matters here).
+func goIdent(c byte) bool { return isIdentPart(c) || c >= 0x80 }

@@ -1,0 +1,129 @@
+package segment
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMaskGoBodies(t *testing.T) {
+	body := "\n\tif s := `}{`; s != \"\" { // a } in a comment\n\t\treturn r\n\t}\n\treturn r\n"
+	head := "package p\n\n// F does it.\nfunc F[T any](x T, s struct{ a int }) (r struct{ b string }) {"
+	mid := "}\n\ntype T struct{ f func() }\n\nfunc (t *T) M() error {"
+	tail := "}\n\nfunc stub(int) int\n\nvar v = func() int {"
+	src := head + body + mid + " return nil " + tail + "\n\treturn '}'\n" + "}\n"
+	// Every byte of a body but its newlines becomes a space.
+	blank := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\n' {
+				return r
+			}
+			return ' '
+		}, s)
+	}
+	want := head + blank(body) + mid + blank(" return nil ") + tail + blank("\n\treturn '}'\n") + "}\n"
+	got, ok := maskGoBodies([]byte(src))
+	if !ok {
+		t.Fatal("nothing masked")
+	}
+	if d := cmp.Diff(want, string(got)); d != "" {
+		t.Fatalf("masked (-want +got):\n%s", d)
+	}
+}
+
+// TestMaskGoBodiesBig: a function whose unit may be cut at its statements
+// is left as it is.
+func TestMaskGoBodiesBig(t *testing.T) {
+	src := "package p\n\nfunc big() {\n" + strings.Repeat("\tx := f()\n", 160) + "}\n"
+	if got, ok := maskGoBodies([]byte(src)); ok {
+		t.Fatalf("masked:\n%s", got)
+	}
+}
+
+// TestMaskGoBodiesRefuses: files that do not lex are not masked.
+func TestMaskGoBodiesRefuses(t *testing.T) {
+	for _, src := range []string{
+		"package p\nfunc f() {\n\ts := \"open\n}\n", // a string not closed on its line
+		"package p\nfunc f() {\n\ts := `open\n}\n",  // a raw string not closed
+		"package p\nfunc f() {\n\t/* open\n}\n",     // a comment not closed
+		"package p\nfunc f() {\n\tif x {\n}\n",      // a brace not closed
+		"package p\nfunc f() {\n}\n}\n",             // a brace closed twice
+		"package p\ntype F func(int)\n",             // no body
+	} {
+		if got, ok := maskGoBodies([]byte(src)); ok {
+			t.Errorf("%q masked as %q", src, got)
+		}
+	}
+}
+
+// goMaskCases are Go sources whose segmentation must not change when
+// function bodies are masked for the parse.
+var goMaskCases = []string{
+	"package p\n\nimport \"fmt\"\n\n// Doc.\nfunc A() {\n\tfmt.Println(\"}\")\n}\n\nfunc (r *R) B(x int) (int, error) {\n\treturn x, nil\n}\n",
+	"package p\n\ntype I interface {\n\tM() error\n}\n\nfunc New() interface{ M() error } {\n\treturn nil\n}\n\nvar (\n\tf = func() {}\n)\n",
+	"package p\n\nfunc G[T interface{ ~int }](xs []T) T {\n\tvar s T\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\n",
+	"package p\n\nfunc big() {\n" + strings.Repeat("\tif x := f(); x {\n\t\tg()\n\t}\n", 80) + "}\n",
+}
+
+// TestMaskGoSegmentsAlike: segmenting with and without masked bodies
+// gives the same result, for the cases above and the sample file.
+func TestMaskGoSegmentsAlike(t *testing.T) {
+	cases := append([]string(nil), goMaskCases...)
+	files, _ := filepath.Glob("testdata/src/*.go")
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, string(src))
+	}
+	for i, src := range cases {
+		want := segmentFile("f.go", []byte(src), false)
+		got := segmentFile("f.go", []byte(src), true)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("case %d (-source +masked):\n%s", i, d)
+		}
+	}
+}
+
+// FuzzMaskGoBodies: masking keeps every byte's offset and every newline,
+// blanks only bytes between braces and keeps the braces balanced.
+func FuzzMaskGoBodies(f *testing.F) {
+	for _, s := range goMaskCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got, ok := maskGoBodies(src)
+		if !ok {
+			if got != nil {
+				t.Fatal("not masked, but a copy returned")
+			}
+			return
+		}
+		if len(got) != len(src) {
+			t.Fatalf("length %d, want %d", len(got), len(src))
+		}
+		for i := range src {
+			if got[i] != src[i] && (got[i] != ' ' || src[i] == '\n') {
+				t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
+			}
+		}
+		// The masked text still lexes, each body an empty block.
+		lx := goLexer{src: got}
+		for {
+			_, open, ok := lx.nextFuncBody()
+			if !ok {
+				t.Fatalf("masked text does not lex:\n%s", got)
+			}
+			if open < 0 {
+				break
+			}
+			if _, ok := lx.closeBrace(open); !ok {
+				t.Fatalf("masked text does not balance:\n%s", got)
+			}
+		}
+	})
+}

@@ -1,0 +1,38 @@
+package segment
+
+import "bytes"
+
+// A grammar's mask (grammar.mask) hands the parser a copy of a file whose
+// function bodies are replaced by cheap code over the same bytes, where
+// segmenting would read nothing from them: every definition keeps its
+// rows and extent, and unit text and names are always read from the
+// source. Segment parses the source itself when the masked parse has a
+// syntax error (parseMasked).
+
+// A function this far within the unit limits (three quarters of their
+// lines and of their bytes, counting the decorators and comments just
+// above it) keeps its unit whole, so nothing inside its body is a cut
+// point: its body can be masked whole.
+const (
+	maskWholeLines = maxLines * 3 / 4
+	maskWholeBytes = 4 * maxTokens * 3 / 4
+)
+
+// wholeRows reports whether the definition from byte start to byte end,
+// with the comment rows directly above it, stays well within the unit
+// limits.
+func wholeRows(src []byte, start, end int, comment func(row []byte) bool) bool {
+	top := bytes.LastIndexByte(src[:start], '\n') + 1 // start of start's row
+	for top > 0 {
+		prev := bytes.LastIndexByte(src[:top-1], '\n') + 1
+		if !comment(src[prev : top-1]) {
+			break
+		}
+		top = prev
+	}
+	bottom := len(src) // end of end's row
+	if k := bytes.IndexByte(src[end:], '\n'); k >= 0 {
+		bottom = end + k
+	}
+	return bottom-top <= maskWholeBytes && bytes.Count(src[top:bottom], []byte{'\n'})+1 <= maskWholeLines
+}
