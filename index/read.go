@@ -115,6 +115,7 @@ package index
 //	           error inside a masked statement no longer counts against
 //	           the file.
 //	feature 15: so is Go (segment.maskGoBodies).
+//	feature 16: and Rust (segment.maskRustBodies).
 
 import (
 	"context"
@@ -134,7 +135,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 15
+	FeatureVersion = 16
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -129,6 +129,7 @@ var (
 		wrappers:    newSet(),
 		attach:      newSet("line_comment", "block_comment", "attribute_item"),
 		imports:     newSet("use_declaration", "extern_crate_declaration", "mod_item"),
+		mask:        maskRustBodies,
 	}
 	cGrammar = &grammar{
 		name:        "c",

@@ -201,5 +201,8 @@ func FuzzMaskPythonBodies(f *testing.F) {
 		if k != len(b) {
 			t.Fatalf("%d logical lines masked, %d of them match the source's", len(b), k)
 		}
+		if again, ok := maskPythonBodies(got); !ok || !bytes.Equal(again, got) {
+			t.Fatalf("masked again (ok %v):\n%s\nfrom\n%s", ok, again, got)
+		}
 	})
 }

@@ -1,0 +1,311 @@
+package segment
+
+// maskRustBodies is maskGoBodies for Rust: the body of a function (at any
+// depth: in a module, an impl, a trait) whose unit stays whole is blanked
+// between its braces. A function that may be cut at its statements is
+// left as it is, with everything inside it, and so is a macro_rules!
+// definition. A file that does not lex cleanly (a string, character or
+// comment not closed, brackets that do not balance) is not masked.
+func maskRustBodies(src []byte) ([]byte, bool) {
+	lx := rustLexer{src: src}
+	var out []byte
+	depth := 0
+	for lx.i < len(src) {
+		if skipped, closed := lx.skip(); skipped {
+			if !closed {
+				return nil, false
+			}
+			continue
+		}
+		c := src[lx.i]
+		switch {
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			if depth < 0 {
+				return nil, false
+			}
+		case rustIdent(c) && (lx.i == 0 || !rustIdent(src[lx.i-1])):
+			at := lx.i
+			word := lx.word()
+			switch {
+			case word == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
+				// A macro's rules are token trees: left whole.
+				if !lx.skipGroup() {
+					return nil, false
+				}
+			case word == "fn":
+				open, ok := lx.fnBody()
+				if !ok {
+					return nil, false
+				}
+				if open < 0 {
+					continue
+				}
+				close, ok := lx.closeGroup(open)
+				if !ok {
+					return nil, false
+				}
+				if close-open < 2 || !wholeRows(src, at, close, rustComment) {
+					continue
+				}
+				if out == nil {
+					out = append([]byte(nil), src...)
+				}
+				for k := open + 1; k < close; k++ {
+					if out[k] != '\n' {
+						out[k] = ' '
+					}
+				}
+			}
+			continue
+		}
+		lx.i++
+	}
+	if depth != 0 {
+		return nil, false
+	}
+	return out, out != nil
+}
+
+// rustComment reports whether a row holds only a comment or an attribute,
+// which attach to the item below them.
+func rustComment(row []byte) bool {
+	for i, c := range row {
+		if c != ' ' && c != '\t' {
+			return (c == '/' && i+1 < len(row) && row[i+1] == '/') || (c == '#' && i+1 < len(row) && (row[i+1] == '[' || row[i+1] == '!'))
+		}
+	}
+	return false
+}
+
+// rustIdent reports whether c can be part of an identifier (any byte of
+// a multi-byte character counts).
+func rustIdent(c byte) bool { return isIdentPart(c) && c != '$' || c >= 0x80 }
+
+// rustLexer walks Rust source outside comments and literals.
+type rustLexer struct {
+	src []byte
+	i   int
+}
+
+// word reads the identifier at i.
+func (lx *rustLexer) word() string {
+	j := lx.i
+	for j < len(lx.src) && rustIdent(lx.src[j]) {
+		j++
+	}
+	w := string(lx.src[lx.i:j])
+	lx.i = j
+	return w
+}
+
+// skip steps over the comment or literal at i, if one starts there,
+// reporting whether it did and whether it was closed: line and nested
+// block comments, strings (raw, byte and C ones too) and characters. A
+// quote that starts no character is a lifetime's, stepped over alone.
+func (lx *rustLexer) skip() (skipped, closed bool) {
+	src, i := lx.src, lx.i
+	n := len(src)
+	switch c := src[i]; {
+	case c == '/' && i+1 < n && src[i+1] == '/':
+		for i < n && src[i] != '\n' {
+			i++
+		}
+		lx.i = i
+		return true, true
+	case c == '/' && i+1 < n && src[i+1] == '*':
+		depth := 0
+		for j := i; j+1 < n; j++ {
+			switch {
+			case src[j] == '/' && src[j+1] == '*':
+				depth++
+				j++
+			case src[j] == '*' && src[j+1] == '/':
+				depth--
+				j++
+				if depth == 0 {
+					lx.i = j + 1
+					return true, true
+				}
+			}
+		}
+		return true, false
+	case c == '"':
+		for j := i + 1; j < n; j++ {
+			switch src[j] {
+			case '\\':
+				j++
+			case '"':
+				lx.i = j + 1
+				return true, true
+			}
+		}
+		return true, false
+	case (c == 'r' || c == 'b' || c == 'c') && (i == 0 || !rustIdent(src[i-1])):
+		// r"..", r#".."#, br"..", cr"..": raw strings; b".." and c"..": strings.
+		j := i + 1
+		if c != 'r' && j < n && src[j] == 'r' {
+			j++
+		}
+		raw := src[j-1] == 'r'
+		hashes := 0
+		for raw && j < n && src[j] == '#' {
+			hashes++
+			j++
+		}
+		if j >= n || src[j] != '"' {
+			return false, true
+		}
+		if !raw {
+			lx.i = j
+			return lx.skip()
+		}
+		for k := j + 1; k < n; k++ {
+			if src[k] != '"' {
+				continue
+			}
+			m := 0
+			for m < hashes && k+1+m < n && src[k+1+m] == '#' {
+				m++
+			}
+			if m == hashes {
+				lx.i = k + 1 + hashes
+				return true, true
+			}
+		}
+		return true, false
+	case c == '\'':
+		// A character: an escape, or one character and a closing quote.
+		j := i + 1
+		if j < n && src[j] == '\\' {
+			for j += 2; j < n && src[j] != '\'' && src[j] != '\n'; j++ {
+			}
+			if j >= n || src[j] != '\'' {
+				return true, false
+			}
+			lx.i = j + 1
+			return true, true
+		}
+		if j < n {
+			j += utf8Len(src[j])
+		}
+		if j < n && src[j] == '\'' {
+			lx.i = j + 1
+			return true, true
+		}
+		lx.i = i + 1 // a lifetime or a label
+		return true, true
+	}
+	return false, true
+}
+
+// utf8Len is the length of the UTF-8 sequence that starts with c.
+func utf8Len(c byte) int {
+	switch {
+	case c >= 0xf0:
+		return 4
+	case c >= 0xe0:
+		return 3
+	case c >= 0xc0:
+		return 2
+	}
+	return 1
+}
+
+// fnBody reads a function's signature after "fn" up to the brace that
+// opens its body, outside the signature's brackets, or to the ";" that
+// ends a declaration without one (open -1). "fn" not followed by a name
+// is a function pointer type (open -1).
+func (lx *rustLexer) fnBody() (open int, ok bool) {
+	src := lx.src
+	for lx.i < len(src) && (src[lx.i] == ' ' || src[lx.i] == '\t') {
+		lx.i++
+	}
+	if lx.i >= len(src) || !rustIdent(src[lx.i]) {
+		return -1, true
+	}
+	depth := 0
+	for lx.i < len(src) {
+		if skipped, closed := lx.skip(); skipped {
+			if !closed {
+				return 0, false
+			}
+			continue
+		}
+		switch src[lx.i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+			if depth < 0 {
+				return 0, false
+			}
+		case '{':
+			if depth == 0 {
+				lx.i++
+				return lx.i - 1, true
+			}
+			depth++
+		case '}':
+			depth--
+			if depth < 0 {
+				return 0, false
+			}
+		case ';':
+			if depth == 0 {
+				return -1, true
+			}
+		}
+		lx.i++
+	}
+	return -1, true
+}
+
+// closeGroup finds the bracket that closes the one at open, leaving the
+// lexer after it.
+func (lx *rustLexer) closeGroup(open int) (int, bool) {
+	src := lx.src
+	lx.i = open + 1
+	depth := 1
+	for lx.i < len(src) {
+		if skipped, closed := lx.skip(); skipped {
+			if !closed {
+				return 0, false
+			}
+			continue
+		}
+		switch src[lx.i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				lx.i++
+				return lx.i - 1, true
+			}
+		}
+		lx.i++
+	}
+	return 0, false
+}
+
+// skipGroup steps over the next bracketed group (a macro's rules).
+func (lx *rustLexer) skipGroup() bool {
+	src := lx.src
+	for lx.i < len(src) && src[lx.i] != '(' && src[lx.i] != '[' && src[lx.i] != '{' {
+		if skipped, closed := lx.skip(); skipped {
+			if !closed {
+				return false
+			}
+			continue
+		}
+		lx.i++
+	}
+	if lx.i >= len(src) {
+		return false
+	}
+	_, ok := lx.closeGroup(lx.i)
+	return ok
+}

@@ -1,0 +1,122 @@
+package segment
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMaskRustBodies(t *testing.T) {
+	body := "\n        let s = r#\"}\"#; // a } in a comment\n        let c = '}';\n        /* nested /* } */ */\n        s.len() + b\"{\".len()\n    "
+	head := "/// Docs.\n#[inline]\nimpl<'a> S<'a> {\n    pub fn f<T: Fn() -> u8>(&'a self, x: [u8; 2]) -> usize where T: Copy {"
+	mid := "}\n    fn decl(&self);\n    fn g(&self) {"
+	rules := "}\n}\n\nmacro_rules! m {\n    () => { fn h() { 1 } };\n}\n\ntype F = fn(u8) -> u8;\n"
+	src := head + body + mid + " self.f() " + rules
+	blank := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\n' {
+				return r
+			}
+			return ' '
+		}, s)
+	}
+	want := head + blank(body) + mid + blank(" self.f() ") + rules
+	got, ok := maskRustBodies([]byte(src))
+	if !ok {
+		t.Fatal("nothing masked")
+	}
+	if d := cmp.Diff(want, string(got)); d != "" {
+		t.Fatalf("masked (-want +got):\n%s", d)
+	}
+}
+
+// TestMaskRustBodiesBig: a function whose unit may be cut at its
+// statements is left as it is, with what it holds.
+func TestMaskRustBodiesBig(t *testing.T) {
+	src := "fn big() {\n    fn inner() { 1; }\n" + strings.Repeat("    let x = f();\n", 160) + "}\n"
+	if got, ok := maskRustBodies([]byte(src)); ok {
+		t.Fatalf("masked:\n%s", got)
+	}
+}
+
+// TestMaskRustBodiesRefuses: files that do not lex are not masked.
+func TestMaskRustBodiesRefuses(t *testing.T) {
+	for _, src := range []string{
+		"fn f() {\n    let s = \"open;\n}\n",     // a string not closed
+		"fn f() {\n    let s = r#\"open\";\n}\n", // a raw string not closed
+		"fn f() {\n    /* open /* */\n}\n",       // a nested comment not closed
+		"fn f() {\n    if x {\n}\n",              // a brace not closed
+		"fn f() {\n}\n}\n",                       // a brace closed twice
+		"trait T {\n    fn f(&self);\n}\n",       // no body
+		"fn f() {\n    let c = '\\n;\n}\n",       // a character not closed
+	} {
+		if got, ok := maskRustBodies([]byte(src)); ok {
+			t.Errorf("%q masked as %q", src, got)
+		}
+	}
+}
+
+// rustMaskCases are Rust sources whose segmentation must not change when
+// function bodies are masked for the parse.
+var rustMaskCases = []string{
+	"use std::fmt;\n\n/// A.\n#[derive(Debug)]\npub struct A {\n    x: u8,\n}\n\nimpl A {\n    /// New.\n    pub fn new() -> Self {\n        A { x: b'{' }\n    }\n\n    fn get(&self) -> u8 {\n        self.x\n    }\n}\n",
+	"pub trait T {\n    fn f(&self) -> &'static str {\n        \"}\"\n    }\n    fn g(&self);\n}\n\nmod m {\n    pub(crate) async fn h<'a>(x: &'a str) -> &'a str where 'a: 'a {\n        'outer: loop { break 'outer x; }\n    }\n}\n",
+	"macro_rules! gen {\n    ($n:ident) => {\n        fn $n() {}\n    };\n}\n\ncfg_rt! {\n    pub fn spawn() {\n        todo!()\n    }\n}\n",
+	"fn big() {\n" + strings.Repeat("    if let Some(x) = f() {\n        g(x);\n    }\n", 80) + "}\n",
+}
+
+// TestMaskRustSegmentsAlike: segmenting with and without masked bodies
+// gives the same result, for the cases above and the sample file.
+func TestMaskRustSegmentsAlike(t *testing.T) {
+	cases := append([]string(nil), rustMaskCases...)
+	files, _ := filepath.Glob("testdata/src/*.rs")
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, string(src))
+	}
+	for i, src := range cases {
+		want := segmentFile("f.rs", []byte(src), false)
+		got := segmentFile("f.rs", []byte(src), true)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("case %d (-source +masked):\n%s", i, d)
+		}
+	}
+}
+
+// FuzzMaskRustBodies: masking keeps every byte's offset and every
+// newline, blanks only bytes between braces, and masking again changes
+// nothing.
+func FuzzMaskRustBodies(f *testing.F) {
+	for _, s := range rustMaskCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got, ok := maskRustBodies(src)
+		if !ok {
+			if got != nil {
+				t.Fatal("not masked, but a copy returned")
+			}
+			return
+		}
+		if len(got) != len(src) {
+			t.Fatalf("length %d, want %d", len(got), len(src))
+		}
+		for i := range src {
+			if got[i] != src[i] && (got[i] != ' ' || src[i] == '\n') {
+				t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
+			}
+		}
+		// Masking again changes nothing: the masked text lexes, and its
+		// functions are the same.
+		if again, ok := maskRustBodies(got); !ok || !bytes.Equal(again, got) {
+			t.Fatalf("masked again (ok %v):\n%s\nfrom\n%s", ok, again, got)
+		}
+	})
+}
