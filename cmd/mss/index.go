@@ -67,7 +67,9 @@ work tree.`,
 				fmt.Fprintf(stderr, "mss index: "+format+"\n", args...)
 			}
 			opts.Derive = retrieve.Deriver
+			restoreGC := batchGC()
 			sum, err := index.Build(cmd.Context(), opts)
+			restoreGC()
 			if bar != nil {
 				bar.Finish()
 			}
