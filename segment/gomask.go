@@ -10,7 +10,7 @@ package segment
 // not balance) is not masked.
 func maskGoBodies(src []byte) ([]byte, bool) {
 	lx := goLexer{src: src}
-	var out []byte
+	m := maskCopy{src: src}
 	for {
 		start, open, ok := lx.nextFuncBody()
 		if !ok {
@@ -26,16 +26,9 @@ func maskGoBodies(src []byte) ([]byte, bool) {
 		if !wholeRows(src, start, close, goDocComment) || close-open < 2 {
 			continue
 		}
-		if out == nil {
-			out = append([]byte(nil), src...)
-		}
-		for k := open + 1; k < close; k++ {
-			if out[k] != '\n' {
-				out[k] = ' '
-			}
-		}
+		m.blank(open+1, close)
 	}
-	return out, out != nil
+	return m.result()
 }
 
 // goDocComment reports whether a row holds only a line comment, as the

@@ -36,3 +36,23 @@ func wholeRows(src []byte, start, end int, comment func(row []byte) bool) bool {
 	}
 	return bottom-top <= maskWholeBytes && bytes.Count(src[top:bottom], []byte{'\n'})+1 <= maskWholeLines
 }
+
+// maskCopy is the copy of a file a mask writes, made at its first write.
+type maskCopy struct{ src, out []byte }
+
+// blank turns the bytes of [from, to) into spaces, newlines kept, and
+// returns the copy.
+func (m *maskCopy) blank(from, to int) []byte {
+	if m.out == nil {
+		m.out = append([]byte(nil), m.src...)
+	}
+	for k := from; k < to; k++ {
+		if m.out[k] != '\n' {
+			m.out[k] = ' '
+		}
+	}
+	return m.out
+}
+
+// result is the copy, and whether there is one.
+func (m *maskCopy) result() ([]byte, bool) { return m.out, m.out != nil }

@@ -55,16 +55,9 @@ func maskPythonBodies(src []byte) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	var out []byte
+	m := maskCopy{src: src}
 	mask := func(start, end int) {
-		if out == nil {
-			out = append([]byte(nil), src...)
-		}
-		for k := start; k < end; k++ {
-			if out[k] != '\n' {
-				out[k] = ' '
-			}
-		}
+		out := m.blank(start, end)
 		if end-start == 1 {
 			out[start] = '0'
 		} else {
@@ -102,7 +95,7 @@ func maskPythonBodies(src []byte) ([]byte, bool) {
 		}
 		mask(l.start, l.end)
 	}
-	return out, out != nil
+	return m.result()
 }
 
 // pyComment reports whether a row holds only a comment.

@@ -8,7 +8,7 @@ package segment
 // comment not closed, brackets that do not balance) is not masked.
 func maskRustBodies(src []byte) ([]byte, bool) {
 	lx := rustLexer{src: src}
-	var out []byte
+	m := maskCopy{src: src}
 	depth := 0
 	for lx.i < len(src) {
 		if skipped, closed := lx.skip(); skipped {
@@ -50,14 +50,7 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 				if close-open < 2 || !wholeRows(src, at, close, rustComment) {
 					continue
 				}
-				if out == nil {
-					out = append([]byte(nil), src...)
-				}
-				for k := open + 1; k < close; k++ {
-					if out[k] != '\n' {
-						out[k] = ' '
-					}
-				}
+				m.blank(open+1, close)
 			}
 			continue
 		}
@@ -66,7 +59,7 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 	if depth != 0 {
 		return nil, false
 	}
-	return out, out != nil
+	return m.result()
 }
 
 // rustComment reports whether a row holds only a comment or an attribute,
