@@ -19,7 +19,7 @@ func maskGoBodies(src []byte) ([]byte, bool) {
 		if open < 0 {
 			break
 		}
-		close, ok := lx.closeBrace(open)
+		close, ok := closeGroup(&lx.i, lx.src, lx.skip, open)
 		if !ok {
 			return nil, false
 		}
@@ -46,39 +46,41 @@ func goDocComment(row []byte) bool {
 type goLexer struct {
 	src []byte
 	i   int
+	nl  bool // the last comment skipped spans lines
 }
 
 // skip steps over the comment or literal at i, if one starts there,
 // reporting whether it did and whether it was closed. A block comment
 // spanning lines counts as a newline (nl).
-func (lx *goLexer) skip() (skipped, closed, nl bool) {
+func (lx *goLexer) skip() (skipped, closed bool) {
 	src, i := lx.src, lx.i
+	lx.nl = false
 	switch {
 	case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
 		for i < len(src) && src[i] != '\n' {
 			i++
 		}
 		lx.i = i
-		return true, true, false
+		return true, true
 	case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
 		for j := i + 2; j+1 < len(src); j++ {
 			if src[j] == '\n' {
-				nl = true
+				lx.nl = true
 			}
 			if src[j] == '*' && src[j+1] == '/' {
 				lx.i = j + 2
-				return true, true, nl
+				return true, true
 			}
 		}
-		return true, false, false
+		return true, false
 	case src[i] == '`':
 		for j := i + 1; j < len(src); j++ {
 			if src[j] == '`' {
 				lx.i = j + 1
-				return true, true, false
+				return true, true
 			}
 		}
-		return true, false, false
+		return true, false
 	case src[i] == '"' || src[i] == '\'':
 		q := src[i]
 		for j := i + 1; j < len(src); j++ {
@@ -86,15 +88,15 @@ func (lx *goLexer) skip() (skipped, closed, nl bool) {
 			case '\\':
 				j++
 			case '\n':
-				return true, false, false
+				return true, false
 			case q:
 				lx.i = j + 1
-				return true, true, false
+				return true, true
 			}
 		}
-		return true, false, false
+		return true, false
 	}
-	return false, true, false
+	return false, true
 }
 
 // nextFuncBody finds the next "func" at the top level (outside any
@@ -107,7 +109,7 @@ func (lx *goLexer) nextFuncBody() (start, open int, ok bool) {
 	src := lx.src
 	depth := 0
 	for lx.i < len(src) {
-		if skipped, closed, _ := lx.skip(); skipped {
+		if skipped, closed := lx.skip(); skipped {
 			if !closed {
 				return 0, 0, false
 			}
@@ -153,12 +155,11 @@ func (lx *goLexer) signature() (open int, ok bool) {
 	depth := 0
 	last := "" // the last word read
 	for lx.i < len(src) {
-		skipped, closed, nl := lx.skip()
-		if skipped {
+		if skipped, closed := lx.skip(); skipped {
 			if !closed {
 				return 0, false
 			}
-			if nl && depth == 0 {
+			if lx.nl && depth == 0 {
 				return -1, true
 			}
 			continue
@@ -193,34 +194,6 @@ func (lx *goLexer) signature() (open int, ok bool) {
 		lx.i++
 	}
 	return -1, true
-}
-
-// closeBrace finds the brace that closes the one at open, leaving the
-// lexer after it.
-func (lx *goLexer) closeBrace(open int) (int, bool) {
-	src := lx.src
-	lx.i = open + 1
-	depth := 1
-	for lx.i < len(src) {
-		if skipped, closed, _ := lx.skip(); skipped {
-			if !closed {
-				return 0, false
-			}
-			continue
-		}
-		switch src[lx.i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				lx.i++
-				return lx.i - 1, true
-			}
-		}
-		lx.i++
-	}
-	return 0, false
 }
 
 // goIdent reports whether c can be part of a Go identifier (any byte of a

@@ -1,9 +1,6 @@
 package segment
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,53 +66,11 @@ var goMaskCases = []string{
 	"package p\n\nfunc big() {\n" + strings.Repeat("\tif x := f(); x {\n\t\tg()\n\t}\n", 80) + "}\n",
 }
 
-// TestMaskGoSegmentsAlike: segmenting with and without masked bodies
-// gives the same result, for the cases above and the sample file.
-func TestMaskGoSegmentsAlike(t *testing.T) {
-	cases := append([]string(nil), goMaskCases...)
-	files, _ := filepath.Glob("testdata/src/*.go")
-	for _, p := range files {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, string(src))
-	}
-	for i, src := range cases {
-		want := segmentFile("f.go", []byte(src), false)
-		got := segmentFile("f.go", []byte(src), true)
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("case %d (-source +masked):\n%s", i, d)
-		}
-	}
-}
-
 // FuzzMaskGoBodies: masking keeps every byte's offset and every newline,
 // blanks only bytes between braces, and masking again changes nothing.
 func FuzzMaskGoBodies(f *testing.F) {
 	for _, s := range goMaskCases {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		got, ok := maskGoBodies(src)
-		if !ok {
-			if got != nil {
-				t.Fatal("not masked, but a copy returned")
-			}
-			return
-		}
-		if len(got) != len(src) {
-			t.Fatalf("length %d, want %d", len(got), len(src))
-		}
-		for i := range src {
-			if got[i] != src[i] && (got[i] != ' ' || src[i] == '\n') {
-				t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
-			}
-		}
-		// Masking again changes nothing: the masked text lexes, and its
-		// functions are the same.
-		if again, ok := maskGoBodies(got); !ok || !bytes.Equal(again, got) {
-			t.Fatalf("masked again (ok %v):\n%s\nfrom\n%s", ok, again, got)
-		}
-	})
+	f.Fuzz(func(t *testing.T, src []byte) { checkMasked(t, maskGoBodies, src, " ") })
 }

@@ -56,3 +56,33 @@ func (m *maskCopy) blank(from, to int) []byte {
 
 // result is the copy, and whether there is one.
 func (m *maskCopy) result() ([]byte, bool) { return m.out, m.out != nil }
+
+// closeGroup finds the bracket that closes the one at open in a brace
+// language's source, stepping over comments and literals with skip (a
+// lexer's, which reads and moves *i); it leaves *i after it. ok is false
+// when a comment or literal is not closed, or the brackets do not
+// balance.
+func closeGroup(i *int, src []byte, skip func() (skipped, closed bool), open int) (close int, ok bool) {
+	*i = open + 1
+	depth := 1
+	for *i < len(src) {
+		if skipped, closed := skip(); skipped {
+			if !closed {
+				return 0, false
+			}
+			continue
+		}
+		switch src[*i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				*i++
+				return *i - 1, true
+			}
+		}
+		*i++
+	}
+	return 0, false
+}

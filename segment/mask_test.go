@@ -1,9 +1,11 @@
 package segment
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +63,66 @@ func TestMaskTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d files, %d masked; segmenting %v from the source, %v masked", files, masked, plain, fast)
+}
+
+// maskCaseSets are, per language, sources whose segmentation must not
+// change when function bodies are masked, and the sample files of the
+// same language.
+var maskCaseSets = []struct {
+	name  string // the file name they are segmented as
+	cases []string
+}{
+	{"f.py", maskCases},
+	{"f.go", goMaskCases},
+	{"f.rs", rustMaskCases},
+}
+
+// TestMaskSegmentsAlike: segmenting with and without masked bodies gives
+// the same result, for the cases above and the sample files.
+func TestMaskSegmentsAlike(t *testing.T) {
+	for _, set := range maskCaseSets {
+		cases := append([]string(nil), set.cases...)
+		files, _ := filepath.Glob("testdata/src/*" + filepath.Ext(set.name))
+		for _, p := range files {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, string(src))
+		}
+		for i, src := range cases {
+			want := segmentFile(set.name, []byte(src), false)
+			got := segmentFile(set.name, []byte(src), true)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s case %d (-source +masked):\n%s", set.name, i, d)
+			}
+		}
+	}
+}
+
+// checkMasked checks what every mask keeps: a file it does not mask is
+// not copied; one it masks keeps its length and every newline, its bytes
+// change only to those in allowed, and masking it again changes nothing.
+// It returns the masked copy (nil when there is none).
+func checkMasked(t *testing.T, mask func([]byte) ([]byte, bool), src []byte, allowed string) []byte {
+	t.Helper()
+	got, ok := mask(src)
+	if !ok {
+		if got != nil {
+			t.Fatal("not masked, but a copy returned")
+		}
+		return nil
+	}
+	if len(got) != len(src) {
+		t.Fatalf("length %d, want %d", len(got), len(src))
+	}
+	for i := range src {
+		if got[i] != src[i] && (src[i] == '\n' || !strings.ContainsRune(allowed, rune(got[i]))) {
+			t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
+		}
+	}
+	if again, ok := mask(got); !ok || !bytes.Equal(again, got) {
+		t.Fatalf("masked again (ok %v):\n%s\nfrom\n%s", ok, again, got)
+	}
+	return got
 }

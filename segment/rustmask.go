@@ -43,7 +43,7 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 				if open < 0 {
 					continue
 				}
-				close, ok := lx.closeGroup(open)
+				close, ok := closeGroup(&lx.i, lx.src, lx.skip, open)
 				if !ok {
 					return nil, false
 				}
@@ -256,34 +256,6 @@ func (lx *rustLexer) fnBody() (open int, ok bool) {
 	return -1, true
 }
 
-// closeGroup finds the bracket that closes the one at open, leaving the
-// lexer after it.
-func (lx *rustLexer) closeGroup(open int) (int, bool) {
-	src := lx.src
-	lx.i = open + 1
-	depth := 1
-	for lx.i < len(src) {
-		if skipped, closed := lx.skip(); skipped {
-			if !closed {
-				return 0, false
-			}
-			continue
-		}
-		switch src[lx.i] {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-			if depth == 0 {
-				lx.i++
-				return lx.i - 1, true
-			}
-		}
-		lx.i++
-	}
-	return 0, false
-}
-
 // skipGroup steps over the next bracketed group (a macro's rules).
 func (lx *rustLexer) skipGroup() bool {
 	src := lx.src
@@ -299,6 +271,6 @@ func (lx *rustLexer) skipGroup() bool {
 	if lx.i >= len(src) {
 		return false
 	}
-	_, ok := lx.closeGroup(lx.i)
+	_, ok := closeGroup(&lx.i, lx.src, lx.skip, lx.i)
 	return ok
 }
