@@ -19,14 +19,9 @@ func maskGoBodies(src []byte) ([]byte, bool) {
 		if open < 0 {
 			break
 		}
-		close, ok := closeGroup(&lx.i, lx.src, lx.skip, open)
-		if !ok {
+		if !m.body(&lx.i, lx.skip, start, open, goDocComment) {
 			return nil, false
 		}
-		if !wholeRows(src, start, close, goDocComment) || close-open < 2 {
-			continue
-		}
-		m.blank(open+1, close)
 	}
 	return m.result()
 }

@@ -13,16 +13,7 @@ func TestMaskGoBodies(t *testing.T) {
 	mid := "}\n\ntype T struct{ f func() }\n\nfunc (t *T) M() error {"
 	tail := "}\n\nfunc stub(int) int\n\nvar v = func() int {"
 	src := head + body + mid + " return nil " + tail + "\n\treturn '}'\n" + "}\n"
-	// Every byte of a body but its newlines becomes a space.
-	blank := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if r == '\n' {
-				return r
-			}
-			return ' '
-		}, s)
-	}
-	want := head + blank(body) + mid + blank(" return nil ") + tail + blank("\n\treturn '}'\n") + "}\n"
+	want := head + blankText(body) + mid + blankText(" return nil ") + tail + blankText("\n\treturn '}'\n") + "}\n"
 	got, ok := maskGoBodies([]byte(src))
 	if !ok {
 		t.Fatal("nothing masked")
@@ -43,18 +34,14 @@ func TestMaskGoBodiesBig(t *testing.T) {
 
 // TestMaskGoBodiesRefuses: files that do not lex are not masked.
 func TestMaskGoBodiesRefuses(t *testing.T) {
-	for _, src := range []string{
+	checkRefuses(t, maskGoBodies, []string{
 		"package p\nfunc f() {\n\ts := \"open\n}\n", // a string not closed on its line
 		"package p\nfunc f() {\n\ts := `open\n}\n",  // a raw string not closed
 		"package p\nfunc f() {\n\t/* open\n}\n",     // a comment not closed
 		"package p\nfunc f() {\n\tif x {\n}\n",      // a brace not closed
 		"package p\nfunc f() {\n}\n}\n",             // a brace closed twice
 		"package p\ntype F func(int)\n",             // no body
-	} {
-		if got, ok := maskGoBodies([]byte(src)); ok {
-			t.Errorf("%q masked as %q", src, got)
-		}
-	}
+	})
 }
 
 // goMaskCases are Go sources whose segmentation must not change when

@@ -86,3 +86,18 @@ func closeGroup(i *int, src []byte, skip func() (skipped, closed bool), open int
 	}
 	return 0, false
 }
+
+// body masks the body of a brace language's function from start whose
+// braces open at open, when its unit stays whole (wholeRows, with the
+// comment rows comment says attach to it); it reads up to the closing
+// brace with closeGroup, and is false where closeGroup is.
+func (m *maskCopy) body(i *int, skip func() (bool, bool), start, open int, comment func([]byte) bool) bool {
+	close, ok := closeGroup(i, m.src, skip, open)
+	if !ok {
+		return false
+	}
+	if close-open >= 2 && wholeRows(m.src, start, close, comment) {
+		m.blank(open+1, close)
+	}
+	return true
+}

@@ -126,3 +126,24 @@ func checkMasked(t *testing.T, mask func([]byte) ([]byte, bool), src []byte, all
 	}
 	return got
 }
+
+// blankText is s with every character but a newline a space: a body as
+// the brace languages' masks leave it.
+func blankText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' {
+			return r
+		}
+		return ' '
+	}, s)
+}
+
+// checkRefuses checks that a mask leaves each source unmasked.
+func checkRefuses(t *testing.T, mask func([]byte) ([]byte, bool), srcs []string) {
+	t.Helper()
+	for _, src := range srcs {
+		if got, ok := mask([]byte(src)); ok {
+			t.Errorf("%q masked as %q", src, got)
+		}
+	}
+}

@@ -43,14 +43,9 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 				if open < 0 {
 					continue
 				}
-				close, ok := closeGroup(&lx.i, lx.src, lx.skip, open)
-				if !ok {
+				if !m.body(&lx.i, lx.skip, at, open, rustComment) {
 					return nil, false
 				}
-				if close-open < 2 || !wholeRows(src, at, close, rustComment) {
-					continue
-				}
-				m.blank(open+1, close)
 			}
 			continue
 		}
