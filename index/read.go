@@ -116,6 +116,7 @@ package index
 //	           the file.
 //	feature 15: so is Go (segment.maskGoBodies).
 //	feature 16: and Rust (segment.maskRustBodies).
+//	feature 17: and Java (segment.maskJavaBodies).
 
 import (
 	"context"
@@ -135,7 +136,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 16
+	FeatureVersion = 17
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -27,9 +27,9 @@
 //   - C and C++ annotation macros the grammar cannot expand
 //     (FMT_BEGIN_NAMESPACE, FMT_CONSTEXPR, UV_EXTERN) are blanked for a
 //     second parse, kept when it fits the grammar better (maskMacros).
-//   - Python, Go and Rust are parsed with their function bodies masked:
-//     their statements become cheap code over the same bytes, which gives
-//     the same units for less of tree-sitter's work (mask.go).
+//   - Python, Go, Rust and Java are parsed with their function bodies
+//     masked: their statements become cheap code over the same bytes,
+//     which gives the same units for less of tree-sitter's work (mask.go).
 //   - Every other line belongs to a "module" unit: a run of module-level
 //     statements (imports, constants, top-level code) between definitions.
 //

@@ -118,6 +118,7 @@ var (
 		wrappers:    newSet(),
 		attach:      newSet("line_comment", "block_comment"),
 		imports:     newSet("import_declaration"),
+		mask:        maskJavaBodies,
 	}
 	rustGrammar = &grammar{
 		name:        "rust",

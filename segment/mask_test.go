@@ -78,6 +78,7 @@ var maskCaseSets = []struct {
 	{"f.py", maskCases},
 	{"f.go", goMaskCases},
 	{"f.rs", rustMaskCases},
+	{"f.java", javaMaskCases},
 }
 
 // TestMaskSegmentsAlike: segmenting with and without masked bodies gives

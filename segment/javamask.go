@@ -1,0 +1,172 @@
+package segment
+
+// maskJavaBodies is maskGoBodies for Java: the body of a method or
+// constructor whose unit stays whole is blanked between its braces. A
+// body is a "{" outside parentheses and outside any body, after the ")"
+// that closes a parameter list, or after a throws clause that follows
+// one; not a record's header, whose "{" opens a class body, nor an enum
+// constant's, whose class body's methods are names the enum defines. Any
+// other "{" (a class, an interface, an enum, an initializer block) is
+// scanned into. A file that does not lex cleanly (a string, text block,
+// character or comment not closed, brackets that do not balance) is not
+// masked.
+func maskJavaBodies(src []byte) ([]byte, bool) {
+	lx := javaLexer{src: src}
+	m := maskCopy{src: src}
+	depth := 0          // parentheses and brackets
+	afterParen := false // the last tokens are ")" and a throws clause
+	throws := false     // inside that throws clause
+	record := false     // the declaration being read is a record's
+	enum := false       // the declaration being read is an enum's
+	declStart := -1     // where the declaration being read starts
+	// constants[k] says the k-th enclosing body is an enum's, before the
+	// ";" that ends its constants.
+	var constants []bool
+	for lx.i < len(src) {
+		if skipped, closed := lx.skip(); skipped {
+			if !closed {
+				return nil, false
+			}
+			continue
+		}
+		c := src[lx.i]
+		if c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '\f' {
+			lx.i++
+			continue
+		}
+		if declStart < 0 {
+			declStart = lx.i
+		}
+		switch {
+		case c == '(' || c == '[':
+			depth++
+			afterParen = false
+		case c == ')' || c == ']':
+			depth--
+			if depth < 0 {
+				return nil, false
+			}
+			afterParen, throws = c == ')' && depth == 0, false
+		case c == '{' && depth == 0 && afterParen && !record && !(len(constants) > 0 && constants[len(constants)-1]):
+			if !m.body(&lx.i, lx.skip, declStart, lx.i, javaComment) {
+				return nil, false
+			}
+			afterParen, throws, record, declStart = false, false, false, -1
+			continue
+		case c == '{' || c == '}' || c == ';':
+			if depth == 0 {
+				switch {
+				case c == '{':
+					constants = append(constants, enum)
+				case c == '}':
+					if len(constants) == 0 {
+						return nil, false
+					}
+					constants = constants[:len(constants)-1]
+				case c == ';' && len(constants) > 0:
+					constants[len(constants)-1] = false
+				}
+				declStart, record, enum = -1, false, false
+			}
+			afterParen = false
+		case (c == ',' || c == '.' || c == '<' || c == '>' || c == '?') && throws:
+			// Inside a throws clause's list of types.
+		case javaIdent(c):
+			j := lx.i
+			for j < len(src) && javaIdent(src[j]) {
+				j++
+			}
+			switch w := string(src[lx.i:j]); {
+			case w == "throws" && afterParen:
+				throws = true
+			case w == "record" && depth == 0:
+				record = true
+				afterParen = false
+			case w == "enum" && depth == 0:
+				enum = true
+				afterParen = false
+			case !throws:
+				afterParen = false
+			}
+			lx.i = j
+			continue
+		default:
+			afterParen, throws = false, false
+		}
+		lx.i++
+	}
+	if depth != 0 || len(constants) != 0 {
+		return nil, false
+	}
+	return m.result()
+}
+
+// javaComment reports whether a row holds only a comment (or the inside
+// of a block comment) or an annotation, which attach to the member below.
+func javaComment(row []byte) bool {
+	for i, c := range row {
+		if c != ' ' && c != '\t' {
+			return c == '*' || c == '@' || (c == '/' && i+1 < len(row) && (row[i+1] == '/' || row[i+1] == '*'))
+		}
+	}
+	return false
+}
+
+// javaIdent reports whether c can be part of an identifier or a number
+// (any byte of a multi-byte character counts).
+func javaIdent(c byte) bool { return isIdentPart(c) || c >= 0x80 }
+
+// javaLexer walks Java source outside comments and literals.
+type javaLexer struct {
+	src []byte
+	i   int
+}
+
+// skip steps over the comment or literal at i, if one starts there,
+// reporting whether it did and whether it was closed.
+func (lx *javaLexer) skip() (skipped, closed bool) {
+	src, i := lx.src, lx.i
+	n := len(src)
+	switch c := src[i]; {
+	case c == '/' && i+1 < n && src[i+1] == '/':
+		for i < n && src[i] != '\n' {
+			i++
+		}
+		lx.i = i
+		return true, true
+	case c == '/' && i+1 < n && src[i+1] == '*':
+		for j := i + 2; j+1 < n; j++ {
+			if src[j] == '*' && src[j+1] == '/' {
+				lx.i = j + 2
+				return true, true
+			}
+		}
+		return true, false
+	case c == '"' && i+2 < n && src[i+1] == '"' && src[i+2] == '"':
+		// A text block, to its closing """.
+		for j := i + 3; j+2 < n; j++ {
+			switch {
+			case src[j] == '\\':
+				j++
+			case src[j] == '"' && src[j+1] == '"' && src[j+2] == '"':
+				lx.i = j + 3
+				return true, true
+			}
+		}
+		return true, false
+	case c == '"' || c == '\'':
+		for j := i + 1; j < n; j++ {
+			switch src[j] {
+			case '\\':
+				j++
+			case '\n':
+				return true, false
+			case c:
+				lx.i = j + 1
+				return true, true
+			}
+		}
+		return true, false
+	}
+	return false, true
+}
