@@ -1,5 +1,7 @@
 package segment
 
+import "bytes"
+
 // maskGoBodies is maskPythonBodies for Go: the body of a function or
 // method whose unit stays whole (wholeRows) is blanked between its
 // braces, newlines kept, which leaves an empty block over the same bytes.
@@ -52,44 +54,18 @@ func (lx *goLexer) skip() (skipped, closed bool) {
 	lx.nl = false
 	switch {
 	case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
-		for i < len(src) && src[i] != '\n' {
-			i++
-		}
-		lx.i = i
-		return true, true
+		return stepTo(&lx.i, lineCommentEnd(src, i))
 	case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
-		for j := i + 2; j+1 < len(src); j++ {
-			if src[j] == '\n' {
-				lx.nl = true
-			}
-			if src[j] == '*' && src[j+1] == '/' {
-				lx.i = j + 2
-				return true, true
-			}
-		}
-		return true, false
+		end := blockCommentEnd(src, i)
+		lx.nl = end >= 0 && bytes.IndexByte(src[i:end], '\n') >= 0
+		return stepTo(&lx.i, end)
 	case src[i] == '`':
-		for j := i + 1; j < len(src); j++ {
-			if src[j] == '`' {
-				lx.i = j + 1
-				return true, true
-			}
+		if k := bytes.IndexByte(src[i+1:], '`'); k >= 0 {
+			return stepTo(&lx.i, i+1+k+1)
 		}
 		return true, false
 	case src[i] == '"' || src[i] == '\'':
-		q := src[i]
-		for j := i + 1; j < len(src); j++ {
-			switch src[j] {
-			case '\\':
-				j++
-			case '\n':
-				return true, false
-			case q:
-				lx.i = j + 1
-				return true, true
-			}
-		}
-		return true, false
+		return stepTo(&lx.i, quotedEnd(src, i))
 	}
 	return false, true
 }

@@ -129,19 +129,9 @@ func (lx *javaLexer) skip() (skipped, closed bool) {
 	n := len(src)
 	switch c := src[i]; {
 	case c == '/' && i+1 < n && src[i+1] == '/':
-		for i < n && src[i] != '\n' {
-			i++
-		}
-		lx.i = i
-		return true, true
+		return stepTo(&lx.i, lineCommentEnd(src, i))
 	case c == '/' && i+1 < n && src[i+1] == '*':
-		for j := i + 2; j+1 < n; j++ {
-			if src[j] == '*' && src[j+1] == '/' {
-				lx.i = j + 2
-				return true, true
-			}
-		}
-		return true, false
+		return stepTo(&lx.i, blockCommentEnd(src, i))
 	case c == '"' && i+2 < n && src[i+1] == '"' && src[i+2] == '"':
 		// A text block, to its closing """.
 		for j := i + 3; j+2 < n; j++ {
@@ -149,24 +139,12 @@ func (lx *javaLexer) skip() (skipped, closed bool) {
 			case src[j] == '\\':
 				j++
 			case src[j] == '"' && src[j+1] == '"' && src[j+2] == '"':
-				lx.i = j + 3
-				return true, true
+				return stepTo(&lx.i, j+3)
 			}
 		}
 		return true, false
 	case c == '"' || c == '\'':
-		for j := i + 1; j < n; j++ {
-			switch src[j] {
-			case '\\':
-				j++
-			case '\n':
-				return true, false
-			case c:
-				lx.i = j + 1
-				return true, true
-			}
-		}
-		return true, false
+		return stepTo(&lx.i, quotedEnd(src, i))
 	}
 	return false, true
 }

@@ -101,3 +101,49 @@ func (m *maskCopy) body(i *int, skip func() (bool, bool), start, open int, comme
 	}
 	return true
 }
+
+// The lexers of the brace languages share these steps; each returns the
+// offset after what it steps over, or -1 when that is not closed.
+
+// lineCommentEnd: the "//" comment at i, up to its newline.
+func lineCommentEnd(src []byte, i int) int {
+	if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
+		return i + k
+	}
+	return len(src)
+}
+
+// blockCommentEnd: the "/*" comment at i, to its "*/" (not nested).
+func blockCommentEnd(src []byte, i int) int {
+	if k := bytes.Index(src[i+2:], []byte("*/")); k >= 0 {
+		return i + 2 + k + 2
+	}
+	return -1
+}
+
+// quotedEnd: the string or character literal whose quote is at i, closed
+// by the same quote on its line; a backslash escapes the byte after it.
+func quotedEnd(src []byte, i int) int {
+	q := src[i]
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '\n':
+			return -1
+		case q:
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// stepTo moves *i to end and reports the step as skip does: skipped, and
+// closed unless end is -1.
+func stepTo(i *int, end int) (skipped, closed bool) {
+	if end < 0 {
+		return true, false
+	}
+	*i = end
+	return true, true
+}

@@ -98,11 +98,7 @@ func (lx *rustLexer) skip() (skipped, closed bool) {
 	n := len(src)
 	switch c := src[i]; {
 	case c == '/' && i+1 < n && src[i+1] == '/':
-		for i < n && src[i] != '\n' {
-			i++
-		}
-		lx.i = i
-		return true, true
+		return stepTo(&lx.i, lineCommentEnd(src, i))
 	case c == '/' && i+1 < n && src[i+1] == '*':
 		depth := 0
 		for j := i; j+1 < n; j++ {
