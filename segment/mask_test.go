@@ -82,7 +82,8 @@ var maskCaseSets = []struct {
 }
 
 // TestMaskSegmentsAlike: segmenting with and without masked bodies gives
-// the same result, for the cases above and the sample files.
+// the same result, for the cases above and the sample files, with either
+// line ends.
 func TestMaskSegmentsAlike(t *testing.T) {
 	for _, set := range maskCaseSets {
 		cases := append([]string(nil), set.cases...)
@@ -93,6 +94,10 @@ func TestMaskSegmentsAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			cases = append(cases, string(src))
+		}
+		// The same with Windows line ends.
+		for _, src := range cases[:len(cases):len(cases)] {
+			cases = append(cases, strings.ReplaceAll(src, "\n", "\r\n"))
 		}
 		for i, src := range cases {
 			want := segmentFile(set.name, []byte(src), false)

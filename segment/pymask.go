@@ -18,7 +18,7 @@ import "bytes"
 //
 // A file is masked only when it lexes cleanly (strings closed, brackets
 // balanced, backslashes only joining lines, indentation of spaces only,
-// no carriage returns). An error inside a masked statement is not seen.
+// a carriage return only before a newline). An error inside a masked statement is not seen.
 
 // pyLine is one logical line of Python: physical rows first..last, its
 // code from byte start to end (after its last token; a comment after it
@@ -107,8 +107,15 @@ func pyComment(row []byte) bool {
 // pyLogicalLines cuts src into Python's logical lines (comment-only and
 // blank rows are none). ok is false when the file does not lex cleanly.
 func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
-	if bytes.IndexByte(src, '\r') >= 0 {
-		return nil, false
+	for i := bytes.IndexByte(src, '\r'); i >= 0; {
+		if i+1 >= len(src) || src[i+1] != '\n' {
+			return nil, false // a line ending in a lone carriage return
+		}
+		k := bytes.IndexByte(src[i+1:], '\r')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
 	}
 	row := 0
 	i := 0
@@ -125,7 +132,7 @@ func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
 		if i == n {
 			break
 		}
-		if src[i] == '\n' || src[i] == '#' {
+		if src[i] == '\n' || src[i] == '\r' || src[i] == '#' {
 			for i < n && src[i] != '\n' {
 				i++
 			}
@@ -152,11 +159,12 @@ func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
 				row++
 				i++
 			case c == '\\':
-				if i+1 >= n || src[i+1] != '\n' {
+				k := lineEnd(src, i+1)
+				if k == 0 {
 					return nil, false // a backslash that does not join lines
 				}
 				row++
-				i += 2
+				i += 1 + k
 			case c == '#':
 				for i < n && src[i] != '\n' {
 					i++
@@ -169,7 +177,7 @@ func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
 				row += rows
 				i = j
 				lastTok, l.end = '"', j
-			case c == ' ' || c == '\t' || c == '\f':
+			case c == ' ' || c == '\t' || c == '\f' || c == '\r':
 				i++
 			default:
 				switch c {
@@ -207,38 +215,46 @@ func skipPyString(src []byte, i int) (int, int, bool) {
 	q := src[i]
 	triple := i+2 < len(src) && src[i+1] == q && src[i+2] == q
 	rows := 0
+	start := i + 1
 	if triple {
-		for j := i + 3; j < len(src); j++ {
-			switch src[j] {
-			case '\\':
-				if j+1 < len(src) && src[j+1] == '\n' {
-					rows++
-				}
-				j++
-			case '\n':
-				rows++
-			case q:
-				if j+2 < len(src) && src[j+1] == q && src[j+2] == q {
-					return j + 3, rows, true
-				}
-			}
-		}
-		return 0, 0, false
+		start = i + 3
 	}
-	for j := i + 1; j < len(src); j++ {
+	for j := start; j < len(src); j++ {
 		switch src[j] {
 		case '\\':
-			if j+1 < len(src) && src[j+1] == '\n' {
+			if k := lineEnd(src, j+1); k > 0 {
 				rows++
+				j += k
+			} else {
+				j++
 			}
-			j++
 		case '\n':
-			return 0, 0, false
+			if !triple {
+				return 0, 0, false
+			}
+			rows++
 		case q:
-			return j + 1, rows, true
+			if !triple {
+				return j + 1, rows, true
+			}
+			if j+2 < len(src) && src[j+1] == q && src[j+2] == q {
+				return j + 3, rows, true
+			}
 		}
 	}
 	return 0, 0, false
+}
+
+// lineEnd is the length of the line end ("\n" or "\r\n") at src[i], 0
+// when there is none.
+func lineEnd(src []byte, i int) int {
+	switch {
+	case i < len(src) && src[i] == '\n':
+		return 1
+	case i+1 < len(src) && src[i] == '\r' && src[i+1] == '\n':
+		return 2
+	}
+	return 0
 }
 
 // hasWord reports whether b starts with the word w.

@@ -95,7 +95,7 @@ func TestMaskPythonBodiesRefuses(t *testing.T) {
 		"def f():\n    x = (1,\n",            // a bracket not closed
 		"def f():\n    return 1)\n",          // a bracket closed twice
 		"def f():\n\treturn 1\n",             // a tab in indentation
-		"def f():\r\n    return 1\r\n",       // carriage returns
+		"def f():\r    return 1\r",           // lone carriage returns
 		"def f():\n    s = \"\"\"never\n",    // a triple-quoted string not closed
 		"class A:\n    x = 1\n",              // no function
 		"def f(): return 1\ndef g(): pass\n", // bodies on the header's line
