@@ -117,6 +117,7 @@ package index
 //	feature 15: so is Go (segment.maskGoBodies).
 //	feature 16: and Rust (segment.maskRustBodies).
 //	feature 17: and Java (segment.maskJavaBodies).
+//	feature 18: Python files with Windows line ends are masked too.
 
 import (
 	"context"
@@ -136,7 +137,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 17
+	FeatureVersion = 18
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").
