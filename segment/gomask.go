@@ -28,16 +28,8 @@ func maskGoBodies(src []byte) ([]byte, bool) {
 	return m.result()
 }
 
-// goDocComment reports whether a row holds only a line comment, as the
-// rows of a doc comment do.
-func goDocComment(row []byte) bool {
-	for i, c := range row {
-		if c != ' ' && c != '\t' {
-			return c == '/' && i+1 < len(row) && row[i+1] == '/'
-		}
-	}
-	return false
-}
+// goDocComment: the rows of a doc comment.
+var goDocComment = commentRow("//")
 
 // goLexer walks Go source outside comments and literals.
 type goLexer struct {
@@ -65,7 +57,7 @@ func (lx *goLexer) skip() (skipped, closed bool) {
 		}
 		return true, false
 	case src[i] == '"' || src[i] == '\'':
-		return stepTo(&lx.i, quotedEnd(src, i))
+		return stepTo(&lx.i, quotedEnd(src, i, false))
 	}
 	return false, true
 }
@@ -95,9 +87,9 @@ func (lx *goLexer) nextFuncBody() (start, open int, ok bool) {
 			if depth < 0 {
 				return 0, 0, false
 			}
-		case depth == 0 && goIdent(c) && (lx.i == 0 || !goIdent(src[lx.i-1])):
+		case depth == 0 && codeIdent(c) && (lx.i == 0 || !codeIdent(src[lx.i-1])):
 			j := lx.i
-			for j < len(src) && goIdent(src[j]) {
+			for j < len(src) && codeIdent(src[j]) {
 				j++
 			}
 			word, at := string(src[lx.i:j]), lx.i
@@ -151,9 +143,9 @@ func (lx *goLexer) signature() (open int, ok bool) {
 				return 0, false
 			}
 			last = ""
-		case goIdent(c):
+		case codeIdent(c):
 			j := lx.i
-			for j < len(src) && goIdent(src[j]) {
+			for j < len(src) && codeIdent(src[j]) {
 				j++
 			}
 			last = string(src[lx.i:j])
@@ -166,7 +158,3 @@ func (lx *goLexer) signature() (open int, ok bool) {
 	}
 	return -1, true
 }
-
-// goIdent reports whether c can be part of a Go identifier (any byte of a
-// multi-byte character counts: a letter, for all it matters here).
-func goIdent(c byte) bool { return isIdentPart(c) || c >= 0x80 }

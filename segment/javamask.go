@@ -71,9 +71,9 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 			afterParen = false
 		case (c == ',' || c == '.' || c == '<' || c == '>' || c == '?') && throws:
 			// Inside a throws clause's list of types.
-		case javaIdent(c):
+		case codeIdent(c):
 			j := lx.i
-			for j < len(src) && javaIdent(src[j]) {
+			for j < len(src) && codeIdent(src[j]) {
 				j++
 			}
 			switch w := string(src[lx.i:j]); {
@@ -101,20 +101,9 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 	return m.result()
 }
 
-// javaComment reports whether a row holds only a comment (or the inside
-// of a block comment) or an annotation, which attach to the member below.
-func javaComment(row []byte) bool {
-	for i, c := range row {
-		if c != ' ' && c != '\t' {
-			return c == '*' || c == '@' || (c == '/' && i+1 < len(row) && (row[i+1] == '/' || row[i+1] == '*'))
-		}
-	}
-	return false
-}
-
-// javaIdent reports whether c can be part of an identifier or a number
-// (any byte of a multi-byte character counts).
-func javaIdent(c byte) bool { return isIdentPart(c) || c >= 0x80 }
+// javaComment: comment rows (and the inside of a block comment) and
+// annotations, which attach to the member below.
+var javaComment = commentRow("//", "/*", "*", "@")
 
 // javaLexer walks Java source outside comments and literals.
 type javaLexer struct {
@@ -144,7 +133,7 @@ func (lx *javaLexer) skip() (skipped, closed bool) {
 		}
 		return true, false
 	case c == '"' || c == '\'':
-		return stepTo(&lx.i, quotedEnd(src, i))
+		return stepTo(&lx.i, quotedEnd(src, i, false))
 	}
 	return false, true
 }

@@ -122,20 +122,43 @@ func blockCommentEnd(src []byte, i int) int {
 }
 
 // quotedEnd: the string or character literal whose quote is at i, closed
-// by the same quote on its line; a backslash escapes the byte after it.
-func quotedEnd(src []byte, i int) int {
+// by the same quote, on its line unless acrossLines; a backslash escapes
+// the byte after it.
+func quotedEnd(src []byte, i int, acrossLines bool) int {
 	q := src[i]
 	for j := i + 1; j < len(src); j++ {
 		switch src[j] {
 		case '\\':
 			j++
 		case '\n':
-			return -1
+			if !acrossLines {
+				return -1
+			}
 		case q:
 			return j + 1
 		}
 	}
 	return -1
+}
+
+// codeIdent reports whether c can be part of a Go or Java identifier or
+// number (any byte of a multi-byte character counts: a letter, for all
+// it matters here).
+func codeIdent(c byte) bool { return isIdentPart(c) || c >= 0x80 }
+
+// commentRow makes the test wholeRows asks for: whether a row, past its
+// indentation, starts with one of prefixes (a comment, an attribute, an
+// annotation: what attaches to the definition below it).
+func commentRow(prefixes ...string) func(row []byte) bool {
+	return func(row []byte) bool {
+		row = bytes.TrimLeft(row, " \t")
+		for _, p := range prefixes {
+			if bytes.HasPrefix(row, []byte(p)) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // stepTo moves *i to end and reports the step as skip does: skipped, and

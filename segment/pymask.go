@@ -42,8 +42,9 @@ const (
 
 // compoundWords start a compound statement (or one of its clauses): the
 // lines that hold a body's blocks together, which masking keeps.
-var compoundWords = []string{"if", "elif", "else", "for", "while", "try", "except", "finally",
-	"with", "def", "class", "async", "match", "case"}
+var compoundWords = map[string]bool{"if": true, "elif": true, "else": true, "for": true, "while": true,
+	"try": true, "except": true, "finally": true, "with": true, "def": true, "class": true, "async": true,
+	"match": true, "case": true}
 
 // maskPythonBodies returns src with the simple statements inside functions
 // replaced, and whether it replaced any. The body of a function whose
@@ -98,24 +99,21 @@ func maskPythonBodies(src []byte) ([]byte, bool) {
 	return m.result()
 }
 
-// pyComment reports whether a row holds only a comment.
-func pyComment(row []byte) bool {
-	row = bytes.TrimLeft(row, " ")
-	return len(row) > 0 && row[0] == '#'
-}
+// pyComment: comment rows, which attach to the definition below.
+var pyComment = commentRow("#")
 
 // pyLogicalLines cuts src into Python's logical lines (comment-only and
 // blank rows are none). ok is false when the file does not lex cleanly.
 func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
-	for i := bytes.IndexByte(src, '\r'); i >= 0; {
-		if i+1 >= len(src) || src[i+1] != '\n' {
-			return nil, false // a line ending in a lone carriage return
-		}
-		k := bytes.IndexByte(src[i+1:], '\r')
+	for rest := src; ; {
+		k := bytes.IndexByte(rest, '\r')
 		if k < 0 {
 			break
 		}
-		i += 1 + k
+		if k+1 == len(rest) || rest[k+1] != '\n' {
+			return nil, false // a line ending in a lone carriage return
+		}
+		rest = rest[k+2:]
 	}
 	row := 0
 	i := 0
@@ -141,11 +139,9 @@ func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
 			continue
 		}
 		l := pyLine{first: row, start: i, indent: i - lineStart}
-		l.compound = src[i] == '@'
-		for _, w := range compoundWords {
-			l.compound = l.compound || hasWord(src[i:], w)
-		}
-		l.def = hasWord(src[i:], "def") || (hasWord(src[i:], "async") && hasWord(skipSpaces(src[i+5:]), "def"))
+		w := leadWord(src[i:])
+		l.compound = src[i] == '@' || compoundWords[string(w)]
+		l.def = string(w) == "def" || string(w) == "async" && string(leadWord(skipSpaces(src[i+len(w):]))) == "def"
 		depth := 0
 		var lastTok byte
 	line:
@@ -257,9 +253,16 @@ func lineEnd(src []byte, i int) int {
 	return 0
 }
 
-// hasWord reports whether b starts with the word w.
-func hasWord(b []byte, w string) bool {
-	return len(b) > len(w) && string(b[:len(w)]) == w && !isIdentByte(b[len(w)])
+// leadWord is the identifier b starts with (none when b ends with it).
+func leadWord(b []byte) []byte {
+	k := 0
+	for k < len(b) && isIdentByte(b[k]) {
+		k++
+	}
+	if k == len(b) {
+		return nil
+	}
+	return b[:k]
 }
 
 func skipSpaces(b []byte) []byte {

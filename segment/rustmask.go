@@ -1,5 +1,7 @@
 package segment
 
+import "unicode/utf8"
+
 // maskRustBodies is maskGoBodies for Rust: the body of a function (at any
 // depth: in a module, an impl, a trait) whose unit stays whole is blanked
 // between its braces. A function that may be cut at its statements is
@@ -57,16 +59,9 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 	return m.result()
 }
 
-// rustComment reports whether a row holds only a comment or an attribute,
-// which attach to the item below them.
-func rustComment(row []byte) bool {
-	for i, c := range row {
-		if c != ' ' && c != '\t' {
-			return (c == '/' && i+1 < len(row) && row[i+1] == '/') || (c == '#' && i+1 < len(row) && (row[i+1] == '[' || row[i+1] == '!'))
-		}
-	}
-	return false
-}
+// rustComment: comment and attribute rows, which attach to the item
+// below them.
+var rustComment = commentRow("//", "#[", "#!")
 
 // rustIdent reports whether c can be part of an identifier (any byte of
 // a multi-byte character counts).
@@ -117,16 +112,7 @@ func (lx *rustLexer) skip() (skipped, closed bool) {
 		}
 		return true, false
 	case c == '"':
-		for j := i + 1; j < n; j++ {
-			switch src[j] {
-			case '\\':
-				j++
-			case '"':
-				lx.i = j + 1
-				return true, true
-			}
-		}
-		return true, false
+		return stepTo(&lx.i, quotedEnd(src, i, true))
 	case (c == 'r' || c == 'b' || c == 'c') && (i == 0 || !rustIdent(src[i-1])):
 		// r"..", r#".."#, br"..", cr"..": raw strings; b".." and c"..": strings.
 		j := i + 1
@@ -173,7 +159,8 @@ func (lx *rustLexer) skip() (skipped, closed bool) {
 			return true, true
 		}
 		if j < n {
-			j += utf8Len(src[j])
+			_, size := utf8.DecodeRune(src[j:])
+			j += size
 		}
 		if j < n && src[j] == '\'' {
 			lx.i = j + 1
@@ -183,19 +170,6 @@ func (lx *rustLexer) skip() (skipped, closed bool) {
 		return true, true
 	}
 	return false, true
-}
-
-// utf8Len is the length of the UTF-8 sequence that starts with c.
-func utf8Len(c byte) int {
-	switch {
-	case c >= 0xf0:
-		return 4
-	case c >= 0xe0:
-		return 3
-	case c >= 0xc0:
-		return 2
-	}
-	return 1
 }
 
 // fnBody reads a function's signature after "fn" up to the brace that

@@ -67,9 +67,8 @@ work tree.`,
 				fmt.Fprintf(stderr, "mss index: "+format+"\n", args...)
 			}
 			opts.Derive = retrieve.Deriver
-			restoreGC := batchGC()
+			defer batchGC()()
 			sum, err := index.Build(cmd.Context(), opts)
-			restoreGC()
 			if bar != nil {
 				bar.Finish()
 			}
