@@ -27,7 +27,7 @@ func Terms(text string) []string {
 
 // Each calls fn for every term of text, in order, without allocating a slice.
 func Each(text string, fn func(term string)) {
-	words(text, func(w string) { emitWord(w, fn) })
+	words(text, func(w string, k wordKind) { emitWordKind(w, k, nil, func(t string, _ bool) { fn(t) }) })
 }
 
 // EachScratch is Each for a caller that keeps few of the terms (once
@@ -35,74 +35,112 @@ func Each(text string, fn func(term string)) {
 // *buf, with scratch set, and is valid only until fn returns (copy it to
 // keep it), so that no term is allocated.
 func EachScratch(text string, buf *[]byte, fn func(term string, scratch bool)) {
-	words(text, func(w string) { emitWordTo(w, buf, fn) })
+	words(text, func(w string, k wordKind) { emitWordKind(w, k, buf, fn) })
 }
 
-// words calls fn for every maximal run of letters, digits and underscores.
-func words(text string, fn func(word string)) {
-	i := 0
-	for i < len(text) {
-		w, size := wordAt(text, i)
-		if !w {
-			i += size
-			continue
-		}
-		j := i + size
-		for j < len(text) {
-			w2, s2 := wordAt(text, j)
-			if !w2 {
-				break
-			}
-			j += s2
-		}
-		fn(text[i:j])
-		i = j
-	}
-}
+// wordKind says what characters a word has, as found while it is read.
+type wordKind uint8
 
-// asciiWord says which ASCII bytes are word characters (isWord).
-var asciiWord = func() (t [utf8.RuneSelf]bool) {
+const (
+	kindWord       wordKind = 1 << iota // a word character (in asciiKind)
+	kindNonASCII                        // a character outside ASCII
+	kindUpper                           // an ASCII upper-case letter
+	kindLetter                          // an ASCII letter
+	kindDigit                           // an ASCII digit
+	kindUnderscore                      // an underscore
+)
+
+// asciiKind is the kind of each ASCII byte; 0 for a byte that is no word
+// character (isWord).
+var asciiKind = func() (t [utf8.RuneSelf]wordKind) {
 	for c := range t {
-		t[c] = isWord(rune(c))
+		switch {
+		case !isWord(rune(c)):
+		case 'A' <= c && c <= 'Z':
+			t[c] = kindWord | kindUpper | kindLetter
+		case 'a' <= c && c <= 'z':
+			t[c] = kindWord | kindLetter
+		case '0' <= c && c <= '9':
+			t[c] = kindWord | kindDigit
+		default: // '_'
+			t[c] = kindWord | kindUnderscore
+		}
 	}
 	return t
 }()
 
-// wordAt says whether the character at text[i:] is a word character, and
-// how many bytes it takes.
-func wordAt(text string, i int) (bool, int) {
-	if c := text[i]; c < utf8.RuneSelf {
-		return asciiWord[c], 1
+// words calls fn for every maximal run of letters, digits and
+// underscores, with the kinds of character it holds.
+func words(text string, fn func(word string, k wordKind)) {
+	i := 0
+	for i < len(text) {
+		var k wordKind
+		j := i + 1
+		if c := text[i]; c < utf8.RuneSelf {
+			if k = asciiKind[c]; k == 0 {
+				i++
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !isWord(r) {
+				i += size
+				continue
+			}
+			k, j = kindNonASCII, i+size
+		}
+		for j < len(text) {
+			if c := text[j]; c < utf8.RuneSelf {
+				// ASCII, the common case, from the table.
+				ck := asciiKind[c]
+				if ck == 0 {
+					break
+				}
+				k |= ck
+				j++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if !isWord(r) {
+				break
+			}
+			k |= kindNonASCII
+			j += size
+		}
+		fn(text[i:j], k)
+		i = j
 	}
-	r, size := utf8.DecodeRuneInString(text[i:])
-	return isWord(r), size
 }
 
 func isWord(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// emitWord emits an identifier-like word and its parts.
-func emitWord(w string, fn func(string)) {
-	emitWordTo(w, nil, func(t string, _ bool) { fn(t) })
-}
-
-// emitWordTo is emitWord, lower-casing into *buf when buf is not nil
+// emitWordKind emits an identifier-like word and its parts (its kind as
+// words found it), lower-casing into *buf when buf is not nil
 // (EachScratch).
-func emitWordTo(w string, buf *[]byte, fn func(term string, scratch bool)) {
-	trimmed := strings.Trim(w, "_")
-	if trimmed == "" {
-		return
+func emitWordKind(w string, k wordKind, buf *[]byte, fn func(term string, scratch bool)) {
+	trimmed := w
+	if k&kindUnderscore != 0 {
+		if trimmed = strings.Trim(w, "_"); trimmed == "" {
+			return
+		}
 	}
-	if !isASCII(trimmed) {
+	if k&kindNonASCII != 0 {
 		emitWordRunes(trimmed, func(t string) { fn(t, false) })
 		return
 	}
-	// ASCII fast path: parts are byte ranges of trimmed, and a part with no
+	// ASCII: parts are byte ranges of trimmed, and a part with no
 	// upper-case letter is emitted as a substring, without allocating.
-	whole, scratch := lowerASCIITo(trimmed, buf)
-	if len(whole) >= minLen && !isNumber(whole) {
+	whole, scratch := trimmed, false
+	if k&kindUpper != 0 {
+		whole, scratch = lowerASCIITo(trimmed, buf)
+	}
+	if len(whole) >= minLen && (k&kindLetter != 0 || !isNumber(whole)) {
 		fn(whole, scratch)
+	}
+	if k&(kindUpper|kindDigit|kindUnderscore) == 0 {
+		return // lower-case letters alone: one part, emitted already
 	}
 	var bounds [32]int
 	cuts := splitASCII(trimmed, bounds[:0])
@@ -147,15 +185,6 @@ func emitWordRunes(trimmed string, fn func(string)) {
 			}
 		}
 	}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // lowerASCII lower-cases an ASCII string, returning s itself when it has no
@@ -280,7 +309,7 @@ func Split(ident string) []string {
 // all digits. Entity views match these against defined symbols.
 func Identifiers(text string) []string {
 	var out []string
-	words(text, func(w string) {
+	words(text, func(w string, _ wordKind) {
 		if len(strings.Trim(w, "_")) >= minLen && !isNumber(w) {
 			out = append(out, w)
 		}
