@@ -96,7 +96,9 @@ func (b *Builder) Add(texts ...string) int {
 }
 
 // Counted is one field of a document, tokenized: its distinct terms with
-// their counts, sorted by term, and its length in terms.
+// their counts, in the order the text first has them, and its length in
+// terms. What is built from it does not depend on that order: postings
+// are in document order, and the semantic structure sorts the terms.
 type Counted struct {
 	Terms []TermCount
 	Len   int32
@@ -108,16 +110,100 @@ type TermCount struct {
 	Count int32
 }
 
-// counter counts the terms of one text: each term's position in counts;
-// buf is where the tokenizer lower-cases terms.
+// counter counts the terms of one text: counts in the order the terms
+// come, and an open-addressing table of their places (a place plus one;
+// 0 is empty) with each term's hash beside it; buf is where the tokenizer
+// lower-cases terms.
 type counter struct {
-	at     map[string]int32
+	slots  []counterSlot // a power of two long
 	counts []TermCount
+	hashes []uint32 // of counts[k].Term
 	buf    []byte
 }
 
+type counterSlot struct {
+	hash  uint32
+	place int32 // in counts, plus one
+}
+
+// counterSlots is a new counter's table size.
+const counterSlots = 256
+
 // counters lend Count a counter.
-var counters = sync.Pool{New: func() any { return &counter{at: map[string]int32{}} }}
+var counters = sync.Pool{New: func() any { return &counter{slots: make([]counterSlot, counterSlots)} }}
+
+// termHash is FNV-1a over a term's bytes (terms are short).
+func termHash(t string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(t); i++ {
+		h = (h ^ uint32(t[i])) * 16777619
+	}
+	return h
+}
+
+// add counts one occurrence of t; scratch says t must be copied to be
+// kept.
+func (c *counter) add(t string, scratch bool) {
+	h := termHash(t)
+	mask := uint32(len(c.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := c.slots[i]
+		if s.place == 0 {
+			break
+		}
+		if s.hash == h && c.counts[s.place-1].Term == t {
+			c.counts[s.place-1].Count++
+			return
+		}
+	}
+	if scratch {
+		t = strings.Clone(t) // allocated once per distinct term
+	}
+	c.counts = append(c.counts, TermCount{Term: t, Count: 1})
+	c.hashes = append(c.hashes, h)
+	if 2*len(c.counts) > len(c.slots) {
+		c.rehash(2 * len(c.slots))
+		return
+	}
+	c.put(h, int32(len(c.counts)))
+}
+
+// put places a term's place (plus one) in the first free slot from its
+// hash.
+func (c *counter) put(h uint32, place int32) {
+	mask := uint32(len(c.slots) - 1)
+	i := h & mask
+	for c.slots[i].place != 0 {
+		i = (i + 1) & mask
+	}
+	c.slots[i] = counterSlot{h, place}
+}
+
+// rehash lays every counted term out in a table of size slots.
+func (c *counter) rehash(size int) {
+	c.slots = make([]counterSlot, size)
+	for k, h := range c.hashes {
+		c.put(h, int32(k+1))
+	}
+}
+
+// reset empties the counter for the next text: a table grown by a long
+// text is dropped.
+func (c *counter) reset() {
+	if len(c.slots) > 4*counterSlots {
+		c.slots = make([]counterSlot, counterSlots)
+	} else {
+		clear(c.slots)
+	}
+	clear(c.counts)
+	c.counts, c.hashes = c.counts[:0], c.hashes[:0]
+	if cap(c.counts) > 4096 {
+		c.counts, c.hashes = nil, nil
+	}
+	if cap(c.buf) > 4096 {
+		c.buf = nil
+	}
+}
 
 // Count tokenizes a field's text.
 func Count(text string) Counted {
@@ -125,31 +211,11 @@ func Count(text string) Counted {
 	n := int32(0)
 	tokenize.EachScratch(text, &c.buf, func(t string, scratch bool) {
 		n++
-		k, ok := c.at[t]
-		if !ok {
-			if scratch {
-				t = strings.Clone(t) // allocated once per distinct term
-			}
-			k = int32(len(c.counts))
-			c.at[t] = k
-			c.counts = append(c.counts, TermCount{Term: t})
-		}
-		c.counts[k].Count++
+		c.add(t, scratch)
 	})
 	out := Counted{Terms: make([]TermCount, len(c.counts)), Len: n}
 	copy(out.Terms, c.counts)
-	slices.SortFunc(out.Terms, func(a, b TermCount) int { return strings.Compare(a.Term, b.Term) })
-	// A map cleared keeps its size: one grown by a long text is dropped.
-	if len(c.at) > 4096 {
-		c.at = map[string]int32{}
-	} else {
-		clear(c.at)
-	}
-	clear(c.counts)
-	c.counts = c.counts[:0]
-	if cap(c.buf) > 4096 {
-		c.buf = nil
-	}
+	c.reset()
 	counters.Put(c)
 	return out
 }

@@ -104,6 +104,42 @@ func BenchmarkSemantic(b *testing.B) {
 	b.ReportMetric(float64(len(e.units)), "units")
 }
 
+// BenchmarkTokenize counts the terms of every unit's content and symbol
+// (tokenizeUnits, on every core), the units of a real repository indexed
+// once at MSS_BENCH_REV:
+//
+//	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
+//	go test -run '^$' -bench Tokenize -benchtime 10x ./retrieve/
+//
+// It reports the megabytes of content counted per second, and skips when
+// MSS_BENCH_REPO is unset.
+func BenchmarkTokenize(b *testing.B) {
+	repo, rev := gittest.BenchRepo(b)
+	db := filepath.Join(b.TempDir(), "index.db")
+	if _, err := index.Build(context.Background(), index.Options{Repo: repo, Rev: rev, DB: db}); err != nil {
+		b.Fatal(err)
+	}
+	ix, err := index.Open(db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	units, err := ix.Units()
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := 0
+	for _, u := range units {
+		size += len(u.Content) + len(u.Symbol)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tokenizeUnits(units, nil)
+	}
+	b.ReportMetric(float64(size)*float64(b.N)/1e6/b.Elapsed().Seconds(), "MB/s")
+}
+
 // BenchmarkHistory reads the history view's log at 20 commits of
 // MSS_BENCH_REV's first-parent line (default HEAD), 25 apart, oldest
 // first, as a process moving from commit to commit does:
