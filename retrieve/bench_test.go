@@ -76,15 +76,10 @@ func BenchmarkIndexCtags(b *testing.B) {
 	b.ReportMetric(idx.Seconds()/ref.Seconds(), "x-ctags")
 }
 
-// BenchmarkSemantic builds the semantic structure from the units of a
-// real repository, indexed once at MSS_BENCH_REV (their terms counted
-// once, outside the timing):
-//
-//	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
-//	go test -run '^$' -bench Semantic -benchtime 10x ./retrieve/
-//
-// It skips when MSS_BENCH_REPO is unset.
-func BenchmarkSemantic(b *testing.B) {
+// benchIndex indexes MSS_BENCH_REPO at MSS_BENCH_REV, without the
+// retrieval structures, and opens the index until the benchmark ends; it
+// skips when MSS_BENCH_REPO is unset.
+func benchIndex(b *testing.B) *index.Index {
 	repo, rev := gittest.BenchRepo(b)
 	db := filepath.Join(b.TempDir(), "index.db")
 	if _, err := index.Build(context.Background(), index.Options{Repo: repo, Rev: rev, DB: db}); err != nil {
@@ -94,7 +89,20 @@ func BenchmarkSemantic(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ix.Close()
+	b.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// BenchmarkSemantic builds the semantic structure from the units of a
+// real repository, indexed once at MSS_BENCH_REV (their terms counted
+// once, outside the timing):
+//
+//	MSS_BENCH_REPO=/path/to/git/dir MSS_BENCH_REV=<commit> \
+//	go test -run '^$' -bench Semantic -benchtime 10x ./retrieve/
+//
+// It skips when MSS_BENCH_REPO is unset.
+func BenchmarkSemantic(b *testing.B) {
+	ix := benchIndex(b)
 	e := memEngine(b, ix, Options{Disable: []string{ViewSemantic, ViewHistory}})
 	content, symbol := tokenizeUnits(e.units, nil)
 	b.ResetTimer()
@@ -114,17 +122,7 @@ func BenchmarkSemantic(b *testing.B) {
 // It reports the megabytes of content counted per second, and skips when
 // MSS_BENCH_REPO is unset.
 func BenchmarkTokenize(b *testing.B) {
-	repo, rev := gittest.BenchRepo(b)
-	db := filepath.Join(b.TempDir(), "index.db")
-	if _, err := index.Build(context.Background(), index.Options{Repo: repo, Rev: rev, DB: db}); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := index.Open(db)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	units, err := ix.Units()
+	units, err := benchIndex(b).Units()
 	if err != nil {
 		b.Fatal(err)
 	}
