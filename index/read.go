@@ -118,6 +118,9 @@ package index
 //	feature 16: and Rust (segment.maskRustBodies).
 //	feature 17: and Java (segment.maskJavaBodies).
 //	feature 18: Python files with Windows line ends are masked too.
+//	feature 19: a Go unit's references and calls leave out what it
+//	           selects from an imported package (strings.Split), and the
+//	           package names themselves.
 
 import (
 	"context"
@@ -137,7 +140,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 18
+	FeatureVersion = 19
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -65,8 +65,10 @@ func init() {
 }
 
 // lexNames returns the identifiers and the called names of text, each
-// once, in order of first appearance.
-func lexNames(text, lang string) (refs, calls []string) {
+// once, in order of first appearance. A name of packages followed by a
+// dot is a package qualifier: the name it selects (Split of
+// strings.Split) is not the text's own.
+func lexNames(text, lang string, packages map[string]bool) (refs, calls []string) {
 	fam := familyC
 	if lang == "python" {
 		fam = familyPython
@@ -89,6 +91,15 @@ func lexNames(text, lang string) (refs, calls []string) {
 				continue
 			}
 			i = j
+			if packages[word] && j < n && text[j] == '.' {
+				// The name it selects is the package's; the package
+				// stays a name the text uses (what ties it to the
+				// import).
+				i = j + 1
+				for i < n && isIdentPart(text[i]) {
+					i++
+				}
+			}
 			if len(word) < minNameLen || kw[word] {
 				continue
 			}

@@ -33,7 +33,7 @@ func TestLexNames(t *testing.T) {
 			[]string{"count", "items", "size"}, []string{"count", "size"}},
 		{"python", "x = 0x1F + 3e10 + value_2\n", []string{"value_2"}, nil},
 	} {
-		refs, calls := lexNames(tc.text, tc.lang)
+		refs, calls := lexNames(tc.text, tc.lang, nil)
 		if diff := cmp.Diff(tc.refs, refs); diff != "" {
 			t.Errorf("%s %q refs (-want +got):\n%s", tc.lang, tc.text, diff)
 		}
@@ -104,4 +104,36 @@ func FuzzLexImports(f *testing.F) {
 			t.Errorf("%q (-whole text +by line):\n%s", text, diff)
 		}
 	})
+}
+
+// TestLexNamesPackages: a name of the file's packages followed by a dot
+// is a qualifier: it stays a name the text uses, and the name it selects
+// is not the text's own; the same word selected from a value still is.
+func TestLexNamesPackages(t *testing.T) {
+	packages := map[string]bool{"strings": true, "pb": true}
+	text := "parts := strings.Split(s, sep)\nSplit(parts)\nx := pb.Request{}\nout.Split()\n"
+	refs, calls := lexNames(text, "go", packages)
+	if diff := cmp.Diff([]string{"parts", "strings", "sep", "Split", "pb", "out"}, refs); diff != "" {
+		t.Errorf("refs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Split"}, calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestGoPackageName(t *testing.T) {
+	for path, want := range map[string]string{
+		"strings":                                "strings",
+		"net/http":                               "http",
+		"github.com/urfave/cli/v2":               "cli",
+		"gopkg.in/yaml.v3":                       "yaml",
+		"github.com/mattn/go-isatty":             "isatty",
+		"github.com/json-iterator/go":            "go",
+		"google.golang.org/grpc/internal":        "internal",
+		"github.com/go-playground/validator/v10": "validator",
+	} {
+		if got := goPackageName(path); got != want {
+			t.Errorf("goPackageName(%q) = %q, want %q", path, got, want)
+		}
+	}
 }

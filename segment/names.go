@@ -121,7 +121,7 @@ func (w *walker) names(spans []span, res *Result) {
 	}
 	for i := range res.Units {
 		u := &res.Units[i]
-		refs, calls := lexNames(u.Content, w.g.name)
+		refs, calls := lexNames(u.Content, w.g.name, w.packages)
 		u.Defines = sortedKeys(defs[i], nil)
 		u.References = without(refs, defs[i])
 		res.Calls[i] = without(calls, defs[i])
@@ -191,7 +191,18 @@ func (w *walker) importNames(n *sitter.Node) []string {
 			specs = func(x *sitter.Node) {
 				if x.Type() == "import_spec" {
 					if p := x.ChildByFieldName("path"); p != nil {
-						out = append(out, unquote(p.Content(src)))
+						path := unquote(p.Content(src))
+						out = append(out, path)
+						name := goPackageName(path)
+						if a := x.ChildByFieldName("name"); a != nil {
+							name = a.Content(src) // an alias; "_" and "." name nothing
+						}
+						if isGoIdent(name) && name != "_" {
+							if w.packages == nil {
+								w.packages = map[string]bool{}
+							}
+							w.packages[name] = true
+						}
 					}
 					return
 				}
@@ -269,4 +280,36 @@ func uniqueSorted(s []string) []string {
 // fieldChildren returns n's children under the field name, in one pass.
 func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
 	return walkChildren(n, func(c *sitter.TreeCursor) bool { return c.CurrentFieldName() == field })
+}
+
+// goPackageName is the name a Go import path is used by when the import
+// gives none: its last element, less a major version ("/v2"), a ".v3"
+// suffix and a "go-" prefix (gopkg.in/yaml.v3 is yaml, go-isatty is
+// isatty). A package whose name is something else (a path ending in
+// "go") is guessed wrong, and its selections stay names of the file.
+func goPackageName(path string) string {
+	parts := strings.Split(path, "/")
+	name := parts[len(parts)-1]
+	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = parts[len(parts)-2]
+	}
+	if i := strings.Index(name, ".v"); i > 0 {
+		name = name[:i]
+	}
+	name = strings.TrimPrefix(name, "go-")
+	return strings.ReplaceAll(name, "-", "")
+}
+
+// isGoIdent says whether s is an identifier as Go's lexer reads an
+// ASCII one.
+func isGoIdent(s string) bool {
+	if s == "" || !isIdentStart(s[0]) || s[0] == '$' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentPart(s[i]) || s[i] == '$' {
+			return false
+		}
+	}
+	return true
 }
