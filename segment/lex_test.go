@@ -123,17 +123,36 @@ func TestLexNamesPackages(t *testing.T) {
 
 func TestGoPackageName(t *testing.T) {
 	for path, want := range map[string]string{
-		"strings":                                "strings",
-		"net/http":                               "http",
-		"github.com/urfave/cli/v2":               "cli",
-		"gopkg.in/yaml.v3":                       "yaml",
-		"github.com/mattn/go-isatty":             "isatty",
-		"github.com/json-iterator/go":            "go",
-		"google.golang.org/grpc/internal":        "internal",
-		"github.com/go-playground/validator/v10": "validator",
+		"strings":      "strings",
+		"net/http":     "http",
+		"math/rand/v2": "rand",
+		"v2":           "v2",
 	} {
 		if got := goPackageName(path); got != want {
 			t.Errorf("goPackageName(%q) = %q, want %q", path, got, want)
 		}
 	}
+}
+
+// TestGoPackageQualifiers: a Go file's standard-library packages qualify
+// the names they select; any other package may be the repository's own
+// (a path with a domain, or a module named without one), and its
+// selections stay the unit's references.
+func TestGoPackageQualifiers(t *testing.T) {
+	src := "package p\n\nimport (\n\t\"strings\"\n\tstr \"strings\"\n\t\"example.com/repo/internal\"\n\t\"myapp/util\"\n)\n\n" +
+		"func f(s string) []string {\n\tinternal.Join(s)\n\tutil.Do(s)\n\treturn append(strings.Split(s, \",\"), str.Fields(s)...)\n}\n"
+	r := Segment("p.go", []byte(src))
+	for i, u := range r.Units {
+		if u.Symbol != "f" {
+			continue
+		}
+		if diff := cmp.Diff([]string{"Do", "Join", "append", "internal", "str", "string", "strings", "util"}, u.References); diff != "" {
+			t.Errorf("references (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"Do", "Join", "append"}, r.Calls[i]); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+		return
+	}
+	t.Fatalf("no unit f in %s", describe(r))
 }

@@ -197,7 +197,9 @@ func (w *walker) importNames(n *sitter.Node) []string {
 						if a := x.ChildByFieldName("name"); a != nil {
 							name = a.Content(src) // an alias; "_" and "." name nothing
 						}
-						if isGoIdent(name) && name != "_" {
+						// Only the standard library's packages are surely
+						// not the repository's.
+						if first, _, _ := strings.Cut(path, "/"); isGoIdent(name) && name != "_" && goStdRoots[first] {
 							if w.packages == nil {
 								w.packages = map[string]bool{}
 							}
@@ -282,22 +284,24 @@ func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
 	return walkChildren(n, func(c *sitter.TreeCursor) bool { return c.CurrentFieldName() == field })
 }
 
-// goPackageName is the name a Go import path is used by when the import
-// gives none: its last element, less a major version ("/v2"), a ".v3"
-// suffix and a "go-" prefix (gopkg.in/yaml.v3 is yaml, go-isatty is
-// isatty). A package whose name is something else (a path ending in
-// "go") is guessed wrong, and its selections stay names of the file.
+// goStdRoots are the first elements of the Go standard library's import
+// paths (go list std, less cmd, internal and vendor).
+var goStdRoots = newSet("archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto",
+	"database", "debug", "embed", "encoding", "errors", "expvar", "flag", "fmt", "go", "hash", "html", "image",
+	"index", "io", "iter", "log", "maps", "math", "mime", "net", "os", "path", "plugin", "reflect", "regexp",
+	"runtime", "slices", "sort", "strconv", "strings", "structs", "sync", "syscall", "testing", "text", "time",
+	"unicode", "unique", "unsafe", "weak")
+
+// goPackageName is the name a standard-library import path is used by
+// when the import gives none: its last element, less a major version
+// (math/rand/v2 is rand).
 func goPackageName(path string) string {
 	parts := strings.Split(path, "/")
 	name := parts[len(parts)-1]
 	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
 		name = parts[len(parts)-2]
 	}
-	if i := strings.Index(name, ".v"); i > 0 {
-		name = name[:i]
-	}
-	name = strings.TrimPrefix(name, "go-")
-	return strings.ReplaceAll(name, "-", "")
+	return name
 }
 
 // isGoIdent says whether s is an identifier as Go's lexer reads an
