@@ -119,8 +119,10 @@ package index
 //	feature 17: and Java (segment.maskJavaBodies).
 //	feature 18: Python files with Windows line ends are masked too.
 //	feature 19: a Go unit's references and calls leave out what it
-//	           selects from an imported package (strings.Split), and the
-//	           package names themselves.
+//	           selects from a standard-library package (Split of
+//	           strings.Split).
+//	feature 20: and a Java unit's, what it selects from a class of the
+//	           Java platform (equals of Objects.equals).
 
 import (
 	"context"
@@ -140,7 +142,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 19
+	FeatureVersion = 20
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -156,3 +156,25 @@ func TestGoPackageQualifiers(t *testing.T) {
 	}
 	t.Fatalf("no unit f in %s", describe(r))
 }
+
+// TestJavaPlatformQualifiers: a class the Java platform gives (imported
+// from java.* or javax.*, or one of java.lang's) qualifies what it
+// selects; the repository's own classes do not.
+func TestJavaPlatformQualifiers(t *testing.T) {
+	src := "package p;\n\nimport java.util.Objects;\nimport static java.util.Objects.requireNonNull;\nimport org.example.Util;\n\n" +
+		"class A {\n  boolean same(Object o) {\n    Util.helper(o);\n    return Objects.equals(String.valueOf(o), requireNonNull(o)) && equals(o);\n  }\n}\n"
+	r := Segment("A.java", []byte(src))
+	for i, u := range r.Units {
+		if u.Symbol != "A.same" {
+			continue
+		}
+		if diff := cmp.Diff([]string{"Object", "Objects", "String", "Util", "equals", "helper", "requireNonNull"}, u.References); diff != "" {
+			t.Errorf("references (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"equals", "helper", "requireNonNull"}, r.Calls[i]); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+		return
+	}
+	t.Fatalf("no unit A.same in %s", describe(r))
+}

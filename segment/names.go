@@ -119,6 +119,11 @@ func (w *walker) names(spans []span, res *Result) {
 			imps[u] = append(imps[u], im.name)
 		}
 	}
+	if w.g.name == "java" {
+		for _, c := range javaLang {
+			w.addPackage(c)
+		}
+	}
 	for i := range res.Units {
 		u := &res.Units[i]
 		refs, calls := lexNames(u.Content, w.g.name, w.packages)
@@ -199,11 +204,8 @@ func (w *walker) importNames(n *sitter.Node) []string {
 						}
 						// Only the standard library's packages are surely
 						// not the repository's.
-						if first, _, _ := strings.Cut(path, "/"); isGoIdent(name) && name != "_" && goStdRoots[first] {
-							if w.packages == nil {
-								w.packages = map[string]bool{}
-							}
-							w.packages[name] = true
+						if first, _, _ := strings.Cut(path, "/"); name != "_" && goStdRoots[first] {
+							w.addPackage(name)
 						}
 					}
 					return
@@ -216,7 +218,16 @@ func (w *walker) importNames(n *sitter.Node) []string {
 		} else { // java
 			for _, c := range namedChildren(n) {
 				if c.Type() == "scoped_identifier" || c.Type() == "identifier" {
-					out = append(out, c.Content(src))
+					path := c.Content(src)
+					out = append(out, path)
+					// A class of the Java platform qualifies what it
+					// selects (Objects.equals); a static import of a
+					// method names no class.
+					if strings.HasPrefix(path, "java.") || strings.HasPrefix(path, "javax.") {
+						if cls := path[strings.LastIndexByte(path, '.')+1:]; cls != "" && cls[0] >= 'A' && cls[0] <= 'Z' {
+							w.addPackage(cls)
+						}
+					}
 				}
 			}
 		}
@@ -284,6 +295,23 @@ func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
 	return walkChildren(n, func(c *sitter.TreeCursor) bool { return c.CurrentFieldName() == field })
 }
 
+// addPackage records a name that stands for a platform package or class
+// (walker.packages); what is no identifier names nothing.
+func (w *walker) addPackage(name string) {
+	if !isIdent(name) {
+		return
+	}
+	if w.packages == nil {
+		w.packages = map[string]bool{}
+	}
+	w.packages[name] = true
+}
+
+// javaLang are the classes of java.lang a Java file uses without an
+// import as qualifiers of what they select (String.valueOf, Math.max).
+var javaLang = []string{"Boolean", "Byte", "Character", "Class", "Double", "Float", "Integer", "Long",
+	"Math", "Object", "Runtime", "Short", "StrictMath", "String", "StringBuilder", "System", "Thread"}
+
 // goStdRoots are the first elements of the Go standard library's import
 // paths (go list std, less cmd, internal and vendor).
 var goStdRoots = newSet("archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto",
@@ -304,9 +332,9 @@ func goPackageName(path string) string {
 	return name
 }
 
-// isGoIdent says whether s is an identifier as Go's lexer reads an
-// ASCII one.
-func isGoIdent(s string) bool {
+// isIdent says whether s is an ASCII identifier as Go and Java read one
+// (no "$").
+func isIdent(s string) bool {
 	if s == "" || !isIdentStart(s[0]) || s[0] == '$' {
 		return false
 	}

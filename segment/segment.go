@@ -522,8 +522,9 @@ type walker struct {
 	f       *file
 	g       *grammar
 	imports []named // modules named by import statements met in the walk
-	// packages are the names a Go file's imports are used by (pkg in
-	// pkg.Name): a name selected from one is not the file's own.
+	// packages are the names that stand for a platform package or class
+	// in a file (strings in Go's strings.Split, Objects in Java's
+	// Objects.equals): a name selected from one is not the file's own.
 	packages map[string]bool
 }
 
