@@ -134,47 +134,40 @@ func TestGoPackageName(t *testing.T) {
 	}
 }
 
-// TestGoPackageQualifiers: a Go file's standard-library packages qualify
-// the names they select; any other package may be the repository's own
-// (a path with a domain, or a module named without one), and its
-// selections stay the unit's references.
-func TestGoPackageQualifiers(t *testing.T) {
-	src := "package p\n\nimport (\n\t\"strings\"\n\tstr \"strings\"\n\t\"example.com/repo/internal\"\n\t\"myapp/util\"\n)\n\n" +
-		"func f(s string) []string {\n\tinternal.Join(s)\n\tutil.Do(s)\n\treturn append(strings.Split(s, \",\"), str.Fields(s)...)\n}\n"
-	r := Segment("p.go", []byte(src))
-	for i, u := range r.Units {
-		if u.Symbol != "f" {
-			continue
+// TestPlatformQualifiers: a package or class the platform gives (Go's
+// standard library; a Java class imported from java.* or javax.*, or one
+// of java.lang's) qualifies what it selects, which is not the unit's
+// reference; any other may be the repository's own (a Go path with a
+// domain or a module named without one, a Java class of another
+// package), and its selections stay the unit's references.
+func TestPlatformQualifiers(t *testing.T) {
+	for _, tc := range []struct {
+		path, src, symbol string
+		refs, calls       []string
+	}{
+		{"p.go", "package p\n\nimport (\n\t\"strings\"\n\tstr \"strings\"\n\t\"example.com/repo/internal\"\n\t\"myapp/util\"\n)\n\n" +
+			"func f(s string) []string {\n\tinternal.Join(s)\n\tutil.Do(s)\n\treturn append(strings.Split(s, \",\"), str.Fields(s)...)\n}\n",
+			"f", []string{"Do", "Join", "append", "internal", "str", "string", "strings", "util"}, []string{"Do", "Join", "append"}},
+		{"A.java", "package p;\n\nimport java.util.Objects;\nimport static java.util.Objects.requireNonNull;\nimport org.example.Util;\n\n" +
+			"class A {\n  boolean same(Object o) {\n    Util.helper(o);\n    return Objects.equals(String.valueOf(o), requireNonNull(o)) && equals(o);\n  }\n}\n",
+			"A.same", []string{"Object", "Objects", "String", "Util", "equals", "helper", "requireNonNull"}, []string{"equals", "helper", "requireNonNull"}},
+	} {
+		r := Segment(tc.path, []byte(tc.src))
+		found := false
+		for i, u := range r.Units {
+			if u.Symbol != tc.symbol {
+				continue
+			}
+			found = true
+			if diff := cmp.Diff(tc.refs, u.References); diff != "" {
+				t.Errorf("%s references (-want +got):\n%s", tc.path, diff)
+			}
+			if diff := cmp.Diff(tc.calls, r.Calls[i]); diff != "" {
+				t.Errorf("%s calls (-want +got):\n%s", tc.path, diff)
+			}
 		}
-		if diff := cmp.Diff([]string{"Do", "Join", "append", "internal", "str", "string", "strings", "util"}, u.References); diff != "" {
-			t.Errorf("references (-want +got):\n%s", diff)
+		if !found {
+			t.Errorf("%s: no unit %s in %s", tc.path, tc.symbol, describe(r))
 		}
-		if diff := cmp.Diff([]string{"Do", "Join", "append"}, r.Calls[i]); diff != "" {
-			t.Errorf("calls (-want +got):\n%s", diff)
-		}
-		return
 	}
-	t.Fatalf("no unit f in %s", describe(r))
-}
-
-// TestJavaPlatformQualifiers: a class the Java platform gives (imported
-// from java.* or javax.*, or one of java.lang's) qualifies what it
-// selects; the repository's own classes do not.
-func TestJavaPlatformQualifiers(t *testing.T) {
-	src := "package p;\n\nimport java.util.Objects;\nimport static java.util.Objects.requireNonNull;\nimport org.example.Util;\n\n" +
-		"class A {\n  boolean same(Object o) {\n    Util.helper(o);\n    return Objects.equals(String.valueOf(o), requireNonNull(o)) && equals(o);\n  }\n}\n"
-	r := Segment("A.java", []byte(src))
-	for i, u := range r.Units {
-		if u.Symbol != "A.same" {
-			continue
-		}
-		if diff := cmp.Diff([]string{"Object", "Objects", "String", "Util", "equals", "helper", "requireNonNull"}, u.References); diff != "" {
-			t.Errorf("references (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff([]string{"equals", "helper", "requireNonNull"}, r.Calls[i]); diff != "" {
-			t.Errorf("calls (-want +got):\n%s", diff)
-		}
-		return
-	}
-	t.Fatalf("no unit A.same in %s", describe(r))
 }
