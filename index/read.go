@@ -123,6 +123,9 @@ package index
 //	           strings.Split).
 //	feature 20: and a Java unit's, what it selects from a class of the
 //	           Java platform (equals of Objects.equals).
+//	feature 21: and a JavaScript or TypeScript unit's, what it selects
+//	           from a global object (keys of Object.keys, log of
+//	           console.log).
 
 import (
 	"context"
@@ -142,7 +145,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 20
+	FeatureVersion = 21
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

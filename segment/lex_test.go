@@ -134,12 +134,13 @@ func TestGoPackageName(t *testing.T) {
 	}
 }
 
-// TestPlatformQualifiers: a package or class the platform gives (Go's
+// TestPlatformQualifiers: a package or object the platform gives (Go's
 // standard library; a Java class imported from java.* or javax.*, or one
-// of java.lang's) qualifies what it selects, which is not the unit's
-// reference; any other may be the repository's own (a Go path with a
-// domain or a module named without one, a Java class of another
-// package), and its selections stay the unit's references.
+// of java.lang's; JavaScript's global objects) qualifies what it selects,
+// which is not the unit's reference; any other may be the repository's
+// own (a Go path with a domain or a module named without one, a Java
+// class of another package, a JavaScript import), and its selections
+// stay the unit's references.
 func TestPlatformQualifiers(t *testing.T) {
 	for _, tc := range []struct {
 		path, src, symbol string
@@ -151,6 +152,8 @@ func TestPlatformQualifiers(t *testing.T) {
 		{"A.java", "package p;\n\nimport java.util.Objects;\nimport static java.util.Objects.requireNonNull;\nimport org.example.Util;\n\n" +
 			"class A {\n  boolean same(Object o) {\n    Util.helper(o);\n    return Objects.equals(String.valueOf(o), requireNonNull(o)) && equals(o);\n  }\n}\n",
 			"A.same", []string{"Object", "Objects", "String", "Util", "equals", "helper", "requireNonNull"}, []string{"equals", "helper", "requireNonNull"}},
+		{"m.js", "import util from './util'\n\nfunction parseAll(s) {\n  console.log(JSON.parse(s))\n  return util.parse(Object.keys(s)).map(parse)\n}\n",
+			"parseAll", []string{"JSON", "Object", "console", "map", "parse", "util"}, []string{"map", "parse"}},
 	} {
 		r := Segment(tc.path, []byte(tc.src))
 		found := false
