@@ -47,6 +47,12 @@ type grammar struct {
 	// mask, when set, masks the file's function bodies for the parse
 	// (see mask.go).
 	mask func(src []byte) ([]byte, bool)
+	// platform are the names of the platform a file uses without
+	// importing them (java.lang's classes, JavaScript's global objects):
+	// what one selects (Math.max) is not the unit's reference (see
+	// lexNames; the platform's imported packages are found with the
+	// imports, walker.importNames).
+	platform []string
 }
 
 type set map[string]bool
@@ -84,8 +90,12 @@ var (
 		imports:     newSet("import_declaration"),
 		mask:        maskGoBodies,
 	}
-	jsFuncs           = []string{"function_declaration", "generator_function_declaration", "method_definition", "function_signature", "abstract_method_signature"}
-	jsImports         = []string{"import_statement", "export_statement"}
+	jsFuncs   = []string{"function_declaration", "generator_function_declaration", "method_definition", "function_signature", "abstract_method_signature"}
+	jsImports = []string{"import_statement", "export_statement"}
+	// jsGlobals are the global objects of the language and of Node.
+	jsGlobals = []string{"Array", "BigInt", "Boolean", "Buffer", "Date", "Error", "Intl", "JSON", "Map", "Math",
+		"Number", "Object", "Promise", "Proxy", "Reflect", "RegExp", "Set", "String", "Symbol", "WeakMap", "WeakSet",
+		"console", "globalThis", "process"}
 	javascriptGrammar = &grammar{
 		name:        "javascript",
 		language:    javascript.GetLanguage,
@@ -96,6 +106,7 @@ var (
 		wrappers:    newSet("export_statement"),
 		attach:      newSet("comment", "decorator"),
 		imports:     newSet(jsImports...),
+		platform:    jsGlobals,
 	}
 	typescriptGrammar = &grammar{
 		name:        "typescript",
@@ -107,6 +118,7 @@ var (
 		wrappers:    newSet("export_statement"),
 		attach:      newSet("comment", "decorator"),
 		imports:     newSet(jsImports...),
+		platform:    jsGlobals,
 	}
 	javaGrammar = &grammar{
 		name:        "java",
@@ -119,6 +131,8 @@ var (
 		attach:      newSet("line_comment", "block_comment"),
 		imports:     newSet("import_declaration"),
 		mask:        maskJavaBodies,
+		platform: []string{"Boolean", "Byte", "Character", "Class", "Double", "Float", "Integer", "Long",
+			"Math", "Object", "Runtime", "Short", "StrictMath", "String", "StringBuilder", "System", "Thread"},
 	}
 	rustGrammar = &grammar{
 		name:        "rust",

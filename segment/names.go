@@ -119,7 +119,7 @@ func (w *walker) names(spans []span, res *Result) {
 			imps[u] = append(imps[u], im.name)
 		}
 	}
-	for _, c := range platformNames[w.g.name] {
+	for _, c := range w.g.platform {
 		w.addPackage(c)
 	}
 	for i := range res.Units {
@@ -304,20 +304,6 @@ func (w *walker) addPackage(name string) {
 	}
 	w.packages[name] = true
 }
-
-// platformNames are, by grammar, the names of the platform a file uses
-// without importing them, as qualifiers of what they select: java.lang's
-// classes (String.valueOf, Math.max), and JavaScript's global objects
-// and Node's (JSON.parse, Object.keys, console.log, process.env).
-var platformNames = map[string][]string{
-	"java": {"Boolean", "Byte", "Character", "Class", "Double", "Float", "Integer", "Long",
-		"Math", "Object", "Runtime", "Short", "StrictMath", "String", "StringBuilder", "System", "Thread"},
-	"javascript": jsGlobals, "typescript": jsGlobals, "tsx": jsGlobals,
-}
-
-var jsGlobals = []string{"Array", "BigInt", "Boolean", "Buffer", "Date", "Error", "Intl", "JSON", "Map", "Math",
-	"Number", "Object", "Promise", "Proxy", "Reflect", "RegExp", "Set", "String", "Symbol", "WeakMap", "WeakSet",
-	"console", "globalThis", "process"}
 
 // goStdRoots are the first elements of the Go standard library's import
 // paths (go list std, less cmd, internal and vendor).
