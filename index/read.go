@@ -126,6 +126,10 @@ package index
 //	feature 21: and a JavaScript or TypeScript unit's, what it selects
 //	           from a global object (keys of Object.keys, log of
 //	           console.log).
+//	feature 22: and a Python unit's, what it selects from what its file
+//	           imports from the standard library (join of os.path.join);
+//	           a chain of selections is the qualifier's all along
+//	           (println of System.out.println).
 
 import (
 	"context"
@@ -145,7 +149,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 21
+	FeatureVersion = 22
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -66,8 +66,8 @@ func init() {
 
 // lexNames returns the identifiers and the called names of text, each
 // once, in order of first appearance. A name of packages followed by a
-// dot is a package qualifier: the name it selects (Split of
-// strings.Split) is not the text's own.
+// dot is a package qualifier: the names it selects (Split of
+// strings.Split, path and join of os.path.join) are not the text's own.
 func lexNames(text, lang string, packages map[string]bool) (refs, calls []string) {
 	fam := familyC
 	if lang == "python" {
@@ -91,13 +91,16 @@ func lexNames(text, lang string, packages map[string]bool) (refs, calls []string
 				continue
 			}
 			i = j
-			if packages[word] && j < n && text[j] == '.' {
-				// The name it selects is the package's; the package
-				// stays a name the text uses (what ties it to the
-				// import).
-				i = j + 1
-				for i < n && isIdentPart(text[i]) {
-					i++
+			if packages[word] {
+				// What it selects is the package's, down a chain of
+				// selections (os.path.join, System.out.println); the
+				// package stays a name the text uses (what ties it to
+				// the import).
+				for i+1 < n && text[i] == '.' && isIdentStart(text[i+1]) {
+					i += 2
+					for i < n && isIdentPart(text[i]) {
+						i++
+					}
 				}
 			}
 			if len(word) < minNameLen || kw[word] {

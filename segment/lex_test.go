@@ -136,11 +136,12 @@ func TestGoPackageName(t *testing.T) {
 
 // TestPlatformQualifiers: a package or object the platform gives (Go's
 // standard library; a Java class imported from java.* or javax.*, or one
-// of java.lang's; JavaScript's global objects) qualifies what it selects,
-// which is not the unit's reference; any other may be the repository's
-// own (a Go path with a domain or a module named without one, a Java
-// class of another package, a JavaScript import), and its selections
-// stay the unit's references.
+// of java.lang's; JavaScript's global objects; what a Python file imports
+// from the standard library) qualifies what it selects, which is not the
+// unit's reference; any other may be the repository's own (a Go path
+// with a domain or a module named without one, a Java class of another
+// package, a JavaScript import, a Python package outside the standard
+// library), and its selections stay the unit's references.
 func TestPlatformQualifiers(t *testing.T) {
 	for _, tc := range []struct {
 		path, src, symbol string
@@ -154,6 +155,9 @@ func TestPlatformQualifiers(t *testing.T) {
 			"A.same", []string{"Object", "Objects", "String", "Util", "equals", "helper", "requireNonNull"}, []string{"equals", "helper", "requireNonNull"}},
 		{"m.js", "import util from './util'\n\nfunction parseAll(s) {\n  console.log(JSON.parse(s))\n  return util.parse(Object.keys(s)).map(parse)\n}\n",
 			"parseAll", []string{"JSON", "Object", "console", "map", "parse", "util"}, []string{"map", "parse"}},
+		{"m.py", "import os.path\nimport numpy as np\nfrom collections import OrderedDict\nfrom os import path as p\nfrom .util import helper\n\n\n" +
+			"def f(x):\n    d = OrderedDict.fromkeys(x)\n    return os.path.join(p.sep, np.array(d), helper.name)\n",
+			"f", []string{"OrderedDict", "array", "helper", "name", "np", "os"}, []string{"array"}},
 	} {
 		r := Segment(tc.path, []byte(tc.src))
 		found := false

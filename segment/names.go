@@ -159,10 +159,20 @@ func (w *walker) importNames(n *sitter.Node) []string {
 		for _, c := range namedChildren(n) {
 			switch c.Type() {
 			case "dotted_name":
-				out = append(out, c.Content(src))
+				mod := c.Content(src)
+				out = append(out, mod)
+				if top, _, _ := strings.Cut(mod, "."); pyStdlib[top] {
+					w.addPackage(top) // import os.path binds os
+				}
 			case "aliased_import":
 				if nm := c.ChildByFieldName("name"); nm != nil {
-					out = append(out, nm.Content(src))
+					mod := nm.Content(src)
+					out = append(out, mod)
+					if a := c.ChildByFieldName("alias"); a != nil {
+						if top, _, _ := strings.Cut(mod, "."); pyStdlib[top] {
+							w.addPackage(a.Content(src))
+						}
+					}
 				}
 			}
 		}
@@ -172,9 +182,15 @@ func (w *walker) importNames(n *sitter.Node) []string {
 			mod = m.Content(src)
 			out = append(out, mod)
 		}
+		top, _, _ := strings.Cut(mod, ".")
 		for _, c := range fieldChildren(n, "name") {
 			if c.Type() == "aliased_import" {
+				if a := c.ChildByFieldName("alias"); a != nil && pyStdlib[top] {
+					w.addPackage(a.Content(src))
+				}
 				c = c.ChildByFieldName("name")
+			} else if c != nil && pyStdlib[top] {
+				w.addPackage(c.Content(src)) // from os import path
 			}
 			if c != nil {
 				sep := "."
@@ -304,6 +320,33 @@ func (w *walker) addPackage(name string) {
 	}
 	w.packages[name] = true
 }
+
+// pyStdlib are the top-level modules of Python's standard library
+// (sys.stdlib_module_names, less the private ones): what a file imports
+// from one qualifies what it selects (os.path.join, Path.cwd).
+var pyStdlib = newSet(
+	"abc", "aifc", "antigravity", "argparse", "array", "ast", "asynchat", "asyncio", "asyncore", "atexit",
+	"audioop", "base64", "bdb", "binascii", "bisect", "builtins", "bz2", "cProfile", "calendar", "cgi", "cgitb",
+	"chunk", "cmath", "cmd", "code", "codecs", "codeop", "collections", "colorsys", "compileall", "concurrent",
+	"configparser", "contextlib", "contextvars", "copy", "copyreg", "crypt", "csv", "ctypes", "curses",
+	"dataclasses", "datetime", "dbm", "decimal", "difflib", "dis", "distutils", "doctest", "email", "encodings",
+	"ensurepip", "enum", "errno", "faulthandler", "fcntl", "filecmp", "fileinput", "fnmatch", "fractions",
+	"ftplib", "functools", "gc", "genericpath", "getopt", "getpass", "gettext", "glob", "graphlib", "grp",
+	"gzip", "hashlib", "heapq", "hmac", "html", "http", "idlelib", "imaplib", "imghdr", "imp", "importlib",
+	"inspect", "io", "ipaddress", "itertools", "json", "keyword", "lib2to3", "linecache", "locale", "logging",
+	"lzma", "mailbox", "mailcap", "marshal", "math", "mimetypes", "mmap", "modulefinder", "msilib", "msvcrt",
+	"multiprocessing", "netrc", "nis", "nntplib", "nt", "ntpath", "nturl2path", "numbers", "opcode", "operator",
+	"optparse", "os", "ossaudiodev", "pathlib", "pdb", "pickle", "pickletools", "pipes", "pkgutil", "platform",
+	"plistlib", "poplib", "posix", "posixpath", "pprint", "profile", "pstats", "pty", "pwd", "py_compile",
+	"pyclbr", "pydoc", "pydoc_data", "pyexpat", "queue", "quopri", "random", "re", "readline", "reprlib",
+	"resource", "rlcompleter", "runpy", "sched", "secrets", "select", "selectors", "shelve", "shlex", "shutil",
+	"signal", "site", "smtpd", "smtplib", "sndhdr", "socket", "socketserver", "spwd", "sqlite3", "sre_compile",
+	"sre_constants", "sre_parse", "ssl", "stat", "statistics", "string", "stringprep", "struct", "subprocess",
+	"sunau", "symtable", "sys", "sysconfig", "syslog", "tabnanny", "tarfile", "telnetlib", "tempfile",
+	"termios", "textwrap", "this", "threading", "time", "timeit", "tkinter", "token", "tokenize", "tomllib",
+	"trace", "traceback", "tracemalloc", "tty", "turtle", "turtledemo", "types", "typing", "unicodedata",
+	"unittest", "urllib", "uu", "uuid", "venv", "warnings", "wave", "weakref", "webbrowser", "winreg",
+	"winsound", "wsgiref", "xdrlib", "xml", "xmlrpc", "zipapp", "zipfile", "zipimport", "zlib", "zoneinfo")
 
 // goStdRoots are the first elements of the Go standard library's import
 // paths (go list std, less cmd, internal and vendor).
