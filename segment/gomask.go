@@ -11,19 +11,20 @@ import "bytes"
 // not lex cleanly (a string, rune or comment not closed, braces that do
 // not balance) is not masked.
 func maskGoBodies(src []byte) ([]byte, bool) {
-	lx := goLexer{src: src}
+	lx := goLexer{scanner: scanner{src: src}}
 	m := maskCopy{src: src}
-	for {
-		start, open, ok := lx.nextFuncBody()
-		if !ok {
-			return nil, false
+	ok := lx.scanWords(lx.skip, codeIdent, func(word string, at, depth int) bool {
+		if depth != 0 || word != "func" {
+			return true
 		}
-		if open < 0 {
-			break
+		open, ok := lx.signature()
+		if !ok || open < 0 {
+			return ok
 		}
-		if !m.body(&lx.i, lx.skip, start, open, goDocComment) {
-			return nil, false
-		}
+		return m.body(&lx.i, lx.skip, at, open, goDocComment)
+	})
+	if !ok {
+		return nil, false
 	}
 	return m.result()
 }
@@ -33,9 +34,8 @@ var goDocComment = commentRow("//")
 
 // goLexer walks Go source outside comments and literals.
 type goLexer struct {
-	src []byte
-	i   int
-	nl  bool // the last comment skipped spans lines
+	scanner
+	nl bool // the last comment skipped spans lines
 }
 
 // skip steps over the comment or literal at i, if one starts there,
@@ -60,54 +60,6 @@ func (lx *goLexer) skip() (skipped, closed bool) {
 		return stepTo(&lx.i, quotedEnd(src, i, false))
 	}
 	return false, true
-}
-
-// nextFuncBody finds the next "func" at the top level (outside any
-// bracket) and the offset of the brace that opens its body: the first
-// "{" outside its signature's brackets that does not open a struct or
-// interface type, on the line the signature ends; start is the offset of
-// "func". open is -1 at the end of the file; ok is false when the source
-// does not lex.
-func (lx *goLexer) nextFuncBody() (start, open int, ok bool) {
-	src := lx.src
-	depth := 0
-	for lx.i < len(src) {
-		if skipped, closed := lx.skip(); skipped {
-			if !closed {
-				return 0, 0, false
-			}
-			continue
-		}
-		c := src[lx.i]
-		switch {
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-			if depth < 0 {
-				return 0, 0, false
-			}
-		case depth == 0 && codeIdent(c) && (lx.i == 0 || !codeIdent(src[lx.i-1])):
-			j := lx.i
-			for j < len(src) && codeIdent(src[j]) {
-				j++
-			}
-			word, at := string(src[lx.i:j]), lx.i
-			lx.i = j
-			if word != "func" {
-				continue
-			}
-			if open, ok := lx.signature(); !ok || open >= 0 {
-				return at, open, ok
-			}
-			continue
-		}
-		lx.i++
-	}
-	if depth != 0 {
-		return 0, 0, false
-	}
-	return 0, -1, true
 }
 
 // signature reads a function's signature after "func" up to the brace
@@ -144,12 +96,7 @@ func (lx *goLexer) signature() (open int, ok bool) {
 			}
 			last = ""
 		case codeIdent(c):
-			j := lx.i
-			for j < len(src) && codeIdent(src[j]) {
-				j++
-			}
-			last = string(src[lx.i:j])
-			lx.i = j
+			last = lx.word(codeIdent)
 			continue
 		case c != ' ' && c != '\t' && c != '\r':
 			last = ""

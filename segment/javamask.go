@@ -11,7 +11,7 @@ package segment
 // character or comment not closed, brackets that do not balance) is not
 // masked.
 func maskJavaBodies(src []byte) ([]byte, bool) {
-	lx := javaLexer{src: src}
+	lx := javaLexer{scanner{src: src}}
 	m := maskCopy{src: src}
 	depth := 0          // parentheses and brackets
 	afterParen := false // the last tokens are ")" and a throws clause
@@ -72,11 +72,7 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 		case (c == ',' || c == '.' || c == '<' || c == '>' || c == '?') && throws:
 			// Inside a throws clause's list of types.
 		case codeIdent(c):
-			j := lx.i
-			for j < len(src) && codeIdent(src[j]) {
-				j++
-			}
-			switch w := string(src[lx.i:j]); {
+			switch w := lx.word(codeIdent); {
 			case w == "throws" && afterParen:
 				throws = true
 			case w == "record" && depth == 0:
@@ -88,7 +84,6 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 			case !throws:
 				afterParen = false
 			}
-			lx.i = j
 			continue
 		default:
 			afterParen, throws = false, false
@@ -106,10 +101,7 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 var javaComment = commentRow("//", "/*", "*", "@")
 
 // javaLexer walks Java source outside comments and literals.
-type javaLexer struct {
-	src []byte
-	i   int
-}
+type javaLexer struct{ scanner }
 
 // skip steps over the comment or literal at i, if one starts there,
 // reporting whether it did and whether it was closed.

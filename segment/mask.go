@@ -102,6 +102,60 @@ func (m *maskCopy) body(i *int, skip func() (bool, bool), start, open int, comme
 	return true
 }
 
+// scanner is where a brace language's lexer is in its source.
+type scanner struct {
+	src []byte
+	i   int
+}
+
+// word reads the identifier at i, ident saying which bytes make one.
+func (s *scanner) word(ident func(byte) bool) string {
+	j := s.i
+	for j < len(s.src) && ident(s.src[j]) {
+		j++
+	}
+	w := string(s.src[s.i:j])
+	s.i = j
+	return w
+}
+
+// scanWords walks the source from i, stepping over comments and literals
+// with skip and counting the brackets open, and calls visit at each word
+// (ident saying which bytes make one) with where it starts and the
+// brackets open there; visit reads on from after the word and may move i
+// past what it reads. It is false when visit is, when a comment or
+// literal is not closed, or when the brackets do not balance.
+func (s *scanner) scanWords(skip func() (skipped, closed bool), ident func(byte) bool, visit func(word string, at, depth int) bool) bool {
+	src := s.src
+	depth := 0
+	for s.i < len(src) {
+		if skipped, closed := skip(); skipped {
+			if !closed {
+				return false
+			}
+			continue
+		}
+		c := src[s.i]
+		switch {
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		case ident(c) && (s.i == 0 || !ident(src[s.i-1])):
+			at := s.i
+			if !visit(s.word(ident), at, depth) {
+				return false
+			}
+			continue
+		}
+		s.i++
+	}
+	return depth == 0
+}
+
 // The lexers of the brace languages share these steps; each returns the
 // offset after what it steps over, or -1 when that is not closed.
 

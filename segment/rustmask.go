@@ -9,51 +9,23 @@ import "unicode/utf8"
 // definition. A file that does not lex cleanly (a string, character or
 // comment not closed, brackets that do not balance) is not masked.
 func maskRustBodies(src []byte) ([]byte, bool) {
-	lx := rustLexer{src: src}
+	lx := rustLexer{scanner{src: src}}
 	m := maskCopy{src: src}
-	depth := 0
-	for lx.i < len(src) {
-		if skipped, closed := lx.skip(); skipped {
-			if !closed {
-				return nil, false
-			}
-			continue
-		}
-		c := src[lx.i]
+	ok := lx.scanWords(lx.skip, rustIdent, func(word string, at, _ int) bool {
 		switch {
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-			if depth < 0 {
-				return nil, false
+		case word == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
+			// A macro's rules are token trees: left whole.
+			return lx.skipGroup()
+		case word == "fn":
+			open, ok := lx.fnBody()
+			if !ok || open < 0 {
+				return ok
 			}
-		case rustIdent(c) && (lx.i == 0 || !rustIdent(src[lx.i-1])):
-			at := lx.i
-			word := lx.word()
-			switch {
-			case word == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
-				// A macro's rules are token trees: left whole.
-				if !lx.skipGroup() {
-					return nil, false
-				}
-			case word == "fn":
-				open, ok := lx.fnBody()
-				if !ok {
-					return nil, false
-				}
-				if open < 0 {
-					continue
-				}
-				if !m.body(&lx.i, lx.skip, at, open, rustComment) {
-					return nil, false
-				}
-			}
-			continue
+			return m.body(&lx.i, lx.skip, at, open, rustComment)
 		}
-		lx.i++
-	}
-	if depth != 0 {
+		return true
+	})
+	if !ok {
 		return nil, false
 	}
 	return m.result()
@@ -68,21 +40,7 @@ var rustComment = commentRow("//", "#[", "#!")
 func rustIdent(c byte) bool { return isIdentPart(c) && c != '$' || c >= 0x80 }
 
 // rustLexer walks Rust source outside comments and literals.
-type rustLexer struct {
-	src []byte
-	i   int
-}
-
-// word reads the identifier at i.
-func (lx *rustLexer) word() string {
-	j := lx.i
-	for j < len(lx.src) && rustIdent(lx.src[j]) {
-		j++
-	}
-	w := string(lx.src[lx.i:j])
-	lx.i = j
-	return w
-}
+type rustLexer struct{ scanner }
 
 // skip steps over the comment or literal at i, if one starts there,
 // reporting whether it did and whether it was closed: line and nested
