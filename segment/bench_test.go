@@ -9,27 +9,19 @@ import (
 	"time"
 )
 
-// BenchmarkSegmentTree segments every file of a directory tree that a
-// grammar parses, on one core, and times tree-sitter's parse of the same
-// bytes alone: how much of segmenting is the parser's, which no change
-// here can shorten.
-//
-//	MSS_BENCH_TREE=/path/to/checkout go test -run '^$' -bench SegmentTree -benchtime 3x ./segment/
-//
-// It skips when MSS_BENCH_TREE is unset. Files over 1 MiB are left out,
-// as an index leaves them out by default.
-func BenchmarkSegmentTree(b *testing.B) {
-	root := os.Getenv("MSS_BENCH_TREE")
-	if root == "" {
-		b.Skip("MSS_BENCH_TREE not set")
-	}
-	type file struct {
-		path string
-		src  []byte
-		g    *grammar
-	}
-	var files []file
-	size := 0
+// treeFile is a file of a checkout that a grammar parses.
+type treeFile struct {
+	path string // relative to the checkout, with slashes
+	src  []byte
+	g    *grammar
+}
+
+// treeFiles reads the files under root that a grammar parses, leaving
+// out .git and files over 1 MiB (as an index leaves them out by
+// default).
+func treeFiles(tb testing.TB, root string) []treeFile {
+	tb.Helper()
+	var files []treeFile
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -44,19 +36,38 @@ func BenchmarkSegmentTree(b *testing.B) {
 			return nil
 		}
 		src, err := os.ReadFile(p)
-		if err != nil {
+		if err != nil || len(src) > 1<<20 {
 			return err
 		}
-		if len(src) > 1<<20 {
-			return nil
-		}
 		rel, _ := filepath.Rel(root, p)
-		files = append(files, file{filepath.ToSlash(rel), src, grammarOf(rel, src)})
-		size += len(src)
+		rel = filepath.ToSlash(rel)
+		files = append(files, treeFile{rel, src, grammarOf(rel, src)})
 		return nil
 	})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
+	}
+	return files
+}
+
+// BenchmarkSegmentTree segments every file of a directory tree that a
+// grammar parses, on one core, and times tree-sitter's parse of the same
+// bytes alone: how much of segmenting is the parser's, which no change
+// here can shorten.
+//
+//	MSS_BENCH_TREE=/path/to/checkout go test -run '^$' -bench SegmentTree -benchtime 3x ./segment/
+//
+// It skips when MSS_BENCH_TREE is unset. Files over 1 MiB are left out,
+// as an index leaves them out by default.
+func BenchmarkSegmentTree(b *testing.B) {
+	root := os.Getenv("MSS_BENCH_TREE")
+	if root == "" {
+		b.Skip("MSS_BENCH_TREE not set")
+	}
+	files := treeFiles(b, root)
+	size := 0
+	for _, f := range files {
+		size += len(f.src)
 	}
 	if len(files) == 0 {
 		b.Skipf("no file under %s that a grammar parses", root)

@@ -2,7 +2,6 @@ package segment
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,44 +25,22 @@ func TestMaskTree(t *testing.T) {
 	}
 	var files, masked int
 	var plain, fast time.Duration
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if grammarFor(p) == nil {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil || len(src) > 1<<20 {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		g := grammarOf(rel, src)
-		if g.mask == nil {
-			return nil
+	for _, f := range treeFiles(t, root) {
+		if f.g.mask == nil {
+			continue
 		}
 		files++
-		if _, ok := g.mask(src); ok {
+		if _, ok := f.g.mask(f.src); ok {
 			masked++
 		}
 		t0 := time.Now()
-		want := segmentFile(rel, src, false)
+		want := segmentFile(f.path, f.src, false)
 		t1 := time.Now()
-		got := segmentFile(rel, src, true)
+		got := segmentFile(f.path, f.src, true)
 		plain, fast = plain+t1.Sub(t0), fast+time.Since(t1)
 		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("%s (-source +masked):\n%s", rel, d)
+			t.Errorf("%s (-source +masked):\n%s", f.path, d)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	t.Logf("%d files, %d masked; segmenting %v from the source, %v masked", files, masked, plain, fast)
 }
