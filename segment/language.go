@@ -50,9 +50,12 @@ type grammar struct {
 	// platform are the names of the platform a file uses without
 	// importing them (java.lang's classes, JavaScript's global objects):
 	// what one selects (Math.max) is not the unit's reference (see
-	// lexNames; the platform's imported packages are found with the
-	// imports, walker.importNames).
-	platform []string
+	// lexNames).
+	platform set
+	// stdlib are the first elements of the standard library's import
+	// paths (Go's, Python's, Java's java and javax): what a file imports
+	// from one qualifies what it selects (walker.importNames).
+	stdlib set
 }
 
 type set map[string]bool
@@ -77,6 +80,7 @@ var (
 		imports:     newSet("import_statement", "import_from_statement", "future_import_statement"),
 		transparent: newSet("ERROR"),
 		mask:        maskPythonBodies,
+		stdlib:      pyStdlib,
 	}
 	goGrammar = &grammar{
 		name:        "go",
@@ -89,13 +93,14 @@ var (
 		attach:      newSet("comment"),
 		imports:     newSet("import_declaration"),
 		mask:        maskGoBodies,
+		stdlib:      goStdRoots,
 	}
 	jsFuncs   = []string{"function_declaration", "generator_function_declaration", "method_definition", "function_signature", "abstract_method_signature"}
 	jsImports = []string{"import_statement", "export_statement"}
 	// jsGlobals are the global objects of the language and of Node.
-	jsGlobals = []string{"Array", "BigInt", "Boolean", "Buffer", "Date", "Error", "Intl", "JSON", "Map", "Math",
+	jsGlobals = newSet("Array", "BigInt", "Boolean", "Buffer", "Date", "Error", "Intl", "JSON", "Map", "Math",
 		"Number", "Object", "Promise", "Proxy", "Reflect", "RegExp", "Set", "String", "Symbol", "WeakMap", "WeakSet",
-		"console", "globalThis", "process"}
+		"console", "globalThis", "process")
 	javascriptGrammar = &grammar{
 		name:        "javascript",
 		language:    javascript.GetLanguage,
@@ -131,8 +136,9 @@ var (
 		attach:      newSet("line_comment", "block_comment"),
 		imports:     newSet("import_declaration"),
 		mask:        maskJavaBodies,
-		platform: []string{"Boolean", "Byte", "Character", "Class", "Double", "Float", "Integer", "Long",
-			"Math", "Object", "Runtime", "Short", "StrictMath", "String", "StringBuilder", "System", "Thread"},
+		platform: newSet("Boolean", "Byte", "Character", "Class", "Double", "Float", "Integer", "Long",
+			"Math", "Object", "Runtime", "Short", "StrictMath", "String", "StringBuilder", "System", "Thread"),
+		stdlib: newSet("java", "javax"),
 	}
 	rustGrammar = &grammar{
 		name:        "rust",
@@ -318,3 +324,38 @@ func usesCpp(src []byte) bool {
 	}
 	return false
 }
+
+// pyStdlib are the top-level modules of Python's standard library
+// (sys.stdlib_module_names, less the private ones): what a file imports
+// from one qualifies what it selects (os.path.join, Path.cwd).
+var pyStdlib = newSet(
+	"abc", "aifc", "antigravity", "argparse", "array", "ast", "asynchat", "asyncio", "asyncore", "atexit",
+	"audioop", "base64", "bdb", "binascii", "bisect", "builtins", "bz2", "cProfile", "calendar", "cgi", "cgitb",
+	"chunk", "cmath", "cmd", "code", "codecs", "codeop", "collections", "colorsys", "compileall", "concurrent",
+	"configparser", "contextlib", "contextvars", "copy", "copyreg", "crypt", "csv", "ctypes", "curses",
+	"dataclasses", "datetime", "dbm", "decimal", "difflib", "dis", "distutils", "doctest", "email", "encodings",
+	"ensurepip", "enum", "errno", "faulthandler", "fcntl", "filecmp", "fileinput", "fnmatch", "fractions",
+	"ftplib", "functools", "gc", "genericpath", "getopt", "getpass", "gettext", "glob", "graphlib", "grp",
+	"gzip", "hashlib", "heapq", "hmac", "html", "http", "idlelib", "imaplib", "imghdr", "imp", "importlib",
+	"inspect", "io", "ipaddress", "itertools", "json", "keyword", "lib2to3", "linecache", "locale", "logging",
+	"lzma", "mailbox", "mailcap", "marshal", "math", "mimetypes", "mmap", "modulefinder", "msilib", "msvcrt",
+	"multiprocessing", "netrc", "nis", "nntplib", "nt", "ntpath", "nturl2path", "numbers", "opcode", "operator",
+	"optparse", "os", "ossaudiodev", "pathlib", "pdb", "pickle", "pickletools", "pipes", "pkgutil", "platform",
+	"plistlib", "poplib", "posix", "posixpath", "pprint", "profile", "pstats", "pty", "pwd", "py_compile",
+	"pyclbr", "pydoc", "pydoc_data", "pyexpat", "queue", "quopri", "random", "re", "readline", "reprlib",
+	"resource", "rlcompleter", "runpy", "sched", "secrets", "select", "selectors", "shelve", "shlex", "shutil",
+	"signal", "site", "smtpd", "smtplib", "sndhdr", "socket", "socketserver", "spwd", "sqlite3", "sre_compile",
+	"sre_constants", "sre_parse", "ssl", "stat", "statistics", "string", "stringprep", "struct", "subprocess",
+	"sunau", "symtable", "sys", "sysconfig", "syslog", "tabnanny", "tarfile", "telnetlib", "tempfile",
+	"termios", "textwrap", "this", "threading", "time", "timeit", "tkinter", "token", "tokenize", "tomllib",
+	"trace", "traceback", "tracemalloc", "tty", "turtle", "turtledemo", "types", "typing", "unicodedata",
+	"unittest", "urllib", "uu", "uuid", "venv", "warnings", "wave", "weakref", "webbrowser", "winreg",
+	"winsound", "wsgiref", "xdrlib", "xml", "xmlrpc", "zipapp", "zipfile", "zipimport", "zlib", "zoneinfo")
+
+// goStdRoots are the first elements of the Go standard library's import
+// paths (go list std, less cmd, internal and vendor).
+var goStdRoots = newSet("archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto",
+	"database", "debug", "embed", "encoding", "errors", "expvar", "flag", "fmt", "go", "hash", "html", "image",
+	"index", "io", "iter", "log", "maps", "math", "mime", "net", "os", "path", "plugin", "reflect", "regexp",
+	"runtime", "slices", "sort", "strconv", "strings", "structs", "sync", "syscall", "testing", "text", "time",
+	"unicode", "unique", "unsafe", "weak")

@@ -65,10 +65,12 @@ func init() {
 }
 
 // lexNames returns the identifiers and the called names of text, each
-// once, in order of first appearance. A name of packages followed by a
-// dot is a package qualifier: the names it selects (Split of
-// strings.Split, path and join of os.path.join) are not the text's own.
-func lexNames(text, lang string, packages map[string]bool) (refs, calls []string) {
+// once, in order of first appearance. A name of packages (what the file
+// imports from the standard library) or of platform (what the language's
+// files use unimported) followed by a dot is a qualifier: the names it
+// selects (Split of strings.Split, path and join of os.path.join) are not
+// the text's own.
+func lexNames(text, lang string, packages, platform set) (refs, calls []string) {
 	fam := familyC
 	if lang == "python" {
 		fam = familyPython
@@ -91,7 +93,7 @@ func lexNames(text, lang string, packages map[string]bool) (refs, calls []string
 				continue
 			}
 			i = j
-			if packages[word] {
+			if packages[word] || platform[word] {
 				// What it selects is the package's, down a chain of
 				// selections (os.path.join, System.out.println); the
 				// package stays a name the text uses (what ties it to

@@ -33,7 +33,7 @@ func TestLexNames(t *testing.T) {
 			[]string{"count", "items", "size"}, []string{"count", "size"}},
 		{"python", "x = 0x1F + 3e10 + value_2\n", []string{"value_2"}, nil},
 	} {
-		refs, calls := lexNames(tc.text, tc.lang, nil)
+		refs, calls := lexNames(tc.text, tc.lang, nil, nil)
 		if diff := cmp.Diff(tc.refs, refs); diff != "" {
 			t.Errorf("%s %q refs (-want +got):\n%s", tc.lang, tc.text, diff)
 		}
@@ -112,7 +112,7 @@ func FuzzLexImports(f *testing.F) {
 func TestLexNamesPackages(t *testing.T) {
 	packages := map[string]bool{"strings": true, "pb": true}
 	text := "parts := strings.Split(s, sep)\nSplit(parts)\nx := pb.Request{}\nout.Split()\n"
-	refs, calls := lexNames(text, "go", packages)
+	refs, calls := lexNames(text, "go", packages, nil)
 	if diff := cmp.Diff([]string{"parts", "strings", "sep", "Split", "pb", "out"}, refs); diff != "" {
 		t.Errorf("refs (-want +got):\n%s", diff)
 	}

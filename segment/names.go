@@ -119,12 +119,9 @@ func (w *walker) names(spans []span, res *Result) {
 			imps[u] = append(imps[u], im.name)
 		}
 	}
-	for _, c := range w.g.platform {
-		w.addPackage(c)
-	}
 	for i := range res.Units {
 		u := &res.Units[i]
-		refs, calls := lexNames(u.Content, w.g.name, w.packages)
+		refs, calls := lexNames(u.Content, w.g.name, w.packages, w.g.platform)
 		u.Defines = sortedKeys(defs[i], nil)
 		u.References = without(refs, defs[i])
 		res.Calls[i] = without(calls, defs[i])
@@ -161,7 +158,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 			case "dotted_name":
 				mod := c.Content(src)
 				out = append(out, mod)
-				if top, _, _ := strings.Cut(mod, "."); pyStdlib[top] {
+				if top, _, _ := strings.Cut(mod, "."); w.g.stdlib[top] {
 					w.addPackage(top) // import os.path binds os
 				}
 			case "aliased_import":
@@ -169,7 +166,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 					mod := nm.Content(src)
 					out = append(out, mod)
 					if a := c.ChildByFieldName("alias"); a != nil {
-						if top, _, _ := strings.Cut(mod, "."); pyStdlib[top] {
+						if top, _, _ := strings.Cut(mod, "."); w.g.stdlib[top] {
 							w.addPackage(a.Content(src))
 						}
 					}
@@ -185,11 +182,11 @@ func (w *walker) importNames(n *sitter.Node) []string {
 		top, _, _ := strings.Cut(mod, ".")
 		for _, c := range fieldChildren(n, "name") {
 			if c.Type() == "aliased_import" {
-				if a := c.ChildByFieldName("alias"); a != nil && pyStdlib[top] {
+				if a := c.ChildByFieldName("alias"); a != nil && w.g.stdlib[top] {
 					w.addPackage(a.Content(src))
 				}
 				c = c.ChildByFieldName("name")
-			} else if c != nil && pyStdlib[top] {
+			} else if c != nil && w.g.stdlib[top] {
 				w.addPackage(c.Content(src)) // from os import path
 			}
 			if c != nil {
@@ -218,7 +215,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 						}
 						// Only the standard library's packages are surely
 						// not the repository's.
-						if first, _, _ := strings.Cut(path, "/"); name != "_" && goStdRoots[first] {
+						if first, _, _ := strings.Cut(path, "/"); name != "_" && w.g.stdlib[first] {
 							w.addPackage(name)
 						}
 					}
@@ -237,7 +234,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 					// A class of the Java platform qualifies what it
 					// selects (Objects.equals); a static import of a
 					// method names no class.
-					if strings.HasPrefix(path, "java.") || strings.HasPrefix(path, "javax.") {
+					if first, _, _ := strings.Cut(path, "."); w.g.stdlib[first] {
 						if cls := path[strings.LastIndexByte(path, '.')+1:]; cls != "" && cls[0] >= 'A' && cls[0] <= 'Z' {
 							w.addPackage(cls)
 						}
@@ -309,52 +306,17 @@ func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
 	return walkChildren(n, func(c *sitter.TreeCursor) bool { return c.CurrentFieldName() == field })
 }
 
-// addPackage records a name that stands for a platform package or class
+// addPackage records a name an import of the standard library binds
 // (walker.packages); what is no identifier names nothing.
 func (w *walker) addPackage(name string) {
 	if !isIdent(name) {
 		return
 	}
 	if w.packages == nil {
-		w.packages = map[string]bool{}
+		w.packages = set{}
 	}
 	w.packages[name] = true
 }
-
-// pyStdlib are the top-level modules of Python's standard library
-// (sys.stdlib_module_names, less the private ones): what a file imports
-// from one qualifies what it selects (os.path.join, Path.cwd).
-var pyStdlib = newSet(
-	"abc", "aifc", "antigravity", "argparse", "array", "ast", "asynchat", "asyncio", "asyncore", "atexit",
-	"audioop", "base64", "bdb", "binascii", "bisect", "builtins", "bz2", "cProfile", "calendar", "cgi", "cgitb",
-	"chunk", "cmath", "cmd", "code", "codecs", "codeop", "collections", "colorsys", "compileall", "concurrent",
-	"configparser", "contextlib", "contextvars", "copy", "copyreg", "crypt", "csv", "ctypes", "curses",
-	"dataclasses", "datetime", "dbm", "decimal", "difflib", "dis", "distutils", "doctest", "email", "encodings",
-	"ensurepip", "enum", "errno", "faulthandler", "fcntl", "filecmp", "fileinput", "fnmatch", "fractions",
-	"ftplib", "functools", "gc", "genericpath", "getopt", "getpass", "gettext", "glob", "graphlib", "grp",
-	"gzip", "hashlib", "heapq", "hmac", "html", "http", "idlelib", "imaplib", "imghdr", "imp", "importlib",
-	"inspect", "io", "ipaddress", "itertools", "json", "keyword", "lib2to3", "linecache", "locale", "logging",
-	"lzma", "mailbox", "mailcap", "marshal", "math", "mimetypes", "mmap", "modulefinder", "msilib", "msvcrt",
-	"multiprocessing", "netrc", "nis", "nntplib", "nt", "ntpath", "nturl2path", "numbers", "opcode", "operator",
-	"optparse", "os", "ossaudiodev", "pathlib", "pdb", "pickle", "pickletools", "pipes", "pkgutil", "platform",
-	"plistlib", "poplib", "posix", "posixpath", "pprint", "profile", "pstats", "pty", "pwd", "py_compile",
-	"pyclbr", "pydoc", "pydoc_data", "pyexpat", "queue", "quopri", "random", "re", "readline", "reprlib",
-	"resource", "rlcompleter", "runpy", "sched", "secrets", "select", "selectors", "shelve", "shlex", "shutil",
-	"signal", "site", "smtpd", "smtplib", "sndhdr", "socket", "socketserver", "spwd", "sqlite3", "sre_compile",
-	"sre_constants", "sre_parse", "ssl", "stat", "statistics", "string", "stringprep", "struct", "subprocess",
-	"sunau", "symtable", "sys", "sysconfig", "syslog", "tabnanny", "tarfile", "telnetlib", "tempfile",
-	"termios", "textwrap", "this", "threading", "time", "timeit", "tkinter", "token", "tokenize", "tomllib",
-	"trace", "traceback", "tracemalloc", "tty", "turtle", "turtledemo", "types", "typing", "unicodedata",
-	"unittest", "urllib", "uu", "uuid", "venv", "warnings", "wave", "weakref", "webbrowser", "winreg",
-	"winsound", "wsgiref", "xdrlib", "xml", "xmlrpc", "zipapp", "zipfile", "zipimport", "zlib", "zoneinfo")
-
-// goStdRoots are the first elements of the Go standard library's import
-// paths (go list std, less cmd, internal and vendor).
-var goStdRoots = newSet("archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto",
-	"database", "debug", "embed", "encoding", "errors", "expvar", "flag", "fmt", "go", "hash", "html", "image",
-	"index", "io", "iter", "log", "maps", "math", "mime", "net", "os", "path", "plugin", "reflect", "regexp",
-	"runtime", "slices", "sort", "strconv", "strings", "structs", "sync", "syscall", "testing", "text", "time",
-	"unicode", "unique", "unsafe", "weak")
 
 // goPackageName is the name a standard-library import path is used by
 // when the import gives none: its last element, less a major version

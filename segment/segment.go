@@ -522,10 +522,10 @@ type walker struct {
 	f       *file
 	g       *grammar
 	imports []named // modules named by import statements met in the walk
-	// packages are the names that stand for a platform package or class
-	// in a file (strings in Go's strings.Split, Objects in Java's
+	// packages are the names a file's imports of the standard library
+	// bind (strings in Go's strings.Split, Objects in Java's
 	// Objects.equals): a name selected from one is not the file's own.
-	packages map[string]bool
+	packages set
 }
 
 func (f *file) segment(g *grammar, root *sitter.Node) *Result {
