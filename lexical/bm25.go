@@ -117,7 +117,6 @@ type TermCount struct {
 type counter struct {
 	slots  []counterSlot // a power of two long
 	counts []TermCount
-	hashes []uint32 // of counts[k].Term
 	buf    []byte
 }
 
@@ -160,7 +159,6 @@ func (c *counter) add(t string, scratch bool) {
 		t = strings.Clone(t) // allocated once per distinct term
 	}
 	c.counts = append(c.counts, TermCount{Term: t, Count: 1})
-	c.hashes = append(c.hashes, h)
 	if 2*len(c.counts) > len(c.slots) {
 		c.rehash(2 * len(c.slots))
 		return
@@ -182,8 +180,8 @@ func (c *counter) put(h uint32, place int32) {
 // rehash lays every counted term out in a table of size slots.
 func (c *counter) rehash(size int) {
 	c.slots = make([]counterSlot, size)
-	for k, h := range c.hashes {
-		c.put(h, int32(k+1))
+	for k := range c.counts {
+		c.put(termHash(c.counts[k].Term), int32(k+1))
 	}
 }
 
@@ -196,9 +194,9 @@ func (c *counter) reset() {
 		clear(c.slots)
 	}
 	clear(c.counts)
-	c.counts, c.hashes = c.counts[:0], c.hashes[:0]
+	c.counts = c.counts[:0]
 	if cap(c.counts) > 4096 {
-		c.counts, c.hashes = nil, nil
+		c.counts = nil
 	}
 	if cap(c.buf) > 4096 {
 		c.buf = nil
