@@ -3,8 +3,6 @@ package segment
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestMaskGoBodies(t *testing.T) {
@@ -14,13 +12,7 @@ func TestMaskGoBodies(t *testing.T) {
 	tail := "}\n\nfunc stub(int) int\n\nvar v = func() int {"
 	src := head + body + mid + " return nil " + tail + "\n\treturn '}'\n" + "}\n"
 	want := head + blankText(body) + mid + blankText(" return nil ") + tail + blankText("\n\treturn '}'\n") + "}\n"
-	got, ok := maskGoBodies([]byte(src))
-	if !ok {
-		t.Fatal("nothing masked")
-	}
-	if d := cmp.Diff(want, string(got)); d != "" {
-		t.Fatalf("masked (-want +got):\n%s", d)
-	}
+	checkMaskedAs(t, maskGoBodies, src, want)
 }
 
 // TestMaskGoBodiesBig: a function whose unit may be cut at its statements

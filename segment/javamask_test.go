@@ -3,8 +3,6 @@ package segment
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestMaskJavaBodies(t *testing.T) {
@@ -19,13 +17,7 @@ func TestMaskJavaBodies(t *testing.T) {
 	// An enum constant's class body stays, its methods' bodies do not.
 	want := head + blankText(body) + mid + blankText(" super(); ") + tail + blankText(" return 1; ") + tail2 +
 		blankText(" this.n = n; ") + rest + blankText(" return 0; ") + end
-	got, ok := maskJavaBodies([]byte(src))
-	if !ok {
-		t.Fatal("nothing masked")
-	}
-	if d := cmp.Diff(want, string(got)); d != "" {
-		t.Fatalf("masked (-want +got):\n%s", d)
-	}
+	checkMaskedAs(t, maskJavaBodies, src, want)
 }
 
 // TestMaskJavaBodiesBig: a method whose unit may be cut at its statements

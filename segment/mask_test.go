@@ -124,6 +124,18 @@ func blankText(s string) string {
 	}, s)
 }
 
+// checkMaskedAs: mask masks src, into want.
+func checkMaskedAs(t *testing.T, mask func([]byte) ([]byte, bool), src, want string) {
+	t.Helper()
+	got, ok := mask([]byte(src))
+	if !ok {
+		t.Fatal("nothing masked")
+	}
+	if d := cmp.Diff(want, string(got)); d != "" {
+		t.Fatalf("masked (-want +got):\n%s", d)
+	}
+}
+
 // checkRefuses checks that a mask leaves each source unmasked.
 func checkRefuses(t *testing.T, mask func([]byte) ([]byte, bool), srcs []string) {
 	t.Helper()

@@ -3,8 +3,6 @@ package segment
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestMaskRustBodies(t *testing.T) {
@@ -14,13 +12,7 @@ func TestMaskRustBodies(t *testing.T) {
 	rules := "}\n}\n\nmacro_rules! m {\n    () => { fn h() { 1 } };\n}\n\ntype F = fn(u8) -> u8;\n"
 	src := head + body + mid + " self.f() " + rules
 	want := head + blankText(body) + mid + blankText(" self.f() ") + rules
-	got, ok := maskRustBodies([]byte(src))
-	if !ok {
-		t.Fatal("nothing masked")
-	}
-	if d := cmp.Diff(want, string(got)); d != "" {
-		t.Fatalf("masked (-want +got):\n%s", d)
-	}
+	checkMaskedAs(t, maskRustBodies, src, want)
 }
 
 // TestMaskRustBodiesBig: a function whose unit may be cut at its
