@@ -27,7 +27,8 @@ func Terms(text string) []string {
 
 // Each calls fn for every term of text, in order, without allocating a slice.
 func Each(text string, fn func(term string)) {
-	words(text, func(w string, k wordKind) { emitWordKind(w, k, nil, func(t string, _ bool) { fn(t) }) })
+	emit := func(t string, _ bool) { fn(t) }
+	words(text, func(w string, k wordKind) { emitWordKind(w, k, nil, emit) })
 }
 
 // EachScratch is Each for a caller that keeps few of the terms (once
