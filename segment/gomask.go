@@ -21,7 +21,7 @@ func maskGoBodies(src []byte) ([]byte, bool) {
 		if !ok || open < 0 {
 			return ok
 		}
-		return m.body(&lx.i, lx.skip, at, open, goDocComment)
+		return m.body(&lx.scanner, lx.skip, at, open, goDocComment)
 	})
 	if !ok {
 		return nil, false

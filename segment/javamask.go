@@ -48,7 +48,7 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 			}
 			afterParen, throws = c == ')' && depth == 0, false
 		case c == '{' && depth == 0 && afterParen && !record && !(len(constants) > 0 && constants[len(constants)-1]):
-			if !m.body(&lx.i, lx.skip, declStart, lx.i, javaComment) {
+			if !m.body(&lx.scanner, lx.skip, declStart, lx.i, javaComment) {
 				return nil, false
 			}
 			afterParen, throws, record, declStart = false, false, false, -1

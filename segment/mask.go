@@ -57,32 +57,32 @@ func (m *maskCopy) blank(from, to int) []byte {
 // result is the copy, and whether there is one.
 func (m *maskCopy) result() ([]byte, bool) { return m.out, m.out != nil }
 
-// closeGroup finds the bracket that closes the one at open in a brace
-// language's source, stepping over comments and literals with skip (a
-// lexer's, which reads and moves *i); it leaves *i after it. ok is false
-// when a comment or literal is not closed, or the brackets do not
-// balance.
-func closeGroup(i *int, src []byte, skip func() (skipped, closed bool), open int) (close int, ok bool) {
-	*i = open + 1
+// closeGroup finds the bracket that closes the one at open, stepping
+// over comments and literals with skip (the lexer's, which reads and
+// moves i); it leaves i after it. ok is false when a comment or literal
+// is not closed, or the brackets do not balance.
+func (s *scanner) closeGroup(skip func() (skipped, closed bool), open int) (close int, ok bool) {
+	src := s.src
+	s.i = open + 1
 	depth := 1
-	for *i < len(src) {
+	for s.i < len(src) {
 		if skipped, closed := skip(); skipped {
 			if !closed {
 				return 0, false
 			}
 			continue
 		}
-		switch src[*i] {
+		switch src[s.i] {
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
 			depth--
 			if depth == 0 {
-				*i++
-				return *i - 1, true
+				s.i++
+				return s.i - 1, true
 			}
 		}
-		*i++
+		s.i++
 	}
 	return 0, false
 }
@@ -91,8 +91,8 @@ func closeGroup(i *int, src []byte, skip func() (skipped, closed bool), open int
 // braces open at open, when its unit stays whole (wholeRows, with the
 // comment rows comment says attach to it); it reads up to the closing
 // brace with closeGroup, and is false where closeGroup is.
-func (m *maskCopy) body(i *int, skip func() (bool, bool), start, open int, comment func([]byte) bool) bool {
-	close, ok := closeGroup(i, m.src, skip, open)
+func (m *maskCopy) body(s *scanner, skip func() (bool, bool), start, open int, comment func([]byte) bool) bool {
+	close, ok := s.closeGroup(skip, open)
 	if !ok {
 		return false
 	}

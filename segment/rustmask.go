@@ -21,7 +21,7 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 			if !ok || open < 0 {
 				return ok
 			}
-			return m.body(&lx.i, lx.skip, at, open, rustComment)
+			return m.body(&lx.scanner, lx.skip, at, open, rustComment)
 		}
 		return true
 	})
@@ -194,6 +194,6 @@ func (lx *rustLexer) skipGroup() bool {
 	if lx.i >= len(src) {
 		return false
 	}
-	_, ok := closeGroup(&lx.i, lx.src, lx.skip, lx.i)
+	_, ok := lx.closeGroup(lx.skip, lx.i)
 	return ok
 }
