@@ -401,6 +401,12 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	if err := parseAll(ctx, src, toParse, &opts, w, sum); err != nil {
 		return err
 	}
+	if target != dbPath {
+		// The new file holds its units now: its pages go to the disk
+		// while the structures are derived, not all at the end.
+		early := startSync(target)
+		defer early.wait()
+	}
 
 	changed := w.changed > 0 || old == nil
 	if w.unitsGen, err = unitsGen(ctx, w.tx); err != nil {
@@ -994,6 +1000,38 @@ func syncFile(p string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// earlySync is an fsync of a file begun in the background.
+type earlySync struct {
+	f    *os.File
+	done chan struct{}
+}
+
+// startSync begins writing the file at p out to the disk while its writer
+// goes on (nil when it cannot be opened): the fsync that makes it durable
+// then has little left to write. Its descriptor stays open until wait, so
+// that closing it cannot drop the locks SQLite holds on the file (POSIX
+// locks belong to the process and go with any descriptor's close).
+func startSync(p string) *earlySync {
+	f, err := os.OpenFile(p, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil
+	}
+	s := &earlySync{f: f, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		f.Sync() // the sync that counts comes later, and reports
+	}()
+	return s
+}
+
+// wait waits for the background sync and closes its descriptor.
+func (s *earlySync) wait() {
+	if s != nil {
+		<-s.done
+		s.f.Close()
+	}
 }
 
 func syncDir(dir string) {
