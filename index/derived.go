@@ -90,7 +90,17 @@ type DeriveInput struct {
 	// GitDir and Commit name the indexed commit ("" for a plain
 	// directory): its history may be derived too.
 	GitDir, Commit string
+	// Early, when not nil, takes a structure the Deriver has finished
+	// while it goes on deriving the rest, so that the file is written
+	// and synced meanwhile: name is as the file names it (a blob's name,
+	// or TableName of a table laid out already), and the bytes are the
+	// same the Deriver returns under that name. It may be called from
+	// any goroutine; the file holds the structures in the order given.
+	Early func(name string, b []byte)
 }
+
+// TableName is the name a derived file gives the table name.
+func TableName(name string) string { return tablePrefix + name }
 
 // derive recomputes the derived rows when the units changed or the rows
 // are not of d's version, inside the build transaction.
@@ -134,23 +144,29 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if in.Commit == "" && in.GitDir != "" {
 		in.Commit = src.headCommit(w.ctx)
 	}
-	blobs, err := deriveBlobs(d, in)
-	if err != nil {
-		return err
-	}
 	id, err := newSidecarID()
 	if err != nil {
 		return err
 	}
+	side, err := createSidecar(w.dbPath, id)
+	if err != nil {
+		return err
+	}
+	in.Early = side.early
+	blobs, err := deriveBlobs(d, in)
+	if err != nil {
+		side.abort()
+		return err
+	}
 	if w.collect {
 		// A new index: nothing can read the file before the index is
-		// renamed into place, so it is written (and synced) while the
+		// renamed into place, so it is finished (and synced) while the
 		// build finishes, and waited for before the rename
 		// (writer.sidecarWritten).
 		done := make(chan error, 1)
-		go func() { done <- writeSidecar(w.dbPath, id, blobs) }()
+		go func() { done <- side.finish(blobs) }()
 		w.sidecarDone = done
-	} else if err := writeSidecar(w.dbPath, id, blobs); err != nil {
+	} else if err := side.finish(blobs); err != nil {
 		return err
 	}
 	w.sidecar = sidecarPath(w.dbPath, id)
@@ -253,15 +269,21 @@ func (s scanPlus) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.ex
 
 // runDeriver derives and writes the file beside dbPath; it returns its id.
 func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
-	blobs, err := deriveBlobs(d, in)
-	if err != nil {
-		return "", err
-	}
 	id, err := newSidecarID()
 	if err != nil {
 		return "", err
 	}
-	return id, writeSidecar(dbPath, id, blobs)
+	side, err := createSidecar(dbPath, id)
+	if err != nil {
+		return "", err
+	}
+	in.Early = side.early
+	blobs, err := deriveBlobs(d, in)
+	if err != nil {
+		side.abort()
+		return "", err
+	}
+	return id, side.finish(blobs)
 }
 
 // deriveBlobs derives, and encodes the tables: the blobs of the file.
@@ -389,63 +411,168 @@ func newSidecarID() (string, error) {
 // writeSidecar writes blobs to the new file of id (newSidecarID) beside
 // dbPath, and syncs it; on an error it leaves none.
 func writeSidecar(dbPath, id string, blobs map[string][]byte) error {
+	side, err := createSidecar(dbPath, id)
+	if err != nil {
+		return err
+	}
+	return side.finish(blobs)
+}
+
+// sidecarHeadRoom is the room a derived file leaves before the structures
+// given early (DeriveInput.Early) for its head and directory; a directory
+// that outgrows it has the file written again, whole.
+var sidecarHeadRoom = 64 << 10
+
+// sidecarFile is a derived file being written: the structures a Deriver
+// gives early are written where they stay, and begin going to the disk,
+// while it derives the rest; finish writes the rest and the directory.
+type sidecarFile struct {
+	path  string
+	id    []byte
+	f     *os.File
+	mu    sync.Mutex
+	pos   int            // where the next structure goes
+	at    map[string]int // offsets of those given early
+	sizes map[string]int // and their sizes
+	err   error          // the first error writing one
+	syncs sync.WaitGroup // background syncs begun after them
+}
+
+// createSidecar creates the new file of id (newSidecarID) beside dbPath.
+func createSidecar(dbPath, id string) (*sidecarFile, error) {
 	r, err := hex.DecodeString(id)
 	if err != nil || len(r) != 16 {
-		return fmt.Errorf("index: derived file id %q: not 16 bytes in hex", id)
-	}
-	names := sortedKeys(blobs)
-	// The directory's size depends on the offsets' sizes: grow the
-	// assumed data start until it holds.
-	start := 0
-	var head []byte
-	for {
-		head = append([]byte(sidecarMagic), r[:]...)
-		head = binary.AppendUvarint(head, uint64(len(names)))
-		off := start
-		for _, n := range names {
-			head = binary.AppendUvarint(head, uint64(len(n)))
-			head = append(head, n...)
-			head = binary.AppendUvarint(head, uint64(off))
-			head = binary.AppendUvarint(head, uint64(len(blobs[n])))
-			off = align8(off + len(blobs[n]))
-		}
-		if align8(len(head)) == start {
-			break
-		}
-		start = align8(len(head))
+		return nil, fmt.Errorf("index: derived file id %q: not 16 bytes in hex", id)
 	}
 	p := sidecarPath(dbPath, id)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return nil, fmt.Errorf("index: %w", err)
 	}
-	ok := false
+	return &sidecarFile{path: p, id: r, f: f, pos: sidecarHeadRoom,
+		at: map[string]int{}, sizes: map[string]int{}}, nil
+}
+
+// early writes the structure name at the file's end, and begins syncing
+// the file in the background (DeriveInput.Early).
+func (s *sidecarFile) early(name string, b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	if _, dup := s.at[name]; dup {
+		s.err = fmt.Errorf("index: derived structure %s given early twice", name)
+		return
+	}
+	if _, err := s.f.WriteAt(b, int64(s.pos)); err != nil {
+		s.err = fmt.Errorf("index: writing %s: %w", s.path, err)
+		return
+	}
+	s.at[name], s.sizes[name] = s.pos, len(b)
+	s.pos = align8(s.pos + len(b))
+	s.syncs.Go(func() { s.f.Sync() }) // finish's sync is the one that counts
+}
+
+// abort closes and removes the file.
+func (s *sidecarFile) abort() {
+	s.syncs.Wait()
+	s.f.Close()
+	os.Remove(s.path)
+}
+
+// finish writes the structures not given early after those that were, in
+// name order, and the directory before them, then syncs and closes the
+// file; on an error it removes it.
+func (s *sidecarFile) finish(blobs map[string][]byte) (err error) {
 	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(p)
+		if err != nil {
+			s.abort()
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	bw.Write(head)
-	pos := len(head)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	names := sortedKeys(blobs)
+	for n, size := range s.sizes {
+		if b, ok := blobs[n]; !ok || len(b) != size {
+			return fmt.Errorf("index: derived structure %s given early is not the one derived", n)
+		}
+	}
+	offs := make(map[string]int, len(names))
+	maps.Copy(offs, s.at)
+	pos := s.pos
 	for _, n := range names {
-		bw.Write(make([]byte, align8(pos)-pos))
-		pos = align8(pos)
-		bw.Write(blobs[n])
-		pos += len(blobs[n])
+		if _, ok := offs[n]; !ok {
+			offs[n], pos = pos, align8(pos+len(blobs[n]))
+		}
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("index: writing %s: %w", p, err)
+	head := sidecarHead(s.id, names, blobs, offs)
+	if len(s.at) == 0 || align8(len(head)) > sidecarHeadRoom {
+		// Nothing was written early, or the directory does not fit
+		// before it: the structures go right after the directory (the
+		// file written again, whole).
+		if len(s.at) > 0 {
+			s.syncs.Wait()
+			if err := s.f.Truncate(0); err != nil {
+				return fmt.Errorf("index: writing %s: %w", s.path, err)
+			}
+			clear(s.at)
+		}
+		clear(offs)
+		for start := 0; ; {
+			pos := start
+			for _, n := range names {
+				offs[n], pos = pos, align8(pos+len(blobs[n]))
+			}
+			head = sidecarHead(s.id, names, blobs, offs)
+			if align8(len(head)) == start {
+				break
+			}
+			start = align8(len(head))
+		}
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("index: writing %s: %w", p, err)
+	if _, err := s.f.WriteAt(head, 0); err != nil {
+		return fmt.Errorf("index: writing %s: %w", s.path, err)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("index: writing %s: %w", p, err)
+	// The rest, in offset order, through one buffer.
+	rest := slices.DeleteFunc(slices.Clone(names), func(n string) bool { _, ok := s.at[n]; return ok })
+	slices.SortFunc(rest, func(a, b string) int { return offs[a] - offs[b] })
+	if len(rest) > 0 {
+		at := offs[rest[0]]
+		bw := bufio.NewWriterSize(io.NewOffsetWriter(s.f, int64(at)), 1<<20)
+		for _, n := range rest {
+			bw.Write(make([]byte, offs[n]-at))
+			bw.Write(blobs[n])
+			at = offs[n] + len(blobs[n])
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("index: writing %s: %w", s.path, err)
+		}
 	}
-	ok = true
+	s.syncs.Wait()
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("index: writing %s: %w", s.path, err)
+	}
+	if err := s.f.Close(); err != nil {
+		return fmt.Errorf("index: writing %s: %w", s.path, err)
+	}
 	return nil
+}
+
+// sidecarHead is a derived file's head: its magic, id and directory.
+func sidecarHead(id []byte, names []string, blobs map[string][]byte, offs map[string]int) []byte {
+	head := append([]byte(sidecarMagic), id...)
+	head = binary.AppendUvarint(head, uint64(len(names)))
+	for _, n := range names {
+		head = binary.AppendUvarint(head, uint64(len(n)))
+		head = append(head, n...)
+		head = binary.AppendUvarint(head, uint64(offs[n]))
+		head = binary.AppendUvarint(head, uint64(len(blobs[n])))
+	}
+	return head
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,6 +274,10 @@ func TestCollectedDeriveInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	want.GitDir, want.Commit = got.GitDir, got.Commit
+	if got.Early == nil {
+		t.Error("the Deriver was not offered to write structures early")
+	}
+	got.Early = nil // a function compares equal to none
 	if len(want.Units) == 0 || len(want.Edges) == 0 {
 		t.Fatalf("fixture: %d units, %d edges", len(want.Units), len(want.Edges))
 	}
@@ -420,4 +425,62 @@ func TestLayoutTable(t *testing.T) {
 			t.Errorf("keys %q laid out", keys)
 		}
 	}
+}
+
+// TestSidecarEarly: structures given early (DeriveInput.Early) are read
+// back as the ones given at the end are, in a file laid out with room
+// for its directory or, when the directory outgrows that room, written
+// again whole; an early structure that is not the one derived, or given
+// twice, is an error and leaves no file.
+func TestSidecarEarly(t *testing.T) {
+	blobs := map[string][]byte{}
+	for i := range 40 {
+		blobs[fmt.Sprintf("blob-%02d", i)] = []byte(strings.Repeat(string(rune('a'+i%26)), 1+i*7))
+	}
+	blobs["empty"] = []byte{}
+	write := func(t *testing.T, final map[string][]byte, early ...string) (map[string][]byte, error) {
+		db := filepath.Join(t.TempDir(), "ix.db")
+		id := strings.Repeat("5a", 16)
+		side, err := createSidecar(db, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range early {
+			side.early(n, blobs[n])
+		}
+		if err := side.finish(final); err != nil {
+			if files, _ := filepath.Glob(db + ".*.derived"); len(files) > 0 {
+				t.Errorf("failed write left %v", files)
+			}
+			return nil, err
+		}
+		return readSidecar(db, id, &sidecar{})
+	}
+	for _, room := range []int{64 << 10, 64} {
+		t.Run(fmt.Sprintf("room %d", room), func(t *testing.T) {
+			defer func(r int) { sidecarHeadRoom = r }(sidecarHeadRoom)
+			sidecarHeadRoom = room
+			for _, early := range [][]string{nil, {"blob-07"}, {"blob-39", "empty", "blob-00", "blob-12"}} {
+				got, err := write(t, blobs, early...)
+				if err != nil {
+					t.Fatalf("early %v: %v", early, err)
+				}
+				if d := cmp.Diff(blobs, got); d != "" {
+					t.Errorf("early %v: read back (-written +read):\n%s", early, d)
+				}
+			}
+		})
+	}
+	t.Run("twice", func(t *testing.T) {
+		if _, err := write(t, blobs, "blob-03", "blob-03"); err == nil || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("a structure given early twice: %v", err)
+		}
+	})
+	t.Run("not derived", func(t *testing.T) {
+		final := maps.Clone(blobs)
+		delete(final, "blob-05")
+		if _, err := write(t, final, "blob-01", "blob-05"); err == nil || !strings.Contains(err.Error(), "blob-05") {
+			t.Errorf("a structure given early and not derived: %v", err)
+		}
+	})
 }

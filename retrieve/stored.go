@@ -85,6 +85,14 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	e := NewEngine(in.Units, in.Edges, Options{})
 	d := &index.Derived{Blobs: map[string][]byte{}, Encoded: map[string][]byte{}}
 	n := e.n
+	// What is finished goes to the file while the rest is laid out
+	// (index.DeriveInput.Early): the blobs in the order made here, the
+	// semantic table when its layout is done.
+	early := func(name string, b []byte) {
+		if in.Early != nil {
+			in.Early(name, b)
+		}
+	}
 	// The tables are laid out from their sorted keys, on every core.
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -94,6 +102,9 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		go func() {
 			defer wg.Done()
 			t, err := index.LayoutTable(keys, size, fill)
+			if err == nil && name == "sem" {
+				early(index.TableName(name), t) // the largest; the others' order would vary
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -162,6 +173,8 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		return nil, fmt.Errorf("unit strings of %d bytes: too many", len(strs))
 	}
 	d.Blobs["units"], d.Blobs["strings"] = recs, strs
+	early("units", recs)
+	early("strings", strs)
 	ids := sortedKeys(e.byID)
 	lay("ids", ids, func(int) int { return 4 }, func(i int, v []byte) { le.PutUint32(v, uint32(e.byID[ids[i]])) })
 	for k, m := range e.names {
@@ -191,6 +204,7 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	} else {
 		d.Blobs["edges"] = []byte{}
 	}
+	early("edges", d.Blobs["edges"])
 	head, fields := e.lex.ExportFields()
 	d.Blobs["lexical"] = head
 	for f, fe := range fields {
@@ -204,6 +218,7 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 			b = encodeSemDocs(s.docVec)
 		}
 		d.Blobs["semdoc"] = b
+		early("semdoc", b)
 		lay("sem", s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
 			putSemTerm(v, s.idf[s.terms[i]], s.termVec[s.terms[i]])
 		})
