@@ -635,17 +635,41 @@ func openSnapshot(ctx context.Context, db, gitDir, commit string, order *retriev
 // batchGCPercent is the garbage collector's target in `bench repo`, which
 // builds an engine at every commit and keeps little of it: collecting
 // half as often made a run over dev-multilang about 12% faster, in wall
-// and CPU time, for 30–50% more peak memory (docs/bench.md). `mss index`
-// runs with it too: a full index of xarray or tokio 10–15% faster, for
-// 5–8% more peak memory (docs/index.md).
+// and CPU time, for 30–50% more peak memory (docs/bench.md).
 const batchGCPercent = 200
+
+// indexGCPercent is the target in `mss index`, which keeps little of what
+// it allocates either: a full index of xarray or tokio 10–15% faster at
+// 200 than at 100, and of sqlalchemy or dubbo 3–8% faster again at 400,
+// for 8–9% more peak memory (docs/index.md). indexMemoryLimit bounds the
+// heap the higher target lets grow: near it the collector runs as often
+// as it must.
+const (
+	indexGCPercent   = 400
+	indexMemoryLimit = 768 << 20
+)
 
 // batchGC sets batchGCPercent unless GOGC is set, and returns what puts
 // the setting back.
-func batchGC() func() {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
+func batchGC() func() { return setGC(batchGCPercent, -1) }
+
+// indexGC sets indexGCPercent and indexMemoryLimit, each unless GOGC or
+// GOMEMLIMIT is set, and returns what puts them back.
+func indexGC() func() { return setGC(indexGCPercent, indexMemoryLimit) }
+
+// setGC sets the collector's target percent unless GOGC is set, and its
+// memory limit (limit ≥ 0) unless GOMEMLIMIT is, and returns what puts
+// them back.
+func setGC(percent int, limit int64) func() {
+	restore := func() {}
+	if os.Getenv("GOGC") == "" {
+		old := debug.SetGCPercent(percent)
+		restore = func() { debug.SetGCPercent(old) }
 	}
-	old := debug.SetGCPercent(batchGCPercent)
-	return func() { debug.SetGCPercent(old) }
+	if limit >= 0 && os.Getenv("GOMEMLIMIT") == "" {
+		old := debug.SetMemoryLimit(limit)
+		percentBack := restore
+		restore = func() { debug.SetMemoryLimit(old); percentBack() }
+	}
+	return restore
 }

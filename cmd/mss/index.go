@@ -67,7 +67,7 @@ work tree.`,
 				fmt.Fprintf(stderr, "mss index: "+format+"\n", args...)
 			}
 			opts.Derive = retrieve.Deriver
-			defer batchGC()()
+			defer indexGC()()
 			sum, err := index.Build(cmd.Context(), opts)
 			if bar != nil {
 				bar.Finish()
