@@ -99,3 +99,33 @@ func BenchmarkSegmentTree(b *testing.B) {
 	b.ReportMetric(mb/segment.Seconds(), "segment-MB/s")
 	b.ReportMetric(parse.Seconds()/segment.Seconds(), "parse-share")
 }
+
+// BenchmarkMaskTree masks the function bodies of every file of a
+// directory tree whose grammar masks them (grammar.mask), on one core:
+// the lexing that decides what a masked parse reads.
+//
+//	MSS_BENCH_TREE=/path/to/checkout go test -run '^$' -bench MaskTree ./segment/
+func BenchmarkMaskTree(b *testing.B) {
+	root := os.Getenv("MSS_BENCH_TREE")
+	if root == "" {
+		b.Skip("MSS_BENCH_TREE not set")
+	}
+	var files []treeFile
+	size := 0
+	for _, f := range treeFiles(b, root) {
+		if f.g != nil && f.g.mask != nil {
+			files, size = append(files, f), size+len(f.src)
+		}
+	}
+	if len(files) == 0 {
+		b.Skipf("no file under %s whose grammar masks bodies", root)
+	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, f := range files {
+			f.g.mask(f.src)
+		}
+	}
+	b.ReportMetric(float64(len(files)), "files")
+}

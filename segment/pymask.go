@@ -1,6 +1,9 @@
 package segment
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Most of a Python file is function bodies, and segmenting never reads
 // the statements inside one for what they say: only where they start and
@@ -175,6 +178,16 @@ func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
 				lastTok, l.end = '"', j
 			case c == ' ' || c == '\t' || c == '\f' || c == '\r':
 				i++
+			case pyPlain[c]:
+				// A run of bytes that neither open nor close anything.
+				j := i + 1
+				for j < n && pyPlain[src[j]] {
+					j++
+				}
+				if depth == 0 {
+					lastTok = src[j-1]
+				}
+				i, l.end = j, j
 			default:
 				switch c {
 				case '(', '[', '{':
@@ -203,6 +216,16 @@ func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
 	}
 	return lines, true
 }
+
+// pyPlain marks the bytes pyLogicalLines reads past as tokens and
+// nothing more: not a newline, backslash, comment, quote, space or
+// bracket.
+var pyPlain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = !strings.ContainsRune("\n\\#\"' \t\f\r([{)]}", rune(c))
+	}
+	return t
+}()
 
 // skipPyString skips the string literal whose quote is at src[i] (a
 // prefix such as r, b or f was read as a word before it), returning the
