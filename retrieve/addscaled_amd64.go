@@ -1,6 +1,10 @@
 package retrieve
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // addScaled adds w·x to v element by element (v at least as long as x)
 // with the machine's vector instructions: AVX where the processor has
@@ -38,3 +42,25 @@ func addScaledAVX(v, x *float32, n int, w float32)
 //
 //go:noescape
 func addScaledSSE(v, x *float32, n int, w float32)
+
+// addScaledAll adds ws[k]·xs[k] to v for every k in turn, each xs[k]
+// pointing at len(v) float32s, as addScaled does one by one (the same
+// vector, bit for bit). A vector of 256, on a processor with AVX-512, is
+// held in registers the while.
+func addScaledAll(v []float32, ws []float32, xs []*float32) {
+	if len(ws) == 0 {
+		return
+	}
+	if len(v) == 256 && cpu.X86.HasAVX512F {
+		addScaled256AVX512(&v[0], &xs[0], &ws[0], len(ws))
+		return
+	}
+	for k, w := range ws {
+		addScaled(v, w, unsafe.Slice(xs[k], len(v)))
+	}
+}
+
+// addScaled256AVX512 adds n products to v, 256 float32s.
+//
+//go:noescape
+func addScaled256AVX512(v *float32, xs **float32, ws *float32, n int)

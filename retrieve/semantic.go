@@ -199,14 +199,22 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 		if v == nil {
 			return
 		}
+		// In batches: addScaledAll keeps v in registers through one.
+		var ws [64]float32
+		var xs [64]*float32
+		k := 0
 		for _, tc := range docs[i] {
 			tv := vecs[tc.id]
 			if tv == nil {
 				continue
 			}
-			w := float32(logCount(tc.count) * idf[tc.id])
-			addScaled(v, w, tv)
+			ws[k], xs[k] = float32(logCount(tc.count)*idf[tc.id]), &tv[0]
+			if k++; k == len(ws) {
+				addScaledAll(v, ws[:], xs[:])
+				k = 0
+			}
 		}
+		addScaledAll(v, ws[:k], xs[:k])
 		normalize(v)
 	})
 	return s
