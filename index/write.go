@@ -401,10 +401,11 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	if err := parseAll(ctx, src, toParse, &opts, w, sum); err != nil {
 		return err
 	}
+	var early *earlySync
 	if target != dbPath {
 		// The new file holds its units now: its pages go to the disk
 		// while the structures are derived, not all at the end.
-		early := startSync(target)
+		early = startSync(target)
 		defer early.wait()
 	}
 
@@ -437,6 +438,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return fmt.Errorf("index: closing %s: %w", target, err)
 	}
 	if target != dbPath {
+		early.wait() // its descriptor closed before the rename
 		if err := syncFile(target); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
@@ -1026,11 +1028,13 @@ func startSync(p string) *earlySync {
 	return s
 }
 
-// wait waits for the background sync and closes its descriptor.
+// wait waits for the background sync and closes its descriptor; once
+// is enough, and more is harmless.
 func (s *earlySync) wait() {
-	if s != nil {
+	if s != nil && s.f != nil {
 		<-s.done
 		s.f.Close()
+		s.f = nil
 	}
 }
 
