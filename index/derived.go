@@ -41,6 +41,7 @@ package index
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -436,6 +437,10 @@ type sidecarFile struct {
 	sizes map[string]int // and their sizes
 	err   error          // the first error writing one
 	syncs sync.WaitGroup // background syncs begun after them
+	// syncErr is the first error a background sync met: a failed
+	// write-back is reported once, to whichever sync meets it.
+	syncMu  sync.Mutex
+	syncErr error
 }
 
 // createSidecar creates the new file of id (newSidecarID) beside dbPath.
@@ -471,7 +476,13 @@ func (s *sidecarFile) early(name string, b []byte) {
 	}
 	s.at[name], s.sizes[name] = s.pos, len(b)
 	s.pos = align8(s.pos + len(b))
-	s.syncs.Go(func() { s.f.Sync() }) // finish's sync is the one that counts
+	s.syncs.Go(func() {
+		if err := s.f.Sync(); err != nil {
+			s.syncMu.Lock()
+			s.syncErr = cmp.Or(s.syncErr, err)
+			s.syncMu.Unlock()
+		}
+	})
 }
 
 // abort closes and removes the file.
@@ -553,7 +564,7 @@ func (s *sidecarFile) finish(blobs map[string][]byte) (err error) {
 		}
 	}
 	s.syncs.Wait()
-	if err := s.f.Sync(); err != nil {
+	if err := cmp.Or(s.syncErr, s.f.Sync()); err != nil {
 		return fmt.Errorf("index: writing %s: %w", s.path, err)
 	}
 	if err := s.f.Close(); err != nil {

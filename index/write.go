@@ -406,7 +406,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		// The new file holds its units now: its pages go to the disk
 		// while the structures are derived, not all at the end.
 		early = startSync(target)
-		defer early.wait()
+		defer early.wait() // on an error return; the rename's path checks its error
 	}
 
 	changed := w.changed > 0 || old == nil
@@ -438,7 +438,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		return fmt.Errorf("index: closing %s: %w", target, err)
 	}
 	if target != dbPath {
-		early.wait() // its descriptor closed before the rename
+		if err := early.wait(); err != nil { // its descriptor closed before the rename
+			return fmt.Errorf("index: syncing %s: %w", target, err)
+		}
 		if err := syncFile(target); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
@@ -1008,6 +1010,7 @@ func syncFile(p string) error {
 type earlySync struct {
 	f    *os.File
 	done chan struct{}
+	err  error // what the sync met: a write error it reports is not reported again
 }
 
 // startSync begins writing the file at p out to the disk while its writer
@@ -1023,19 +1026,23 @@ func startSync(p string) *earlySync {
 	s := &earlySync{f: f, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		f.Sync() // the sync that counts comes later, and reports
+		s.err = f.Sync()
 	}()
 	return s
 }
 
-// wait waits for the background sync and closes its descriptor; once
-// is enough, and more is harmless.
-func (s *earlySync) wait() {
-	if s != nil && s.f != nil {
-		<-s.done
-		s.f.Close()
-		s.f = nil
+// wait waits for the background sync, closes its descriptor and returns
+// the error the sync met (a failed write-back is reported once, to
+// whichever sync meets it, so it must not be dropped); once is enough,
+// and more is harmless.
+func (s *earlySync) wait() error {
+	if s == nil || s.f == nil {
+		return nil
 	}
+	<-s.done
+	s.f.Close()
+	s.f = nil
+	return s.err
 }
 
 func syncDir(dir string) {
