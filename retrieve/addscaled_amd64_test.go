@@ -23,17 +23,7 @@ func TestAddScaledPaths(t *testing.T) {
 // elements; skipped without AVX-512) and the others.
 func TestAddScaledAll(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	value := func() float32 {
-		switch r.IntN(8) {
-		case 0:
-			return 0
-		case 1:
-			return float32(r.NormFloat64()) * 1e-40 // subnormal
-		case 2:
-			return float32(r.NormFloat64()) * 1e30
-		}
-		return float32(r.NormFloat64())
-	}
+	value := func() float32 { return hardFloat(r) }
 	for _, dim := range []int{256, 100, 8} {
 		if dim == 256 && !cpu.X86.HasAVX512F {
 			t.Log("no AVX-512 on this processor: its path is not checked")

@@ -284,17 +284,7 @@ func TestAddScaled(t *testing.T) {
 func checkAddScaled(t *testing.T, name string, add func(v []float32, w float32, x []float32)) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
-	value := func() float32 {
-		switch r.IntN(8) {
-		case 0:
-			return 0
-		case 1:
-			return float32(r.NormFloat64()) * 1e-40 // subnormal
-		case 2:
-			return float32(r.NormFloat64()) * 1e30
-		}
-		return float32(r.NormFloat64())
-	}
+	value := func() float32 { return hardFloat(r) }
 	for n := range 300 {
 		for _, w := range []float32{0.3, value(), -1.7, 0} {
 			x, got, want := make([]float32, n), make([]float32, n+1), make([]float32, n+1)
@@ -315,4 +305,18 @@ func checkAddScaled(t *testing.T, name string, add func(v []float32, w float32, 
 			}
 		}
 	}
+}
+
+// hardFloat is a float32 for checking vector arithmetic: often zero,
+// subnormal or huge.
+func hardFloat(r *rand.Rand) float32 {
+	switch r.IntN(8) {
+	case 0:
+		return 0
+	case 1:
+		return float32(r.NormFloat64()) * 1e-40 // subnormal
+	case 2:
+		return float32(r.NormFloat64()) * 1e30
+	}
+	return float32(r.NormFloat64())
 }
