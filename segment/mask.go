@@ -224,3 +224,40 @@ func stepTo(i *int, end int) (skipped, closed bool) {
 	*i = end
 	return true, true
 }
+
+// mergeLineComments turns each run of "//" comments alone on consecutive
+// rows (comments, each [start, end) of its "//" to its newline) into one
+// block comment over the same bytes: "/*" where the first starts, "*/"
+// where the last ends, spaces between (newlines kept). A parser reads
+// the run as one token rather than one a row; the rows it spans, all
+// that segmenting reads of a comment, are the same.
+func (m *maskCopy) mergeLineComments(comments [][2]int, before func(row []byte) bool) {
+	src := m.src
+	alone := func(c [2]int) bool {
+		row := bytes.LastIndexByte(src[:c[0]], '\n') + 1
+		return len(bytes.TrimLeft(src[row:c[0]], " \t")) == 0
+	}
+	for i := 0; i < len(comments); {
+		j := i
+		for j+1 < len(comments) && alone(comments[j]) && alone(comments[j+1]) &&
+			bytes.Count(src[comments[j][1]:comments[j+1][0]], []byte{'\n'}) == 1 { // the next row
+			j++
+		}
+		next := comments[j][1] + 1 // the row after the run
+		nextEnd := len(src)
+		if k := bytes.IndexByte(src[min(next, len(src)):], '\n'); k >= 0 {
+			nextEnd = next + k
+		}
+		if j > i && next < len(src) && before(src[next:nextEnd]) {
+			first, last := comments[i], comments[j]
+			end := last[1]
+			if src[end-1] == '\r' {
+				end--
+			}
+			out := m.blank(first[0], end)
+			out[first[0]], out[first[0]+1] = '/', '*'
+			out[end-2], out[end-1] = '*', '/'
+		}
+		i = j + 1
+	}
+}

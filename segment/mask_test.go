@@ -88,7 +88,8 @@ func TestMaskSegmentsAlike(t *testing.T) {
 
 // checkMasked checks what every mask keeps: a file it does not mask is
 // not copied; one it masks keeps its length and every newline, its bytes
-// change only to those in allowed, and masking it again changes nothing.
+// change only to those in allowed, and masking it again changes nothing
+// (or finds nothing to mask).
 // It returns the masked copy (nil when there is none).
 func checkMasked(t *testing.T, mask func([]byte) ([]byte, bool), src []byte, allowed string) []byte {
 	t.Helper()
@@ -107,7 +108,7 @@ func checkMasked(t *testing.T, mask func([]byte) ([]byte, bool), src []byte, all
 			t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
 		}
 	}
-	if again, ok := mask(got); !ok || !bytes.Equal(again, got) {
+	if again, ok := mask(got); ok && !bytes.Equal(again, got) {
 		t.Fatalf("masked again (ok %v):\n%s\nfrom\n%s", ok, again, got)
 	}
 	return got

@@ -6,12 +6,27 @@ import "unicode/utf8"
 // depth: in a module, an impl, a trait) whose unit stays whole is blanked
 // between its braces. A function that may be cut at its statements is
 // left as it is, with everything inside it, and so is a macro_rules!
-// definition. A file that does not lex cleanly (a string, character or
-// comment not closed, brackets that do not balance) is not masked.
+// definition. A run of line comments alone on consecutive rows just above
+// an item (doc comments, mostly) is read as one block comment
+// (mergeLineComments): one token for the parser, not one a row. A file
+// that does not lex cleanly (a string, character or comment not closed,
+// brackets that do not balance) is not masked.
 func maskRustBodies(src []byte) ([]byte, bool) {
 	lx := rustLexer{scanner{src: src}}
 	m := maskCopy{src: src}
-	ok := lx.scanWords(lx.skip, rustIdent, func(word string, at, _ int) bool {
+	// The line comments met outside functions and macros' rules, to be
+	// merged where they run over consecutive rows.
+	var comments [][2]int
+	inside := false
+	skip := func() (bool, bool) {
+		i := lx.i
+		skipped, closed := lx.skip()
+		if skipped && closed && !inside && src[i] == '/' && src[i+1] == '/' {
+			comments = append(comments, [2]int{i, lx.i})
+		}
+		return skipped, closed
+	}
+	ok := lx.scanWords(skip, rustIdent, func(word string, at, _ int) bool {
 		switch {
 		case word == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
 			// A macro's rules are token trees: left whole.
@@ -21,19 +36,26 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 			if !ok || open < 0 {
 				return ok
 			}
-			return m.body(&lx.scanner, lx.skip, at, open, rustComment)
+			inside = true
+			defer func() { inside = false }()
+			return m.body(&lx.scanner, skip, at, open, rustComment)
 		}
 		return true
 	})
 	if !ok {
 		return nil, false
 	}
+	m.mergeLineComments(comments, rustItem)
 	return m.result()
 }
 
 // rustComment: comment and attribute rows, which attach to the item
 // below them.
 var rustComment = commentRow("//", "#[", "#!")
+
+// rustItem: a row that starts an item, or an attribute of one.
+var rustItem = commentRow("#[", "pub ", "pub(", "fn ", "struct ", "enum ", "trait ", "impl ", "impl<", "mod ",
+	"type ", "const ", "static ", "unsafe ", "async ", "extern ", "union ")
 
 // rustIdent reports whether c can be part of an identifier (any byte of
 // a multi-byte character counts).

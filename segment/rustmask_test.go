@@ -44,14 +44,31 @@ var rustMaskCases = []string{
 	"pub trait T {\n    fn f(&self) -> &'static str {\n        \"}\"\n    }\n    fn g(&self);\n}\n\nmod m {\n    pub(crate) async fn h<'a>(x: &'a str) -> &'a str where 'a: 'a {\n        'outer: loop { break 'outer x; }\n    }\n}\n",
 	"macro_rules! gen {\n    ($n:ident) => {\n        fn $n() {}\n    };\n}\n\ncfg_rt! {\n    pub fn spawn() {\n        todo!()\n    }\n}\n",
 	"fn big() {\n" + strings.Repeat("    if let Some(x) = f() {\n        g(x);\n    }\n", 80) + "}\n",
+	// Runs of line comments: before items (merged for the parse), before
+	// a macro's call, a statement, a blank row or the file's end (not).
+	"//! Crate docs.\n//! More.\nuse std::fmt;\n\n/// A.\n/// B.\n#[inline]\npub fn a() {}\n\n// one\n// two\nrgtest!(t, |d| {\n    d.f();\n});\n\nimpl S {\n    // x\n    // y\n    fn s(&self) {}\n    /// z\n    /// w\n\n    pub(crate) fn t(&self) {}\n}\n// tail\n// end",
+	strings.Repeat("/// Long docs.\n", 300) + "pub struct Big;\n\n" + strings.Repeat("// notes\n", 200) + "const N: u8 = 1;\nstatic X: u8 = 2;\n",
+	"fn big() {\n    // inside\n    // a function cut at its statements\n    let a = 1;\n" + strings.Repeat("    let x = f();\n", 160) + "}\n",
+}
+
+// TestMaskRustComments: a run of line comments alone on consecutive rows
+// before an item is read as one block comment over the same bytes; other
+// runs are left as they are.
+func TestMaskRustComments(t *testing.T) {
+	src := "/// A.\n/// B.\n#[inline]\npub fn a() { 1 }\n// one\n// two\nm!(x);\nfn b() {} // after\n// c\nfn c() {}\n"
+	want := "/*    \n    */\n#[inline]\npub fn a() {   }\n// one\n// two\nm!(x);\nfn b() {} // after\n// c\nfn c() {}\n"
+	checkMaskedAs(t, maskRustBodies, src, want)
+	crlf := strings.ReplaceAll(src, "\n", "\r\n")
+	wantCRLF := "/*     \n    */\r\n#[inline]\r\npub fn a() {   }\r\n// one\r\n// two\r\nm!(x);\r\nfn b() {} // after\r\n// c\r\nfn c() {}\r\n"
+	checkMaskedAs(t, maskRustBodies, crlf, wantCRLF)
 }
 
 // FuzzMaskRustBodies: masking keeps every byte's offset and every
-// newline, blanks only bytes between braces, and masking again changes
-// nothing.
+// newline, blanks bytes between braces and turns runs of line comments
+// into block comments, and masking again changes nothing.
 func FuzzMaskRustBodies(f *testing.F) {
 	for _, s := range rustMaskCases {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, src []byte) { checkMasked(t, maskRustBodies, src, " ") })
+	f.Fuzz(func(t *testing.T, src []byte) { checkMasked(t, maskRustBodies, src, " /*") })
 }
