@@ -158,15 +158,15 @@ func (w *walker) importNames(n *sitter.Node) []string {
 			case "dotted_name":
 				mod := c.Content(src)
 				out = append(out, mod)
-				if top, _, _ := strings.Cut(mod, "."); w.g.stdlib[top] {
+				if top, ok := w.stdlibRoot(mod, "."); ok {
 					w.addPackage(top) // import os.path binds os
 				}
 			case "aliased_import":
 				if nm := c.ChildByFieldName("name"); nm != nil {
 					mod := nm.Content(src)
 					out = append(out, mod)
-					if a := c.ChildByFieldName("alias"); a != nil {
-						if top, _, _ := strings.Cut(mod, "."); w.g.stdlib[top] {
+					if _, ok := w.stdlibRoot(mod, "."); ok {
+						if a := c.ChildByFieldName("alias"); a != nil {
 							w.addPackage(a.Content(src))
 						}
 					}
@@ -179,14 +179,14 @@ func (w *walker) importNames(n *sitter.Node) []string {
 			mod = m.Content(src)
 			out = append(out, mod)
 		}
-		top, _, _ := strings.Cut(mod, ".")
+		_, std := w.stdlibRoot(mod, ".")
 		for _, c := range fieldChildren(n, "name") {
 			if c.Type() == "aliased_import" {
-				if a := c.ChildByFieldName("alias"); a != nil && w.g.stdlib[top] {
+				if a := c.ChildByFieldName("alias"); a != nil && std {
 					w.addPackage(a.Content(src))
 				}
 				c = c.ChildByFieldName("name")
-			} else if c != nil && w.g.stdlib[top] {
+			} else if c != nil && std {
 				w.addPackage(c.Content(src)) // from os import path
 			}
 			if c != nil {
@@ -215,7 +215,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 						}
 						// Only the standard library's packages are surely
 						// not the repository's.
-						if first, _, _ := strings.Cut(path, "/"); name != "_" && w.g.stdlib[first] {
+						if _, ok := w.stdlibRoot(path, "/"); ok && name != "_" {
 							w.addPackage(name)
 						}
 					}
@@ -234,7 +234,7 @@ func (w *walker) importNames(n *sitter.Node) []string {
 					// A class of the Java platform qualifies what it
 					// selects (Objects.equals); a static import of a
 					// method names no class.
-					if first, _, _ := strings.Cut(path, "."); w.g.stdlib[first] {
+					if _, ok := w.stdlibRoot(path, "."); ok {
 						if cls := path[strings.LastIndexByte(path, '.')+1:]; cls != "" && cls[0] >= 'A' && cls[0] <= 'Z' {
 							w.addPackage(cls)
 						}
@@ -304,6 +304,13 @@ func uniqueSorted(s []string) []string {
 // fieldChildren returns n's children under the field name, in one pass.
 func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
 	return walkChildren(n, func(c *sitter.TreeCursor) bool { return c.CurrentFieldName() == field })
+}
+
+// stdlibRoot is an import path's first element (elements split by sep),
+// and whether it is one of the language's standard library.
+func (w *walker) stdlibRoot(path, sep string) (string, bool) {
+	first, _, _ := strings.Cut(path, sep)
+	return first, w.g.stdlib[first]
 }
 
 // addPackage records a name an import of the standard library binds
