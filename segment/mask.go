@@ -237,10 +237,13 @@ func (m *maskCopy) mergeLineComments(comments [][2]int, before func(row []byte) 
 		row := bytes.LastIndexByte(src[:c[0]], '\n') + 1
 		return len(bytes.TrimLeft(src[row:c[0]], " \t")) == 0
 	}
-	for i := 0; i < len(comments); {
-		j := i
-		for j+1 < len(comments) && alone(comments[j]) && alone(comments[j+1]) &&
-			bytes.Count(src[comments[j][1]:comments[j+1][0]], []byte{'\n'}) == 1 { // the next row
+	for i := 0; i < len(comments); i++ {
+		if !alone(comments[i]) {
+			continue
+		}
+		j := i // the run's last comment
+		for j+1 < len(comments) && bytes.Count(src[comments[j][1]:comments[j+1][0]], []byte{'\n'}) == 1 && // the next row
+			alone(comments[j+1]) {
 			j++
 		}
 		next := comments[j][1] + 1 // the row after the run
@@ -249,15 +252,14 @@ func (m *maskCopy) mergeLineComments(comments [][2]int, before func(row []byte) 
 			nextEnd = next + k
 		}
 		if j > i && next < len(src) && before(src[next:nextEnd]) {
-			first, last := comments[i], comments[j]
-			end := last[1]
+			first, end := comments[i][0], comments[j][1]
 			if src[end-1] == '\r' {
 				end--
 			}
-			out := m.blank(first[0], end)
-			out[first[0]], out[first[0]+1] = '/', '*'
+			out := m.blank(first, end)
+			out[first], out[first+1] = '/', '*'
 			out[end-2], out[end-1] = '*', '/'
 		}
-		i = j + 1
+		i = j
 	}
 }
