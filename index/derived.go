@@ -432,11 +432,10 @@ type sidecarFile struct {
 	id    []byte
 	f     *os.File
 	mu    sync.Mutex
-	pos   int            // where the next structure goes
-	at    map[string]int // offsets of those given early
-	sizes map[string]int // and their sizes
-	err   error          // the first error writing one
-	syncs sync.WaitGroup // background syncs begun after them
+	pos   int               // where the next structure goes
+	at    map[string][2]int // those given early: offset and size
+	err   error             // the first error writing one
+	syncs sync.WaitGroup    // background syncs begun after them
 	// syncErr is the first error a background sync met: a failed
 	// write-back is reported once, to whichever sync meets it.
 	syncMu  sync.Mutex
@@ -454,8 +453,7 @@ func createSidecar(dbPath, id string) (*sidecarFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	return &sidecarFile{path: p, id: r, f: f, pos: sidecarHeadRoom,
-		at: map[string]int{}, sizes: map[string]int{}}, nil
+	return &sidecarFile{path: p, id: r, f: f, pos: sidecarHeadRoom, at: map[string][2]int{}}, nil
 }
 
 // early writes the structure name at the file's end, and begins syncing
@@ -474,7 +472,7 @@ func (s *sidecarFile) early(name string, b []byte) {
 		s.err = fmt.Errorf("index: writing %s: %w", s.path, err)
 		return
 	}
-	s.at[name], s.sizes[name] = s.pos, len(b)
+	s.at[name] = [2]int{s.pos, len(b)}
 	s.pos = align8(s.pos + len(b))
 	s.syncs.Go(func() {
 		if err := s.f.Sync(); err != nil {
@@ -507,13 +505,13 @@ func (s *sidecarFile) finish(blobs map[string][]byte) (err error) {
 		return s.err
 	}
 	names := sortedKeys(blobs)
-	for n, size := range s.sizes {
-		if b, ok := blobs[n]; !ok || len(b) != size {
+	offs := make(map[string]int, len(names))
+	for n, at := range s.at {
+		if b, ok := blobs[n]; !ok || len(b) != at[1] {
 			return fmt.Errorf("index: derived structure %s given early is not the one derived", n)
 		}
+		offs[n] = at[0]
 	}
-	offs := make(map[string]int, len(names))
-	maps.Copy(offs, s.at)
 	pos := s.pos
 	for _, n := range names {
 		if _, ok := offs[n]; !ok {
