@@ -241,8 +241,10 @@ func (m *maskCopy) mergeLineComments(comments [][2]int, before func(row []byte) 
 		if !alone(comments[i]) {
 			continue
 		}
-		j := i // the run's last comment
-		for j+1 < len(comments) && bytes.Count(src[comments[j][1]:comments[j+1][0]], []byte{'\n'}) == 1 && // the next row
+		// j is the run's last comment: each after i alone on the row after
+		// the one before it.
+		j := i
+		for j+1 < len(comments) && bytes.Count(src[comments[j][1]:comments[j+1][0]], []byte{'\n'}) == 1 &&
 			alone(comments[j+1]) {
 			j++
 		}
