@@ -10,7 +10,7 @@ import "bytes"
 // that may be cut at its statements is left as it is. A file that does
 // not lex cleanly (a string, rune or comment not closed, braces that do
 // not balance) is not masked.
-func maskGoBodies(src []byte) ([]byte, bool) {
+func maskGoBodies(src []byte) (masked, bool) {
 	lx := goLexer{scanner: scanner{src: src}}
 	m := maskCopy{src: src}
 	ok := lx.scanWords(lx.skip, codeIdent, func(word string, at, depth int) bool {
@@ -24,7 +24,7 @@ func maskGoBodies(src []byte) ([]byte, bool) {
 		return m.body(&lx.scanner, lx.skip, at, open, goDocComment)
 	})
 	if !ok {
-		return nil, false
+		return masked{}, false
 	}
 	return m.result()
 }

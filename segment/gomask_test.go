@@ -20,7 +20,7 @@ func TestMaskGoBodies(t *testing.T) {
 func TestMaskGoBodiesBig(t *testing.T) {
 	src := "package p\n\nfunc big() {\n" + strings.Repeat("\tx := f()\n", 160) + "}\n"
 	if got, ok := maskGoBodies([]byte(src)); ok {
-		t.Fatalf("masked:\n%s", got)
+		t.Fatalf("masked:\n%s", got.text)
 	}
 }
 

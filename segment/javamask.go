@@ -10,7 +10,7 @@ package segment
 // scanned into. A file that does not lex cleanly (a string, text block,
 // character or comment not closed, brackets that do not balance) is not
 // masked.
-func maskJavaBodies(src []byte) ([]byte, bool) {
+func maskJavaBodies(src []byte) (masked, bool) {
 	lx := javaLexer{scanner{src: src}}
 	m := maskCopy{src: src}
 	depth := 0          // parentheses and brackets
@@ -25,7 +25,7 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 	for lx.i < len(src) {
 		if skipped, closed := lx.skip(); skipped {
 			if !closed {
-				return nil, false
+				return masked{}, false
 			}
 			continue
 		}
@@ -44,12 +44,12 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 		case c == ')' || c == ']':
 			depth--
 			if depth < 0 {
-				return nil, false
+				return masked{}, false
 			}
 			afterParen, throws = c == ')' && depth == 0, false
 		case c == '{' && depth == 0 && afterParen && !record && !(len(constants) > 0 && constants[len(constants)-1]):
 			if !m.body(&lx.scanner, lx.skip, declStart, lx.i, javaComment) {
-				return nil, false
+				return masked{}, false
 			}
 			afterParen, throws, record, declStart = false, false, false, -1
 			continue
@@ -60,7 +60,7 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 					constants = append(constants, enum)
 				case c == '}':
 					if len(constants) == 0 {
-						return nil, false
+						return masked{}, false
 					}
 					constants = constants[:len(constants)-1]
 				case c == ';' && len(constants) > 0:
@@ -91,7 +91,7 @@ func maskJavaBodies(src []byte) ([]byte, bool) {
 		lx.i++
 	}
 	if depth != 0 || len(constants) != 0 {
-		return nil, false
+		return masked{}, false
 	}
 	return m.result()
 }

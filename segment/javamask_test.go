@@ -25,7 +25,7 @@ func TestMaskJavaBodies(t *testing.T) {
 func TestMaskJavaBodiesBig(t *testing.T) {
 	src := "class A {\n    void big() {\n" + strings.Repeat("        f();\n", 160) + "    }\n}\n"
 	if got, ok := maskJavaBodies([]byte(src)); ok {
-		t.Fatalf("masked:\n%s", got)
+		t.Fatalf("masked:\n%s", got.text)
 	}
 }
 

@@ -46,7 +46,7 @@ type grammar struct {
 	imports set
 	// mask, when set, masks the file's function bodies for the parse
 	// (see mask.go).
-	mask func(src []byte) ([]byte, bool)
+	mask func(src []byte) (masked, bool)
 	// platform are the names of the platform a file uses without
 	// importing them (java.lang's classes, JavaScript's global objects):
 	// what one selects (Math.max) is not the unit's reference (see

@@ -2,6 +2,8 @@ package segment
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // TestMaskTree segments every file of a tree whose grammar masks
@@ -30,8 +33,9 @@ func TestMaskTree(t *testing.T) {
 			continue
 		}
 		files++
-		if _, ok := f.g.mask(f.src); ok {
+		if m, ok := f.g.mask(f.src); ok {
 			masked++
+			checkSameParse(t, f.g, f.path, m)
 		}
 		t0 := time.Now()
 		want := segmentFile(f.path, f.src, false)
@@ -76,7 +80,12 @@ func TestMaskSegmentsAlike(t *testing.T) {
 		for _, src := range cases[:len(cases):len(cases)] {
 			cases = append(cases, strings.ReplaceAll(src, "\n", "\r\n"))
 		}
+		g := grammarFor(set.name)
 		for i, src := range cases {
+			if m, ok := g.mask([]byte(src)); ok {
+				checkHoles(t, m)
+				checkSameParse(t, g, fmt.Sprintf("%s case %d", set.name, i), m)
+			}
 			want := segmentFile(set.name, []byte(src), false)
 			got := segmentFile(set.name, []byte(src), true)
 			if d := cmp.Diff(want, got); d != "" {
@@ -91,15 +100,17 @@ func TestMaskSegmentsAlike(t *testing.T) {
 // change only to those in allowed, and masking it again changes nothing
 // (or finds nothing to mask).
 // It returns the masked copy (nil when there is none).
-func checkMasked(t *testing.T, mask func([]byte) ([]byte, bool), src []byte, allowed string) []byte {
+func checkMasked(t *testing.T, mask func([]byte) (masked, bool), src []byte, allowed string) []byte {
 	t.Helper()
-	got, ok := mask(src)
+	m, ok := mask(src)
+	got := m.text
 	if !ok {
-		if got != nil {
-			t.Fatal("not masked, but a copy returned")
+		if got != nil || m.holes != nil {
+			t.Fatal("not masked, but a copy or holes returned")
 		}
 		return nil
 	}
+	checkHoles(t, m)
 	if len(got) != len(src) {
 		t.Fatalf("length %d, want %d", len(got), len(src))
 	}
@@ -108,10 +119,66 @@ func checkMasked(t *testing.T, mask func([]byte) ([]byte, bool), src []byte, all
 			t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
 		}
 	}
-	if again, ok := mask(got); ok && !bytes.Equal(again, got) {
-		t.Fatalf("masked again (ok %v):\n%s\nfrom\n%s", ok, again, got)
+	if again, ok := mask(got); ok && !bytes.Equal(again.text, got) {
+		t.Fatalf("masked again (ok %v):\n%s\nfrom\n%s", ok, again.text, got)
 	}
 	return got
+}
+
+// checkHoles checks a masked text's holes: in order, apart, within the
+// text, at least minHole bytes, and only spaces and newlines.
+func checkHoles(t *testing.T, m masked) {
+	t.Helper()
+	at := 0
+	for _, h := range m.holes {
+		if h[0] < at || h[1]-h[0] < minHole || h[1] > len(m.text) {
+			t.Fatalf("hole %v after %d in a text of %d bytes", h, at, len(m.text))
+		}
+		if k := bytes.IndexFunc(m.text[h[0]:h[1]], func(r rune) bool { return r != ' ' && r != '\n' }); k >= 0 {
+			t.Fatalf("hole %v holds %q", h, m.text[h[0]+k])
+		}
+		at = h[1]
+	}
+}
+
+// checkSameParse checks that the parser reads a masked text to the same
+// tree when it skips its holes as when it reads them: every node of the
+// same type, over the same bytes, rows and columns.
+func checkSameParse(t *testing.T, g *grammar, name string, m masked) {
+	t.Helper()
+	parse := func(ranges []sitter.Range) *sitter.Tree {
+		p := sitter.NewParser()
+		defer p.Close()
+		p.SetLanguage(g.language())
+		if ranges != nil {
+			p.SetIncludedRanges(ranges)
+		}
+		tree, err := p.ParseCtx(context.Background(), nil, m.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tree
+	}
+	want, got := parse(nil), parse(includedRanges(m.text, m.holes))
+	defer want.Close()
+	defer got.Close()
+	if d := cmp.Diff(nodeLines(want.RootNode()), nodeLines(got.RootNode())); d != "" {
+		t.Errorf("%s: the parse skipping %d holes differs (-read +skipped):\n%s", name, len(m.holes), d)
+	}
+}
+
+// nodeLines lists a tree's nodes, one line each: type, bytes and points.
+func nodeLines(n *sitter.Node) []string {
+	var out []string
+	var walk func(n *sitter.Node, depth int)
+	walk = func(n *sitter.Node, depth int) {
+		out = append(out, fmt.Sprintf("%*s%s %d-%d %v-%v", depth, "", n.Type(), n.StartByte(), n.EndByte(), n.StartPoint(), n.EndPoint()))
+		for _, c := range children(n, false) {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return out
 }
 
 // blankText is s with every character but a newline a space: a body as
@@ -126,23 +193,24 @@ func blankText(s string) string {
 }
 
 // checkMaskedAs: mask masks src, into want.
-func checkMaskedAs(t *testing.T, mask func([]byte) ([]byte, bool), src, want string) {
+func checkMaskedAs(t *testing.T, mask func([]byte) (masked, bool), src, want string) {
 	t.Helper()
 	got, ok := mask([]byte(src))
 	if !ok {
 		t.Fatal("nothing masked")
 	}
-	if d := cmp.Diff(want, string(got)); d != "" {
+	checkHoles(t, got)
+	if d := cmp.Diff(want, string(got.text)); d != "" {
 		t.Fatalf("masked (-want +got):\n%s", d)
 	}
 }
 
 // checkRefuses checks that a mask leaves each source unmasked.
-func checkRefuses(t *testing.T, mask func([]byte) ([]byte, bool), srcs []string) {
+func checkRefuses(t *testing.T, mask func([]byte) (masked, bool), srcs []string) {
 	t.Helper()
 	for _, src := range srcs {
 		if got, ok := mask([]byte(src)); ok {
-			t.Errorf("%q masked as %q", src, got)
+			t.Errorf("%q masked as %q", src, got.text)
 		}
 	}
 }

@@ -54,10 +54,10 @@ var compoundWords = map[string]bool{"if": true, "elif": true, "else": true, "for
 // unit stays whole (well within the limits at which it would be cut at
 // its statements, counting the decorators and comments above it) is
 // replaced as one statement, from its first statement to its last.
-func maskPythonBodies(src []byte) ([]byte, bool) {
+func maskPythonBodies(src []byte) (masked, bool) {
 	lines, ok := pyLogicalLines(src)
 	if !ok {
-		return nil, false
+		return masked{}, false
 	}
 	m := maskCopy{src: src}
 	mask := func(start, end int) {
@@ -66,6 +66,7 @@ func maskPythonBodies(src []byte) ([]byte, bool) {
 			out[start] = '0'
 		} else {
 			out[start], out[end-1] = '(', ')'
+			m.hole(start+1, end-1)
 		}
 	}
 	inDef := -1 // indentation of the function whose body this is

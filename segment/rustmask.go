@@ -11,7 +11,7 @@ import "unicode/utf8"
 // (mergeLineComments): one token for the parser, not one a row. A file
 // that does not lex cleanly (a string, character or comment not closed,
 // brackets that do not balance) is not masked.
-func maskRustBodies(src []byte) ([]byte, bool) {
+func maskRustBodies(src []byte) (masked, bool) {
 	lx := rustLexer{scanner{src: src}}
 	m := maskCopy{src: src}
 	// The line comments met outside functions and macros' rules, to be
@@ -43,7 +43,7 @@ func maskRustBodies(src []byte) ([]byte, bool) {
 		return true
 	})
 	if !ok {
-		return nil, false
+		return masked{}, false
 	}
 	m.mergeLineComments(comments, rustItem)
 	return m.result()

@@ -20,7 +20,7 @@ func TestMaskRustBodies(t *testing.T) {
 func TestMaskRustBodiesBig(t *testing.T) {
 	src := "fn big() {\n    fn inner() { 1; }\n" + strings.Repeat("    let x = f();\n", 160) + "}\n"
 	if got, ok := maskRustBodies([]byte(src)); ok {
-		t.Fatalf("masked:\n%s", got)
+		t.Fatalf("masked:\n%s", got.text)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,12 +177,16 @@ type file struct {
 	path string
 	src  []byte
 	// parseSrc, when set, is what the next parse reads instead of src:
-	// src with macro words blanked (maskMacros), byte for byte aligned.
+	// src with function bodies (grammar.mask) or macro words (maskMacros)
+	// blanked, byte for byte aligned.
 	parseSrc []byte
-	masked   bool  // the tree in use was parsed from the masked text
-	starts   []int // byte offset where each line starts
-	ends     []int // byte offset of each line's end, excluding "\n"
-	cum      []int // cum[i]: bytes of lines before i, each with its "\n"
+	// parseHoles, with parseSrc, are ranges of it the parse skips
+	// (masked.holes).
+	parseHoles [][2]int
+	masked     bool  // the tree in use was parsed from the masked text
+	starts     []int // byte offset where each line starts
+	ends       []int // byte offset of each line's end, excluding "\n"
+	cum        []int // cum[i]: bytes of lines before i, each with its "\n"
 }
 
 func newFile(path string, src []byte) *file {
@@ -315,8 +320,10 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 		limit = int(max(time.Until(deadline).Microseconds(), 1))
 	}
 	text := f.src
+	var ranges []sitter.Range
 	if f.parseSrc != nil {
 		text = f.parseSrc
+		ranges = includedRanges(text, f.parseHoles)
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -325,7 +332,13 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 		// writes to a parser that may be used again.
 		p := parserFor(g)
 		p.SetOperationLimit(limit)
+		if ranges != nil {
+			p.SetIncludedRanges(ranges)
+		}
 		t, err := p.ParseCtx(context.Background(), nil, text)
+		if ranges != nil {
+			p.SetIncludedRanges(wholeText)
+		}
 		if err == nil {
 			parserPool(g).Put(p)
 		} else {
@@ -370,9 +383,9 @@ func (f *file) parseMasked(ctx context.Context, g *grammar) (*sitter.Tree, error
 	if !ok {
 		return f.parse(ctx, g)
 	}
-	f.parseSrc = masked
+	f.parseSrc, f.parseHoles = masked.text, masked.holes
 	tree, err := f.parse(ctx, g)
-	f.parseSrc = nil
+	f.parseSrc, f.parseHoles = nil, nil
 	if err == nil && !tree.RootNode().HasError() {
 		return tree, nil
 	}
@@ -380,6 +393,34 @@ func (f *file) parseMasked(ctx context.Context, g *grammar) (*sitter.Tree, error
 		tree.Close()
 	}
 	return f.parse(ctx, g)
+}
+
+// wholeText is tree-sitter's default included range: all of a text.
+var wholeText = []sitter.Range{{EndByte: math.MaxUint32, EndPoint: sitter.Point{Row: math.MaxUint32, Column: math.MaxUint32}}}
+
+// includedRanges are the ranges of text between its holes (nil when it
+// has none), each with its rows and columns, for the parser's included
+// ranges.
+func includedRanges(text []byte, holes [][2]int) []sitter.Range {
+	if len(holes) == 0 {
+		return nil
+	}
+	out := make([]sitter.Range, 0, len(holes)+1)
+	var at int          // where the next range starts
+	var pt sitter.Point // at's row and column
+	// advance gives the point of byte to, at or after the point of from.
+	advance := func(p sitter.Point, from, to int) sitter.Point {
+		if n := bytes.Count(text[from:to], []byte{'\n'}); n > 0 {
+			return sitter.Point{Row: p.Row + uint32(n), Column: uint32(to - (bytes.LastIndexByte(text[from:to], '\n') + from + 1))}
+		}
+		return sitter.Point{Row: p.Row, Column: p.Column + uint32(to-from)}
+	}
+	for _, h := range holes {
+		end := advance(pt, at, h[0])
+		out = append(out, sitter.Range{StartByte: uint32(at), EndByte: uint32(h[0]), StartPoint: pt, EndPoint: end})
+		pt, at = advance(end, h[0], h[1]), h[1]
+	}
+	return append(out, sitter.Range{StartByte: uint32(at), EndByte: uint32(len(text)), StartPoint: pt, EndPoint: advance(pt, at, len(text))})
 }
 
 // errorSites counts the places a grammar did not fit: syntax error nodes
