@@ -93,7 +93,7 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 				continue
 			}
 			i = j
-			if packages[word] || platform[word] {
+			if i+1 < n && text[i] == '.' && (packages[word] || platform[word]) {
 				// What it selects is the package's, down a chain of
 				// selections (os.path.join, System.out.println); the
 				// package stays a name the text uses (what ties it to
