@@ -53,7 +53,9 @@ const (
 	SignalFusedRank = "fused_rank"
 )
 
-// OrderModel is a logistic model over OrderFeatures.
+// OrderModel is a linear model over OrderFeatures: a logistic one as
+// FitOrder fits it (its bias and sigmoid matter to that loss, not to the
+// order).
 type OrderModel struct {
 	Weights []float64
 	Bias    float64
@@ -306,6 +308,11 @@ func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candi
 type OrderSample struct {
 	X []float64
 	Y bool
+	// State numbers the sample's state, and Needs lists the required
+	// groups of its state (numbered within it) the candidate overlaps:
+	// what FitOrderGroups reads.
+	State int
+	Needs []int
 }
 
 // FitOrder fits a model to samples by full-batch gradient descent on the
@@ -324,7 +331,7 @@ func FitOrder(samples []OrderSample, iters int) *OrderModel {
 		return m
 	}
 	wPos, wNeg := 0.5/float64(pos), 0.5/float64(len(samples)-pos)
-	const rate, l2 = 2.0, 1e-4
+	const rate, l2 = 2.0, orderL2
 	grad := make([]float64, d)
 	for range iters {
 		clear(grad)
@@ -346,4 +353,135 @@ func FitOrder(samples []OrderSample, iters int) *OrderModel {
 		m.Bias -= rate * gb
 	}
 	return m
+}
+
+// FitOrderGroups fits a model to samples by full-batch gradient descent
+// on a loss over sets rather than samples: for each state, and each
+// required group that one of its samples overlaps, minus the log of the
+// share of the softmax over the state's samples that falls on the
+// group's (GroupLoss). The certificate asks for every group, so every
+// group is asked to rank near the top of its state, not only the group
+// with the most candidates, as a loss over samples asks. Samples come
+// state by state (OrderSample.State); a state without a group overlapped
+// adds nothing. Deterministic for the same samples in the same order.
+func FitOrderGroups(samples []OrderSample, iters int) *OrderModel {
+	const rate = 1.0
+	gs := groupStates(samples)
+	m := &OrderModel{Weights: make([]float64, len(OrderFeatures))}
+	if len(gs) == 0 {
+		return m
+	}
+	grad := make([]float64, len(m.Weights))
+	for range iters {
+		groupLoss(samples, gs, m.Weights, grad)
+		for i := range m.Weights {
+			m.Weights[i] -= rate * grad[i]
+		}
+	}
+	return m
+}
+
+// GroupLoss is FitOrderGroups' loss for weights w over samples: the mean
+// over states, each state's the mean over its groups of -log(share of
+// the softmax on the group), plus orderL2 times half the squared norm of
+// w.
+func GroupLoss(samples []OrderSample, w []float64) float64 {
+	return groupLoss(samples, groupStates(samples), w, nil)
+}
+
+// orderL2 is the fits' L2 penalty.
+const orderL2 = 1e-4
+
+// groupState is one state's samples, samples[from:to], and the number of
+// its groups one of them overlaps.
+type groupState struct{ from, to, groups int }
+
+// groupStates cuts samples into their states.
+func groupStates(samples []OrderSample) []groupState {
+	var out []groupState
+	for i := 0; i < len(samples); {
+		j := i
+		seen := map[int]bool{}
+		for j < len(samples) && samples[j].State == samples[i].State {
+			for _, g := range samples[j].Needs {
+				seen[g] = true
+			}
+			j++
+		}
+		if len(seen) > 0 {
+			out = append(out, groupState{i, j, len(seen)})
+		}
+		i = j
+	}
+	return out
+}
+
+// groupLoss is GroupLoss over states gs; with grad (of len(w)), it also
+// leaves the loss's gradient there.
+func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float64 {
+	clear(grad)
+	loss := 0.0
+	var e []float64
+	zg := map[int]float64{}
+	share := 1 / float64(len(gs))
+	for _, st := range gs {
+		// e: each sample's exp(score), relative to the state's best.
+		e = e[:0]
+		top := math.Inf(-1)
+		for k := st.from; k < st.to; k++ {
+			v := 0.0
+			for i, x := range samples[k].X {
+				v += w[i] * x
+			}
+			e = append(e, v)
+			top = max(top, v)
+		}
+		z := 0.0
+		clear(zg)
+		for k := range e {
+			e[k] = math.Exp(e[k] - top)
+			z += e[k]
+			for _, g := range samples[st.from+k].Needs {
+				zg[g] += e[k]
+			}
+		}
+		per := share / float64(st.groups)
+		for _, g := range sortedGroupKeys(zg) {
+			loss -= per * math.Log(zg[g]/z)
+		}
+		if grad == nil {
+			continue
+		}
+		for k := range e {
+			// d/dscore of -log(zg/z), summed over the groups: the
+			// sample's softmax share once per group, less its share of
+			// each group it is in.
+			g := float64(st.groups) * e[k] / z
+			for _, h := range samples[st.from+k].Needs {
+				g -= e[k] / zg[h]
+			}
+			g *= per
+			for i, x := range samples[st.from+k].X {
+				grad[i] += g * x
+			}
+		}
+	}
+	norm := 0.0
+	for i, v := range w {
+		norm += v * v
+		if grad != nil {
+			grad[i] += orderL2 * v
+		}
+	}
+	return loss + orderL2*norm/2
+}
+
+// sortedGroupKeys are m's keys in order, so that sums are made in one.
+func sortedGroupKeys(m map[int]float64) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
 }

@@ -1,7 +1,9 @@
 package retrieve
 
 import (
+	"math"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -106,6 +108,84 @@ func TestFitOrder(t *testing.T) {
 	}
 	if z := FitOrder(samples[:0], 10); len(z.Weights) != len(OrderFeatures) || z.Bias != 0 {
 		t.Errorf("no samples: %+v", z)
+	}
+}
+
+// groupSamples: states of twelve samples, each with one sample of group
+// 0 (feature 0 set, with noise in feature 2), one of group 1 (feature 1
+// set) and ten of neither (noise only), the states numbered from 0.
+func groupSamples(states int) []OrderSample {
+	d := len(OrderFeatures)
+	var out []OrderSample
+	for st := range states {
+		for k := range 12 {
+			x := make([]float64, d)
+			x[2] = float64((st*7+k*3)%5) / 4
+			s := OrderSample{X: x, State: st}
+			switch k {
+			case 3:
+				x[0], s.Y, s.Needs = 1, true, []int{0}
+			case 8:
+				x[1], s.Y, s.Needs = 1, true, []int{1}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestFitOrderGroups: fitted on sets, every state's first two samples
+// are one of each group; the loss falls from the zero model's; the same
+// samples give the same model; no group overlapped gives the zero model.
+func TestFitOrderGroups(t *testing.T) {
+	samples := groupSamples(6)
+	m := FitOrderGroups(samples, 300)
+	for st := range 6 {
+		ss := samples[12*st : 12*st+12]
+		idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+		sort.SliceStable(idx, func(a, b int) bool { return m.score(ss[idx[a]].X) > m.score(ss[idx[b]].X) })
+		if got := []int{min(idx[0], idx[1]), max(idx[0], idx[1])}; got[0] != 3 || got[1] != 8 {
+			t.Errorf("state %d: first two samples %v, want [3 8]", st, got)
+		}
+	}
+	zero := make([]float64, len(OrderFeatures))
+	if before, after := GroupLoss(samples, zero), GroupLoss(samples, m.Weights); !(after < before/2) {
+		t.Errorf("loss %v fitted, %v at zero: want under half", after, before)
+	}
+	if diff := cmp.Diff(m, FitOrderGroups(samples, 300)); diff != "" {
+		t.Errorf("fitting again differs:\n%s", diff)
+	}
+	none := groupSamples(2)
+	for i := range none {
+		none[i].Needs = nil
+	}
+	if z := FitOrderGroups(none, 10); !cmp.Equal(z.Weights, zero) || z.Bias != 0 {
+		t.Errorf("no group overlapped: %+v", z)
+	}
+}
+
+// TestGroupLossGradient: the gradient the fit steps along is the loss's,
+// against central differences, at a point away from zero, with a sample
+// in two groups at once.
+func TestGroupLossGradient(t *testing.T) {
+	samples := groupSamples(3)
+	samples[5].Needs = []int{0, 1}
+	samples[5].X[1] = 0.5
+	w := make([]float64, len(OrderFeatures))
+	for i := range w {
+		w[i] = 0.3 - 0.05*float64(i%7)
+	}
+	grad := make([]float64, len(w))
+	groupLoss(samples, groupStates(samples), w, grad)
+	const h = 1e-6
+	for i := range w {
+		up, down := slices.Clone(w), slices.Clone(w)
+		up[i] += h
+		down[i] -= h
+		num := (GroupLoss(samples, up) - GroupLoss(samples, down)) / (2 * h)
+		if math.Abs(num-grad[i]) > 1e-6 {
+			t.Errorf("weight %d (%s): gradient %v, by differences %v", i, OrderFeatures[i], grad[i], num)
+		}
 	}
 }
 

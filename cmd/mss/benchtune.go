@@ -108,6 +108,7 @@ func newBenchTuneCmd() *cobra.Command {
 		concurrency            int
 		order                  string
 		variant                string
+		orderLoss              string
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -142,6 +143,9 @@ same fusion. Then it fits on every state and prints the values.`,
 			out := cmd.OutOrStdout()
 			if f.labels == "" && (fit || len(replay) > 0) {
 				return fmt.Errorf("--labels is required with --fit and --replay")
+			}
+			if !slices.Contains(repobench.OrderLosses, orderLoss) {
+				return fmt.Errorf("--order-loss %q: want one of %s", orderLoss, strings.Join(repobench.OrderLosses, ", "))
 			}
 			if variant != "" && !fitOrder {
 				return fmt.Errorf("--variant goes with --fit-order")
@@ -197,7 +201,7 @@ same fusion. Then it fits on every state and prints the values.`,
 			}
 			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: defaultTuneParams, Replay: rp,
 				Scorer: &repobench.Scorer{Source: l.Source, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.Labels,
-				Workers: workers, MaxRounds: rounds,
+				Workers: workers, MaxRounds: rounds, OrderLoss: orderLoss,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
 			fs := repobench.Folds(l.States, folds)
 			if fitOrder {
@@ -227,6 +231,7 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}; with --fit-order: the held-out answers of the folds, {method} becoming <method>-learned and <method>-fused")
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
 	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
+	fl.StringVar(&orderLoss, "order-loss", repobench.OrderLossSamples, "with --fit-order: the loss the order is fitted on, samples (each candidate's logistic loss, as the shipped order was fitted) or groups (each required group of a state ranked near its top)")
 	fl.StringVar(&variant, "variant", "", "with --fit-order: states whose ids end in this are a second version of the others (the same instance, other text); also fit on each version apart and measure on each")
 	fl.StringVar(&order, "order", "", "with --replay and --fit: candidate order, learned (the default) or fused (see --fit-order)")
 	fl.StringVar(&method, "method", "complement", "method whose settings are fitted")
@@ -511,7 +516,7 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 			return err
 		}
 	}
-	m := retrieve.FitOrder(t.OrderSamples(states), repobench.OrderIters)
+	m := t.FitOrder(t.OrderSamples(states))
 	fmt.Fprintf(w, "fitted on all %d states:\n", len(states))
 	fmt.Fprintf(w, "var LearnedOrder = &OrderModel{Bias: %s, Weights: []float64{\n", strconv.FormatFloat(m.Bias, 'g', 6, 64))
 	for i, name := range retrieve.OrderFeatures {

@@ -127,8 +127,12 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 		!strings.Contains(err.Error(), "{method}") {
 		t.Errorf("--output without {method}: %v, want a refusal", err)
 	}
+	if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-loss", "pairs")...); err == nil ||
+		!strings.Contains(err.Error(), `--order-loss "pairs"`) {
+		t.Errorf("an unknown order loss: %v, want a refusal naming it", err)
+	}
 	if _, err := os.Stat(cache); err == nil {
-		t.Error("the refused run built the cache")
+		t.Error("a refused run built the cache")
 	}
 	held := filepath.Join(fx.dir, "held.{method}.jsonl")
 	out, _, err := runBench(t, newBenchTuneCmd, append(args, "--output", held)...)
@@ -137,6 +141,15 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 	}
 	if !strings.Contains(out, "var LearnedOrder") {
 		t.Errorf("no fitted order printed:\n%s", out)
+	}
+	// Fitted over groups, the model has no bias (a softmax over each
+	// state's candidates has no use for one).
+	groups, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-loss", "groups")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(groups, "var LearnedOrder = &OrderModel{Bias: 0, ") || strings.Contains(out, "Bias: 0, ") {
+		t.Errorf("the fits over samples and over groups:\n%s\n%s", out, groups)
 	}
 	for _, m := range []string{"complement-learned", "complement-fused", "rrf-grow-learned", "rrf-grow-fused"} {
 		data, err := os.ReadFile(strings.ReplaceAll(held, "{method}", m))

@@ -16,11 +16,13 @@ const OrderDepth = 80
 const OrderIters = 2000
 
 // OrderSamples are the features of the first OrderDepth unobserved cached
-// candidates of each state (in fused order) and whether each overlaps a
-// line its labels need.
+// candidates of each state (in fused order), whether each overlaps a
+// line its labels need, and which of its groups (the required groups,
+// then those of the alternative sets) it overlaps; a state's samples are
+// numbered by its place in states.
 func (t *Tuner) OrderSamples(states []*mss.State) []retrieve.OrderSample {
 	var out []retrieve.OrderSample
-	for _, st := range states {
+	for si, st := range states {
 		cs := t.Replay.Cache.States[st.StateID]
 		lab := t.Labels[st.StateID]
 		if cs == nil || lab == nil {
@@ -41,7 +43,13 @@ func (t *Tuner) OrderSamples(states []*mss.State) []retrieve.OrderSample {
 				continue
 			}
 			n++
-			out = append(out, retrieve.OrderSample{X: xs[i], Y: needed(&cands[i].Unit, groups)})
+			var needs []int
+			for g := range groups {
+				if groups[g].overlaps(&cands[i].Unit) {
+					needs = append(needs, g)
+				}
+			}
+			out = append(out, retrieve.OrderSample{X: xs[i], Y: len(needs) > 0, State: si, Needs: needs})
 		}
 	}
 	return out
@@ -81,7 +89,7 @@ func (t *Tuner) CrossValidateOrder(ctx context.Context, folds [][]*mss.State, me
 	defer func() { t.Replay.Order = saved }()
 	var out []OrderFold
 	for i, held := range folds {
-		model := retrieve.FitOrder(t.OrderSamples(others(folds, i)), OrderIters)
+		model := t.FitOrder(t.OrderSamples(others(folds, i)))
 		fr := OrderFold{Fold: i + 1, States: len(held), Repos: reposOf(held), Fused: map[string]float64{}, Learned: map[string]float64{},
 			Fused2: map[string]float64{}, Learned2: map[string]float64{}, Predictions: map[string]map[string][]*Prediction{}}
 		for _, m := range methods {
@@ -154,7 +162,7 @@ func (t *Tuner) CrossValidateVariant(ctx context.Context, folds [][]*mss.State, 
 			Base: map[string]map[string]float64{}, Variant: map[string]map[string]float64{}}
 		for k, on := range [][]*mss.State{tb, tv, train} {
 			sub := VariantSubsets[k]
-			t.Replay.Order = retrieve.FitOrder(t.OrderSamples(on), OrderIters)
+			t.Replay.Order = t.FitOrder(t.OrderSamples(on))
 			fr.Base[sub], fr.Variant[sub] = map[string]float64{}, map[string]float64{}
 			for _, m := range methods {
 				for _, h := range []struct {
@@ -172,4 +180,24 @@ func (t *Tuner) CrossValidateVariant(ctx context.Context, folds [][]*mss.State, 
 		out = append(out, fr)
 	}
 	return out, nil
+}
+
+// Order losses (Tuner.OrderLoss): the order model is fitted over
+// samples, each candidate's own logistic loss (retrieve.FitOrder, which
+// fitted retrieve.LearnedOrder), or over sets, each required group of a
+// state asked to rank near its top (retrieve.FitOrderGroups).
+const (
+	OrderLossSamples = "samples"
+	OrderLossGroups  = "groups"
+)
+
+// OrderLosses lists the order losses.
+var OrderLosses = []string{OrderLossSamples, OrderLossGroups}
+
+// FitOrder fits the order model to samples with the tuner's loss.
+func (t *Tuner) FitOrder(samples []retrieve.OrderSample) *retrieve.OrderModel {
+	if t.OrderLoss == OrderLossGroups {
+		return retrieve.FitOrderGroups(samples, OrderIters)
+	}
+	return retrieve.FitOrder(samples, OrderIters)
 }

@@ -71,6 +71,9 @@ type Tuner struct {
 	Labels    map[string]*Label
 	Workers   int // states answered at once; 0 means 1
 	MaxRounds int
+	// OrderLoss is the loss the order model is fitted on (OrderLosses;
+	// "" is OrderLossSamples).
+	OrderLoss string
 	// Log, when set, receives one line per evaluated step.
 	Log func(string)
 }
