@@ -34,7 +34,10 @@ func statements(container *sitter.Node) ([]*sitter.Node, []int) {
 }
 
 func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
-	if depth > 3 {
+	// A leaf defines nothing, nor does anything in a macro's token tree
+	// (Rust's: its tokens are never parsed into declarations); neither
+	// is worth the calls into the tree that would find it out.
+	if depth > 3 || n.ChildCount() == 0 {
 		return
 	}
 	src := w.f.src
@@ -57,7 +60,10 @@ func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
 			}
 		}
 	}
-	switch n.Type() {
+	t := n.Type()
+	switch t {
+	case "token_tree":
+		return
 	case "assignment", "assignment_expression", "augmented_assignment":
 		add(n.ChildByFieldName("left"))
 		return
@@ -69,7 +75,7 @@ func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
 		return
 	}
 	add(n.ChildByFieldName("name"))
-	if t := n.Type(); t == "init_declarator" || t == "variable_declarator" || t == "declaration" || t == "field_declaration" {
+	if t == "init_declarator" || t == "variable_declarator" || t == "declaration" || t == "field_declaration" {
 		if d := n.ChildByFieldName("declarator"); d != nil {
 			if nm := declaratorName(d, src); nm != "" && len(nm) >= minNameLen && !strings.Contains(nm, ".") {
 				*out = append(*out, named{nm, startRow(d)})
