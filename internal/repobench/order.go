@@ -55,16 +55,6 @@ func (t *Tuner) OrderSamples(states []*mss.State) []retrieve.OrderSample {
 	return out
 }
 
-// needed says whether u overlaps a needed line of one of groups.
-func needed(u *mss.Unit, groups []LineGroup) bool {
-	for i := range groups {
-		if groups[i].overlaps(u) {
-			return true
-		}
-	}
-	return false
-}
-
 // OrderFold is one fold of CrossValidateOrder: the order model fitted on
 // the other folds, and each method's held-out means (complete@5, and on
 // states with two or more groups) in the fused order and in the fitted
