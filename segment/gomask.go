@@ -11,10 +11,10 @@ import "bytes"
 // not lex cleanly (a string, rune or comment not closed, braces that do
 // not balance) is not masked.
 func maskGoBodies(src []byte) (masked, bool) {
-	lx := goLexer{scanner: scanner{src: src}}
+	lx := goLexer{scanner: scanner{src: src, plain: goPlain}}
 	m := maskCopy{src: src}
-	ok := lx.scanWords(lx.skip, codeIdent, func(word string, at, depth int) bool {
-		if depth != 0 || word != "func" {
+	ok := lx.scanWords(lx.skip, codeIdent, func(word []byte, at, depth int) bool {
+		if depth != 0 || string(word) != "func" {
 			return true
 		}
 		open, ok := lx.signature()
@@ -68,7 +68,7 @@ func (lx *goLexer) skip() (skipped, closed bool) {
 func (lx *goLexer) signature() (open int, ok bool) {
 	src := lx.src
 	depth := 0
-	last := "" // the last word read
+	var last []byte // the last word read
 	for lx.i < len(src) {
 		if skipped, closed := lx.skip(); skipped {
 			if !closed {
@@ -83,25 +83,28 @@ func (lx *goLexer) signature() (open int, ok bool) {
 		switch {
 		case c == '\n' && depth == 0:
 			return -1, true
-		case c == '{' && depth == 0 && last != "struct" && last != "interface":
+		case c == '{' && depth == 0 && string(last) != "struct" && string(last) != "interface":
 			lx.i++
 			return lx.i - 1, true
 		case c == '(' || c == '[' || c == '{':
 			depth++
-			last = ""
+			last = nil
 		case c == ')' || c == ']' || c == '}':
 			depth--
 			if depth < 0 {
 				return 0, false
 			}
-			last = ""
+			last = nil
 		case codeIdent(c):
 			last = lx.word(codeIdent)
 			continue
 		case c != ' ' && c != '\t' && c != '\r':
-			last = ""
+			last = nil
 		}
 		lx.i++
 	}
 	return -1, true
 }
+
+// goPlain: the bytes goLexer.skip steps over none of, brackets aside.
+var goPlain = plainBytes("/`\"'")

@@ -11,7 +11,7 @@ package segment
 // character or comment not closed, brackets that do not balance) is not
 // masked.
 func maskJavaBodies(src []byte) (masked, bool) {
-	lx := javaLexer{scanner{src: src}}
+	lx := javaLexer{scanner{src: src, plain: javaPlain}}
 	m := maskCopy{src: src}
 	depth := 0          // parentheses and brackets
 	afterParen := false // the last tokens are ")" and a throws clause
@@ -73,12 +73,12 @@ func maskJavaBodies(src []byte) (masked, bool) {
 			// Inside a throws clause's list of types.
 		case codeIdent(c):
 			switch w := lx.word(codeIdent); {
-			case w == "throws" && afterParen:
+			case string(w) == "throws" && afterParen:
 				throws = true
-			case w == "record" && depth == 0:
+			case string(w) == "record" && depth == 0:
 				record = true
 				afterParen = false
-			case w == "enum" && depth == 0:
+			case string(w) == "enum" && depth == 0:
 				enum = true
 				afterParen = false
 			case !throws:
@@ -129,3 +129,7 @@ func (lx *javaLexer) skip() (skipped, closed bool) {
 	}
 	return false, true
 }
+
+// javaPlain: the bytes javaLexer.skip steps over none of, brackets
+// aside.
+var javaPlain = plainBytes("/\"'")

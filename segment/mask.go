@@ -3,6 +3,7 @@ package segment
 import (
 	"bytes"
 	"slices"
+	"strings"
 )
 
 // A grammar's mask (grammar.mask) hands the parser a copy of a file whose
@@ -75,13 +76,22 @@ func (m *maskCopy) blank(from, to int) []byte {
 	if m.out == nil {
 		m.out = append([]byte(nil), m.src...)
 	}
-	for k := from; k < to; k++ {
-		if m.out[k] != '\n' {
-			m.out[k] = ' '
+	for rest := m.out[from:to]; len(rest) > 0; {
+		row := rest
+		if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+			row, rest = rest[:k], rest[k+1:]
+		} else {
+			rest = nil
+		}
+		for len(row) > 0 {
+			row = row[copy(row, spaces[:]):]
 		}
 	}
 	return m.out
 }
+
+// spaces is what blank copies over a row.
+var spaces = [256]byte(bytes.Repeat([]byte{' '}, 256))
 
 // result is the copy and its holes (in order), and whether there is a
 // copy.
@@ -98,7 +108,13 @@ func (s *scanner) closeGroup(skip func() (skipped, closed bool), open int) (clos
 	src := s.src
 	s.i = open + 1
 	depth := 1
+	plain := s.plain
 	for s.i < len(src) {
+		if plain != nil && plain[src[s.i]] {
+			for s.i++; s.i < len(src) && plain[src[s.i]]; s.i++ {
+			}
+			continue
+		}
 		if skipped, closed := skip(); skipped {
 			if !closed {
 				return 0, false
@@ -140,15 +156,29 @@ func (m *maskCopy) body(s *scanner, skip func() (bool, bool), start, open int, c
 type scanner struct {
 	src []byte
 	i   int
+	// plain, when set, marks the bytes that are no bracket and start no
+	// comment or literal (the lexer's skip steps over none of them):
+	// closeGroup passes them by without asking skip.
+	plain *[256]bool
 }
 
-// word reads the identifier at i, ident saying which bytes make one.
-func (s *scanner) word(ident func(byte) bool) string {
+// plainBytes marks every byte but brackets and those of starts.
+func plainBytes(starts string) *[256]bool {
+	var t [256]bool
+	for c := range t {
+		t[c] = !strings.ContainsRune("()[]{}"+starts, rune(c))
+	}
+	return &t
+}
+
+// word reads the identifier at i, ident saying which bytes make one: the
+// source's bytes, not a copy.
+func (s *scanner) word(ident func(byte) bool) []byte {
 	j := s.i
 	for j < len(s.src) && ident(s.src[j]) {
 		j++
 	}
-	w := string(s.src[s.i:j])
+	w := s.src[s.i:j]
 	s.i = j
 	return w
 }
@@ -159,7 +189,7 @@ func (s *scanner) word(ident func(byte) bool) string {
 // brackets open there; visit reads on from after the word and may move i
 // past what it reads. It is false when visit is, when a comment or
 // literal is not closed, or when the brackets do not balance.
-func (s *scanner) scanWords(skip func() (skipped, closed bool), ident func(byte) bool, visit func(word string, at, depth int) bool) bool {
+func (s *scanner) scanWords(skip func() (skipped, closed bool), ident func(byte) bool, visit func(word []byte, at, depth int) bool) bool {
 	src := s.src
 	depth := 0
 	for s.i < len(src) {

@@ -214,3 +214,48 @@ func checkRefuses(t *testing.T, mask func([]byte) (masked, bool), srcs []string)
 		}
 	}
 }
+
+// TestPlainBytes: no byte a lexer's plain table marks is a bracket, or
+// one its skip steps over, before or after any byte: closeGroup may pass
+// them by without asking.
+func TestPlainBytes(t *testing.T) {
+	lexers := []struct {
+		name  string
+		plain *[256]bool
+		skip  func(src []byte, i int) bool
+	}{
+		{"go", goPlain, func(src []byte, i int) bool {
+			lx := goLexer{scanner: scanner{src: src, i: i}}
+			skipped, _ := lx.skip()
+			return skipped
+		}},
+		{"rust", rustPlain, func(src []byte, i int) bool {
+			lx := rustLexer{scanner{src: src, i: i}}
+			skipped, _ := lx.skip()
+			return skipped
+		}},
+		{"java", javaPlain, func(src []byte, i int) bool {
+			lx := javaLexer{scanner{src: src, i: i}}
+			skipped, _ := lx.skip()
+			return skipped
+		}},
+	}
+	for _, lx := range lexers {
+		for c := range 256 {
+			if !lx.plain[c] {
+				continue
+			}
+			if strings.ContainsRune("()[]{}", rune(c)) {
+				t.Errorf("%s: bracket %q marked plain", lx.name, byte(c))
+			}
+			for prev := range 256 {
+				for _, next := range []byte("/*\"'`#x \n\\") {
+					src := []byte{byte(prev), byte(c), next, '"', '#', '\'', 'x', '\'', '"', '*', '/', '\n'}
+					if lx.skip(src, 1) {
+						t.Fatalf("%s: skip steps over %q (after %q, before %q), marked plain", lx.name, byte(c), byte(prev), next)
+					}
+				}
+			}
+		}
+	}
+}

@@ -12,7 +12,7 @@ import "unicode/utf8"
 // that does not lex cleanly (a string, character or comment not closed,
 // brackets that do not balance) is not masked.
 func maskRustBodies(src []byte) (masked, bool) {
-	lx := rustLexer{scanner{src: src}}
+	lx := rustLexer{scanner{src: src, plain: rustPlain}}
 	m := maskCopy{src: src}
 	// The line comments met outside functions and macros' rules, to be
 	// merged where they run over consecutive rows.
@@ -26,12 +26,12 @@ func maskRustBodies(src []byte) (masked, bool) {
 		}
 		return skipped, closed
 	}
-	ok := lx.scanWords(skip, rustIdent, func(word string, at, _ int) bool {
+	ok := lx.scanWords(skip, rustIdent, func(word []byte, at, _ int) bool {
 		switch {
-		case word == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
+		case string(word) == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
 			// A macro's rules are token trees: left whole.
 			return lx.skipGroup()
-		case word == "fn":
+		case string(word) == "fn":
 			open, ok := lx.fnBody()
 			if !ok || open < 0 {
 				return ok
@@ -219,3 +219,7 @@ func (lx *rustLexer) skipGroup() bool {
 	_, ok := lx.closeGroup(lx.skip, lx.i)
 	return ok
 }
+
+// rustPlain: the bytes rustLexer.skip steps over none of, brackets
+// aside (a raw, byte or C string starts with r, b or c).
+var rustPlain = plainBytes("/\"'rbc")
