@@ -446,7 +446,7 @@ func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float6
 			}
 		}
 		per := share / float64(st.groups)
-		for _, g := range sortedGroupKeys(zg) {
+		for _, g := range sortedInts(zg) { // in order, so that the sum is made in one
 			loss -= per * math.Log(zg[g]/z)
 		}
 		if grad == nil {
@@ -474,14 +474,4 @@ func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float6
 		}
 	}
 	return loss + orderL2*norm/2
-}
-
-// sortedGroupKeys are m's keys in order, so that sums are made in one.
-func sortedGroupKeys(m map[int]float64) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
 }
