@@ -147,6 +147,9 @@ same fusion. Then it fits on every state and prints the values.`,
 			if !slices.Contains(repobench.OrderLosses, orderLoss) {
 				return fmt.Errorf("--order-loss %q: want one of %s", orderLoss, strings.Join(repobench.OrderLosses, ", "))
 			}
+			if cmd.Flags().Changed("order-loss") && !fitOrder {
+				return fmt.Errorf("--order-loss goes with --fit-order")
+			}
 			if variant != "" && !fitOrder {
 				return fmt.Errorf("--variant goes with --fit-order")
 			}

@@ -131,6 +131,10 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 		!strings.Contains(err.Error(), `--order-loss "pairs"`) {
 		t.Errorf("an unknown order loss: %v, want a refusal naming it", err)
 	}
+	noFit := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--order-loss", "groups"}
+	if _, _, err := runBench(t, newBenchTuneCmd, noFit...); err == nil || !strings.Contains(err.Error(), "--order-loss goes with --fit-order") {
+		t.Errorf("--order-loss without --fit-order: %v, want a refusal", err)
+	}
 	if _, err := os.Stat(cache); err == nil {
 		t.Error("a refused run built the cache")
 	}
