@@ -21,7 +21,7 @@ func init() { addCommand(newRecoverCmd()) }
 func newRecoverCmd() *cobra.Command {
 	var (
 		repo, db, statePath, method string
-		order                       string
+		order, issue, need          string
 		budget, maxUnits            int
 		asJSON, explain, exact      bool
 	)
@@ -34,7 +34,8 @@ the state still lacks, within the token budget, skipping what it has read.
 The state file is one JSON object with the state-card fields (issue,
 information_need, current_observation, current_hypothesis, current_subgoal,
 opened_files, search_queries, observed_spans, observed_evidence_ids); "-"
-reads standard input. With --repo and no --db the repository is indexed
+reads standard input. Without a file, --issue and --need give a card of
+those two fields (nothing read yet), checked as a file's would be. With --repo and no --db the repository is indexed
 (incrementally) into <repo>/.mss/index.db first; --db opens an existing
 index. Without --method the default policy, complement, answers.
 
@@ -65,7 +66,17 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
-			st, err := readStateCard(statePath, cmd.InOrStdin())
+			var st *mss.State
+			switch {
+			case statePath != "" && (issue != "" || need != ""):
+				return errors.New("give the state as a card (--state) or as text (--issue, --need), not both")
+			case statePath != "":
+				st, err = readStateCard(statePath, cmd.InOrStdin())
+			case issue != "" || need != "":
+				st, err = textStateCard(issue, need)
+			default:
+				return errors.New("name a state card (--state FILE, - for standard input) or give the state's text (--issue, --need)")
+			}
 			if err != nil {
 				return err
 			}
@@ -158,7 +169,9 @@ an embedding view through an OpenAI-compatible endpoint.`,
 	f := cmd.Flags()
 	f.StringVar(&repo, "repo", "", "repository to index and search (a work tree or a plain directory)")
 	f.StringVar(&db, "db", "", "existing index file to search (instead of --repo)")
-	f.StringVar(&statePath, "state", "", `state card JSON file, "-" for standard input (required)`)
+	f.StringVar(&statePath, "state", "", `state card JSON file, "-" for standard input`)
+	f.StringVar(&issue, "issue", "", "without --state: the issue's text, the card's issue field")
+	f.StringVar(&need, "need", "", "without --state: what the next step needs to know, the card's information_need field")
 	f.IntVar(&budget, "budget", mss.DefaultBudget, "source-token budget of the answer (tokens = ceil(bytes/4))")
 	f.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units to return")
 	f.StringVar(&method, "method", "complement", "evidence-selection method (see mss methods)")
@@ -166,8 +179,24 @@ an embedding view through an OpenAI-compatible endpoint.`,
 	f.BoolVar(&explain, "explain", false, "after the units, print why each was chosen (views, requirements)")
 	f.StringVar(&order, "order", "", "candidate order: learned or fused (default learned; fused when the embedding view is on; docs/bench.md, the learned order)")
 	f.BoolVar(&exact, "exact", false, "after an edit, derive the retrieval structures again (--repo) or build them from the units (--db) rather than overlay them")
-	cmd.MarkFlagRequired("state")
 	return cmd
+}
+
+// textStateCard is the card of an issue and an information need given
+// on the command line, read as a card file would be (mss.ParseState).
+func textStateCard(issue, need string) (*mss.State, error) {
+	card := map[string]string{}
+	if issue != "" {
+		card["issue"] = issue
+	}
+	if need != "" {
+		card["information_need"] = need
+	}
+	data, err := json.Marshal(card)
+	if err != nil {
+		return nil, err
+	}
+	return mss.ParseState("--issue/--need", data)
 }
 
 // readStateCard reads one state card through mss.DecodeState, the one

@@ -78,6 +78,46 @@ func TestRecoverJSON(t *testing.T) {
 	}
 }
 
+// TestRecoverText: --issue and --need give the card a file of those two
+// fields would, with the same answer; a card and text together, or
+// neither, are refused; text a card would refuse is refused the same way.
+func TestRecoverText(t *testing.T) {
+	repo := recoverRepo(t)
+	issue, need := "parse_header fails on values containing ':'", "Find the code that splits a header line."
+	card, err := json.Marshal(map[string]string{"issue": issue, "information_need": need})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := runRecover(t, string(card), "--repo", repo, "--state", "-", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stderr, err := runRecover(t, "", "--repo", repo, "--issue", issue, "--need", need, "--json")
+	if err != nil {
+		t.Fatalf("recover --issue --need: %v\n%s", err, stderr)
+	}
+	if got != want || !strings.Contains(got, `"symbol": "parse_header"`) {
+		t.Errorf("--issue/--need answered\n%s\nthe same card from a file\n%s", got, want)
+	}
+	if out, _, err := runRecover(t, "", "--repo", repo, "--issue", issue); err != nil || !strings.Contains(out, "parse_header") {
+		t.Errorf("--issue alone: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--state", "-", "--issue", issue}, "not both"},
+		{nil, "name a state card (--state FILE"},
+		{[]string{"--issue", " \n "}, "no text to recover evidence for"},
+		{[]string{"--issue", strings.Repeat("x", mss.MaxTextBytes+1)}, "--issue/--need:1: field issue: 262145 bytes"},
+	} {
+		_, _, err := runRecover(t, string(card), append([]string{"--repo", repo}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.40q: %.200v, want an error naming %q", tc.args, err, tc.want)
+		}
+	}
+}
+
 func TestRecoverBadInput(t *testing.T) {
 	repo := recoverRepo(t)
 	empty := t.TempDir()
