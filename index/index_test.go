@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"path/filepath"
@@ -546,5 +547,73 @@ func TestBuildFrameworkTree(t *testing.T) {
 	sum = build(t, Options{Repo: dir, DB: db})
 	if sum.Skipped[skipVendored] != 3 || sum.Rebuilt == "" {
 		t.Errorf("skipped %v (rebuilt %q), want the 3 files under catch2/ vendored, decided again", sum.Skipped, sum.Rebuilt)
+	}
+}
+
+// TestUnitBatches: units are written in batches of unitBatch rows and a
+// last, shorter one, every row as given and in order; a batch the
+// database refuses is written again a row at a time, and the error
+// names the unit it is about.
+func TestUnitBatches(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "i.db"), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	add := func(id string, line int) error {
+		return w.addUnit(unitPlace{"a.py", line, line}, id, "a.py", line, line, "f", "function", "python",
+			"x\n", "h", 1, "", "", "", "", "")
+	}
+	n := 2*unitBatch + 3
+	for i := range n {
+		if err := add(fmt.Sprintf("a.py:%d-%d", i+1, i+1), i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.flushUnits(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, start_line FROM units ORDER BY rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for rows.Next() {
+		var id string
+		var line int
+		if err := rows.Scan(&id, &line); err != nil {
+			t.Fatal(err)
+		}
+		if k++; line != k || id != fmt.Sprintf("a.py:%d-%d", k, k) {
+			t.Errorf("row %d: %s line %d", k, id, line)
+		}
+	}
+	rows.Close()
+	if k != n {
+		t.Fatalf("%d rows written, want %d", k, n)
+	}
+	// A unit whose id is taken: the batch fails, and the error names it.
+	if err := add("b.py:1-1", 900); err != nil {
+		t.Fatal(err)
+	}
+	if err := add("a.py:7-7", 901); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.flushUnits(); err == nil || !strings.Contains(err.Error(), "a.py:901-901") || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Errorf("a taken id: %v, want an error naming a.py:901-901", err)
 	}
 }

@@ -401,6 +401,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	if err := parseAll(ctx, src, toParse, &opts, w, sum); err != nil {
 		return err
 	}
+	if err := w.flushUnits(); err != nil {
+		return err
+	}
 	var early *earlySync
 	if target != dbPath {
 		// The new file holds its units now: its pages go to the disk
@@ -760,6 +763,77 @@ type writer struct {
 	ctx                                          context.Context
 	insFile, insUnit, delUnits, delFile, setStat *sql.Stmt
 	started                                      time.Time
+	// Units are inserted unitBatch rows a statement (insUnits, the
+	// statement of a full batch; insRest, of the last one): the rows
+	// waiting are pending, their columns in order, and pendingAt the
+	// units' places, for an error.
+	insUnits, insRest *sql.Stmt
+	pending           []any
+	pendingAt         []unitPlace
+}
+
+// unitPlace is where a unit is: its file and lines.
+type unitPlace struct {
+	path       string
+	start, end int
+}
+
+func (p unitPlace) String() string { return fmt.Sprintf("%s:%d-%d", p.path, p.start, p.end) }
+
+// unitBatch is how many units one INSERT writes: a statement per unit
+// spent as much on the statement as on the row.
+const unitBatch = 64
+
+// insertColumns are the units table's columns an INSERT writes.
+const insertColumns = "id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports, context"
+
+// insertUnits is the INSERT of n units.
+func insertUnits(n int) string {
+	row := "(" + strings.Repeat("?,", strings.Count(insertColumns, ",")) + "?)"
+	return "INSERT INTO units(" + insertColumns + ") VALUES" + strings.Repeat(row+",", n-1) + row
+}
+
+// addUnit queues a unit's row (its columns, in insertColumns' order), and
+// writes the queue when it holds a full batch.
+func (w *writer) addUnit(at unitPlace, cols ...any) error {
+	w.pending = append(w.pending, cols...)
+	w.pendingAt = append(w.pendingAt, at)
+	if len(w.pendingAt) < unitBatch {
+		return nil
+	}
+	return w.flushUnits()
+}
+
+// flushUnits writes the queued units. When the statement fails (it
+// writes none of them then), they are written one at a time, so that
+// the error names the unit it is about.
+func (w *writer) flushUnits() error {
+	n := len(w.pendingAt)
+	if n == 0 {
+		return nil
+	}
+	st := w.insUnits
+	if n < unitBatch {
+		var err error
+		if st, err = w.tx.PrepareContext(w.ctx, insertUnits(n)); err != nil {
+			return fmt.Errorf("index: prepare: %w", err)
+		}
+		if w.insRest != nil {
+			w.insRest.Close()
+		}
+		w.insRest = st
+	}
+	if _, err := st.ExecContext(w.ctx, w.pending...); err != nil {
+		cols := len(w.pending) / n
+		for k := range n {
+			if _, err := w.insUnit.ExecContext(w.ctx, w.pending[k*cols:(k+1)*cols]...); err != nil {
+				return fmt.Errorf("index: writing %s: %w", w.pendingAt[k], err)
+			}
+		}
+		return fmt.Errorf("index: writing %d units from %s: %w", n, w.pendingAt[0], err)
+	}
+	w.pending, w.pendingAt = w.pending[:0], w.pendingAt[:0]
+	return nil
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -770,7 +844,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 	}{
 		{&w.insFile, `INSERT INTO files(path, blob, size, language, units, status, stat) VALUES(?,?,?,?,?,?,?)`},
 		{&w.setStat, `UPDATE files SET stat = ? WHERE path = ?`},
-		{&w.insUnit, `INSERT INTO units(id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports, context) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.insUnit, insertUnits(1)},
+		{&w.insUnits, insertUnits(unitBatch)},
 		{&w.delUnits, `DELETE FROM units WHERE path = ?`},
 		{&w.delFile, `DELETE FROM files WHERE path = ?`},
 	} {
@@ -784,7 +859,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.delUnits, w.delFile, w.setStat} {
+	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insUnits, w.insRest, w.delUnits, w.delFile, w.setStat} {
 		if s != nil {
 			s.Close()
 		}
@@ -847,9 +922,9 @@ func (w *writer) parsed(p parsed) error {
 	}
 	for i, u := range p.res.Units {
 		defs, refs, calls, imps := joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports)
-		if _, err := w.insUnit.ExecContext(w.ctx, u.ID, u.Path, u.StartLine, u.EndLine, u.Symbol, u.Kind, u.Language,
-			u.Content, u.Hash, u.Tokens, defs, refs, calls, imps, u.Context); err != nil {
-			return fmt.Errorf("index: writing %s:%d-%d: %w", u.Path, u.StartLine, u.EndLine, err)
+		if err := w.addUnit(unitPlace{u.Path, u.StartLine, u.EndLine}, u.ID, u.Path, u.StartLine, u.EndLine,
+			u.Symbol, u.Kind, u.Language, u.Content, u.Hash, u.Tokens, defs, refs, calls, imps, u.Context); err != nil {
+			return err
 		}
 		if w.collect {
 			// As readUnits and readNameRows would read the row back (the
