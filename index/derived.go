@@ -145,18 +145,8 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if in.Commit == "" && in.GitDir != "" {
 		in.Commit = src.headCommit(w.ctx)
 	}
-	id, err := newSidecarID()
+	id, side, blobs, err := deriveToSidecar(d, in, w.dbPath)
 	if err != nil {
-		return err
-	}
-	side, err := createSidecar(w.dbPath, id)
-	if err != nil {
-		return err
-	}
-	in.Early = side.early
-	blobs, err := deriveBlobs(d, in)
-	if err != nil {
-		side.abort()
 		return err
 	}
 	if w.collect {
@@ -270,21 +260,29 @@ func (s scanPlus) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.ex
 
 // runDeriver derives and writes the file beside dbPath; it returns its id.
 func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
-	id, err := newSidecarID()
+	id, side, blobs, err := deriveToSidecar(d, in, dbPath)
 	if err != nil {
-		return "", err
-	}
-	side, err := createSidecar(dbPath, id)
-	if err != nil {
-		return "", err
-	}
-	in.Early = side.early
-	blobs, err := deriveBlobs(d, in)
-	if err != nil {
-		side.abort()
 		return "", err
 	}
 	return id, side.finish(blobs)
+}
+
+// deriveToSidecar derives with d into a new derived file beside dbPath,
+// the structures given early written as they come; the rest, blobs, is
+// left for the file's finish. On an error no file is left.
+func deriveToSidecar(d *Deriver, in *DeriveInput, dbPath string) (id string, side *sidecarFile, blobs map[string][]byte, err error) {
+	if id, err = newSidecarID(); err != nil {
+		return "", nil, nil, err
+	}
+	if side, err = createSidecar(dbPath, id); err != nil {
+		return "", nil, nil, err
+	}
+	in.Early = side.early
+	if blobs, err = deriveBlobs(d, in); err != nil {
+		side.abort()
+		return "", nil, nil, err
+	}
+	return id, side, blobs, nil
 }
 
 // deriveBlobs derives, and encodes the tables: the blobs of the file.
@@ -407,16 +405,6 @@ func newSidecarID() (string, error) {
 		return "", fmt.Errorf("index: %w", err)
 	}
 	return hex.EncodeToString(r[:]), nil
-}
-
-// writeSidecar writes blobs to the new file of id (newSidecarID) beside
-// dbPath, and syncs it; on an error it leaves none.
-func writeSidecar(dbPath, id string, blobs map[string][]byte) error {
-	side, err := createSidecar(dbPath, id)
-	if err != nil {
-		return err
-	}
-	return side.finish(blobs)
 }
 
 // sidecarHeadRoom is the room a derived file leaves before the structures

@@ -484,3 +484,13 @@ func TestSidecarEarly(t *testing.T) {
 		}
 	})
 }
+
+// writeSidecar writes blobs to the new file of id (newSidecarID) beside
+// dbPath, and syncs it; on an error it leaves none.
+func writeSidecar(dbPath, id string, blobs map[string][]byte) error {
+	side, err := createSidecar(dbPath, id)
+	if err != nil {
+		return err
+	}
+	return side.finish(blobs)
+}
