@@ -763,13 +763,12 @@ type writer struct {
 	ctx                                          context.Context
 	insFile, insUnit, delUnits, delFile, setStat *sql.Stmt
 	started                                      time.Time
-	// Units are inserted unitBatch rows a statement (insUnits, the
-	// statement of a full batch; insRest, of the last one): the rows
+	// Units are inserted unitBatch rows a statement (insUnits): the rows
 	// waiting are pending, their columns in order, and pendingAt the
 	// units' places, for an error.
-	insUnits, insRest *sql.Stmt
-	pending           []any
-	pendingAt         []unitPlace
+	insUnits  *sql.Stmt
+	pending   []any
+	pendingAt []unitPlace
 }
 
 // unitPlace is where a unit is: its file and lines.
@@ -784,8 +783,9 @@ func (p unitPlace) String() string { return fmt.Sprintf("%s:%d-%d", p.path, p.st
 // spent as much on the statement as on the row.
 const unitBatch = 64
 
-// insertColumns are the units table's columns an INSERT writes.
-const insertColumns = "id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, calls, imports, context"
+// insertColumns are the units table's columns an INSERT writes: those a
+// unit is read back from, and its calls.
+const insertColumns = unitColumns + ", calls"
 
 // insertUnits is the INSERT of n units.
 func insertUnits(n int) string {
@@ -813,15 +813,12 @@ func (w *writer) flushUnits() error {
 		return nil
 	}
 	st := w.insUnits
-	if n < unitBatch {
+	if n < unitBatch { // the last batch, once a build
 		var err error
 		if st, err = w.tx.PrepareContext(w.ctx, insertUnits(n)); err != nil {
 			return fmt.Errorf("index: prepare: %w", err)
 		}
-		if w.insRest != nil {
-			w.insRest.Close()
-		}
-		w.insRest = st
+		defer st.Close()
 	}
 	if _, err := st.ExecContext(w.ctx, w.pending...); err != nil {
 		cols := len(w.pending) / n
@@ -859,7 +856,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insUnits, w.insRest, w.delUnits, w.delFile, w.setStat} {
+	for _, s := range []*sql.Stmt{w.insFile, w.insUnit, w.insUnits, w.delUnits, w.delFile, w.setStat} {
 		if s != nil {
 			s.Close()
 		}
@@ -923,7 +920,7 @@ func (w *writer) parsed(p parsed) error {
 	for i, u := range p.res.Units {
 		defs, refs, calls, imps := joinList(u.Defines), joinList(u.References), joinList(p.res.Calls[i]), joinList(u.Imports)
 		if err := w.addUnit(unitPlace{u.Path, u.StartLine, u.EndLine}, u.ID, u.Path, u.StartLine, u.EndLine,
-			u.Symbol, u.Kind, u.Language, u.Content, u.Hash, u.Tokens, defs, refs, calls, imps, u.Context); err != nil {
+			u.Symbol, u.Kind, u.Language, u.Content, u.Hash, u.Tokens, defs, refs, imps, u.Context, calls); err != nil {
 			return err
 		}
 		if w.collect {
