@@ -259,10 +259,13 @@ func boolFeature(b bool) float64 {
 }
 
 // score is the model's log-odds for features x.
-func (m *OrderModel) score(x []float64) float64 {
-	z := m.Bias
-	for i, w := range m.Weights {
-		z += w * x[i]
+func (m *OrderModel) score(x []float64) float64 { return dot64(m.Bias, m.Weights, x) }
+
+// dot64 adds the products of weights w and features x to z, in order
+// (dot is float32's).
+func dot64(z float64, w, x []float64) float64 {
+	for i, v := range w {
+		z += v * x[i]
 	}
 	return z
 }
@@ -416,8 +419,9 @@ func groupStates(samples []OrderSample) []groupState {
 	return out
 }
 
-// groupLoss is GroupLoss over states gs; with grad (of len(w)), it also
-// leaves the loss's gradient there.
+// groupLoss is GroupLoss over states gs; with grad (of len(w)), it
+// leaves the loss's gradient there instead, and returns 0: a fitting
+// step needs only that.
 func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float64 {
 	clear(grad)
 	loss := 0.0
@@ -429,10 +433,7 @@ func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float6
 		e = e[:0]
 		top := math.Inf(-1)
 		for k := st.from; k < st.to; k++ {
-			v := 0.0
-			for i, x := range samples[k].X {
-				v += w[i] * x
-			}
+			v := dot64(0, w, samples[k].X)
 			e = append(e, v)
 			top = max(top, v)
 		}
@@ -446,10 +447,10 @@ func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float6
 			}
 		}
 		per := share / float64(st.groups)
-		for _, g := range sortedInts(zg) { // in order, so that the sum is made in one
-			loss -= per * math.Log(zg[g]/z)
-		}
 		if grad == nil {
+			for _, g := range sortedInts(zg) { // in order, so that the sum is made in one
+				loss -= per * math.Log(zg[g]/z)
+			}
 			continue
 		}
 		for k := range e {
@@ -466,12 +467,11 @@ func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float6
 			}
 		}
 	}
-	norm := 0.0
-	for i, v := range w {
-		norm += v * v
-		if grad != nil {
+	if grad != nil {
+		for i, v := range w {
 			grad[i] += orderL2 * v
 		}
+		return 0
 	}
-	return loss + orderL2*norm/2
+	return loss + orderL2*dot64(0, w, w)/2
 }
