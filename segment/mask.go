@@ -158,11 +158,13 @@ type scanner struct {
 	i   int
 	// plain, when set, marks the bytes that are no bracket and start no
 	// comment or literal (the lexer's skip steps over none of them):
-	// closeGroup passes them by without asking skip.
+	// closeGroup and scanWords pass them by without asking skip (scanWords
+	// not a word's, which it reads).
 	plain *[256]bool
 }
 
-// plainBytes marks every byte but brackets and those of starts.
+// plainBytes marks every byte but brackets and those of starts (a
+// lexer's, or pyLogicalLines' own).
 func plainBytes(starts string) *[256]bool {
 	var t [256]bool
 	for c := range t {
@@ -193,6 +195,10 @@ func (s *scanner) scanWords(skip func() (skipped, closed bool), ident func(byte)
 	src := s.src
 	depth := 0
 	for s.i < len(src) {
+		if c := src[s.i]; s.plain != nil && s.plain[c] && !ident(c) {
+			s.i++
+			continue
+		}
 		if skipped, closed := skip(); skipped {
 			if !closed {
 				return false

@@ -216,8 +216,8 @@ func checkRefuses(t *testing.T, mask func([]byte) (masked, bool), srcs []string)
 }
 
 // TestPlainBytes: no byte a lexer's plain table marks is a bracket, or
-// one its skip steps over, before or after any byte: closeGroup may pass
-// them by without asking.
+// one its skip steps over, before or after any byte: closeGroup and
+// scanWords may pass them by without asking.
 func TestPlainBytes(t *testing.T) {
 	lexers := []struct {
 		name  string

@@ -1,9 +1,6 @@
 package segment
 
-import (
-	"bytes"
-	"strings"
-)
+import "bytes"
 
 // Most of a Python file is function bodies, and segmenting never reads
 // the statements inside one for what they say: only where they start and
@@ -221,12 +218,7 @@ func pyLogicalLines(src []byte) (lines []pyLine, ok bool) {
 // pyPlain marks the bytes pyLogicalLines reads past as tokens and
 // nothing more: not a newline, backslash, comment, quote, space or
 // bracket.
-var pyPlain = func() (t [256]bool) {
-	for c := range t {
-		t[c] = !strings.ContainsRune("\n\\#\"' \t\f\r([{)]}", rune(c))
-	}
-	return t
-}()
+var pyPlain = plainBytes("\n\\#\"' \t\f\r")
 
 // skipPyString skips the string literal whose quote is at src[i] (a
 // prefix such as r, b or f was read as a word before it), returning the
