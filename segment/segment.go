@@ -137,7 +137,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 	}
 	if (g == cGrammar || g == cppGrammar) && tree.RootNode().HasError() {
 		// Macros the grammar cannot expand may be what derails it.
-		if masked, ok := maskMacros(src); ok {
+		if macroText, ok := maskMacros(src); ok {
 			// C++ too when the grammar is C, but not C when it is C++:
 			// C's error recovery over C++ is the slowest parse of all (two
 			// thirds of a large C++ header's), and over the C and C++
@@ -147,7 +147,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 			if g == cGrammar {
 				tries = append(tries, cppGrammar)
 			}
-			f.parseSrc = masked
+			f.parseText = masked{text: macroText}
 			best := errorSites(tree.RootNode())
 			for _, tg := range tries {
 				t2, err := f.parse(ctx, tg)
@@ -162,7 +162,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 					t2.Close()
 				}
 			}
-			f.parseSrc = nil
+			f.parseText = masked{}
 		}
 	}
 	defer tree.Close()
@@ -176,17 +176,15 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 type file struct {
 	path string
 	src  []byte
-	// parseSrc, when set, is what the next parse reads instead of src:
-	// src with function bodies (grammar.mask) or macro words (maskMacros)
-	// blanked, byte for byte aligned.
-	parseSrc []byte
-	// parseHoles, with parseSrc, are ranges of it the parse skips
-	// (masked.holes).
-	parseHoles [][2]int
-	masked     bool  // the tree in use was parsed from the masked text
-	starts     []int // byte offset where each line starts
-	ends       []int // byte offset of each line's end, excluding "\n"
-	cum        []int // cum[i]: bytes of lines before i, each with its "\n"
+	// parseText, when its text is set, is what the next parse reads
+	// instead of src (skipping its holes): src with function bodies
+	// (grammar.mask) or macro words (maskMacros) blanked, byte for byte
+	// aligned.
+	parseText masked
+	masked    bool  // the tree in use was parsed from the masked text
+	starts    []int // byte offset where each line starts
+	ends      []int // byte offset of each line's end, excluding "\n"
+	cum       []int // cum[i]: bytes of lines before i, each with its "\n"
 }
 
 func newFile(path string, src []byte) *file {
@@ -321,9 +319,9 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 	}
 	text := f.src
 	var ranges []sitter.Range
-	if f.parseSrc != nil {
-		text = f.parseSrc
-		ranges = includedRanges(text, f.parseHoles)
+	if f.parseText.text != nil {
+		text = f.parseText.text
+		ranges = includedRanges(text, f.parseText.holes)
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -379,13 +377,13 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 // source itself when it cannot be masked or that parse has a syntax
 // error.
 func (f *file) parseMasked(ctx context.Context, g *grammar) (*sitter.Tree, error) {
-	masked, ok := g.mask(f.src)
+	m, ok := g.mask(f.src)
 	if !ok {
 		return f.parse(ctx, g)
 	}
-	f.parseSrc, f.parseHoles = masked.text, masked.holes
+	f.parseText = m
 	tree, err := f.parse(ctx, g)
-	f.parseSrc, f.parseHoles = nil, nil
+	f.parseText = masked{}
 	if err == nil && !tree.RootNode().HasError() {
 		return tree, nil
 	}
