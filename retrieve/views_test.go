@@ -284,13 +284,12 @@ func TestAddScaled(t *testing.T) {
 func checkAddScaled(t *testing.T, name string, add func(v []float32, w float32, x []float32)) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
-	value := func() float32 { return hardFloat(r) }
 	for n := range 300 {
-		for _, w := range []float32{0.3, value(), -1.7, 0} {
+		for _, w := range []float32{0.3, hardFloat(r), -1.7, 0} {
 			x, got, want := make([]float32, n), make([]float32, n+1), make([]float32, n+1)
 			for k := range x {
-				x[k] = value()
-				got[k] = value()
+				x[k] = hardFloat(r)
+				got[k] = hardFloat(r)
 				want[k] = got[k]
 			}
 			got[n], want[n] = 42, 42

@@ -35,9 +35,10 @@ The state file is one JSON object with the state-card fields (issue,
 information_need, current_observation, current_hypothesis, current_subgoal,
 opened_files, search_queries, observed_spans, observed_evidence_ids); "-"
 reads standard input. Without a file, --issue and --need give a card of
-those two fields (nothing read yet), checked as a file's would be. With --repo and no --db the repository is indexed
-(incrementally) into <repo>/.mss/index.db first; --db opens an existing
-index. Without --method the default policy, complement, answers.
+those two fields (nothing read yet), checked as a file's would be. With
+--repo and no --db the repository is indexed (incrementally) into
+<repo>/.mss/index.db first; --db opens an existing index. Without
+--method the default policy, complement, answers.
 
 After an edit, the retrieval structures stored with the index are not
 derived again (which costs what the whole repository costs): they are
