@@ -1,13 +1,14 @@
 package retrieve
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -406,7 +407,7 @@ func mergeTerms(d []termCount, rank []int32) []termCount {
 	for k := range d {
 		d[k].id = rank[d[k].id]
 	}
-	sort.Slice(d, func(a, b int) bool { return d[a].id < d[b].id })
+	slices.SortFunc(d, func(a, b termCount) int { return cmp.Compare(a.id, b.id) })
 	out := d[:0]
 	for _, tc := range d {
 		if len(out) > 0 && out[len(out)-1].id == tc.id {
@@ -478,9 +479,10 @@ func signature(id string) []sigEntry {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	x := h.Sum64() | 1
-	out := make([]sigEntry, 0, semNonZero)
-	var used [(semDim + 63) / 64]uint64
-	for len(out) < semNonZero {
+	// Positions are drawn until semNonZero are distinct, then read off
+	// the bit sets in order: the entries sorted by position.
+	var used, negative [(semDim + 63) / 64]uint64
+	for n := 0; n < semNonZero; {
 		// xorshift64*
 		x ^= x >> 12
 		x ^= x << 25
@@ -491,13 +493,23 @@ func signature(id string) []sigEntry {
 			continue
 		}
 		used[pos/64] |= 1 << (pos % 64)
-		sign := float32(1)
 		if r>>63 == 1 {
-			sign = -1
+			negative[pos/64] |= 1 << (pos % 64)
 		}
-		out = append(out, sigEntry{pos, sign})
+		n++
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].pos < out[j].pos })
+	out := make([]sigEntry, 0, semNonZero)
+	for w, set := range used {
+		for set != 0 {
+			b := bits.TrailingZeros64(set)
+			sign := float32(1)
+			if negative[w]&(1<<b) != 0 {
+				sign = -1
+			}
+			out = append(out, sigEntry{64*w + b, sign})
+			set &= set - 1
+		}
+	}
 	return out
 }
 

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -64,6 +65,33 @@ func init() {
 	keywords["cpp"] = cpp
 }
 
+// names tells whether a name is in a list already, reading the list while
+// it is short and a set of its names once it is not (most units name a
+// few dozen names at most, and a map per unit costs more than the reads).
+type names map[string]bool
+
+// namesScan is the length of list up to which it is read through.
+const namesScan = 32
+
+// add reports whether word is new to *list, recording it in the set once
+// the list is past namesScan (the caller appends it).
+func (s *names) add(list *[]string, word string) bool {
+	if len(*list) < namesScan {
+		return !slices.Contains(*list, word)
+	}
+	if *s == nil {
+		*s = make(names, 2*len(*list))
+		for _, w := range *list {
+			(*s)[w] = true
+		}
+	}
+	if (*s)[word] {
+		return false
+	}
+	(*s)[word] = true
+	return true
+}
+
 // lexNames returns the identifiers and the called names of text, each
 // once, in order of first appearance. A name of packages (what the file
 // imports from the standard library) or of platform (what the language's
@@ -76,8 +104,7 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 		fam = familyPython
 	}
 	kw := keywords[lang]
-	seenRef := map[string]bool{}
-	seenCall := map[string]bool{}
+	var seenRef, seenCall names
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
@@ -108,8 +135,7 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 			if len(word) < minNameLen || kw[word] {
 				continue
 			}
-			if !seenRef[word] {
-				seenRef[word] = true
+			if seenRef.add(&refs, word) {
 				refs = append(refs, word)
 			}
 			k := j
@@ -119,8 +145,7 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 			for k < n && (text[k] == ' ' || text[k] == '\t') {
 				k++
 			}
-			if k < n && text[k] == '(' && !seenCall[word] {
-				seenCall[word] = true
+			if k < n && text[k] == '(' && seenCall.add(&calls, word) {
 				calls = append(calls, word)
 			}
 		case c >= '0' && c <= '9':

@@ -1,6 +1,9 @@
 package segment
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,6 +43,40 @@ func TestLexNames(t *testing.T) {
 		if diff := cmp.Diff(tc.calls, calls); diff != "" {
 			t.Errorf("%s %q calls (-want +got):\n%s", tc.lang, tc.text, diff)
 		}
+	}
+}
+
+// TestLexNamesMany: a text naming more names than a list is read through
+// for (namesScan) gives each once, in order of first appearance, before
+// and after its lists pass that length.
+func TestLexNamesMany(t *testing.T) {
+	var text strings.Builder
+	var refs, calls []string
+	for i := range 3 * namesScan {
+		name := fmt.Sprintf("name_%d", i)
+		refs = append(refs, name)
+		if i%2 == 0 {
+			calls = append(calls, name)
+			fmt.Fprintf(&text, "%s(1)\n", name)
+		} else {
+			fmt.Fprintf(&text, "value = %s\n", name)
+		}
+	}
+	refs = slices.Insert(refs, 1, "value") // first met on the second row
+	// Every name again, each a call now: no ref repeats, and the odd
+	// names become calls only here, after every even one.
+	for i := range 3 * namesScan {
+		fmt.Fprintf(&text, "name_%d()\n", i)
+		if i%2 == 1 {
+			calls = append(calls, fmt.Sprintf("name_%d", i))
+		}
+	}
+	gotRefs, gotCalls := lexNames(text.String(), "python", nil, nil)
+	if diff := cmp.Diff(refs, gotRefs); diff != "" {
+		t.Errorf("refs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(calls, gotCalls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
 
