@@ -65,30 +65,31 @@ func init() {
 	keywords["cpp"] = cpp
 }
 
-// names tells whether a name is in a list already, reading the list while
-// it is short and a set of its names once it is not (most units name a
-// few dozen names at most, and a map per unit costs more than the reads).
-type names map[string]bool
+// nameSet tells whether a name is in a list already, reading the list
+// while it is short and a set of its names once it is not (most units
+// name a few dozen names at most, and a map for each unit cost more than
+// reading them).
+type nameSet struct{ seen map[string]bool }
 
-// namesScan is the length of list up to which it is read through.
-const namesScan = 32
+// nameScan is the length of list up to which it is read through.
+const nameScan = 32
 
-// add reports whether word is new to *list, recording it in the set once
-// the list is past namesScan (the caller appends it).
-func (s *names) add(list *[]string, word string) bool {
-	if len(*list) < namesScan {
-		return !slices.Contains(*list, word)
+// add reports whether word is new to list, recording it once the list is
+// past nameScan (the caller appends it to the list).
+func (s *nameSet) add(list []string, word string) bool {
+	if len(list) < nameScan {
+		return !slices.Contains(list, word)
 	}
-	if *s == nil {
-		*s = make(names, 2*len(*list))
-		for _, w := range *list {
-			(*s)[w] = true
+	if s.seen == nil {
+		s.seen = make(map[string]bool, 2*len(list))
+		for _, w := range list {
+			s.seen[w] = true
 		}
 	}
-	if (*s)[word] {
+	if s.seen[word] {
 		return false
 	}
-	(*s)[word] = true
+	s.seen[word] = true
 	return true
 }
 
@@ -104,7 +105,7 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 		fam = familyPython
 	}
 	kw := keywords[lang]
-	var seenRef, seenCall names
+	var seenRef, seenCall nameSet
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
@@ -135,7 +136,7 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 			if len(word) < minNameLen || kw[word] {
 				continue
 			}
-			if seenRef.add(&refs, word) {
+			if seenRef.add(refs, word) {
 				refs = append(refs, word)
 			}
 			k := j
@@ -145,7 +146,7 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 			for k < n && (text[k] == ' ' || text[k] == '\t') {
 				k++
 			}
-			if k < n && text[k] == '(' && seenCall.add(&calls, word) {
+			if k < n && text[k] == '(' && seenCall.add(calls, word) {
 				calls = append(calls, word)
 			}
 		case c >= '0' && c <= '9':

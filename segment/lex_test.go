@@ -47,12 +47,12 @@ func TestLexNames(t *testing.T) {
 }
 
 // TestLexNamesMany: a text naming more names than a list is read through
-// for (namesScan) gives each once, in order of first appearance, before
+// for (nameScan) gives each once, in order of first appearance, before
 // and after its lists pass that length.
 func TestLexNamesMany(t *testing.T) {
 	var text strings.Builder
 	var refs, calls []string
-	for i := range 3 * namesScan {
+	for i := range 3 * nameScan {
 		name := fmt.Sprintf("name_%d", i)
 		refs = append(refs, name)
 		if i%2 == 0 {
@@ -65,7 +65,7 @@ func TestLexNamesMany(t *testing.T) {
 	refs = slices.Insert(refs, 1, "value") // first met on the second row
 	// Every name again, each a call now: no ref repeats, and the odd
 	// names become calls only here, after every even one.
-	for i := range 3 * namesScan {
+	for i := range 3 * nameScan {
 		fmt.Fprintf(&text, "name_%d()\n", i)
 		if i%2 == 1 {
 			calls = append(calls, fmt.Sprintf("name_%d", i))
