@@ -489,12 +489,13 @@ func signature(id string) []sigEntry {
 		x ^= x >> 27
 		r := x * 2685821657736338717
 		pos := int(r % semDim)
-		if used[pos/64]&(1<<(pos%64)) != 0 {
+		w, bit := pos/64, uint64(1)<<(pos%64)
+		if used[w]&bit != 0 {
 			continue
 		}
-		used[pos/64] |= 1 << (pos % 64)
+		used[w] |= bit
 		if r>>63 == 1 {
-			negative[pos/64] |= 1 << (pos % 64)
+			negative[w] |= bit
 		}
 		n++
 	}

@@ -69,7 +69,7 @@ func init() {
 // while it is short and a set of its names once it is not (most units
 // name a few dozen names at most, and a map for each unit cost more than
 // reading them).
-type nameSet struct{ seen map[string]bool }
+type nameSet struct{ seen set }
 
 // nameScan is the length of list up to which it is read through.
 const nameScan = 32
@@ -81,10 +81,7 @@ func (s *nameSet) add(list []string, word string) bool {
 		return !slices.Contains(list, word)
 	}
 	if s.seen == nil {
-		s.seen = make(map[string]bool, 2*len(list))
-		for _, w := range list {
-			s.seen[w] = true
-		}
+		s.seen = newSet(list...)
 	}
 	if s.seen[word] {
 		return false
