@@ -1,16 +1,21 @@
 package segment
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // maskRustBodies is maskGoBodies for Rust: the body of a function (at any
 // depth: in a module, an impl, a trait) whose unit stays whole is blanked
 // between its braces. A function that may be cut at its statements is
 // left as it is, with everything inside it, and so is a macro_rules!
-// definition. A run of line comments alone on consecutive rows just above
-// an item (doc comments, mostly) is read as one block comment
-// (mergeLineComments): one token for the parser, not one a row. A file
-// that does not lex cleanly (a string, character or comment not closed,
-// brackets that do not balance) is not masked.
+// definition. A macro's call outside function bodies is blanked between
+// its brackets where segmenting reads nothing inside it (macroCall). A
+// run of line comments alone on consecutive rows just above an item (doc
+// comments, mostly) is read as one block comment (mergeLineComments): one
+// token for the parser, not one a row. A file that does not lex cleanly (a
+// string, character or comment not closed, brackets that do not balance)
+// is not masked.
 func maskRustBodies(src []byte) (masked, bool) {
 	lx := rustLexer{scanner{src: src, plain: rustPlain}}
 	m := maskCopy{src: src}
@@ -26,11 +31,17 @@ func maskRustBodies(src []byte) (masked, bool) {
 		}
 		return skipped, closed
 	}
-	ok := lx.scanWords(skip, rustIdent, func(word []byte, at, _ int) bool {
+	ok := lx.scanWords(skip, rustIdent, func(word []byte, at, depth int) bool {
 		switch {
 		case string(word) == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
 			// A macro's rules are token trees: left whole.
 			return lx.skipGroup()
+		case lx.i < len(src) && src[lx.i] == '!':
+			// Comments inside a call are not merged: they are blanked
+			// with it, or read again when it is not.
+			inside = true
+			defer func() { inside = false }()
+			return m.macroCall(&lx, skip, at, depth)
 		case string(word) == "fn":
 			open, ok := lx.fnBody()
 			if !ok || open < 0 {
@@ -47,6 +58,68 @@ func maskRustBodies(src []byte) (masked, bool) {
 	}
 	m.mergeLineComments(comments, rustItem)
 	return m.result()
+}
+
+// macroCall masks the call of a macro whose name starts at byte at and
+// ends at lx.i, before its "!", when its brackets hold something:
+//
+//   - small, at most half a module run's rows (50) and half a unit's
+//     bytes (3,000), wherever it is: no statement is looked for inside
+//     it, however large the definition around it (walker.statementCuts
+//     looks inside only what is larger);
+//   - at any size, an item of the file itself: outside every bracket,
+//     first on its row, after a row that ends an item, a comment or an
+//     attribute (or none). Its statement's cut points are the file's
+//     items (walker.gaps).
+//
+// Either way what is inside is a token tree, in which nothing is
+// declared (walker.definedNames stops there), and its names are read
+// from the source. Otherwise lx is left after the name, for the scan to
+// go on inside the call (to the bodies of the functions it holds). It is
+// false when the call's brackets do not close.
+func (m *maskCopy) macroCall(lx *rustLexer, skip func() (bool, bool), at, depth int) bool {
+	src := lx.src
+	name := lx.i
+	open := name + 1
+	for open < len(src) && (src[open] == ' ' || src[open] == '\t' || src[open] == '\n' || src[open] == '\r') {
+		open++
+	}
+	if open >= len(src) || src[open] != '(' && src[open] != '[' && src[open] != '{' {
+		return true // "!=", or not a call
+	}
+	close, ok := lx.closeGroup(skip, open)
+	if !ok {
+		return false
+	}
+	small := close+1-at <= 4*maxTokens/2 && bytes.Count(src[at:close], []byte{'\n'}) < moduleMaxLines/2
+	if close-open < 2 || !small && (depth > 0 || !itemStart(src, at)) {
+		lx.i = name
+		return true
+	}
+	m.blank(open+1, close)
+	m.hole(open+1, close)
+	return true
+}
+
+// itemStart reports whether the word at byte at is first on its row and
+// the row before it that is not blank ends an item, a comment or an
+// attribute (";", "}", "]", "*/"), or is a line comment, or there is none.
+func itemStart(src []byte, at int) bool {
+	row := bytes.LastIndexByte(src[:at], '\n') + 1
+	if len(bytes.TrimLeft(src[row:at], " \t")) > 0 {
+		return false
+	}
+	for end := row - 1; end > 0; {
+		start := bytes.LastIndexByte(src[:end], '\n') + 1
+		prev := bytes.TrimSpace(src[start:end])
+		end = start - 1
+		if len(prev) == 0 {
+			continue
+		}
+		return bytes.HasPrefix(prev, []byte("//")) || bytes.HasSuffix(prev, []byte("*/")) ||
+			bytes.HasSuffix(prev, []byte(";")) || bytes.HasSuffix(prev, []byte("}")) || bytes.HasSuffix(prev, []byte("]"))
+	}
+	return true
 }
 
 // rustComment: comment and attribute rows, which attach to the item

@@ -49,6 +49,13 @@ var rustMaskCases = []string{
 	"//! Crate docs.\n//! More.\nuse std::fmt;\n\n/// A.\n/// B.\n#[inline]\npub fn a() {}\n\n// one\n// two\nrgtest!(t, |d| {\n    d.f();\n});\n\nimpl S {\n    // x\n    // y\n    fn s(&self) {}\n    /// z\n    /// w\n\n    pub(crate) fn t(&self) {}\n}\n// tail\n// end",
 	strings.Repeat("/// Long docs.\n", 300) + "pub struct Big;\n\n" + strings.Repeat("// notes\n", 200) + "const N: u8 = 1;\nstatic X: u8 = 2;\n",
 	"fn big() {\n    // inside\n    // a function cut at its statements\n    let a = 1;\n" + strings.Repeat("    let x = f();\n", 160) + "}\n",
+	// Macros' calls: small ones anywhere, large items of the file, large
+	// ones elsewhere read on (the functions inside masked).
+	"cfg_rt! {\n" + strings.Repeat("    /// Docs.\n    pub fn f() -> u8 {\n        g!(1)\n    }\n", 40) + "}\n\n" +
+		"impl S {\n    cfg_io! {\n" + strings.Repeat("        pub fn h(&self) {\n            let x = 1;\n        }\n", 30) + "    }\n    m!(a, b);\n}\n\n" +
+		"impl T {\n    big! {\n" + strings.Repeat("        x y z\n", 120) + "    }\n}\n\n" +
+		"type X =\n    big! {\n" + strings.Repeat("        x y z\n", 120) + "    };\n" +
+		"const A: bool = 1 != 2;\nstatic B: [u8; 2] = tokio::m![1, 2];\n",
 }
 
 // TestMaskRustComments: a run of line comments alone on consecutive rows
@@ -56,11 +63,35 @@ var rustMaskCases = []string{
 // runs are left as they are.
 func TestMaskRustComments(t *testing.T) {
 	src := "/// A.\n/// B.\n#[inline]\npub fn a() { 1 }\n// one\n// two\nm!(x);\nfn b() {} // after\n// c\nfn c() {}\n"
-	want := "/*    \n    */\n#[inline]\npub fn a() {   }\n// one\n// two\nm!(x);\nfn b() {} // after\n// c\nfn c() {}\n"
+	want := "/*    \n    */\n#[inline]\npub fn a() {   }\n// one\n// two\nm!( );\nfn b() {} // after\n// c\nfn c() {}\n"
 	checkMaskedAs(t, maskRustBodies, src, want)
 	crlf := strings.ReplaceAll(src, "\n", "\r\n")
-	wantCRLF := "/*     \n    */\r\n#[inline]\r\npub fn a() {   }\r\n// one\r\n// two\r\nm!(x);\r\nfn b() {} // after\r\n// c\r\nfn c() {}\r\n"
+	wantCRLF := "/*     \n    */\r\n#[inline]\r\npub fn a() {   }\r\n// one\r\n// two\r\nm!( );\r\nfn b() {} // after\r\n// c\r\nfn c() {}\r\n"
 	checkMaskedAs(t, maskRustBodies, crlf, wantCRLF)
+}
+
+// TestMaskRustMacros: a macro's call is blanked between its brackets
+// when it is small, or a large item of the file; a large call elsewhere
+// is read on, and the bodies of its functions masked.
+func TestMaskRustMacros(t *testing.T) {
+	big := strings.Repeat("    x y z\n", 60)
+	fns := strings.Repeat("    fn f() { g!(1) }\n", 60)
+	masked := strings.Repeat("    fn f() {       }\n", 60)
+	for _, c := range []struct{ src, want string }{
+		{"m!(a, b);\nfn f() { m!(x) }\n", "m!(    );\nfn f() {       }\n"},
+		{"a::b![1];\nconst C: bool = x!= y;\n", "a::b![ ];\nconst C: bool = x!= y;\n"},
+		{"//! Docs.\n#[cfg(x)]\nm! {\n" + big + "}\n", "//! Docs.\n#[cfg(x)]\nm! {\n" + blankText(big) + "}\n"},
+		{"use a;\n\nm! {\n" + fns + "}\n", "use a;\n\nm! {\n" + blankText(fns) + "}\n"},
+		{"impl S {\n    m! {\n" + fns + "}\n}\n", "impl S {\n    m! {\n" + masked + "}\n}\n"},
+	} {
+		checkMaskedAs(t, maskRustBodies, c.src, c.want)
+	}
+	// Large calls that are no item of the file are left as they are.
+	checkRefuses(t, maskRustBodies, []string{
+		"type X =\n    m! {\n" + big + "};\n",
+		"static S: u8 = 1; m! {\n" + big + "}\n",
+		"impl S {\n    m! {\n" + big + "}\n}\n",
+	})
 }
 
 // FuzzMaskRustBodies: masking keeps every byte's offset and every
