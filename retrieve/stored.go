@@ -86,41 +86,68 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	d := &index.Derived{Blobs: map[string][]byte{}, Encoded: map[string][]byte{}}
 	n := e.n
 	// What is finished goes to the file while the rest is laid out
-	// (index.DeriveInput.Early): the blobs in the order made here, the
-	// semantic table when its layout is done.
+	// (index.DeriveInput.Early), in the order made here: the unit
+	// records and strings, the edges, the semantic vectors and then their
+	// table, whenever its layout is done.
 	early := func(name string, b []byte) {
 		if in.Early != nil {
 			in.Early(name, b)
 		}
 	}
-	// The tables are laid out from their sorted keys, on every core.
+	// The tables are laid out from their sorted keys, on every core,
+	// while the blobs are made: the largest (the semantic and lexical
+	// ones) first, and each table's keys sorted where it is laid out.
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var layErr error
+	layout := func(name string, keys []string, size func(int) int, fill func(int, []byte)) []byte {
+		t, err := index.LayoutTable(keys, size, fill)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			layErr = fmt.Errorf("table %s: %w", name, err)
+			return nil
+		}
+		d.Encoded[name] = t
+		return t
+	}
 	lay := func(name string, keys []string, size func(int) int, fill func(int, []byte)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t, err := index.LayoutTable(keys, size, fill)
-			if err == nil && name == "sem" {
-				early(index.TableName(name), t) // the largest; the others' order would vary
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				layErr = fmt.Errorf("table %s: %w", name, err)
-				return
-			}
-			d.Encoded[name] = t
+			layout(name, keys, size, fill)
 		}()
 	}
+	var semTable chan []byte
+	if s := e.sem; s != nil {
+		semTable = make(chan []byte, 1)
+		go func() {
+			semTable <- layout("sem", s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
+				putSemTerm(v, s.idf[s.terms[i]], s.termVec[s.terms[i]])
+			})
+		}()
+	}
+	var lexHead []byte
+	exported := make(chan struct{})
+	go func() {
+		defer close(exported)
+		head, fields := e.lex.ExportFields()
+		lexHead = head
+		for f, fe := range fields {
+			lay("lex"+strconv.Itoa(f), fe.Terms, fe.Size, fe.Put)
+		}
+	}()
 	uint32Lists := func(name string, m map[string][]int) {
-		keys := sortedKeys(m)
-		lay(name, keys, func(i int) int { return 4 * len(m[keys[i]]) }, func(i int, v []byte) {
-			for j, u := range m[keys[i]] {
-				le.PutUint32(v[4*j:], uint32(u))
-			}
-		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			keys := sortedKeys(m)
+			layout(name, keys, func(i int) int { return 4 * len(m[keys[i]]) }, func(i int, v []byte) {
+				for j, u := range m[keys[i]] {
+					le.PutUint32(v[4*j:], uint32(u))
+				}
+			})
+		}()
 	}
 	pathPos := make(map[string]int, len(e.paths))
 	for k, p := range e.paths {
@@ -205,11 +232,6 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		d.Blobs["edges"] = []byte{}
 	}
 	early("edges", d.Blobs["edges"])
-	head, fields := e.lex.ExportFields()
-	d.Blobs["lexical"] = head
-	for f, fe := range fields {
-		lay("lex"+strconv.Itoa(f), fe.Terms, fe.Size, fe.Put)
-	}
 	if s := e.sem; s != nil {
 		// The vectors are laid out as stored already, but on a
 		// big-endian machine.
@@ -219,10 +241,12 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}
 		d.Blobs["semdoc"] = b
 		early("semdoc", b)
-		lay("sem", s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
-			putSemTerm(v, s.idf[s.terms[i]], s.termVec[s.terms[i]])
-		})
+		if t := <-semTable; t != nil {
+			early(index.TableName("sem"), t)
+		}
 	}
+	<-exported // its tables are under way (wg)
+	d.Blobs["lexical"] = lexHead
 	wg.Wait()
 	if layErr != nil {
 		return nil, layErr
