@@ -111,12 +111,16 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		d.Encoded[name] = t
 		return t
 	}
-	lay := func(name string, keys []string, size func(int) int, fill func(int, []byte)) {
+	// async runs f on a core of its own; wg waits for it.
+	async := func(f func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			layout(name, keys, size, fill)
+			f()
 		}()
+	}
+	lay := func(name string, keys []string, size func(int) int, fill func(int, []byte)) {
+		async(func() { layout(name, keys, size, fill) })
 	}
 	var semTable chan []byte
 	if s := e.sem; s != nil {
@@ -138,16 +142,14 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		}
 	}()
 	uint32Lists := func(name string, m map[string][]int) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		async(func() {
 			keys := sortedKeys(m)
 			layout(name, keys, func(i int) int { return 4 * len(m[keys[i]]) }, func(i int, v []byte) {
 				for j, u := range m[keys[i]] {
 					le.PutUint32(v[4*j:], uint32(u))
 				}
 			})
-		}()
+		})
 	}
 	pathPos := make(map[string]int, len(e.paths))
 	for k, p := range e.paths {
@@ -202,8 +204,10 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	d.Blobs["units"], d.Blobs["strings"] = recs, strs
 	early("units", recs)
 	early("strings", strs)
-	ids := sortedKeys(e.byID)
-	lay("ids", ids, func(int) int { return 4 }, func(i int, v []byte) { le.PutUint32(v, uint32(e.byID[ids[i]])) })
+	async(func() {
+		ids := sortedKeys(e.byID)
+		layout("ids", ids, func(int) int { return 4 }, func(i int, v []byte) { le.PutUint32(v, uint32(e.byID[ids[i]])) })
+	})
 	for k, m := range e.names {
 		uint32Lists(nameTableKeys[k], m)
 	}

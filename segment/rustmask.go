@@ -80,10 +80,7 @@ func maskRustBodies(src []byte) (masked, bool) {
 func (m *maskCopy) macroCall(lx *rustLexer, skip func() (bool, bool), at, depth int) bool {
 	src := lx.src
 	name := lx.i
-	open := name + 1
-	for open < len(src) && (src[open] == ' ' || src[open] == '\t' || src[open] == '\n' || src[open] == '\r') {
-		open++
-	}
+	open := len(src) - len(bytes.TrimLeft(src[name+1:], " \t\r\n"))
 	if open >= len(src) || src[open] != '(' && src[open] != '[' && src[open] != '{' {
 		return true // "!=", or not a call
 	}
