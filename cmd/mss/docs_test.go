@@ -251,7 +251,10 @@ func newDocsEnv(t *testing.T, bin, page string) *docsEnv {
 		if strings.Contains(page, l.addr) {
 			srv := llmtest.NewPersonality(l.p)
 			t.Cleanup(srv.Close)
-			e.addrs = append(e.addrs, [2]string{l.addr, strings.TrimPrefix(srv.URL, "http://")})
+			// The server's own path prefix goes with its address: a
+			// page's http://127.0.0.1:8001/v1 is its BaseURL.
+			real := strings.TrimSuffix(strings.TrimPrefix(srv.BaseURL(), "http://"), "/v1")
+			e.addrs = append(e.addrs, [2]string{l.addr, real})
 		}
 	}
 	for _, kv := range os.Environ() {

@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -126,8 +127,7 @@ type Reply struct {
 // Handler answers a call.
 type Handler func(c *Call) Reply
 
-// Server is a scripted endpoint. Its URL (with /v1) goes in a client's
-// base URL.
+// Server is a scripted endpoint. Its BaseURL goes in a client's base URL.
 type Server struct {
 	*httptest.Server
 	// The fields below are set by an Option, before the server serves.
@@ -146,6 +146,7 @@ type Server struct {
 	// server then serves /openai/deployments/<Deployment>/chat/completions.
 	Deployment string
 
+	prefix  string // "/s<n>": this server's own path, see New
 	handler Handler
 	seenState
 	mu    sync.Mutex
@@ -177,9 +178,18 @@ func New(h Handler, opts ...Option) *Server {
 		}
 		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 	})
-	s.Server = httptest.NewServer(mux)
+	// Clients remember per endpoint and model which request shape was
+	// accepted, for the whole process. A closed test server's port can be
+	// handed to the next one, so each server serves under its own path
+	// prefix: what one test's endpoint taught a client never reaches the
+	// next test's.
+	s.prefix = fmt.Sprintf("/s%d", servers.Add(1))
+	s.Server = httptest.NewServer(http.StripPrefix(s.prefix, mux))
 	return s
 }
+
+// servers numbers the servers started in this process.
+var servers atomic.Int64
 
 // NewPersonality starts a server of personality p that answers mss's
 // stages with Answer, set up by opts.
@@ -196,9 +206,9 @@ func NewPersonality(p Personality, opts ...Option) *Server {
 // deployment URL of an Azure personality.
 func (s *Server) BaseURL() string {
 	if s.Personality == PersonalityAzure {
-		return s.URL + "/openai/deployments/" + s.Deployment
+		return s.URL + s.prefix + "/openai/deployments/" + s.Deployment
 	}
-	return s.URL + "/v1"
+	return s.URL + s.prefix + "/v1"
 }
 
 // Calls returns the requests received so far, in arrival order.
