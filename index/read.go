@@ -130,6 +130,8 @@ package index
 //	           imports from the standard library (join of os.path.join);
 //	           a chain of selections is the qualifier's all along
 //	           (println of System.out.println).
+//	feature 23: a Rust function defines its name only, never a name its
+//	           signature holds (Ordering of "-> cmp::Ordering").
 
 import (
 	"context"
@@ -149,7 +151,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 22
+	FeatureVersion = 23
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

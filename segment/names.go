@@ -67,6 +67,11 @@ func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
 	case "assignment", "assignment_expression", "augmented_assignment":
 		add(n.ChildByFieldName("left"))
 		return
+	case "function_item", "function_signature_item":
+		// Rust's: its name, and nothing its signature names (a result
+		// type's name is not defined here).
+		add(n.ChildByFieldName("name"))
+		return
 	case "package_declaration", "package_clause", "import_declaration", "import_statement", "import_from_statement",
 		"future_import_statement", "use_declaration", "preproc_include", "extern_crate_declaration":
 		return

@@ -333,3 +333,25 @@ func TestParseOverBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestRustSignatureDefinesNothing: a Rust function defines its name, not
+// the names of its signature's types, in a module cut into runs of its
+// items as anywhere else.
+func TestRustSignatureDefinesNothing(t *testing.T) {
+	src := "mod m {\n" + strings.Repeat("    /// Compare.\n    pub fn compare<T: Ord>(x: &[T], y: &[T]) -> cmp::Ordering where T: Copy {\n        x.cmp(y)\n    }\n", 40) + "}\n"
+	r := Segment("f.rs", []byte(src))
+	defined := 0
+	for _, u := range r.Units {
+		for _, d := range u.Defines {
+			if d != "compare" && d != "m" {
+				t.Errorf("%d-%d %s defines %s", u.StartLine, u.EndLine, u.Symbol, d)
+			}
+			if d == "compare" {
+				defined++
+			}
+		}
+	}
+	if defined == 0 {
+		t.Error("no unit defines compare")
+	}
+}
