@@ -138,18 +138,30 @@ func (s *scanner) closeGroup(skip func() (skipped, closed bool), open int) (clos
 
 // body masks the body of a brace language's function from start whose
 // braces open at open, when its unit stays whole (wholeRows, with the
-// comment rows comment says attach to it); it reads up to the closing
-// brace with closeGroup, and is false where closeGroup is.
-func (m *maskCopy) body(s *scanner, skip func() (bool, bool), start, open int, comment func([]byte) bool) bool {
+// comment rows comment says attach to it), and then the parts of its
+// signature sig too (ranges before open, in order); it reads up to the
+// closing brace with closeGroup, and is false where closeGroup is.
+func (m *maskCopy) body(s *scanner, skip func() (bool, bool), start, open int, comment func([]byte) bool, sig ...[2]int) bool {
 	close, ok := s.closeGroup(skip, open)
 	if !ok {
 		return false
 	}
 	if close-open >= 2 && wholeRows(m.src, start, close, comment) {
-		m.blank(open+1, close)
-		m.hole(open+1, close)
+		for _, r := range sig {
+			m.skipped(r[0], r[1])
+		}
+		m.skipped(open+1, close)
 	}
 	return true
+}
+
+// skipped blanks [from, to), which the parser then skips (a hole) when
+// it is long enough.
+func (m *maskCopy) skipped(from, to int) {
+	if to > from {
+		m.blank(from, to)
+		m.hole(from, to)
+	}
 }
 
 // scanner is where a brace language's lexer is in its source.

@@ -5,17 +5,19 @@ import (
 	"unicode/utf8"
 )
 
-// maskRustBodies is maskGoBodies for Rust: the body of a function (at any
-// depth: in a module, an impl, a trait) whose unit stays whole is blanked
-// between its braces. A function that may be cut at its statements is
-// left as it is, with everything inside it, and so is a macro_rules!
-// definition. A macro's call outside function bodies is blanked between
-// its brackets where segmenting reads nothing inside it (macroCall). A
-// run of line comments alone on consecutive rows just above an item (doc
-// comments, mostly) is read as one block comment (mergeLineComments): one
-// token for the parser, not one a row. A file that does not lex cleanly (a
-// string, character or comment not closed, brackets that do not balance)
-// is not masked.
+// maskRustBodies is maskGoBodies for Rust. A function (at any depth: in a
+// module, an impl, a trait) whose unit stays whole is blanked between its
+// braces, and its signature with it, all but its name and parentheses
+// (fnBody); a function that may be cut at its statements is left as it
+// is, with everything inside it. A macro_rules! definition whose unit
+// stays whole is blanked between the brackets of its rules. A macro's
+// call outside function bodies is blanked between its brackets where
+// segmenting reads nothing inside it (macroCall), and an attribute
+// between the parentheses of its arguments. A run of line comments alone
+// on consecutive rows just above an item (doc comments, mostly) is read
+// as one block comment (mergeLineComments): one token for the parser, not
+// one a row. A file that does not lex cleanly (a string, character or
+// comment not closed, brackets that do not balance) is not masked.
 func maskRustBodies(src []byte) (masked, bool) {
 	lx := rustLexer{scanner{src: src, plain: rustPlain}}
 	m := maskCopy{src: src}
@@ -34,8 +36,28 @@ func maskRustBodies(src []byte) (masked, bool) {
 	ok := lx.scanWords(skip, rustIdent, func(word []byte, at, depth int) bool {
 		switch {
 		case string(word) == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
-			// A macro's rules are token trees: left whole.
-			return lx.skipGroup()
+			// A macro's rules are token trees, blanked when its unit
+			// stays whole.
+			open, close, ok := lx.skipGroup()
+			if !ok {
+				return false
+			}
+			if close-open >= 2 && wholeRows(src, at, close, rustComment) {
+				m.skipped(open+1, close)
+			}
+			return true
+		case attributeAt(src, at):
+			// An attribute's arguments: blanked between their brackets.
+			open := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t"))
+			if open >= len(src) || src[open] != '(' {
+				return true
+			}
+			close, ok := lx.closeGroup(lx.skip, open)
+			if !ok {
+				return false
+			}
+			m.skipped(open+1, close)
+			return true
 		case lx.i < len(src) && src[lx.i] == '!':
 			// Comments inside a call are not merged: they are blanked
 			// with it, or read again when it is not.
@@ -43,13 +65,13 @@ func maskRustBodies(src []byte) (masked, bool) {
 			defer func() { inside = false }()
 			return m.macroCall(&lx, skip, at, depth)
 		case string(word) == "fn":
-			open, ok := lx.fnBody()
+			inside = true
+			defer func() { inside = false }()
+			sig, open, ok := lx.fnBody()
 			if !ok || open < 0 {
 				return ok
 			}
-			inside = true
-			defer func() { inside = false }()
-			return m.body(&lx.scanner, skip, at, open, rustComment)
+			return m.body(&lx.scanner, skip, at, open, rustComment, sig...)
 		}
 		return true
 	})
@@ -93,9 +115,15 @@ func (m *maskCopy) macroCall(lx *rustLexer, skip func() (bool, bool), at, depth 
 		lx.i = name
 		return true
 	}
-	m.blank(open+1, close)
-	m.hole(open+1, close)
+	m.skipped(open+1, close)
 	return true
+}
+
+// attributeAt reports whether the word at byte at is the first of an
+// attribute: "#[" or "#![" just before it.
+func attributeAt(src []byte, at int) bool {
+	head := bytes.TrimRight(src[:at], " \t")
+	return bytes.HasSuffix(head, []byte("#[")) || bytes.HasSuffix(head, []byte("#!["))
 }
 
 // itemStart reports whether the word at byte at is first on its row and
@@ -225,20 +253,33 @@ func (lx *rustLexer) skip() (skipped, closed bool) {
 // fnBody reads a function's signature after "fn" up to the brace that
 // opens its body, outside the signature's brackets, or to the ";" that
 // ends a declaration without one (open -1). "fn" not followed by a name
-// is a function pointer type (open -1).
-func (lx *rustLexer) fnBody() (open int, ok bool) {
+// is a function pointer type (open -1). sig are the parts of the
+// signature segmenting reads nothing of, to be blanked: its generics,
+// the inside of its parameters' parentheses, and what follows them (the
+// result type, a where clause); none when the signature is not
+// "name<...>(...)".
+func (lx *rustLexer) fnBody() (sig [][2]int, open int, ok bool) {
 	src := lx.src
 	for lx.i < len(src) && (src[lx.i] == ' ' || src[lx.i] == '\t') {
 		lx.i++
 	}
 	if lx.i >= len(src) || !rustIdent(src[lx.i]) {
-		return -1, true
+		return nil, -1, true
 	}
+	for lx.i < len(src) && rustIdent(src[lx.i]) {
+		lx.i++
+	}
+	nameEnd := lx.i
+	params, closeParams := -1, -1
+	if p, ok := lx.generics(); ok && p < len(src) && src[p] == '(' {
+		params = p
+	}
+	lx.i = nameEnd
 	depth := 0
 	for lx.i < len(src) {
 		if skipped, closed := lx.skip(); skipped {
 			if !closed {
-				return 0, false
+				return nil, 0, false
 			}
 			continue
 		}
@@ -248,46 +289,101 @@ func (lx *rustLexer) fnBody() (open int, ok bool) {
 		case ')', ']':
 			depth--
 			if depth < 0 {
-				return 0, false
+				return nil, 0, false
+			}
+			if depth == 0 && params >= 0 && lx.i > params && closeParams < 0 && src[lx.i] == ')' {
+				closeParams = lx.i
 			}
 		case '{':
 			if depth == 0 {
 				lx.i++
-				return lx.i - 1, true
+				return signature(nameEnd, params, closeParams, lx.i-1), lx.i - 1, true
 			}
 			depth++
 		case '}':
 			depth--
 			if depth < 0 {
-				return 0, false
+				return nil, 0, false
 			}
 		case ';':
 			if depth == 0 {
-				return -1, true
+				return signature(nameEnd, params, closeParams, lx.i), -1, true
 			}
 		}
 		lx.i++
 	}
-	return -1, true
+	return nil, -1, true
 }
 
-// skipGroup steps over the next bracketed group (a macro's rules).
-func (lx *rustLexer) skipGroup() bool {
+// signature gives the ranges of a signature to blank (see fnBody): from
+// the name's end to the parameters' parenthesis, inside the parentheses,
+// and from their close to end.
+func signature(nameEnd, params, closeParams, end int) [][2]int {
+	if params < 0 || closeParams < params {
+		return nil
+	}
+	return [][2]int{{nameEnd, params}, {params + 1, closeParams}, {closeParams + 1, end}}
+}
+
+// generics steps over the spaces after a function's name and its generic
+// parameters, if any ("<...>", where a "->" closes no bracket), and
+// gives where it stopped: where the parameters' parenthesis should be.
+func (lx *rustLexer) generics() (int, bool) {
+	src := lx.src
+	for lx.i < len(src) && (src[lx.i] == ' ' || src[lx.i] == '\t' || src[lx.i] == '\n' || src[lx.i] == '\r') {
+		lx.i++
+	}
+	if lx.i >= len(src) || src[lx.i] != '<' {
+		return lx.i, true
+	}
+	angle := 0
+	for lx.i < len(src) {
+		if skipped, closed := lx.skip(); skipped {
+			if !closed {
+				return 0, false
+			}
+			continue
+		}
+		switch src[lx.i] {
+		case '<':
+			angle++
+		case '>':
+			if src[lx.i-1] != '-' {
+				angle--
+			}
+		case '{', '}', ';':
+			return 0, false
+		}
+		lx.i++
+		if angle == 0 {
+			break
+		}
+	}
+	for lx.i < len(src) && (src[lx.i] == ' ' || src[lx.i] == '\t' || src[lx.i] == '\n' || src[lx.i] == '\r') {
+		lx.i++
+	}
+	return lx.i, true
+}
+
+// skipGroup steps over the next bracketed group (a macro's rules),
+// giving the offsets of its brackets.
+func (lx *rustLexer) skipGroup() (open, close int, ok bool) {
 	src := lx.src
 	for lx.i < len(src) && src[lx.i] != '(' && src[lx.i] != '[' && src[lx.i] != '{' {
 		if skipped, closed := lx.skip(); skipped {
 			if !closed {
-				return false
+				return 0, 0, false
 			}
 			continue
 		}
 		lx.i++
 	}
 	if lx.i >= len(src) {
-		return false
+		return 0, 0, false
 	}
-	_, ok := lx.closeGroup(lx.skip, lx.i)
-	return ok
+	open = lx.i
+	close, ok = lx.closeGroup(lx.skip, open)
+	return open, close, ok
 }
 
 // rustPlain: the bytes rustLexer.skip steps over none of, brackets

@@ -7,12 +7,49 @@ import (
 
 func TestMaskRustBodies(t *testing.T) {
 	body := "\n        let s = r#\"}\"#; // a } in a comment\n        let c = '}';\n        /* nested /* } */ */\n        s.len() + b\"{\".len()\n    "
-	head := "/// Docs.\n#[inline]\nimpl<'a> S<'a> {\n    pub fn f<T: Fn() -> u8>(&'a self, x: [u8; 2]) -> usize where T: Copy {"
+	// A whole function's signature is blanked too, but its name and
+	// parentheses: its generics, its parameters, its result and where
+	// clause.
+	head := "/// Docs.\n#[inline]\nimpl<'a> S<'a> {\n    pub fn f"
+	sig := [3]string{"<T: Fn() -> u8>", "&'a self, x: [u8; 2]", " -> usize where T: Copy "}
 	mid := "}\n    fn decl(&self);\n    fn g(&self) {"
 	rules := "}\n}\n\nmacro_rules! m {\n    () => { fn h() { 1 } };\n}\n\ntype F = fn(u8) -> u8;\n"
-	src := head + body + mid + " self.f() " + rules
-	want := head + blankText(body) + mid + blankText(" self.f() ") + rules
+	src := head + sig[0] + "(" + sig[1] + ")" + sig[2] + "{" + body + mid + " self.f() " + rules
+	want := head + blankText(sig[0]) + "(" + blankText(sig[1]) + ")" + blankText(sig[2]) + "{" + blankText(body) +
+		"}\n    fn decl(&self);\n    fn g(     ) {" + blankText(" self.f() ") +
+		"}\n}\n\nmacro_rules! m {" + blankText("\n    () => { fn h() { 1 } };\n") + "}\n\ntype F = fn(u8) -> u8;\n"
 	checkMaskedAs(t, maskRustBodies, src, want)
+}
+
+// TestMaskRustSignatures: a signature is blanked only around a name and
+// a parenthesis that a function's parameters open; a declaration
+// without a body, or the signature of a function cut at its statements,
+// is left as it is.
+func TestMaskRustSignatures(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"fn f<'a, F: FnOnce(&'a u8) -> u8>(f: F) -> impl Iterator<Item = u8> {\n    1\n}\n",
+			"fn f" + blankText("<'a, F: FnOnce(&'a u8) -> u8>") + "(" + blankText("f: F") + ")" +
+				blankText(" -> impl Iterator<Item = u8> ") + "{\n     \n}\n"},
+		{"pub(crate) async fn f(\n    a: u8, // one\n    b: u8,\n) -> Result<(), E> { 1 }\n",
+			"pub(crate) async fn f(" + blankText("\n    a: u8, // one\n    b: u8,\n") + ")" + blankText(" -> Result<(), E> ") + "{   }\n"},
+		{"trait T {\n    fn f(&self) -> u8;\n    fn g(&self) { 1 }\n}\n",
+			"trait T {\n    fn f(&self) -> u8;\n    fn g(     ) {   }\n}\n"},
+	} {
+		checkMaskedAs(t, maskRustBodies, c.src, c.want)
+	}
+	big := "fn big(x: u8) -> u8 {\n" + strings.Repeat("    let x = f();\n", 160) + "}\n"
+	checkRefuses(t, maskRustBodies, []string{big})
+}
+
+// TestMaskRustAttributes: an attribute's arguments are blanked between
+// their parentheses; one without them is left as it is.
+func TestMaskRustAttributes(t *testing.T) {
+	src := "#![cfg_attr(docsrs, feature(doc_cfg))]\n#[derive(Debug, Clone)]\n#[inline]\n#[doc = \"x\"]\nstruct S;\n"
+	want := "#![cfg_attr(" + blankText("docsrs, feature(doc_cfg)") + ")]\n#[derive(" + blankText("Debug, Clone") + ")]\n#[inline]\n#[doc = \"x\"]\nstruct S;\n"
+	checkMaskedAs(t, maskRustBodies, src, want)
+	// Comments inside are blanked with the rest, never merged.
+	args := "any(\n    // one\n    // two\n    unix,\n)"
+	checkMaskedAs(t, maskRustBodies, "#[cfg("+args+")]\nstruct S;\n", "#[cfg("+blankText(args)+")]\nstruct S;\n")
 }
 
 // TestMaskRustBodiesBig: a function whose unit may be cut at its
@@ -56,6 +93,14 @@ var rustMaskCases = []string{
 		"impl T {\n    big! {\n" + strings.Repeat("        x y z\n", 120) + "    }\n}\n\n" +
 		"type X =\n    big! {\n" + strings.Repeat("        x y z\n", 120) + "    };\n" +
 		"const A: bool = 1 != 2;\nstatic B: [u8; 2] = tokio::m![1, 2];\n",
+	// Signatures of whole functions, in a module cut into runs of its
+	// items (a result type's name is defined by none), and attributes'
+	// arguments.
+	"#![cfg_attr(docsrs, feature(doc_cfg))]\nmod m {\n" + strings.Repeat("    /// Compare.\n    #[inline]\n    #[cfg(any(feature = \"a\", test))]\n"+
+		"    pub fn compare<T: Ord>(x: &[T], y: &[T]) -> cmp::Ordering where T: Copy {\n        x.cmp(y)\n    }\n", 40) + "}\n",
+	// macro_rules!: a small definition, and one large enough to be cut.
+	"#[macro_export]\nmacro_rules! small {\n    ($e:expr) => { $e + 1 };\n}\n\nmacro_rules! large {\n" +
+		strings.Repeat("    (@a $x:ident) => {\n        fn $x() {}\n    };\n", 80) + "}\n",
 }
 
 // TestMaskRustComments: a run of line comments alone on consecutive rows
@@ -80,7 +125,7 @@ func TestMaskRustMacros(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"m!(a, b);\nfn f() { m!(x) }\n", "m!(    );\nfn f() {       }\n"},
 		{"a::b![1];\nconst C: bool = x!= y;\n", "a::b![ ];\nconst C: bool = x!= y;\n"},
-		{"//! Docs.\n#[cfg(x)]\nm! {\n" + big + "}\n", "//! Docs.\n#[cfg(x)]\nm! {\n" + blankText(big) + "}\n"},
+		{"//! Docs.\n#[cfg(x)]\nm! {\n" + big + "}\n", "//! Docs.\n#[cfg( )]\nm! {\n" + blankText(big) + "}\n"},
 		{"use a;\n\nm! {\n" + fns + "}\n", "use a;\n\nm! {\n" + blankText(fns) + "}\n"},
 		{"impl S {\n    m! {\n" + fns + "}\n}\n", "impl S {\n    m! {\n" + masked + "}\n}\n"},
 	} {
