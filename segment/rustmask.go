@@ -122,6 +122,9 @@ func (m *maskCopy) macroCall(lx *rustLexer, skip func() (bool, bool), at, depth 
 // attributeAt reports whether the word at byte at is the first of an
 // attribute: "#[" or "#![" just before it.
 func attributeAt(src []byte, at int) bool {
+	if at < 2 || src[at-1] != '[' && src[at-1] != ' ' && src[at-1] != '\t' {
+		return false // most words
+	}
 	head := bytes.TrimRight(src[:at], " \t")
 	return bytes.HasSuffix(head, []byte("#[")) || bytes.HasSuffix(head, []byte("#!["))
 }

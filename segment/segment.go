@@ -1112,7 +1112,10 @@ func (f *file) content(s, e int) string {
 // UnitID is the stable id of a unit: the first 16 hex digits of the
 // SHA-256 of its path, 1-based line range and content hash.
 func UnitID(path string, start, end int, hash string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", path, strconv.Itoa(start), strconv.Itoa(end), hash)
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	b := make([]byte, 0, len(path)+len(hash)+24)
+	b = append(append(b, path...), 0)
+	b = append(strconv.AppendInt(b, int64(start), 10), 0)
+	b = append(strconv.AppendInt(b, int64(end), 10), 0)
+	sum := sha256.Sum256(append(b, hash...))
+	return hex.EncodeToString(sum[:8])
 }

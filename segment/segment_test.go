@@ -355,3 +355,20 @@ func TestRustSignatureDefinesNothing(t *testing.T) {
 		t.Error("no unit defines compare")
 	}
 }
+
+// TestUnitID: ids are stable across versions; an index's units keep the
+// ids they were written with.
+func TestUnitID(t *testing.T) {
+	for _, c := range []struct {
+		path       string
+		start, end int
+		hash, want string
+	}{
+		{"a/b.rs", 1, 10, "abc", "f9e7b7d7da1738b9"},
+		{"x", 123456, 7890123, "ffff", "2d0cf9510fe48403"},
+	} {
+		if got := UnitID(c.path, c.start, c.end, c.hash); got != c.want {
+			t.Errorf("UnitID(%q, %d, %d, %q) = %s, want %s", c.path, c.start, c.end, c.hash, got, c.want)
+		}
+	}
+}
