@@ -189,13 +189,17 @@ type file struct {
 
 func newFile(path string, src []byte) *file {
 	f := &file{path: path, src: src}
+	rows := bytes.Count(src, []byte{'\n'}) + 1
+	f.starts, f.ends = make([]int, 0, rows), make([]int, 0, rows)
 	s := 0
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			f.starts = append(f.starts, s)
-			f.ends = append(f.ends, i)
-			s = i + 1
+	for {
+		k := bytes.IndexByte(src[s:], '\n')
+		if k < 0 {
+			break
 		}
+		f.starts = append(f.starts, s)
+		f.ends = append(f.ends, s+k)
+		s += k + 1
 	}
 	if s < len(src) {
 		f.starts = append(f.starts, s)
@@ -574,7 +578,7 @@ func (f *file) segment(g *grammar, root *sitter.Node) *Result {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
 
 	// Definitions sharing a line are merged: a unit is whole lines.
-	var merged []span
+	merged := make([]span, 0, len(all))
 	for _, s := range all {
 		if n := len(merged); n > 0 && s.start <= merged[n-1].end {
 			p := &merged[n-1]
@@ -588,7 +592,7 @@ func (f *file) segment(g *grammar, root *sitter.Node) *Result {
 		merged = append(merged, s)
 	}
 	// Runs of closing lines join the unit before them.
-	var tiled []span
+	tiled := make([]span, 0, len(merged))
 	for _, s := range merged {
 		if s.trivial && len(tiled) > 0 {
 			tiled[len(tiled)-1].end = s.end
@@ -598,7 +602,7 @@ func (f *file) segment(g *grammar, root *sitter.Node) *Result {
 		tiled = append(tiled, s)
 	}
 	// Big units are split at statement boundaries.
-	var final []span
+	final := make([]span, 0, len(tiled))
 	for _, s := range tiled {
 		ml, mt := maxLines, maxTokens
 		if s.module {
