@@ -1069,7 +1069,7 @@ func (f *file) units(spans []span, lang string) []mss.Unit {
 	out := make([]mss.Unit, 0, len(spans))
 	for _, s := range spans {
 		content := f.content(s.start, s.end)
-		sum := sha256.Sum256([]byte(content))
+		sum := f.contentHash(s.start, s.end)
 		hash := hex.EncodeToString(sum[:])
 		out = append(out, mss.Unit{
 			ID:        UnitID(f.path, s.start+1, s.end+1, hash),
@@ -1105,6 +1105,20 @@ func (f *file) signature(n *sitter.Node) string {
 }
 
 // content is rows s..e, each followed by "\n".
+// contentHash is the SHA-256 of content(s, e), hashed from the source.
+func (f *file) contentHash(s, e int) [sha256.Size]byte {
+	end := f.ends[e]
+	if end < len(f.src) {
+		return sha256.Sum256(f.src[f.starts[s] : end+1])
+	}
+	h := sha256.New()
+	h.Write(f.src[f.starts[s]:end])
+	h.Write([]byte{'\n'})
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
 func (f *file) content(s, e int) string {
 	end := f.ends[e]
 	if end < len(f.src) {

@@ -2,6 +2,8 @@ package segment
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -369,6 +371,27 @@ func TestUnitID(t *testing.T) {
 	} {
 		if got := UnitID(c.path, c.start, c.end, c.hash); got != c.want {
 			t.Errorf("UnitID(%q, %d, %d, %q) = %s, want %s", c.path, c.start, c.end, c.hash, got, c.want)
+		}
+	}
+}
+
+// TestUnitHash: a unit's hash is the SHA-256 of its content, the newline
+// a file's last line lacks included.
+func TestUnitHash(t *testing.T) {
+	sources := map[string][]byte{"nofinal.py": []byte("def f():\n    return 1\n\ndef g():\n    return 2")}
+	files, _ := filepath.Glob("testdata/src/*")
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources[filepath.Base(path)] = src
+	}
+	for name, src := range sources {
+		for _, u := range Segment(name, src).Units {
+			if sum := sha256.Sum256([]byte(u.Content)); u.Hash != hex.EncodeToString(sum[:]) {
+				t.Errorf("%s:%d-%d: hash %s is not its content's", name, u.StartLine, u.EndLine, u.Hash)
+			}
 		}
 	}
 }
