@@ -254,8 +254,14 @@ func (w *walker) importNames(n *sitter.Node) []string {
 			}
 		}
 	case "use_declaration":
+		// Read from the source, from the path's start to the ";": a
+		// masked parse reads only the path's first name.
 		if a := n.ChildByFieldName("argument"); a != nil {
-			out = append(out, strings.Join(strings.Fields(a.Content(src)), ""))
+			end := int(n.EndByte())
+			if end > int(a.StartByte()) && src[end-1] == ';' {
+				end--
+			}
+			out = append(out, strings.Join(strings.Fields(string(src[a.StartByte():max(end, int(a.EndByte()))])), ""))
 		}
 	case "extern_crate_declaration":
 		if nm := n.ChildByFieldName("name"); nm != nil {

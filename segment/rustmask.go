@@ -46,6 +46,40 @@ func maskRustBodies(src []byte) (masked, bool) {
 				m.skipped(open+1, close)
 			}
 			return true
+		case string(word) == "use" && (at == 0 || src[at-1] != '$'):
+			// A use declaration's path past its first name: its imports
+			// are read from the source (walker.importNames).
+			first := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t\r\n"))
+			if first == lx.i || first >= len(src) || !rustIdent(src[first]) {
+				return true
+			}
+			lx.i = first
+			lx.word(rustIdent)
+			from := lx.i
+			for lx.i < len(src) && src[lx.i] != ';' {
+				if skipped, closed := lx.skip(); skipped {
+					if !closed {
+						return false
+					}
+					continue
+				}
+				switch src[lx.i] {
+				case '{', '(', '[':
+					close, ok := lx.closeGroup(lx.skip, lx.i)
+					if !ok {
+						return false
+					}
+					lx.i = close + 1
+					continue
+				case '}', ')', ']':
+					return true // no declaration: a macro's tokens
+				}
+				lx.i++
+			}
+			if lx.i < len(src) {
+				m.skipped(from, lx.i)
+			}
+			return true
 		case attributeAt(src, at):
 			// An attribute's arguments: blanked between their brackets.
 			open := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t"))

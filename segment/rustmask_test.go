@@ -52,6 +52,16 @@ func TestMaskRustAttributes(t *testing.T) {
 	checkMaskedAs(t, maskRustBodies, "#[cfg("+args+")]\nstruct S;\n", "#[cfg("+blankText(args)+")]\nstruct S;\n")
 }
 
+// TestMaskRustUse: a use declaration's path is blanked past its first
+// name; one that starts with no name, or a "use" among a macro's tokens,
+// is left as it is.
+func TestMaskRustUse(t *testing.T) {
+	src := "use std::{fmt, io::{self, Read}};\npub(crate) use super::x as y;\nuse ::core::mem;\nuse a;\nm!(use);\nfn f() {}\n"
+	want := "use std" + blankText("::{fmt, io::{self, Read}}") + ";\npub(crate) use super" + blankText("::x as y") +
+		";\nuse ::core::mem;\nuse a;\nm!(   );\nfn f() {}\n"
+	checkMaskedAs(t, maskRustBodies, src, want)
+}
+
 // TestMaskRustBodiesBig: a function whose unit may be cut at its
 // statements is left as it is, with what it holds.
 func TestMaskRustBodiesBig(t *testing.T) {
@@ -98,6 +108,8 @@ var rustMaskCases = []string{
 	// arguments.
 	"#![cfg_attr(docsrs, feature(doc_cfg))]\nmod m {\n" + strings.Repeat("    /// Compare.\n    #[inline]\n    #[cfg(any(feature = \"a\", test))]\n"+
 		"    pub fn compare<T: Ord>(x: &[T], y: &[T]) -> cmp::Ordering where T: Copy {\n        x.cmp(y)\n    }\n", 40) + "}\n",
+	// Use declarations, their imports read from the source.
+	"use std::{\n    fmt, // formatting\n    io::{self, Read as R},\n};\npub use crate::a::*;\nuse ::core::mem;\n\nfn f() {\n    use std::x::y;\n    y()\n}\n",
 	// macro_rules!: a small definition, and one large enough to be cut.
 	"#[macro_export]\nmacro_rules! small {\n    ($e:expr) => { $e + 1 };\n}\n\nmacro_rules! large {\n" +
 		strings.Repeat("    (@a $x:ident) => {\n        fn $x() {}\n    };\n", 80) + "}\n",
