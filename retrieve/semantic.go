@@ -68,13 +68,49 @@ func (s *semantic) lookup(terms map[string]int) (*semantic, error) {
 	return out, nil
 }
 
-// semTermSize is the size of a term's encoded entry.
+// semTermSize is the size of a term's encoded entry with every entry of
+// its vector stored (dense).
 const semTermSize = 8 + 4*semDim
 
-// putSemTerm stores a term's idf and vector in b, little-endian.
+// A term in few units has a vector with few entries that are not zero
+// (each unit adds semNonZero): its entry holds only those, as their
+// count's worth of indexes (a byte each) and then their values, when
+// that is smaller than the dense entry. A sparse entry's size, 8+5k with
+// k < semDim·4/5, is never a dense entry's. Zero is +0: a −0 is stored.
+const semSparseMax = 4 * semDim / 5
+
+// semTermLen is the size of v's entry (putSemTerm).
+func semTermLen(v []float32) int {
+	k := 0
+	for _, x := range v {
+		if math.Float32bits(x) != 0 {
+			k++
+		}
+	}
+	if k < semSparseMax {
+		return 8 + 5*k
+	}
+	return semTermSize
+}
+
+// putSemTerm stores a term's idf and vector in b, little-endian, b being
+// semTermLen(v) long.
 func putSemTerm(b []byte, idf float64, v []float32) {
 	binary.LittleEndian.PutUint64(b, math.Float64bits(idf))
-	putFloats(b[8:], v)
+	if len(b) == semTermSize {
+		putFloats(b[8:], v)
+		return
+	}
+	k := (len(b) - 8) / 5
+	at, vals := b[8:8+k], b[8+k:]
+	j := 0
+	for i, x := range v {
+		if bits := math.Float32bits(x); bits != 0 {
+			at[j] = byte(i)
+			binary.LittleEndian.PutUint32(vals[4*j:], bits)
+			j++
+		}
+	}
 }
 
 // putFloats stores v in b, little-endian: one copy on a little-endian
@@ -98,11 +134,23 @@ func putFloatsEach(b []byte, v []float32) {
 }
 
 func decodeSemTerm(b []byte) ([]float32, float64, error) {
-	if len(b) != semTermSize {
-		return nil, 0, fmt.Errorf("%d bytes, want %d: %w", len(b), semTermSize, errStored)
+	if len(b) != semTermSize && (len(b) < 8 || (len(b)-8)%5 != 0 || (len(b)-8)/5 >= semSparseMax) {
+		return nil, 0, fmt.Errorf("%d bytes, want %d or 8 and five a sparse entry: %w", len(b), semTermSize, errStored)
 	}
 	idf := math.Float64frombits(binary.LittleEndian.Uint64(b))
-	return decodeFloats(b[8:], make([]float32, semDim)), idf, nil
+	v := make([]float32, semDim)
+	if len(b) == semTermSize {
+		return decodeFloats(b[8:], v), idf, nil
+	}
+	k := (len(b) - 8) / 5
+	at, vals := b[8:8+k], b[8+k:]
+	for j, i := range at {
+		if j > 0 && i <= at[j-1] {
+			return nil, 0, fmt.Errorf("sparse entry's indexes out of order: %w", errStored)
+		}
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(vals[4*j:]))
+	}
+	return v, idf, nil
 }
 
 func decodeFloats(b []byte, v []float32) []float32 {

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -29,5 +30,45 @@ func TestSignature(t *testing.T) {
 		if !slices.Equal(s, signature(id)) {
 			t.Errorf("%q: two signatures differ", id)
 		}
+	}
+}
+
+// TestSemTermEntry: a term's entry gives back its idf and every bit of
+// its vector, stored sparse while few of its entries are not zero (a −0
+// among them) and dense past that.
+func TestSemTermEntry(t *testing.T) {
+	for _, k := range []int{0, 1, 8, semSparseMax - 1, semSparseMax, semDim} {
+		v := make([]float32, semDim)
+		for j := range k {
+			v[(j*7)%semDim] = float32(j+1) / 3
+		}
+		if k > 1 {
+			v[(1*7)%semDim] = float32(math.Copysign(0, -1))
+		}
+		b := make([]byte, semTermLen(v))
+		if dense := len(b) == semTermSize; dense != (k >= semSparseMax) {
+			t.Errorf("%d entries not zero: %d bytes", k, len(b))
+		}
+		putSemTerm(b, 1.5, v)
+		got, idf, err := decodeSemTerm(b)
+		if err != nil || idf != 1.5 {
+			t.Fatalf("%d entries: idf %v, %v", k, idf, err)
+		}
+		for i := range v {
+			if math.Float32bits(got[i]) != math.Float32bits(v[i]) {
+				t.Fatalf("%d entries: [%d] = %v, want %v", k, i, got[i], v[i])
+			}
+		}
+	}
+	for _, n := range []int{7, 12, 8 + 5*semSparseMax, semTermSize - 1} {
+		if _, _, err := decodeSemTerm(make([]byte, n)); err == nil {
+			t.Errorf("%d bytes decoded", n)
+		}
+	}
+	// Indexes must rise.
+	b := make([]byte, 8+5*2)
+	b[8], b[9] = 3, 3
+	if _, _, err := decodeSemTerm(b); err == nil {
+		t.Error("repeated index decoded")
 	}
 }

@@ -35,7 +35,9 @@ package retrieve
 //	ids       unit id -> unit
 //	defs, quals, refs   the name tables: name -> units
 //	lex0, lex1, lex2    a BM25 field's postings, by term
-//	sem       term -> idf (float64) and vector (semDim float32s)
+//	sem       term -> idf (float64) and vector: semDim float32s, or,
+//	          when fewer of them are not zero, their indexes (a byte
+//	          each) and then their values (semTermLen)
 
 import (
 	"context"
@@ -56,7 +58,9 @@ import (
 // it changes whenever either does, so an index holding another one is
 // re-derived, never misread. engine-3: the history log's paths are
 // unquoted as git quotes them (engine-2 kept a quoted path as printed).
-const storedVersion = "engine-3"
+// engine-4: a term's vector with few entries that are not zero is stored
+// sparse (semTermLen).
+const storedVersion = "engine-4"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
@@ -126,7 +130,7 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 	if s := e.sem; s != nil {
 		semTable = make(chan []byte, 1)
 		go func() {
-			semTable <- layout("sem", s.terms, func(int) int { return semTermSize }, func(i int, v []byte) {
+			semTable <- layout("sem", s.terms, func(i int) int { return semTermLen(s.termVec[s.terms[i]]) }, func(i int, v []byte) {
 				putSemTerm(v, s.idf[s.terms[i]], s.termVec[s.terms[i]])
 			})
 		}()
