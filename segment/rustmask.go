@@ -12,12 +12,13 @@ import (
 // is, with everything inside it. A macro_rules! definition whose unit
 // stays whole is blanked between the brackets of its rules. A macro's
 // call outside function bodies is blanked between its brackets where
-// segmenting reads nothing inside it (macroCall), and an attribute
-// between the parentheses of its arguments. A run of line comments alone
-// on consecutive rows just above an item (doc comments, mostly) is read
-// as one block comment (mergeLineComments): one token for the parser, not
-// one a row. A file that does not lex cleanly (a string, character or
-// comment not closed, brackets that do not balance) is not masked.
+// segmenting reads nothing inside it (macroCall), an attribute between
+// the parentheses of its arguments, and a use declaration past the first
+// name of its path. A run of line comments alone on consecutive rows just
+// above an item (doc comments, mostly) is read as one block comment
+// (mergeLineComments): one token for the parser, not one a row. A file
+// that does not lex cleanly (a string, character or comment not closed,
+// brackets that do not balance) is not masked.
 func maskRustBodies(src []byte) (masked, bool) {
 	lx := rustLexer{scanner{src: src, plain: rustPlain}}
 	m := maskCopy{src: src}
@@ -46,9 +47,10 @@ func maskRustBodies(src []byte) (masked, bool) {
 				m.skipped(open+1, close)
 			}
 			return true
-		case string(word) == "use" && (at == 0 || src[at-1] != '$'):
-			// A use declaration's path past its first name: its imports
-			// are read from the source (walker.importNames).
+		case string(word) == "use" && (at == 0 || src[at-1] != '$' && src[at-1] != '#'):
+			// A use declaration's path past its first name (not a
+			// macro's $use, nor a raw r#use): its imports are read from
+			// the source (walker.importNames).
 			first := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t\r\n"))
 			if first == lx.i || first >= len(src) || !rustIdent(src[first]) {
 				return true
