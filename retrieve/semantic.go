@@ -135,7 +135,8 @@ func putFloatsEach(b []byte, v []float32) {
 
 func decodeSemTerm(b []byte) ([]float32, float64, error) {
 	if len(b) != semTermSize && (len(b) < 8 || (len(b)-8)%5 != 0 || (len(b)-8)/5 >= semSparseMax) {
-		return nil, 0, fmt.Errorf("%d bytes, want %d or 8 and five a sparse entry: %w", len(b), semTermSize, errStored)
+		return nil, 0, fmt.Errorf("%d bytes, neither a dense entry (%d) nor a sparse one (8 and 5 a value, fewer than %d values): %w",
+			len(b), semTermSize, semSparseMax, errStored)
 	}
 	idf := math.Float64frombits(binary.LittleEndian.Uint64(b))
 	v := make([]float32, semDim)
