@@ -48,52 +48,10 @@ func maskRustBodies(src []byte) (masked, bool) {
 			}
 			return true
 		case string(word) == "use" && (at == 0 || src[at-1] != '$' && src[at-1] != '#'):
-			// A use declaration's path past its first name (not a
-			// macro's $use, nor a raw r#use): its imports are read from
-			// the source (walker.importNames).
-			first := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t\r\n"))
-			if first == lx.i || first >= len(src) || !rustIdent(src[first]) {
-				return true
-			}
-			lx.i = first
-			lx.word(rustIdent)
-			from := lx.i
-			for lx.i < len(src) && src[lx.i] != ';' {
-				if skipped, closed := lx.skip(); skipped {
-					if !closed {
-						return false
-					}
-					continue
-				}
-				switch src[lx.i] {
-				case '{', '(', '[':
-					close, ok := lx.closeGroup(lx.skip, lx.i)
-					if !ok {
-						return false
-					}
-					lx.i = close + 1
-					continue
-				case '}', ')', ']':
-					return true // no declaration: a macro's tokens
-				}
-				lx.i++
-			}
-			if lx.i < len(src) {
-				m.skipped(from, lx.i)
-			}
-			return true
+			// Not a macro's $use, nor a raw r#use.
+			return m.useDecl(&lx)
 		case attributeAt(src, at):
-			// An attribute's arguments: blanked between their brackets.
-			open := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t"))
-			if open >= len(src) || src[open] != '(' {
-				return true
-			}
-			close, ok := lx.closeGroup(lx.skip, open)
-			if !ok {
-				return false
-			}
-			m.skipped(open+1, close)
-			return true
+			return m.attribute(&lx)
 		case lx.i < len(src) && src[lx.i] == '!':
 			// Comments inside a call are not merged: they are blanked
 			// with it, or read again when it is not.
@@ -150,6 +108,61 @@ func (m *maskCopy) macroCall(lx *rustLexer, skip func() (bool, bool), at, depth 
 	if close-open < 2 || !small && (depth > 0 || !itemStart(src, at)) {
 		lx.i = name
 		return true
+	}
+	m.skipped(open+1, close)
+	return true
+}
+
+// useDecl masks a use declaration whose "use" ends at lx.i past the first
+// name of its path: its imports are read from the source
+// (walker.importNames). Among a macro's tokens (a closing bracket met
+// before any ";") it masks nothing. It is false where the source does not
+// lex.
+func (m *maskCopy) useDecl(lx *rustLexer) bool {
+	src := lx.src
+	first := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t\r\n"))
+	if first == lx.i || first >= len(src) || !rustIdent(src[first]) {
+		return true
+	}
+	lx.i = first
+	lx.word(rustIdent)
+	from := lx.i
+	for lx.i < len(src) && src[lx.i] != ';' {
+		if skipped, closed := lx.skip(); skipped {
+			if !closed {
+				return false
+			}
+			continue
+		}
+		switch src[lx.i] {
+		case '{', '(', '[':
+			if _, ok := lx.closeGroup(lx.skip, lx.i); !ok {
+				return false
+			}
+			continue
+		case '}', ')', ']':
+			return true
+		}
+		lx.i++
+	}
+	if lx.i < len(src) {
+		m.skipped(from, lx.i)
+	}
+	return true
+}
+
+// attribute masks the arguments of an attribute whose path's first word
+// ends at lx.i, between their parentheses. It is false when they do not
+// close.
+func (m *maskCopy) attribute(lx *rustLexer) bool {
+	src := lx.src
+	open := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t"))
+	if open >= len(src) || src[open] != '(' {
+		return true
+	}
+	close, ok := lx.closeGroup(lx.skip, open)
+	if !ok {
+		return false
 	}
 	m.skipped(open+1, close)
 	return true

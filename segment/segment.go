@@ -1107,12 +1107,12 @@ func (f *file) signature(n *sitter.Node) string {
 // content is rows s..e, each followed by "\n".
 // contentHash is the SHA-256 of content(s, e), hashed from the source.
 func (f *file) contentHash(s, e int) [sha256.Size]byte {
-	end := f.ends[e]
-	if end < len(f.src) {
-		return sha256.Sum256(f.src[f.starts[s] : end+1])
+	text, newline := f.lines(s, e)
+	if !newline {
+		return sha256.Sum256(text)
 	}
 	h := sha256.New()
-	h.Write(f.src[f.starts[s]:end])
+	h.Write(text)
 	h.Write([]byte{'\n'})
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
@@ -1120,11 +1120,21 @@ func (f *file) contentHash(s, e int) [sha256.Size]byte {
 }
 
 func (f *file) content(s, e int) string {
+	text, newline := f.lines(s, e)
+	if newline {
+		return string(text) + "\n"
+	}
+	return string(text)
+}
+
+// lines are the bytes of lines s to e, and whether the last of them lacks
+// the newline a unit's content ends in (the file's last line).
+func (f *file) lines(s, e int) (text []byte, newline bool) {
 	end := f.ends[e]
 	if end < len(f.src) {
-		return string(f.src[f.starts[s] : end+1])
+		return f.src[f.starts[s] : end+1], false
 	}
-	return string(f.src[f.starts[s]:end]) + "\n"
+	return f.src[f.starts[s]:end], true
 }
 
 // UnitID is the stable id of a unit: the first 16 hex digits of the
