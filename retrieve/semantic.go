@@ -134,7 +134,8 @@ func putFloatsEach(b []byte, v []float32) {
 }
 
 func decodeSemTerm(b []byte) ([]float32, float64, error) {
-	if len(b) != semTermSize && (len(b) < 8 || (len(b)-8)%5 != 0 || (len(b)-8)/5 >= semSparseMax) {
+	k := (len(b) - 8) / 5 // a sparse entry's count
+	if len(b) != semTermSize && (len(b) < 8 || 8+5*k != len(b) || k >= semSparseMax) {
 		return nil, 0, fmt.Errorf("%d bytes, neither a dense entry (%d) nor a sparse one (8 and 5 a value, fewer than %d values): %w",
 			len(b), semTermSize, semSparseMax, errStored)
 	}
@@ -143,7 +144,6 @@ func decodeSemTerm(b []byte) ([]float32, float64, error) {
 	if len(b) == semTermSize {
 		return decodeFloats(b[8:], v), idf, nil
 	}
-	k := (len(b) - 8) / 5
 	at, vals := b[8:8+k], b[8+k:]
 	for j, i := range at {
 		if j > 0 && i <= at[j-1] {
