@@ -173,7 +173,7 @@ func nodeLines(n *sitter.Node) []string {
 	var walk func(n *sitter.Node, depth int)
 	walk = func(n *sitter.Node, depth int) {
 		out = append(out, fmt.Sprintf("%*s%s %d-%d %v-%v", depth, "", n.Type(), n.StartByte(), n.EndByte(), n.StartPoint(), n.EndPoint()))
-		for _, c := range children(n, false) {
+		for _, c := range sitterChildren(n) {
 			walk(c, depth+1)
 		}
 	}

@@ -3,8 +3,6 @@ package segment
 import (
 	"sort"
 	"strings"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // minNameLen is the shortest name kept as a definition or reference.
@@ -15,7 +13,7 @@ const minNameLen = 2
 // constants, fields, macros. kids are the container's named children, in
 // order, and starts their start rows (statements), so that a container
 // cut into many runs is asked for its children once.
-func (w *walker) runDefines(kids []*sitter.Node, starts []int, s, e int) []named {
+func (w *walker) runDefines(kids []*node, starts []int, s, e int) []named {
 	var out []named
 	for i := sort.SearchInts(starts, s); i < len(kids) && starts[i] <= e; i++ {
 		w.definedNames(kids[i], 0, &out)
@@ -24,7 +22,7 @@ func (w *walker) runDefines(kids []*sitter.Node, starts []int, s, e int) []named
 }
 
 // statements gives a container's named children and their start rows.
-func statements(container *sitter.Node) ([]*sitter.Node, []int) {
+func statements(container *node) ([]*node, []int) {
 	kids := namedChildren(container)
 	starts := make([]int, len(kids))
 	for i, k := range kids {
@@ -33,7 +31,7 @@ func statements(container *sitter.Node) ([]*sitter.Node, []int) {
 	return kids, starts
 }
 
-func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
+func (w *walker) definedNames(n *node, depth int, out *[]named) {
 	// A leaf defines nothing, nor does anything in a macro's token tree
 	// (Rust's: its tokens are never parsed into declarations); neither
 	// is worth the calls into the tree that would find it out.
@@ -41,7 +39,7 @@ func (w *walker) definedNames(n *sitter.Node, depth int, out *[]named) {
 		return
 	}
 	src := w.f.src
-	add := func(x *sitter.Node) {
+	add := func(x *node) {
 		if x == nil {
 			return
 		}
@@ -156,7 +154,7 @@ func without(names []string, except map[string]bool) []string {
 }
 
 // importNames returns the module names an import statement names.
-func (w *walker) importNames(n *sitter.Node) []string {
+func (w *walker) importNames(n *node) []string {
 	src := w.f.src
 	var out []string
 	switch n.Type() {
@@ -214,8 +212,8 @@ func (w *walker) importNames(n *sitter.Node) []string {
 		}
 	case "import_declaration":
 		if w.g.name == "go" {
-			var specs func(x *sitter.Node)
-			specs = func(x *sitter.Node) {
+			var specs func(x *node)
+			specs = func(x *node) {
 				if x.Type() == "import_spec" {
 					if p := x.ChildByFieldName("path"); p != nil {
 						path := unquote(p.Content(src))
@@ -316,11 +314,6 @@ func uniqueSorted(s []string) []string {
 		return nil
 	}
 	return out
-}
-
-// fieldChildren returns n's children under the field name, in one pass.
-func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
-	return walkChildren(n, func(c *sitter.TreeCursor) bool { return c.CurrentFieldName() == field })
 }
 
 // stdlibRoot is an import path's first element (elements split by sep),

@@ -169,7 +169,13 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 	if maxErrorDensity*errorSites(tree.RootNode()) > f.nonBlankLines() {
 		return f.windows(g.name, FallbackSyntaxErrors)
 	}
-	return f.segment(g, tree.RootNode())
+	root, done := flatten(tree)
+	defer done()
+	res := f.segment(g, root)
+	if err := root.t.err; err != nil {
+		return f.windows(g.name, FallbackParseFailed+": "+err.Error())
+	}
+	return res
 }
 
 // file holds one file's bytes and line table.
@@ -435,39 +441,17 @@ func errorSites(n *sitter.Node) int {
 	if n.IsError() || n.IsMissing() {
 		total++
 	}
-	for _, c := range children(n, false) {
+	for _, c := range sitterChildren(n) {
 		total += errorSites(c)
 	}
 	return total
 }
 
-// children returns n's children (only the named ones with named), in one
-// pass of a tree cursor: tree-sitter's ts_node_child(i) walks from the
-// first child on every call, so indexing children in a loop is quadratic,
-// and a node with thousands of children (an ERROR node over a garbled
-// file) took seconds.
-func children(n *sitter.Node, named bool) []*sitter.Node {
-	if named {
-		if k := int(n.NamedChildCount()); k <= cursorFrom {
-			out := make([]*sitter.Node, k)
-			for i := range out {
-				out[i] = n.NamedChild(i)
-			}
-			return out
-		}
-	} else if k := int(n.ChildCount()); k <= cursorFrom {
-		out := make([]*sitter.Node, k)
-		for i := range out {
-			out[i] = n.Child(i)
-		}
-		return out
-	}
-	return walkChildren(n, func(c *sitter.TreeCursor) bool { return !named || c.CurrentNode().IsNamed() })
-}
-
-// walkChildren returns the children of n that keep accepts, in one pass
-// of a tree cursor.
-func walkChildren(n *sitter.Node, keep func(*sitter.TreeCursor) bool) []*sitter.Node {
+// sitterChildren returns n's children in one pass of a tree cursor:
+// tree-sitter's ts_node_child(i) walks from the first child on every
+// call, so indexing children in a loop is quadratic, and a node with
+// thousands of children (an ERROR node over a garbled file) took seconds.
+func sitterChildren(n *sitter.Node) []*sitter.Node {
 	c := sitter.NewTreeCursor(n)
 	defer c.Close()
 	if !c.GoToFirstChild() {
@@ -475,26 +459,18 @@ func walkChildren(n *sitter.Node, keep func(*sitter.TreeCursor) bool) []*sitter.
 	}
 	var out []*sitter.Node
 	for {
-		if keep(c) {
-			out = append(out, c.CurrentNode())
-		}
+		out = append(out, c.CurrentNode())
 		if !c.GoToNextSibling() {
 			return out
 		}
 	}
 }
 
-// cursorFrom: below this many children, indexing them one by one is
-// cheaper than setting up a cursor.
-const cursorFrom = 48
-
-func namedChildren(n *sitter.Node) []*sitter.Node { return children(n, true) }
-
-func startRow(n *sitter.Node) int { return int(n.StartPoint().Row) }
+func startRow(n *node) int { return int(n.StartPoint().Row) }
 
 // endRow is the last row holding a byte of n: a node ending at column 0
 // ends on the row before (it took the newline with it).
-func endRow(n *sitter.Node) int {
+func endRow(n *node) int {
 	s, e := n.StartPoint(), n.EndPoint()
 	if e.Column == 0 && e.Row > s.Row {
 		return int(e.Row) - 1
@@ -507,7 +483,7 @@ func endRow(n *sitter.Node) int {
 // make up (MISSING) where the parse needed it, which can be before the
 // white space ahead of the code, so a node can start, or end, on a blank
 // line.
-func (f *file) rows(n *sitter.Node) (int, int) {
+func (f *file) rows(n *node) (int, int) {
 	s, e := startRow(n), endRow(n)
 	a, b := s, e
 	for a < b && f.blank(a) {
@@ -526,11 +502,11 @@ func (f *file) rows(n *sitter.Node) (int, int) {
 type span struct {
 	start, end   int
 	kind, symbol string
-	node         *sitter.Node // definition node whose statements are cut points
-	cuts         []int        // for runs: rows where a statement starts
-	module       bool         // run: use the module limits
-	trivial      bool         // run of closing lines, joins the unit before
-	context      string       // signature of the definition a later part belongs to
+	node         *node  // definition node whose statements are cut points
+	cuts         []int  // for runs: rows where a statement starts
+	module       bool   // run: use the module limits
+	trivial      bool   // run of closing lines, joins the unit before
+	context      string // signature of the definition a later part belongs to
 	defs         []named
 }
 
@@ -571,7 +547,7 @@ type walker struct {
 	packages set
 }
 
-func (f *file) segment(g *grammar, root *sitter.Node) *Result {
+func (f *file) segment(g *grammar, root *node) *Result {
 	w := &walker{f: f, g: g}
 	kids := w.members(root, "", false)
 	all := append(kids, w.gaps(0, f.nlines()-1, kids, root, KindModule, "", true)...)
@@ -637,7 +613,7 @@ func (f *file) segment(g *grammar, root *sitter.Node) *Result {
 
 // members returns the definition spans found among parent's children,
 // recursing into classes and transparent containers.
-func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []span {
+func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 	var out []span
 	pendStart, pendEnd, lastEnd := -1, -1, -1
 	for _, c := range namedChildren(parent) {
@@ -717,7 +693,7 @@ func (w *walker) members(parent *sitter.Node, prefix string, inClass bool) []spa
 
 // gaps turns the lines of [start, end] not covered by kids into runs of
 // the given kind; container's children give the statement cut points.
-func (w *walker) gaps(start, end int, kids []span, container *sitter.Node, kind, symbol string, module bool) []span {
+func (w *walker) gaps(start, end int, kids []span, container *node, kind, symbol string, module bool) []span {
 	f := w.f
 	covered := make([]bool, end-start+1)
 	for _, k := range kids {
@@ -765,7 +741,7 @@ func (w *walker) gaps(start, end int, kids []span, container *sitter.Node, kind,
 // classify says what a node is: a function, class, type, transparent
 // container or plain statement (""), the definition node itself (inside a
 // wrapper) and its name.
-func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name string) {
+func (w *walker) classify(n *node) (kind string, inner *node, name string) {
 	g := w.g
 	typ := n.Type()
 	src := w.f.src
@@ -858,14 +834,14 @@ func (w *walker) classify(n *sitter.Node) (kind string, inner *sitter.Node, name
 // {...})()", when the body returns nothing. Such a function is the
 // module, not one definition: the definitions in its body are what a
 // reader looks for. nil otherwise.
-func anonymousBody(g *grammar, n *sitter.Node) *sitter.Node {
+func anonymousBody(g *grammar, n *node) *node {
 	if g.name != "javascript" && g.name != "typescript" && g.name != "tsx" {
 		return nil
 	}
 	if n.Type() != "export_statement" && n.Type() != "expression_statement" {
 		return nil
 	}
-	var fn *sitter.Node
+	var fn *node
 	if n.Type() == "export_statement" {
 		if v := n.ChildByFieldName("value"); v != nil {
 			fn = v
@@ -905,7 +881,7 @@ func anonymousBody(g *grammar, n *sitter.Node) *sitter.Node {
 	return nil
 }
 
-func unparen(n *sitter.Node) *sitter.Node {
+func unparen(n *node) *node {
 	for n != nil && n.Type() == "parenthesized_expression" && n.NamedChildCount() == 1 {
 		n = n.NamedChild(0)
 	}
@@ -913,7 +889,7 @@ func unparen(n *sitter.Node) *sitter.Node {
 }
 
 // defName is the name a definition node declares, dotted when qualified.
-func (w *walker) defName(n *sitter.Node) string {
+func (w *walker) defName(n *node) string {
 	src := w.f.src
 	switch n.Type() {
 	case "method_declaration":
@@ -998,7 +974,7 @@ func dotted(s string) string {
 }
 
 // declaratorName follows a C/C++ declarator chain to the declared name.
-func declaratorName(d *sitter.Node, src []byte) string {
+func declaratorName(d *node, src []byte) string {
 	for i := 0; d != nil && i < 16; i++ {
 		switch d.Type() {
 		case "identifier", "field_identifier", "type_identifier", "qualified_identifier",
@@ -1016,13 +992,13 @@ func declaratorName(d *sitter.Node, src []byte) string {
 
 // findFuncDeclarator finds the function_declarator of a C/C++ function
 // definition outside its body, also under error nodes macros cause.
-func findFuncDeclarator(n *sitter.Node, depth int) *sitter.Node {
+func findFuncDeclarator(n *node, depth int) *node {
 	if depth > 4 {
 		return nil
 	}
 	body := n.ChildByFieldName("body")
 	for _, c := range namedChildren(n) {
-		if body != nil && c.Equal(body) {
+		if body != nil && c == body {
 			continue
 		}
 		if c.Type() == "function_declarator" {
@@ -1035,7 +1011,7 @@ func findFuncDeclarator(n *sitter.Node, depth int) *sitter.Node {
 	return nil
 }
 
-func firstOfType(n *sitter.Node, typ string) *sitter.Node {
+func firstOfType(n *node, typ string) *node {
 	if n.Type() == typ {
 		return n
 	}
@@ -1093,7 +1069,7 @@ const maxSignatureLines = 4
 
 // signature is a definition's header: its lines from its first up to the
 // line before its body (at most maxSignatureLines), or its first line.
-func (f *file) signature(n *sitter.Node) string {
+func (f *file) signature(n *node) string {
 	s, e := startRow(n), startRow(n)
 	if body := n.ChildByFieldName("body"); body != nil && startRow(body) > s {
 		e = startRow(body) - 1

@@ -2,13 +2,11 @@ package segment
 
 import (
 	"sort"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // statementCuts returns the rows where statements start inside n,
 // descending into statements longer than half the line limit.
-func (w *walker) statementCuts(n *sitter.Node, limit int, cuts []int, depth int) []int {
+func (w *walker) statementCuts(n *node, limit int, cuts []int, depth int) []int {
 	if depth > 40 {
 		return cuts
 	}
