@@ -33,8 +33,7 @@ TSPoint ts_node_end_point(TSNode);
 uint32_t ts_node_descendant_count(TSNode);
 uint32_t ts_node_child_count(TSNode);
 uint32_t ts_node_named_child_count(TSNode);
-void ts_tree_cursor_goto_descendant(TSTreeCursor *, uint32_t);
-uint32_t ts_tree_cursor_current_descendant_index(const TSTreeCursor *);
+void ts_tree_cursor_reset(TSTreeCursor *, TSNode);
 TSNode ts_node_child_by_field_id(TSNode, TSFieldId);
 const TSLanguage *ts_node_language(TSNode);
 uint32_t ts_language_symbol_count(const TSLanguage *);
@@ -92,18 +91,22 @@ static void mss_fill(mss_node *r, TSNode node, uint32_t k, TSFieldId field) {
 		(ts_node_has_error(node) ? mss_has_error : 0) | (ts_node_symbol(node) == (TSSymbol)-1 ? mss_error : 0);
 }
 
-// mss_expand writes the children of the k-th node in preorder (the
-// cursor's root the 0th) at base + index*stride, each at its own
-// preorder index, and marks the node expanded. It returns how many it
-// wrote.
-static uint32_t mss_expand(TSTreeCursor *c, uint32_t k, char *base, size_t stride, uint32_t count) {
-	mss_node *r = (mss_node *)(base + (size_t)k*stride);
+// mss_expand writes the children of r's node, the k-th in preorder, at
+// base + index*stride, each at its own preorder index (up to count), and
+// marks the node expanded. It returns how many it wrote.
+static uint32_t mss_expand(TSTreeCursor *c, mss_node *r, char *base, size_t stride, uint32_t count) {
 	r->flags |= mss_expanded;
-	ts_tree_cursor_goto_descendant(c, k);
-	if (ts_tree_cursor_current_descendant_index(c) != k || !ts_tree_cursor_goto_first_child(c)) {
+	// The cursor starts at the node. It gives its start's alias to the
+	// extras among the children (ts_tree_cursor_current_node), which
+	// have none as ts_node_child gives them, and the node itself is
+	// never read from it: its alias is left out (context[3]).
+	TSNode at = mss_ts(r);
+	at.context[3] = 0;
+	ts_tree_cursor_reset(c, at);
+	if (!ts_tree_cursor_goto_first_child(c)) {
 		return 0;
 	}
-	uint32_t i = k + 1, n = 0;
+	uint32_t i = r->index + 1, n = 0;
 	mss_node *prev = NULL;
 	do {
 		if (i >= count) {
@@ -139,6 +142,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -148,8 +152,8 @@ import (
 // A syntax tree flattened into one array, so that walking it costs few
 // calls into C: a node's type, span, children and fields are read from
 // Go memory. A node's children are written there the first time they
-// are asked for, each at its preorder index, by one call that moves a
-// cursor of the tree to the node. The tree-sitter tree it was made from
+// are asked for, each at its preorder index, by one call that walks
+// them with a cursor. The tree-sitter tree it was made from
 // stays open while it is walked (ChildByFieldName asks it).
 type tree struct {
 	nodes  []node
@@ -200,22 +204,29 @@ func namesOf(r *C.mss_node) *langNames {
 }
 
 // flatten returns t's tree flattened, its root first; close releases
-// what it holds in C.
+// what it holds.
 func flatten(t *sitter.Tree) (root *node, close func()) {
 	// A go-tree-sitter Node holds the C node as its first field.
 	r := *(*C.TSNode)(unsafe.Pointer(t.RootNode()))
 	ft := &tree{nodes: make([]node, C.ts_node_descendant_count(r)), cursor: C.ts_tree_cursor_new(r)}
+	// The nodes, passed to C to be written, point to the tree: pinned,
+	// as cgo's rules ask of Go pointers in memory passed to C.
+	var pin runtime.Pinner
+	pin.Pin(ft)
 	root = &ft.nodes[0]
 	C.mss_fill(&root.c, r, 0, 0)
 	root.t = ft
 	ft.names = namesOf(&root.c)
-	return root, func() { C.ts_tree_cursor_delete(&ft.cursor) }
+	return root, func() {
+		C.ts_tree_cursor_delete(&ft.cursor)
+		pin.Unpin()
+	}
 }
 
 // expand writes n's children.
 func (t *tree) expand(n *node) {
-	// C writes the records, and nothing else: they hold no Go pointer.
-	got := C.mss_expand(&t.cursor, n.c.index, (*C.char)(unsafe.Pointer(&t.nodes[0].c)), C.size_t(unsafe.Sizeof(node{})), C.uint32_t(len(t.nodes)))
+	// C writes the records, and nothing else.
+	got := C.mss_expand(&t.cursor, &n.c, (*C.char)(unsafe.Pointer(&t.nodes[0].c)), C.size_t(unsafe.Sizeof(node{})), C.uint32_t(len(t.nodes)))
 	if got != n.c.child_count {
 		// Never seen: the walk goes on as if the node had no children,
 		// and the file is not segmented from this tree (tree.err).
