@@ -153,8 +153,8 @@ import (
 // calls into C: a node's type, span, children and fields are read from
 // Go memory. A node's children are written there the first time they
 // are asked for, each at its preorder index, by one call that walks
-// them with a cursor. The tree-sitter tree it was made from
-// stays open while it is walked (ChildByFieldName asks it).
+// them with a cursor. The tree-sitter tree it was made from stays open
+// while it is walked (ChildByFieldName asks it).
 type tree struct {
 	nodes  []node
 	names  *langNames
