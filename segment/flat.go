@@ -159,7 +159,7 @@ type tree struct {
 	nodes  []node
 	names  *langNames
 	cursor C.TSTreeCursor
-	err    error // a node's children the cursor did not give as counted
+	err    error // where the flattened tree and tree-sitter's disagree
 }
 
 // node is a node of a flattened tree; its methods are those of
@@ -319,7 +319,12 @@ func (n *node) ChildByFieldName(name string) *node {
 	if want == 0 {
 		return nil
 	}
-	return n.find(want, start, end)
+	f := n.find(want, start, end)
+	if f == nil && n.t.err == nil {
+		// Never seen, as in expand.
+		n.t.err = fmt.Errorf("the %s of a %s node is not among its descendants", name, n.Type())
+	}
+	return f
 }
 
 // find is the node of the id among n's descendants, looked for under
