@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -454,7 +455,19 @@ func TestSidecarEarly(t *testing.T) {
 			}
 			return nil, err
 		}
-		return readSidecar(db, id, &sidecar{})
+		// The blobs lie in the file's mapping, which is unmapped once its
+		// holder is collected: copied while the holder is alive.
+		holder := &sidecar{}
+		read, err := readSidecar(db, id, holder)
+		if err != nil {
+			return nil, err
+		}
+		got := make(map[string][]byte, len(read))
+		for name, b := range read {
+			got[name] = bytes.Clone(b)
+		}
+		runtime.KeepAlive(holder)
+		return got, nil
 	}
 	for _, room := range []int{64 << 10, 64} {
 		t.Run(fmt.Sprintf("room %d", room), func(t *testing.T) {
