@@ -37,16 +37,13 @@ func maskRustBodies(src []byte) (masked, bool) {
 	ok := lx.scanWords(skip, rustIdent, func(word []byte, at, depth int) bool {
 		switch {
 		case string(word) == "macro_rules" && lx.i < len(src) && src[lx.i] == '!':
-			// A macro's rules are token trees, blanked when its unit
-			// stays whole.
-			open, close, ok := lx.skipGroup()
+			// A macro's rules are token trees, blanked as a function's
+			// body is when its unit stays whole.
+			open, ok := lx.groupOpen()
 			if !ok {
 				return false
 			}
-			if close-open >= 2 && wholeRows(src, at, close, rustComment) {
-				m.skipped(open+1, close)
-			}
-			return true
+			return m.body(&lx.scanner, lx.skip, at, open, rustComment)
 		case string(word) == "use" && (at == 0 || src[at-1] != '$' && src[at-1] != '#'):
 			// Not a macro's $use, nor a raw r#use.
 			return m.useDecl(&lx)
@@ -96,7 +93,7 @@ func maskRustBodies(src []byte) (masked, bool) {
 func (m *maskCopy) macroCall(lx *rustLexer, skip func() (bool, bool), at, depth int) bool {
 	src := lx.src
 	name := lx.i
-	open := len(src) - len(bytes.TrimLeft(src[name+1:], " \t\r\n"))
+	open := spaceEnd(src, name+1)
 	if open >= len(src) || src[open] != '(' && src[open] != '[' && src[open] != '{' {
 		return true // "!=", or not a call
 	}
@@ -120,7 +117,7 @@ func (m *maskCopy) macroCall(lx *rustLexer, skip func() (bool, bool), at, depth 
 // lex.
 func (m *maskCopy) useDecl(lx *rustLexer) bool {
 	src := lx.src
-	first := len(src) - len(bytes.TrimLeft(src[lx.i:], " \t\r\n"))
+	first := spaceEnd(src, lx.i)
 	if first == lx.i || first >= len(src) || !rustIdent(src[first]) {
 		return true
 	}
@@ -382,9 +379,7 @@ func signature(nameEnd, params, closeParams, end int) [][2]int {
 // gives where it stopped: where the parameters' parenthesis should be.
 func (lx *rustLexer) generics() (int, bool) {
 	src := lx.src
-	for lx.i < len(src) && (src[lx.i] == ' ' || src[lx.i] == '\t' || src[lx.i] == '\n' || src[lx.i] == '\r') {
-		lx.i++
-	}
+	lx.i = spaceEnd(src, lx.i)
 	if lx.i >= len(src) || src[lx.i] != '<' {
 		return lx.i, true
 	}
@@ -411,31 +406,30 @@ func (lx *rustLexer) generics() (int, bool) {
 			break
 		}
 	}
-	for lx.i < len(src) && (src[lx.i] == ' ' || src[lx.i] == '\t' || src[lx.i] == '\n' || src[lx.i] == '\r') {
-		lx.i++
-	}
+	lx.i = spaceEnd(src, lx.i)
 	return lx.i, true
 }
 
-// skipGroup steps over the next bracketed group (a macro's rules),
-// giving the offsets of its brackets.
-func (lx *rustLexer) skipGroup() (open, close int, ok bool) {
+// groupOpen steps to the next bracket that opens a group (a macro's
+// rules) and gives its offset.
+func (lx *rustLexer) groupOpen() (open int, ok bool) {
 	src := lx.src
 	for lx.i < len(src) && src[lx.i] != '(' && src[lx.i] != '[' && src[lx.i] != '{' {
 		if skipped, closed := lx.skip(); skipped {
 			if !closed {
-				return 0, 0, false
+				return 0, false
 			}
 			continue
 		}
 		lx.i++
 	}
-	if lx.i >= len(src) {
-		return 0, 0, false
-	}
-	open = lx.i
-	close, ok = lx.closeGroup(lx.skip, open)
-	return open, close, ok
+	return lx.i, lx.i < len(src)
+}
+
+// spaceEnd is the offset of the first byte from i on that is no space,
+// tab or line end (len(src) when there is none).
+func spaceEnd(src []byte, i int) int {
+	return len(src) - len(bytes.TrimLeft(src[i:], " \t\r\n"))
 }
 
 // rustPlain: the bytes rustLexer.skip steps over none of, brackets

@@ -1080,7 +1080,6 @@ func (f *file) signature(n *node) string {
 	return f.content(s, e)
 }
 
-// content is rows s..e, each followed by "\n".
 // contentHash is the SHA-256 of content(s, e), hashed from the source.
 func (f *file) contentHash(s, e int) [sha256.Size]byte {
 	text, newline := f.lines(s, e)
@@ -1095,6 +1094,7 @@ func (f *file) contentHash(s, e int) [sha256.Size]byte {
 	return sum
 }
 
+// content is rows s..e, each followed by "\n".
 func (f *file) content(s, e int) string {
 	text, newline := f.lines(s, e)
 	if newline {
