@@ -41,13 +41,14 @@ const char *ts_language_symbol_name(const TSLanguage *, TSSymbol);
 uint32_t ts_language_field_count(const TSLanguage *);
 const char *ts_language_field_name_for_id(const TSLanguage *, TSFieldId);
 
-// One node of a flattened tree: the node itself (its pointers kept as
-// numbers), what the walk reads of it (its type as the address of the
+// One node of a flattened tree: the node itself but for its tree, which
+// is the tree's cursor's (its id kept as a number), what the walk reads
+// of it (its type as the address of the
 // grammar's name), its preorder index and those of its first child and
 // next sibling (-1 for none).
 typedef struct {
 	uint32_t ctx[4];
-	uintptr_t id, tree, type_name;
+	uintptr_t id, type_name;
 	uint32_t start_byte, end_byte;
 	uint32_t start_row, start_col, end_row, end_col;
 	uint32_t index;
@@ -59,11 +60,11 @@ typedef struct {
 
 enum { mss_named = 1, mss_missing = 2, mss_has_error = 4, mss_error = 8, mss_expanded = 16 };
 
-static TSNode mss_ts(const mss_node *r) {
+static TSNode mss_ts(const mss_node *r, const TSTreeCursor *c) {
 	TSNode n;
 	memcpy(n.context, r->ctx, sizeof n.context);
 	n.id = (const void *)r->id;
-	n.tree = (const TSTree *)r->tree;
+	n.tree = (const TSTree *)c->tree;
 	return n;
 }
 
@@ -71,7 +72,6 @@ static TSNode mss_ts(const mss_node *r) {
 static void mss_fill(mss_node *r, TSNode node, uint32_t k, TSFieldId field) {
 	memcpy(r->ctx, node.context, sizeof r->ctx);
 	r->id = (uintptr_t)node.id;
-	r->tree = (uintptr_t)node.tree;
 	r->type_name = (uintptr_t)ts_node_type(node);
 	r->start_byte = ts_node_start_byte(node);
 	r->end_byte = ts_node_end_byte(node);
@@ -100,7 +100,7 @@ static uint32_t mss_expand(TSTreeCursor *c, mss_node *r, char *base, size_t stri
 	// extras among the children (ts_tree_cursor_current_node), which
 	// have none as ts_node_child gives them, and the node itself is
 	// never read from it: its alias is left out (context[3]).
-	TSNode at = mss_ts(r);
+	TSNode at = mss_ts(r, c);
 	at.context[3] = 0;
 	ts_tree_cursor_reset(c, at);
 	if (!ts_tree_cursor_goto_first_child(c)) {
@@ -126,9 +126,9 @@ static uint32_t mss_expand(TSTreeCursor *c, mss_node *r, char *base, size_t stri
 }
 
 // mss_child_by_field is the node tree-sitter gives under the field of
-// r's node: its id (0 for none) and bytes.
-static uintptr_t mss_child_by_field(const mss_node *r, TSFieldId field, uint32_t *start, uint32_t *end) {
-	TSNode n = ts_node_child_by_field_id(mss_ts(r), field);
+// r's node, of c's tree: its id (0 for none) and bytes.
+static uintptr_t mss_child_by_field(const mss_node *r, const TSTreeCursor *c, TSFieldId field, uint32_t *start, uint32_t *end) {
+	TSNode n = ts_node_child_by_field_id(mss_ts(r, c), field);
 	if (n.id != NULL) {
 		*start = ts_node_start_byte(n);
 		*end = ts_node_end_byte(n);
@@ -136,7 +136,6 @@ static uintptr_t mss_child_by_field(const mss_node *r, TSFieldId field, uint32_t
 	return (uintptr_t)n.id;
 }
 
-static const TSLanguage *mss_language(const mss_node *r) { return ts_node_language(mss_ts(r)); }
 */
 import "C"
 
@@ -178,8 +177,7 @@ type langNames struct {
 
 var languages sync.Map // C.TSLanguage address → *langNames
 
-func namesOf(r *C.mss_node) *langNames {
-	l := C.mss_language(r)
+func namesOf(l *C.TSLanguage) *langNames {
 	if v, ok := languages.Load(uintptr(unsafe.Pointer(l))); ok {
 		return v.(*langNames)
 	}
@@ -216,7 +214,7 @@ func flatten(t *sitter.Tree) (root *node, close func()) {
 	root = &ft.nodes[0]
 	C.mss_fill(&root.c, r, 0, 0)
 	root.t = ft
-	ft.names = namesOf(&root.c)
+	ft.names = namesOf(C.ts_node_language(r))
 	return root, func() {
 		C.ts_tree_cursor_delete(&ft.cursor)
 		pin.Unpin()
@@ -315,7 +313,7 @@ func (n *node) ChildByFieldName(name string) *node {
 		return nil
 	}
 	var start, end C.uint32_t
-	want := C.mss_child_by_field(&n.c, id, &start, &end)
+	want := C.mss_child_by_field(&n.c, &n.t.cursor, id, &start, &end)
 	if want == 0 {
 		return nil
 	}
