@@ -195,6 +195,10 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 	s := &semantic{termVec: make(map[string][]float32, known), idf: make(map[string]float64, known),
 		docVec: make([][]float32, n), terms: make([]string, 0, known)}
 	block := make([]float32, known*semDim)
+	// Written before it is read: memory new from the system is read as
+	// one shared page of zeros, and the first write to it faults again
+	// (clear makes it one fault a page, not two).
+	clear(block)
 	for r, id := range order {
 		if d := int(df[r]); d >= semMinDF && d <= maxDF {
 			t := vocab[id]
@@ -249,6 +253,7 @@ func buildSemantic(e *Engine, content, symbol []lexical.Counted) *semantic {
 		if v == nil {
 			return
 		}
+		clear(v) // written before it is read, as block above
 		// In batches: addScaledAll keeps v in registers through one.
 		var ws [64]float32
 		var xs [64]*float32
