@@ -3,14 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/server"
 )
 
@@ -65,5 +69,94 @@ func TestSurfacesAnswerAlike(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo, ".mss", "index.db")); err != nil {
 		t.Errorf("no index in the work tree: %v", err)
+	}
+}
+
+// TestSurfacesEmbed: with MSS_EMBED_* set, mss recover and the server's
+// recover (what HTTP and MCP call) both read the embedding view, from the
+// one place the pipeline opens it, and deliver the same units.
+func TestSurfacesEmbed(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		calls.Add(1)
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		}
+		data := make([]item, len(req.Input))
+		for i, s := range req.Input {
+			data[i] = item{i, []float64{0.1, 0.1}}
+			if strings.Contains(s, "header") {
+				data[i].Embedding[0] = 1
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer srv.Close()
+	t.Setenv(retrieve.EnvEmbedBaseURL, srv.URL)
+	t.Setenv(retrieve.EnvEmbedModel, "m")
+	t.Setenv(retrieve.EnvEmbedAPIKey, "")
+
+	repo := recoverRepo(t)
+	card := `{"issue": "the header of a request is lost"}`
+	out, stderr, err := runRecover(t, card, "--repo", repo, "--state", "-", "--json")
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	cliCalls := calls.Load()
+	if cliCalls == 0 {
+		t.Fatal("mss recover never asked the embedding endpoint")
+	}
+	if !strings.Contains(out, "embedding #") {
+		t.Errorf("mss recover's trace names no embedding rank:\n%s", out)
+	}
+	var cli struct {
+		Units []struct {
+			Path      string `json:"path"`
+			StartLine int    `json:"start_line"`
+			EndLine   int    `json:"end_line"`
+		} `json:"units"`
+	}
+	if err := json.Unmarshal([]byte(out), &cli); err != nil {
+		t.Fatal(err)
+	}
+
+	svc, err := server.New(context.Background(), server.Config{Repo: repo, Loader: &server.IndexLoader{Repo: repo},
+		Ignore: []string{filepath.Join(repo, ".mss")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	st, err := mss.DecodeState("card", strings.NewReader(card))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := svc.Recover(context.Background(), &server.RecoverRequest{State: *st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == cliCalls {
+		t.Error("the server never asked the embedding endpoint")
+	}
+	var a, b []string
+	for _, u := range cli.Units {
+		a = append(a, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine))
+	}
+	for _, u := range resp.Units {
+		b = append(b, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine))
+	}
+	if len(a) == 0 {
+		t.Fatal("no units recovered")
+	}
+	if d := cmp.Diff(a, b); d != "" {
+		t.Errorf("mss recover and the server differ with the embedding view (-cli +server):\n%s", d)
 	}
 }
