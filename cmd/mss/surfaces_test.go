@@ -25,46 +25,8 @@ func TestSurfacesAnswerAlike(t *testing.T) {
 	repo := recoverRepo(t)
 	card := `{"issue": "parse_header fails on values containing ':'",
 	  "observed_spans": [{"path": "pkg/util.py", "start_line": 1, "end_line": 2}]}`
-	out, stderr, err := runRecover(t, card, "--repo", repo, "--state", "-", "--json")
-	if err != nil {
-		t.Fatalf("recover: %v\n%s", err, stderr)
-	}
-	var cli struct {
-		Units []struct {
-			Path      string `json:"path"`
-			StartLine int    `json:"start_line"`
-			EndLine   int    `json:"end_line"`
-			Content   string `json:"content"`
-		} `json:"units"`
-	}
-	if err := json.Unmarshal([]byte(out), &cli); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := server.New(context.Background(), server.Config{Repo: repo, Loader: &server.IndexLoader{Repo: repo},
-		Ignore: []string{filepath.Join(repo, ".mss")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	st, err := mss.DecodeState("card", strings.NewReader(card))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := svc.Recover(context.Background(), &server.RecoverRequest{State: *st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a, b []string
-	for _, u := range cli.Units {
-		a = append(a, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine)+"\n"+u.Content)
-	}
-	for _, u := range resp.Units {
-		b = append(b, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine)+"\n"+u.Content)
-	}
-	if len(a) == 0 {
-		t.Fatal("no units recovered")
-	}
-	if d := cmp.Diff(a, b); d != "" {
+	cli, _ := cliAnswer(t, repo, card)
+	if d := cmp.Diff(cli, serverAnswer(t, repo, card)); d != "" {
 		t.Errorf("mss recover and the server differ (-cli +server):\n%s", d)
 	}
 	if _, err := os.Stat(filepath.Join(repo, ".mss", "index.db")); err != nil {
@@ -107,10 +69,7 @@ func TestSurfacesEmbed(t *testing.T) {
 
 	repo := recoverRepo(t)
 	card := `{"issue": "the header of a request is lost"}`
-	out, stderr, err := runRecover(t, card, "--repo", repo, "--state", "-", "--json")
-	if err != nil {
-		t.Fatalf("recover: %v\n%s", err, stderr)
-	}
+	cli, out := cliAnswer(t, repo, card)
 	cliCalls := calls.Load()
 	if cliCalls == 0 {
 		t.Fatal("mss recover never asked the embedding endpoint")
@@ -118,17 +77,49 @@ func TestSurfacesEmbed(t *testing.T) {
 	if !strings.Contains(out, "embedding #") {
 		t.Errorf("mss recover's trace names no embedding rank:\n%s", out)
 	}
+	svc := serverAnswer(t, repo, card)
+	if calls.Load() == cliCalls {
+		t.Error("the server never asked the embedding endpoint")
+	}
+	if d := cmp.Diff(cli, svc); d != "" {
+		t.Errorf("mss recover and the server differ with the embedding view (-cli +server):\n%s", d)
+	}
+}
+
+// cliAnswer is mss recover's answer to card over repo, each unit as its
+// span and text, and its whole output; it fails the test when no unit
+// comes back.
+func cliAnswer(t *testing.T, repo, card string) ([]string, string) {
+	t.Helper()
+	out, stderr, err := runRecover(t, card, "--repo", repo, "--state", "-", "--json")
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
 	var cli struct {
 		Units []struct {
 			Path      string `json:"path"`
 			StartLine int    `json:"start_line"`
 			EndLine   int    `json:"end_line"`
+			Content   string `json:"content"`
 		} `json:"units"`
 	}
 	if err := json.Unmarshal([]byte(out), &cli); err != nil {
 		t.Fatal(err)
 	}
+	var got []string
+	for _, u := range cli.Units {
+		got = append(got, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine)+"\n"+u.Content)
+	}
+	if len(got) == 0 {
+		t.Fatal("no units recovered")
+	}
+	return got, out
+}
 
+// serverAnswer is the server's answer to card over repo, as cliAnswer
+// gives mss recover's.
+func serverAnswer(t *testing.T, repo, card string) []string {
+	t.Helper()
 	svc, err := server.New(context.Background(), server.Config{Repo: repo, Loader: &server.IndexLoader{Repo: repo},
 		Ignore: []string{filepath.Join(repo, ".mss")}})
 	if err != nil {
@@ -143,20 +134,9 @@ func TestSurfacesEmbed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls.Load() == cliCalls {
-		t.Error("the server never asked the embedding endpoint")
-	}
-	var a, b []string
-	for _, u := range cli.Units {
-		a = append(a, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine))
-	}
+	var got []string
 	for _, u := range resp.Units {
-		b = append(b, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine))
+		got = append(got, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine)+"\n"+u.Content)
 	}
-	if len(a) == 0 {
-		t.Fatal("no units recovered")
-	}
-	if d := cmp.Diff(a, b); d != "" {
-		t.Errorf("mss recover and the server differ with the embedding view (-cli +server):\n%s", d)
-	}
+	return got
 }
