@@ -360,7 +360,7 @@ func FuzzDerivedFile(f *testing.F) {
 
 // TestDerivedBytesOutliveClose: bytes read from a derived file stay valid
 // after the index is closed (its pages are released) and after a later
-// build removes the file.
+// build removes the file, while the Index that gave them is reachable.
 func TestDerivedBytesOutliveClose(t *testing.T) {
 	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
 	db := filepath.Join(t.TempDir(), "ix.db")
@@ -404,6 +404,10 @@ func TestDerivedBytesOutliveClose(t *testing.T) {
 		t.Fatalf("%d derived files after deriving again", n)
 	}
 	check("after the file was replaced")
+	// The mapping goes once the Index is collected: the bytes are valid
+	// while it is reachable, as their user keeps it (retrieve's engine
+	// holds its index).
+	runtime.KeepAlive(ix)
 }
 
 // TestLayoutTable: a table laid out from sorted keys is the bytes

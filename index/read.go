@@ -403,7 +403,8 @@ func (ix *Index) Path() string { return ix.path }
 
 // Close releases the index: its database, and the memory that the pages
 // of its derived files hold (those of its Base too). Bytes read from a
-// derived file before stay valid; using them reads the file again.
+// derived file before stay valid while the Index is reachable; using them
+// reads the file again.
 func (ix *Index) Close() error {
 	ix.side.release()
 	if ix.base != nil {
