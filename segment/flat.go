@@ -21,11 +21,8 @@ bool ts_tree_cursor_goto_first_child(TSTreeCursor *);
 bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
 TSNode ts_tree_cursor_current_node(const TSTreeCursor *);
 TSFieldId ts_tree_cursor_current_field_id(const TSTreeCursor *);
-TSSymbol ts_node_symbol(TSNode);
 const char *ts_node_type(TSNode);
 bool ts_node_is_named(TSNode);
-bool ts_node_is_missing(TSNode);
-bool ts_node_has_error(TSNode);
 uint32_t ts_node_start_byte(TSNode);
 uint32_t ts_node_end_byte(TSNode);
 TSPoint ts_node_start_point(TSNode);
@@ -58,7 +55,7 @@ typedef struct {
 	uint8_t flags;
 } mss_node;
 
-enum { mss_named = 1, mss_missing = 2, mss_has_error = 4, mss_error = 8, mss_expanded = 16 };
+enum { mss_named = 1, mss_expanded = 2 };
 
 static TSNode mss_ts(const mss_node *r, const TSTreeCursor *c) {
 	TSNode n;
@@ -87,8 +84,7 @@ static void mss_fill(mss_node *r, TSNode node, uint32_t k, TSFieldId field) {
 	r->first = r->child_count > 0 ? (int32_t)k + 1 : -1;
 	r->next = -1;
 	r->field = field;
-	r->flags = (ts_node_is_named(node) ? mss_named : 0) | (ts_node_is_missing(node) ? mss_missing : 0) |
-		(ts_node_has_error(node) ? mss_has_error : 0) | (ts_node_symbol(node) == (TSSymbol)-1 ? mss_error : 0);
+	r->flags = ts_node_is_named(node) ? mss_named : 0;
 }
 
 // mss_expand writes the children of r's node, the k-th in preorder, at
@@ -254,10 +250,7 @@ func (n *node) EndPoint() sitter.Point {
 
 func (n *node) Content(src []byte) string { return string(src[n.c.start_byte:n.c.end_byte]) }
 
-func (n *node) IsNamed() bool   { return n.c.flags&C.mss_named != 0 }
-func (n *node) IsMissing() bool { return n.c.flags&C.mss_missing != 0 }
-func (n *node) HasError() bool  { return n.c.flags&C.mss_has_error != 0 }
-func (n *node) IsError() bool   { return n.c.flags&C.mss_error != 0 }
+func (n *node) IsNamed() bool { return n.c.flags&C.mss_named != 0 }
 
 func (n *node) ChildCount() uint32      { return uint32(n.c.child_count) }
 func (n *node) NamedChildCount() uint32 { return uint32(n.c.named_count) }
@@ -279,17 +272,6 @@ func (n *node) next() *node {
 		return nil
 	}
 	return &n.t.nodes[n.c.next]
-}
-
-// Child is n's i-th child, nil if it has fewer.
-func (n *node) Child(i int) *node {
-	for c := n.first(); c != nil; c = c.next() {
-		if i == 0 {
-			return c
-		}
-		i--
-	}
-	return nil
 }
 
 // NamedChild is n's i-th named child, nil if it has fewer.
@@ -359,22 +341,16 @@ func fieldChildren(n *node, field string) []*node {
 	return out
 }
 
-// children returns n's children (only the named ones with named).
-func children(n *node, named bool) []*node {
-	k := n.c.child_count
-	if named {
-		k = n.c.named_count
-	}
-	if k == 0 {
+// namedChildren returns n's named children.
+func namedChildren(n *node) []*node {
+	if n.c.named_count == 0 {
 		return nil
 	}
-	out := make([]*node, 0, k)
+	out := make([]*node, 0, n.c.named_count)
 	for c := n.first(); c != nil; c = c.next() {
-		if !named || c.IsNamed() {
+		if c.IsNamed() {
 			out = append(out, c)
 		}
 	}
 	return out
 }
-
-func namedChildren(n *node) []*node { return children(n, true) }

@@ -108,7 +108,7 @@ func cliAnswer(t *testing.T, repo, card string) ([]string, string) {
 	}
 	var got []string
 	for _, u := range cli.Units {
-		got = append(got, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine)+"\n"+u.Content)
+		got = append(got, unitText(u.Path, u.StartLine, u.EndLine, u.Content))
 	}
 	if len(got) == 0 {
 		t.Fatal("no units recovered")
@@ -136,7 +136,12 @@ func serverAnswer(t *testing.T, repo, card string) []string {
 	}
 	var got []string
 	for _, u := range resp.Units {
-		got = append(got, u.Path+":"+strconv.Itoa(u.StartLine)+"-"+strconv.Itoa(u.EndLine)+"\n"+u.Content)
+		got = append(got, unitText(u.Path, u.StartLine, u.EndLine, u.Content))
 	}
 	return got
+}
+
+// unitText is a delivered unit as the surfaces' answers are compared.
+func unitText(path string, start, end int, content string) string {
+	return path + ":" + strconv.Itoa(start) + "-" + strconv.Itoa(end) + "\n" + content
 }
