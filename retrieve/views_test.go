@@ -3,12 +3,9 @@ package retrieve
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/llm/llmtest"
 )
 
 // gitRepo makes a repository with a commit history in which a.py and b.py
@@ -123,42 +121,7 @@ func TestSemanticViewRelatesCoOccurringTerms(t *testing.T) {
 
 func TestEmbeddingView(t *testing.T) {
 	// A fake endpoint: vectors by keyword, so "alpha" texts point one way.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/embeddings" {
-			http.Error(w, "not found", 404)
-			return
-		}
-		if got := r.Header.Get("Authorization"); got != "Bearer k" {
-			http.Error(w, "bad key "+got, http.StatusUnauthorized)
-			return
-		}
-		var req struct {
-			Input []string `json:"input"`
-			Model string   `json:"model"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "m" {
-			http.Error(w, "bad request", 400)
-			return
-		}
-		type item struct {
-			Object    string    `json:"object"`
-			Index     int       `json:"index"`
-			Embedding []float64 `json:"embedding"`
-		}
-		var data []item
-		for i, s := range req.Input {
-			v := []float64{0.1, 0.1}
-			if strings.Contains(s, "alpha") {
-				v[0] = 1
-			}
-			if strings.Contains(s, "beta") {
-				v[1] = 1
-			}
-			data = append(data, item{"embedding", i, v})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "m"})
-	}))
+	srv := llmtest.NewEmbeddings("m", "k", "alpha", "beta")
 	defer srv.Close()
 	t.Setenv(EnvEmbedBaseURL, srv.URL)
 	t.Setenv(EnvEmbedModel, "m")

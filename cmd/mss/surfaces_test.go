@@ -3,17 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/llm/llmtest"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/server"
 )
@@ -38,39 +36,16 @@ func TestSurfacesAnswerAlike(t *testing.T) {
 // recover (what HTTP and MCP call) both read the embedding view, from the
 // one place the pipeline opens it, and deliver the same units.
 func TestSurfacesEmbed(t *testing.T) {
-	var calls atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if r.URL.Path != "/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		calls.Add(1)
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float64 `json:"embedding"`
-		}
-		data := make([]item, len(req.Input))
-		for i, s := range req.Input {
-			data[i] = item{i, []float64{0.1, 0.1}}
-			if strings.Contains(s, "header") {
-				data[i].Embedding[0] = 1
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"data": data})
-	}))
-	defer srv.Close()
-	t.Setenv(retrieve.EnvEmbedBaseURL, srv.URL)
+	emb := llmtest.NewEmbeddings("m", "", "header", "request")
+	defer emb.Close()
+	t.Setenv(retrieve.EnvEmbedBaseURL, emb.URL)
 	t.Setenv(retrieve.EnvEmbedModel, "m")
 	t.Setenv(retrieve.EnvEmbedAPIKey, "")
 
 	repo := recoverRepo(t)
 	card := `{"issue": "the header of a request is lost"}`
 	cli, out := cliAnswer(t, repo, card)
-	cliCalls := calls.Load()
+	cliCalls := emb.Calls()
 	if cliCalls == 0 {
 		t.Fatal("mss recover never asked the embedding endpoint")
 	}
@@ -78,7 +53,7 @@ func TestSurfacesEmbed(t *testing.T) {
 		t.Errorf("mss recover's trace names no embedding rank:\n%s", out)
 	}
 	svc := serverAnswer(t, repo, card)
-	if calls.Load() == cliCalls {
+	if emb.Calls() == cliCalls {
 		t.Error("the server never asked the embedding endpoint")
 	}
 	if d := cmp.Diff(cli, svc); d != "" {

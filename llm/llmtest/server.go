@@ -1,5 +1,6 @@
 // Package llmtest is a local OpenAI-compatible chat completions server for
-// tests. It checks the shape of every request (model, message roles, the
+// tests, with an embeddings endpoint beside it (Embeddings). The chat
+// server checks the shape of every request (model, message roles, the
 // response format and its JSON Schema) and answers from a script, so tests
 // of model-calling code run without a network or a key: well-formed
 // replies, malformed JSON, invented ids, 429s, 500s, slow replies and
