@@ -533,6 +533,42 @@ func (o *Observed) Lines(path string, start, end int) bool {
 	return false
 }
 
+// Unread gives the runs of u's lines no observed span holds, in line
+// order, when the card has read u in part: nil when u is named by id
+// (read whole), shares no line with an observed span, or every line of
+// it was read.
+func (o *Observed) Unread(u *Unit) []Span {
+	if u.ID != "" && o.ids[u.ID] {
+		return nil
+	}
+	p, err := CleanPath(u.Path)
+	if err != nil {
+		return nil
+	}
+	var read []Span
+	for _, sp := range o.spans[p] {
+		if u.StartLine <= sp.EndLine && u.EndLine >= sp.StartLine {
+			read = append(read, sp)
+		}
+	}
+	if len(read) == 0 {
+		return nil
+	}
+	sort.Slice(read, func(i, j int) bool { return read[i].StartLine < read[j].StartLine })
+	var out []Span
+	next := u.StartLine // first line not yet placed in a run or read
+	for _, sp := range read {
+		if sp.StartLine > next {
+			out = append(out, Span{Path: u.Path, StartLine: next, EndLine: sp.StartLine - 1})
+		}
+		next = max(next, sp.EndLine+1)
+	}
+	if next <= u.EndLine {
+		out = append(out, Span{Path: u.Path, StartLine: next, EndLine: u.EndLine})
+	}
+	return out
+}
+
 // Spans lists the observed spans of path (cleaned), in card order.
 func (o *Observed) Spans(path string) []Span {
 	p, err := CleanPath(path)

@@ -3,6 +3,7 @@ package mss
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,6 +117,33 @@ func TestObserved(t *testing.T) {
 	}
 	if got := o.Paths(); len(got) != 1 || got[0] != "a/b.go" {
 		t.Errorf("Paths() = %v, want [a/b.go]", got)
+	}
+}
+
+func TestObservedUnread(t *testing.T) {
+	o := ObservedOf(&State{
+		ObservedSpans: []Span{
+			{Path: "./a.go", StartLine: 10, EndLine: 20}, {Path: "a.go", StartLine: 15, EndLine: 24},
+			{Path: "a.go", StartLine: 30, EndLine: 30}, {Path: "b.go", StartLine: 1, EndLine: 100},
+		},
+		ObservedEvidenceIDs: []string{"u9"},
+	})
+	span := func(s, e int) Span { return Span{Path: "a.go", StartLine: s, EndLine: e} }
+	for _, tc := range []struct {
+		u    Unit
+		want []Span
+	}{
+		{Unit{Path: "a.go", StartLine: 5, EndLine: 12}, []Span{span(5, 9)}},
+		{Unit{Path: "a.go", StartLine: 18, EndLine: 40}, []Span{span(25, 29), span(31, 40)}},
+		{Unit{Path: "a.go", StartLine: 1, EndLine: 50}, []Span{span(1, 9), span(25, 29), span(31, 50)}},
+		{Unit{Path: "a.go", StartLine: 12, EndLine: 22}, nil}, // read whole
+		{Unit{Path: "a.go", StartLine: 40, EndLine: 50}, nil}, // not read at all
+		{Unit{Path: "b.go", StartLine: 5, EndLine: 9}, nil},
+		{Unit{ID: "u9", Path: "a.go", StartLine: 5, EndLine: 12}, nil}, // named by id: read whole
+	} {
+		if got := o.Unread(&tc.u); !slices.Equal(got, tc.want) {
+			t.Errorf("Unread(%s:%d-%d %s) = %v, want %v", tc.u.Path, tc.u.StartLine, tc.u.EndLine, tc.u.ID, got, tc.want)
+		}
 	}
 }
 

@@ -107,6 +107,44 @@ func TestWarnsSpanPastEnd(t *testing.T) {
 	}
 }
 
+// A window that cut a function: the answer delivers the function's unread
+// rest with the file's text, and never a line the agent read.
+func TestRecoverDeliversUnreadRest(t *testing.T) {
+	p, _ := openTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    # split at the first colon only\n    key, sep, value = line.partition(':')\n    if not sep:\n        raise ValueError(line)\n    return key.strip(), value.strip()\n",
+		"pkg/send.py":  "def encode_request(req):\n    return req.method + ' ' + req.url\n",
+	})
+	st := &mss.State{Issue: "parse_header fails on values containing ':'",
+		InformationNeed: "parse_header in pkg/parse.py has been read. Find the other code that must change together with it.",
+		ObservedSpans:   []mss.Span{{Path: "pkg/parse.py", StartLine: 1, EndLine: 2}}}
+	ans, err := p.Recover(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest *mss.Unit
+	for i, u := range ans.Units {
+		if u.Path == "pkg/parse.py" && u.StartLine <= 2 {
+			t.Errorf("delivered %s:%d-%d, which holds lines the agent read", u.Path, u.StartLine, u.EndLine)
+		}
+		if u.Path == "pkg/parse.py" && u.StartLine == 3 {
+			rest = &ans.Units[i]
+		}
+	}
+	want := "    key, sep, value = line.partition(':')\n    if not sep:\n        raise ValueError(line)\n    return key.strip(), value.strip()\n"
+	if rest == nil || rest.EndLine != 6 || rest.Content != want || rest.Symbol != "parse_header" {
+		t.Fatalf("the unread rest of parse_header (lines 3-6) was not delivered: %+v", ans.Units)
+	}
+	trace := ""
+	for _, s := range ans.Trace {
+		if s.UnitID == rest.ID || strings.Contains(s.Reason, "pkg/parse.py:3-6") {
+			trace += s.Reason + "\n"
+		}
+	}
+	if !strings.Contains(trace, "unread rest of a unit read in part") {
+		t.Errorf("the trace does not say the unit is an unread rest:\n%s", trace)
+	}
+}
+
 // A chosen unit whose text changed since indexing is left out, and the
 // answer says so in its warnings, not only in its trace.
 func TestWarnsDroppedUnit(t *testing.T) {

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -116,6 +117,45 @@ func TestCandidatesObservedAndStructure(t *testing.T) {
 	for _, id := range []string{"pkg/mapping.py:20", "pkg/mapping.py:30"} {
 		if _, ok := structural[id]; !ok {
 			t.Errorf("%s has no structural rank; structural view: %v", id, structural)
+		}
+	}
+}
+
+// A unit read in part comes back as its unread rest, with its evidence; a
+// unit read mostly, or whole, does not.
+func TestCandidatesRemainder(t *testing.T) {
+	e := NewEngine(corpus(), nil, Options{})
+	rank := func(spans ...mss.Span) []mss.Candidate {
+		t.Helper()
+		st := &mss.State{Issue: "KeyError in _lookup_single: norm and cmap of the lookup_table", ObservedSpans: spans}
+		cands, err := e.Candidates(context.Background(), st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cands
+	}
+	// The signature and the first line of _lookup_single (10-13) were read.
+	cands := rank(mss.Span{Path: "pkg/mapping.py", StartLine: 10, EndLine: 11})
+	at := slices.IndexFunc(cands, func(c mss.Candidate) bool { return c.Unit.ID == "pkg/mapping.py:10" })
+	next := slices.IndexFunc(cands, func(c mss.Candidate) bool { return c.Unit.StartLine == 12 })
+	if at < 0 || next < 0 || !cands[at].Observed {
+		t.Fatalf("the unit read in part, flagged read, and its rest are not among the candidates: %v", ids(cands))
+	}
+	rest := cands[next]
+	want := "    normed = self.norm(key)\n    return self.cmap(normed)\n"
+	if rest.Observed || rest.Unit.Path != "pkg/mapping.py" || rest.Unit.StartLine != 12 || rest.Unit.EndLine != 13 ||
+		rest.Unit.Content != want || rest.Unit.Symbol != "HueMapping._lookup_single" || rest.Unit.Tokens != mss.TokenCost(want) {
+		t.Errorf("after the unit read in part: %+v, want its lines 12-13 unread", rest.Unit)
+	}
+	if rest.Unit.ID == cands[at].Unit.ID || !maps.Equal(rest.Views, cands[at].Views) {
+		t.Errorf("the rest has id %s and views %v; the unit read has %s and %v", rest.Unit.ID, rest.Views, cands[at].Unit.ID, cands[at].Views)
+	}
+	// Three of its four lines read: the rest is not offered.
+	for _, read := range []mss.Span{{Path: "pkg/mapping.py", StartLine: 10, EndLine: 12}, {Path: "pkg/mapping.py", StartLine: 10, EndLine: 13}} {
+		for _, c := range rank(read) {
+			if c.Unit.Path == "pkg/mapping.py" && c.Unit.StartLine >= 10 && c.Unit.EndLine <= 13 && !c.Observed {
+				t.Errorf("lines %d-%d read: candidate %s:%d-%d offered", read.StartLine, read.EndLine, c.Unit.Path, c.Unit.StartLine, c.Unit.EndLine)
+			}
 		}
 	}
 }

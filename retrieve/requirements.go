@@ -270,9 +270,14 @@ func hasObserved(s *mss.State) bool {
 }
 
 // Explain describes why a candidate ranks where it does: its per-view
-// ranks and the prior, e.g. "lexical #2, entity #1, prior 1".
+// ranks and the prior, e.g. "lexical #2, entity #1, prior 1", after
+// "unread rest of a unit read in part" for such a rest (its ranks are
+// the unit's).
 func Explain(c *mss.Candidate) string {
 	var parts []string
+	if c.Signals[SignalRest] > 0 {
+		parts = append(parts, "unread rest of a unit read in part")
+	}
 	for _, v := range sortedKeys(c.Views) {
 		parts = append(parts, fmt.Sprintf("%s #%d", v, c.Views[v]))
 	}
