@@ -641,7 +641,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 	if err != nil {
 		return nil, nil, err
 	}
-	cands = withRemainders(cands, obs, limit)
+	cands = withRemainders(cands, obs)
 	return e.opts.OrderModel().Reorder(cands, q.mentions), q.mentions, nil
 }
 

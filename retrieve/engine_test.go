@@ -121,8 +121,9 @@ func TestCandidatesObservedAndStructure(t *testing.T) {
 	}
 }
 
-// A unit read in part comes back as its unread rest, with its evidence; a
-// unit read mostly, or whole, does not.
+// A unit read in part comes back as its unread rest, with its evidence,
+// right after it in the learned order; a unit read mostly, or whole, does
+// not.
 func TestCandidatesRemainder(t *testing.T) {
 	e := NewEngine(corpus(), nil, Options{})
 	rank := func(spans ...mss.Span) []mss.Candidate {
@@ -138,8 +139,8 @@ func TestCandidatesRemainder(t *testing.T) {
 	cands := rank(mss.Span{Path: "pkg/mapping.py", StartLine: 10, EndLine: 11})
 	at := slices.IndexFunc(cands, func(c mss.Candidate) bool { return c.Unit.ID == "pkg/mapping.py:10" })
 	next := slices.IndexFunc(cands, func(c mss.Candidate) bool { return c.Unit.StartLine == 12 })
-	if at < 0 || next < 0 || !cands[at].Observed {
-		t.Fatalf("the unit read in part, flagged read, and its rest are not among the candidates: %v", ids(cands))
+	if at < 0 || next != at+1 || !cands[at].Observed {
+		t.Fatalf("the unit read in part, flagged read, is not followed by its rest: %v", ids(cands))
 	}
 	rest := cands[next]
 	want := "    normed = self.norm(key)\n    return self.cmap(normed)\n"

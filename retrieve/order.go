@@ -275,33 +275,70 @@ func dot64(z float64, w, x []float64) float64 {
 // first), for a state whose text names named (nil: none), and reassigns
 // their scores: the k-th gets the k-th best fused score, and each keeps
 // its own and its fused place in its signals (SignalFused,
-// SignalFusedRank). A nil model, or one without
-// weights, leaves the candidates as they are.
+// SignalFusedRank). The unread rest of a unit read in part
+// (SignalRest) is not scored: it follows its unit, wherever the model
+// puts that. A nil model, or one without weights, leaves the candidates
+// as they are.
 func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candidate {
 	if m == nil || len(m.Weights) != len(OrderFeatures) || len(cands) < 2 {
 		return cands
 	}
 	cands = FusedOrder(cands)
-	xs := OrderInputs(cands, named)
-	idx := make([]int, len(cands))
-	z := make([]float64, len(cands))
-	scores := make([]float64, len(cands))
+	// units are the places in cands of the candidates the model scores;
+	// rests[j] those of the rests that follow units[j].
+	var units []int
+	rests := map[int][]int{}
 	for i := range cands {
-		idx[i], z[i], scores[i] = i, m.score(xs[i]), cands[i].Score
+		if isRest(&cands[i]) && len(units) > 0 {
+			rests[len(units)-1] = append(rests[len(units)-1], i)
+			continue
+		}
+		units = append(units, i)
+	}
+	base := make([]mss.Candidate, len(units))
+	for j, i := range units {
+		base[j] = cands[i]
+	}
+	xs := OrderInputs(base, named)
+	idx := make([]int, len(units))
+	z := make([]float64, len(units))
+	for j := range units {
+		idx[j], z[j] = j, m.score(xs[j])
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return z[idx[a]] > z[idx[b]] })
+	scores := make([]float64, len(cands))
+	for i := range cands {
+		scores[i] = cands[i].Score
+	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(scores)))
-	out := make([]mss.Candidate, len(cands))
-	for k, i := range idx {
-		c := cands[i]
-		sig := make(map[string]float64, len(c.Signals)+1)
-		for key, v := range c.Signals {
-			sig[key] = v
+	out := make([]mss.Candidate, 0, len(cands))
+	for _, j := range idx {
+		for _, i := range append([]int{units[j]}, rests[j]...) {
+			c := cands[i]
+			sig := make(map[string]float64, len(c.Signals)+2)
+			for key, v := range c.Signals {
+				sig[key] = v
+			}
+			sig[SignalFused] = c.Score
+			sig[SignalFusedRank] = float64(i + 1)
+			c.Signals, c.Score = sig, scores[len(out)]
+			out = append(out, c)
 		}
-		sig[SignalFused] = c.Score
-		sig[SignalFusedRank] = float64(i + 1)
-		c.Signals, c.Score = sig, scores[k]
-		out[k] = c
+	}
+	return out
+}
+
+// isRest reports whether c is the unread rest of a unit read in part.
+func isRest(c *mss.Candidate) bool { return c.Signals[SignalRest] > 0 }
+
+// WithoutRests leaves out the unread rests of units read in part: the
+// candidates the order model scores and is fitted on.
+func WithoutRests(cands []mss.Candidate) []mss.Candidate {
+	out := make([]mss.Candidate, 0, len(cands))
+	for i := range cands {
+		if !isRest(&cands[i]) {
+			out = append(out, cands[i])
+		}
 	}
 	return out
 }

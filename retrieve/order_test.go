@@ -61,6 +61,42 @@ func TestReorder(t *testing.T) {
 	}
 }
 
+// TestReorderRests: the unread rest of a unit read in part follows its
+// unit wherever the model puts that, the other candidates are ordered as
+// they would be without it, and FusedOrder undoes it all.
+func TestReorderRests(t *testing.T) {
+	cands := orderCands()
+	rest := func(of mss.Candidate, id string) mss.Candidate {
+		c := of
+		c.Unit.ID, c.Unit.Tokens, c.Observed = id, 5, false // a few lines: alone, the model would put it last
+		c.Signals = map[string]float64{SignalRest: 1}
+		for k, v := range of.Signals {
+			c.Signals[k] = v
+		}
+		return c
+	}
+	cands[2].Observed = true // fn was read in part: two rests follow it
+	with := slices.Insert(slices.Clone(cands), 3, rest(cands[2], "fn-head"), rest(cands[2], "fn-tail"))
+	got := LearnedOrder.Reorder(with, nil)
+	want := ids(LearnedOrder.Reorder(cands, nil))
+	at := slices.Index(want, "fn")
+	want = slices.Insert(want, at+1, "fn-head", "fn-tail")
+	if diff := cmp.Diff(want, ids(got)); diff != "" {
+		t.Errorf("learned order with rests (-want +got):\n%s", diff)
+	}
+	for k := 1; k < len(got); k++ {
+		if got[k].Score > got[k-1].Score {
+			t.Errorf("scores not best first: %v after %v", got[k].Score, got[k-1].Score)
+		}
+	}
+	if diff := cmp.Diff(ids(with), ids(FusedOrder(got))); diff != "" {
+		t.Errorf("FusedOrder does not undo Reorder (-fused +undone):\n%s", diff)
+	}
+	if diff := cmp.Diff(ids(cands), ids(WithoutRests(with))); diff != "" {
+		t.Errorf("WithoutRests (-want +got):\n%s", diff)
+	}
+}
+
 // TestFusedOrderTies: candidates of equal fused scores go back to the
 // places fusion gave them, whichever model reordered them, so a replay
 // from candidates another model ordered sees the same fused order.

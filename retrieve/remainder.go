@@ -18,11 +18,12 @@ const SignalRest = "rest"
 // withRemainders offers, after each candidate the state has read in part,
 // the rest of it: the runs of its lines no observed span holds
 // (mss.Observed.Unread), each a candidate of its own with the read unit's
-// place and evidence. An agent that read one line of a function, or a
-// window that cut it, has not read the rest; a unit read whole or mostly
-// offers nothing (the unread lines must hold at least half of the unit's
-// lines of code). The list is cut back to limit.
-func withRemainders(cands []mss.Candidate, obs *mss.Observed, limit int) []mss.Candidate {
+// evidence, in addition to the candidates. The learned order keeps each
+// right after its unit (OrderModel.Reorder). An agent that read one line
+// of a function, or a window that cut it, has not read the rest; a unit
+// read whole or mostly offers nothing (the unread lines must hold at
+// least half of the unit's lines of code).
+func withRemainders(cands []mss.Candidate, obs *mss.Observed) []mss.Candidate {
 	out := make([]mss.Candidate, 0, len(cands))
 	for _, c := range cands {
 		out = append(out, c)
@@ -37,9 +38,6 @@ func withRemainders(cands []mss.Candidate, obs *mss.Observed, limit int) []mss.C
 			sig[SignalRest] = 1
 			out = append(out, mss.Candidate{Unit: u, Score: c.Score, Views: maps.Clone(c.Views), Signals: sig})
 		}
-	}
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
 	}
 	return out
 }

@@ -16,7 +16,8 @@ const OrderDepth = 80
 const OrderIters = 2000
 
 // OrderSamples are the features of the first OrderDepth unobserved cached
-// candidates of each state (in fused order), whether each overlaps a
+// candidates of each state (in fused order; not the unread rests of units
+// read in part, which the order does not score), whether each overlaps a
 // line its labels need, and which of its groups (the required groups,
 // then those of the alternative sets) it overlaps; a state's samples are
 // numbered by its place in states.
@@ -28,7 +29,7 @@ func (t *Tuner) OrderSamples(states []*mss.State) []retrieve.OrderSample {
 		if cs == nil || lab == nil {
 			continue
 		}
-		cands := retrieve.FusedOrder(cs.Candidates)
+		cands := retrieve.WithoutRests(retrieve.FusedOrder(cs.Candidates))
 		xs := retrieve.OrderInputs(cands, t.Replay.Cache.Mentions(st))
 		groups := append([]LineGroup(nil), lab.RequiredGroups...)
 		for _, alt := range lab.AlternativeSets {
