@@ -59,13 +59,17 @@ func remainders(u *mss.Unit, unread []mss.Span) []mss.Unit {
 		}
 		return ""
 	}
-	total, left := 0, 0
-	for n := u.StartLine; n <= u.EndLine; n++ {
-		if isCode(line(n)) {
-			total++
+	code := func(s, e int) int { // lines of code among lines s..e
+		n := 0
+		for i := s; i <= e; i++ {
+			if isCode(line(i)) {
+				n++
+			}
 		}
+		return n
 	}
 	var runs []mss.Span
+	left := 0
 	for _, r := range unread {
 		s, e := r.StartLine, min(r.EndLine, u.StartLine+len(lines)-1)
 		for s <= e && strings.TrimSpace(line(s)) == "" {
@@ -74,29 +78,23 @@ func remainders(u *mss.Unit, unread []mss.Span) []mss.Unit {
 		for e >= s && strings.TrimSpace(line(e)) == "" {
 			e--
 		}
-		code := 0
-		for n := s; n <= e; n++ {
-			if isCode(line(n)) {
-				code++
-			}
-		}
-		if code > 0 {
+		if n := code(s, e); n > 0 {
 			runs = append(runs, mss.Span{StartLine: s, EndLine: e})
-			left += code
+			left += n
 		}
 	}
-	if 2*left < total {
+	if 2*left < code(u.StartLine, u.EndLine) {
 		return nil
 	}
 	out := make([]mss.Unit, 0, len(runs))
 	for _, r := range runs {
 		content := strings.Join(lines[r.StartLine-u.StartLine:r.EndLine-u.StartLine+1], "")
 		sum := sha256.Sum256([]byte(content))
-		p := *u
-		p.StartLine, p.EndLine = r.StartLine, r.EndLine
-		p.Content, p.Hash, p.Tokens = content, hex.EncodeToString(sum[:]), mss.TokenCost(content)
-		p.ID = segment.UnitID(p.Path, p.StartLine, p.EndLine, p.Hash)
-		out = append(out, p)
+		rest := *u
+		rest.StartLine, rest.EndLine = r.StartLine, r.EndLine
+		rest.Content, rest.Hash, rest.Tokens = content, hex.EncodeToString(sum[:]), mss.TokenCost(content)
+		rest.ID = segment.UnitID(rest.Path, rest.StartLine, rest.EndLine, rest.Hash)
+		out = append(out, rest)
 	}
 	return out
 }

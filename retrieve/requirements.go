@@ -275,7 +275,7 @@ func hasObserved(s *mss.State) bool {
 // the unit's).
 func Explain(c *mss.Candidate) string {
 	var parts []string
-	if c.Signals[SignalRest] > 0 {
+	if isRest(c) {
 		parts = append(parts, "unread rest of a unit read in part")
 	}
 	for _, v := range sortedKeys(c.Views) {
