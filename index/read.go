@@ -132,6 +132,9 @@ package index
 //	           (println of System.out.println).
 //	feature 23: a Rust function defines its name only, never a name its
 //	           signature holds (Ordering of "-> cmp::Ordering").
+//	feature 24: a file whose last line points to its source map
+//	           ("//# sourceMappingURL=...") is generated: what a bundler or
+//	           a compiler emitted from sources the tree holds.
 
 import (
 	"context"
@@ -151,7 +154,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 23
+	FeatureVersion = 24
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").
