@@ -22,8 +22,6 @@
 package expand
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -427,8 +425,6 @@ func joined(run []mss.Unit) string {
 // them are restored as empty lines. The grown unit keeps the chosen unit's
 // symbol and kind, so its provenance still names what was chosen.
 func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
-	content := joined(run)
-	sum := sha256.Sum256([]byte(content))
 	m := mss.Unit{
 		Path:      chosen.Path,
 		StartLine: run[0].StartLine,
@@ -436,11 +432,9 @@ func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
 		Symbol:    chosen.Symbol,
 		Kind:      chosen.Kind,
 		Language:  chosen.Language,
-		Content:   content,
-		Hash:      hex.EncodeToString(sum[:]),
-		Tokens:    mss.TokenCost(content),
+		Content:   joined(run),
 	}
-	m.ID = segment.UnitID(m.Path, m.StartLine, m.EndLine, m.Hash)
+	segment.Identify(&m)
 	m.Symbols = render.Symbols(run)
 	for _, u := range run {
 		m.Defines = append(m.Defines, u.Defines...)

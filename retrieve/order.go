@@ -284,16 +284,13 @@ func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candi
 		return cands
 	}
 	cands = FusedOrder(cands)
-	// units are the places in cands of the candidates the model scores;
-	// rests[j] those of the rests that follow units[j].
+	// units are the places in cands of the candidates the model scores,
+	// each followed by its rests.
 	var units []int
-	rests := map[int][]int{}
 	for i := range cands {
-		if isRest(&cands[i]) && len(units) > 0 {
-			rests[len(units)-1] = append(rests[len(units)-1], i)
-			continue
+		if i == 0 || !isRest(&cands[i]) {
+			units = append(units, i)
 		}
-		units = append(units, i)
 	}
 	base := make([]mss.Candidate, len(units))
 	for j, i := range units {
@@ -313,7 +310,11 @@ func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candi
 	sort.Sort(sort.Reverse(sort.Float64Slice(scores)))
 	out := make([]mss.Candidate, 0, len(cands))
 	for _, j := range idx {
-		for _, i := range append([]int{units[j]}, rests[j]...) {
+		end := len(cands) // units[j] and its rests are cands[units[j]:end]
+		if j+1 < len(units) {
+			end = units[j+1]
+		}
+		for i := units[j]; i < end; i++ {
 			c := cands[i]
 			sig := make(map[string]float64, len(c.Signals)+2)
 			for key, v := range c.Signals {

@@ -1,8 +1,6 @@
 package retrieve
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"maps"
 	"strings"
 	"unicode"
@@ -88,12 +86,10 @@ func remainders(u *mss.Unit, unread []mss.Span) []mss.Unit {
 	}
 	out := make([]mss.Unit, 0, len(runs))
 	for _, r := range runs {
-		content := strings.Join(lines[r.StartLine-u.StartLine:r.EndLine-u.StartLine+1], "")
-		sum := sha256.Sum256([]byte(content))
 		rest := *u
 		rest.StartLine, rest.EndLine = r.StartLine, r.EndLine
-		rest.Content, rest.Hash, rest.Tokens = content, hex.EncodeToString(sum[:]), mss.TokenCost(content)
-		rest.ID = segment.UnitID(rest.Path, rest.StartLine, rest.EndLine, rest.Hash)
+		rest.Content = strings.Join(lines[r.StartLine-u.StartLine:r.EndLine-u.StartLine+1], "")
+		segment.Identify(&rest)
 		out = append(out, rest)
 	}
 	return out

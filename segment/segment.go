@@ -1113,6 +1113,16 @@ func (f *file) lines(s, e int) (text []byte, newline bool) {
 	return f.src[f.starts[s]:end], true
 }
 
+// Identify sets the hash, token cost and id of a unit cut from the index's
+// units (grown over its neighbours, or the unread rest of one), from its
+// path, lines and Content, as the index sets them for its own units.
+func Identify(u *mss.Unit) {
+	sum := sha256.Sum256([]byte(u.Content))
+	u.Hash = hex.EncodeToString(sum[:])
+	u.Tokens = mss.TokenCost(u.Content)
+	u.ID = UnitID(u.Path, u.StartLine, u.EndLine, u.Hash)
+}
+
 // UnitID is the stable id of a unit: the first 16 hex digits of the
 // SHA-256 of its path, 1-based line range and content hash.
 func UnitID(path string, start, end int, hash string) string {
