@@ -12,7 +12,8 @@
 //
 // Before any neighbour, a chosen method or class header whose whole class
 // fits in one unit can grow into the whole class (Options.WholeClass): a
-// small class is read whole, as a function is.
+// small class is read whole, as a function is. A chosen file header that
+// defines nothing is tied to the code under it.
 //
 // Growth never cuts a unit: a grown unit is a contiguous run of whole
 // units of one file, and it never reaches into lines the agent has already
@@ -41,7 +42,9 @@ type Options struct {
 	// Tie, when set, admits only the neighbours it gives a reason for
 	// (see Ties); a neighbour it rejects ends growth on that side, and
 	// the budget it would have taken stays unspent. Nil admits every
-	// neighbour.
+	// neighbour. Whatever Tie says, a chosen file header that defines
+	// nothing (comments, a package clause, imports) is tied to the unit
+	// right under it, the code it introduces (see bareHeader).
 	Tie func(chosen, neighbour *mss.Unit) string
 	// Join lets a unit take in a later chosen unit it meets (adjacent in
 	// the file, nothing between them but blank lines): the two are
@@ -340,6 +343,9 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				}
 				if opt.Tie != nil {
 					w := opt.Tie(&r.original, &r.file[c])
+					if w == "" && c == r.hi+1 && r.file[r.hi].EndLine == r.original.EndLine && bareHeader(r.file, &r.original) {
+						w = "the code under the file's header, which defines nothing itself"
+					}
 					if w == "" {
 						continue
 					}
@@ -385,6 +391,16 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		}
 	}
 	return out, trace
+}
+
+// bareHeader reports whether u is the first unit of its file (file, in
+// line order) and holds no definition: a licence or doc comment, a
+// package clause, imports. Such a unit is chosen for what its comment or
+// its imports name, and tells nothing of the code it introduces, which
+// is the unit under it (a locale file's "// Bulgarian [bg]" above the
+// locale object it heads).
+func bareHeader(file []mss.Unit, u *mss.Unit) bool {
+	return len(file) > 0 && file[0].StartLine == u.StartLine && u.Kind == segment.KindModule && len(u.Defines) == 0
 }
 
 func cost(u *mss.Unit) int {

@@ -17,7 +17,9 @@ import (
 //   - defines or imports a name the chosen unit uses, or uses a name the
 //     chosen unit defines (a callee, a caller).
 //
-// Anything else is a neighbour by position only, and growth leaves it out.
+// Anything else is a neighbour by position only, and growth leaves it out
+// (but for the unit under a chosen file header that defines nothing,
+// which Grow ties itself; see Options.Tie).
 type Ties struct {
 	// Required maps the id of a unit that covers an unresolved requirement
 	// to that requirement's id.
