@@ -329,7 +329,8 @@ func TestGrowWholeClass(t *testing.T) {
 // TestGrowBareHeader: a chosen file header that defines nothing (a
 // comment and imports) grows into the unit under it, which no tie admits
 // otherwise, and no further; not a header that defines a name, not a
-// unit of that kind further down the file, and not into lines read.
+// unit of that kind further down the file, not into lines read and not
+// past the budget.
 func TestGrowBareHeader(t *testing.T) {
 	kind := func(u mss.Unit, k string, defines ...string) mss.Unit { u.Kind, u.Defines = k, defines; return u }
 	// c.js: a comment and an import (1-2), the locale object (4-36), the
@@ -346,18 +347,21 @@ func TestGrowBareHeader(t *testing.T) {
 		name     string
 		chosen   mss.Unit
 		observed []mss.Span
+		budget   int
 		want     string
 	}{
-		{"a bare header grows into the code under it", c[0], nil, "c.js:1-36"},
-		{"a header that defines a name stays", d[0], nil, "d.js:1-3"},
-		{"a module unit further down stays", c[2], nil, "c.js:38-40"},
-		{"not into lines read", c[0], []mss.Span{{Path: "c.js", StartLine: 10, EndLine: 10}}, "c.js:1-2"},
+		{"a bare header grows into the code under it", c[0], nil, 6144, "c.js:1-36"},
+		{"a header that defines a name stays", d[0], nil, 6144, "d.js:1-3"},
+		{"a module unit further down stays", c[2], nil, 6144, "c.js:38-40"},
+		{"not into lines read", c[0], []mss.Span{{Path: "c.js", StartLine: 10, EndLine: 10}}, 6144, "c.js:1-2"},
+		{"not past the budget", c[0], nil, 60, "c.js:1-2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, trace := Grow([]mss.Unit{tt.chosen}, src, tt.observed, 6144, nil, Options{Tie: none, MaxUnitTokens: 2000})
+			got, trace := Grow([]mss.Unit{tt.chosen}, src, tt.observed, tt.budget, nil, Options{Tie: none, MaxUnitTokens: 2000})
 			if diff := cmp.Diff([]string{tt.want}, ranges(got)); diff != "" {
 				t.Errorf("(-want +got):\n%s\ntrace: %v", diff, trace)
 			}
+			checkDelivered(t, got, tt.budget)
 			grew := got[0].EndLine != tt.chosen.EndLine
 			if grew != (len(trace) == 1 && strings.Contains(trace[0].Reason, "the code under the file's header")) {
 				t.Errorf("trace %v does not say why the header grew", trace)
