@@ -541,12 +541,8 @@ func (o *Observed) Unread(u *Unit) []Span {
 	if u.ID != "" && o.ids[u.ID] {
 		return nil
 	}
-	p, err := CleanPath(u.Path)
-	if err != nil {
-		return nil
-	}
 	var read []Span
-	for _, sp := range o.spans[p] {
+	for _, sp := range o.Spans(u.Path) {
 		if u.StartLine <= sp.EndLine && u.EndLine >= sp.StartLine {
 			read = append(read, sp)
 		}

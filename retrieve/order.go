@@ -292,9 +292,12 @@ func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candi
 			units = append(units, i)
 		}
 	}
-	base := make([]mss.Candidate, len(units))
-	for j, i := range units {
-		base[j] = cands[i]
+	base := cands // the scored candidates: all of them but when there are rests
+	if len(units) < len(cands) {
+		base = make([]mss.Candidate, len(units))
+		for j, i := range units {
+			base[j] = cands[i]
+		}
 	}
 	xs := OrderInputs(base, named)
 	idx := make([]int, len(units))
