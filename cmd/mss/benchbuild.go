@@ -14,6 +14,7 @@ import (
 
 type benchBuildFlags struct {
 	instances, alternatives []string
+	issues                  []string
 	mirrorRoot              string
 	fromHistory             bool
 	repos                   []string
@@ -28,7 +29,7 @@ type benchBuildFlags struct {
 func newBenchBuildCmd() *cobra.Command {
 	var f benchBuildFlags
 	cmd := &cobra.Command{
-		Use:   "build --out DIR (--instances FILE... --mirror-root DIR | --from-history --repo GITDIR...)",
+		Use:   "build --out DIR (--instances FILE... --mirror-root DIR | --from-history --repo GITDIR... [--issues FILE...])",
 		Short: "Make repository-track states and labels from SWE-bench-format instances or a repository's history",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -41,6 +42,7 @@ func newBenchBuildCmd() *cobra.Command {
 	fl.StringVar(&f.mirrorRoot, "mirror-root", "", "directory holding git directories as <owner>+<name>/repo or <owner>+<name>.git")
 	fl.BoolVar(&f.fromHistory, "from-history", false, "mine the fix commits of --repo instead of reading instances")
 	fl.StringArrayVar(&f.repos, "repo", nil, "git directory to mine (repeatable); its name is read from <owner>+<name>/repo or <owner>+<name>.git")
+	fl.StringArrayVar(&f.issues, "issues", nil, "with --from-history: filed issues, a JSON object of instance id (<owner>__<name>-<pull request number>) to issue text, or JSONL of {\"instance_id\", \"problem_statement\"}; mines only the commits that merged their pull requests, with the issues' texts (repeatable)")
 	fl.StringVar(&f.repoName, "repo-name", "", "owner/name of the one --repo, when its directory does not say it")
 	fl.StringVar(&f.rev, "rev", "HEAD", "commit whose first-parent history is mined")
 	fl.StringVar(&f.since, "since", "", "mine only commits after this date (git date syntax, e.g. 2020-01-01)")
@@ -89,6 +91,8 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		return fmt.Errorf("--test-names goes with --from-history")
 	case f.testSnippet && !f.fromHistory:
 		return fmt.Errorf("--test-snippet goes with --from-history")
+	case len(f.issues) > 0 && !f.fromHistory:
+		return fmt.Errorf("--issues goes with --from-history")
 	case f.limit < 0:
 		return fmt.Errorf("--limit %d: want a number of commits, or 0 for all", f.limit)
 	case f.maxGroups < 1:
@@ -124,15 +128,30 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 			}
 			return "", fmt.Errorf("repository %s: not given with --repo", repo)
 		}
+		filed, other, badIssues, err := readIssues(f.issues, names)
+		if err != nil {
+			return err
+		}
+		bad = append(bad, badIssues...)
+		printCounts(stderr, "issues of repositories not given with --repo, left out", other)
 		for _, name := range names {
-			ins, skipped, err := benchbuild.History(ctx, benchbuild.HistoryOptions{
+			o := benchbuild.HistoryOptions{
 				GitDir: dirs[name], Repo: name, Rev: f.rev, Since: f.since, Limit: f.limit, MaxFiles: f.maxFiles, TestNames: f.testNames,
 				TestSnippet: f.testSnippet,
-			})
+			}
+			what := "fix commit"
+			if filed != nil {
+				o.Issues = filed[name]
+				if o.Issues == nil {
+					o.Issues = map[int]benchbuild.IssueText{}
+				}
+				what = "filed issue"
+			}
+			ins, skipped, err := benchbuild.History(ctx, o)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stderr, "%s: %s", name, render.Count(len(ins), "fix commit", ""))
+			fmt.Fprintf(stderr, "%s: %s", name, render.Count(len(ins), what, ""))
 			printCounts(stderr, "; other commits", skipped)
 			read += len(ins)
 			for _, in := range ins {
@@ -181,6 +200,45 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		fmt.Fprintln(stderr, n)
 	}
 	return nil
+}
+
+// readIssues reads the --issues files and sorts the issues by the --repo
+// they belong to (names, owner/name matched without regard to case) and
+// pull request; nil when no file is given. other counts the issues of
+// repositories not given, by repository; a pull request listed twice is a
+// bad record.
+func readIssues(paths, names []string) (filed map[string]map[int]benchbuild.IssueText, other map[string]int, bad []benchbuild.BadRecord, err error) {
+	if len(paths) == 0 {
+		return nil, nil, nil, nil
+	}
+	byLower := map[string]string{}
+	for _, n := range names {
+		byLower[strings.ToLower(n)] = n
+	}
+	filed, other = map[string]map[int]benchbuild.IssueText{}, map[string]int{}
+	for _, p := range paths {
+		issues, badIssues, err := benchbuild.ReadIssueTexts(p)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		bad = append(bad, badIssues...)
+		for _, it := range issues {
+			name, ok := byLower[strings.ToLower(it.Repo)]
+			if !ok {
+				other[it.Repo]++
+				continue
+			}
+			if filed[name] == nil {
+				filed[name] = map[int]benchbuild.IssueText{}
+			}
+			if first, dup := filed[name][it.Pull]; dup {
+				bad = append(bad, benchbuild.BadRecord{Where: it.Where, Err: fmt.Sprintf("field instance_id: %s: pull request %d of %s given before, at %s", it.InstanceID, it.Pull, name, first.Where)})
+				continue
+			}
+			filed[name][it.Pull] = it
+		}
+	}
+	return filed, other, bad, nil
 }
 
 // printCounts prints "label: reason N, reason N" in reason order, or

@@ -96,6 +96,45 @@ func TestBenchBuildHistory(t *testing.T) {
 	}
 }
 
+func TestBenchBuildFiledIssues(t *testing.T) {
+	_, gitDir, _, _ := benchBuildFixture(t)
+	work := t.TempDir()
+	gitAt := func(args ...string) string {
+		return gittest.Run(t, work, append([]string{"--git-dir", gitDir, "--work-tree", work}, args...)...)
+	}
+	gitAt("checkout", "-q", "-f", "main")
+	fixBase := gitAt("rev-parse", "HEAD")
+	benchWrite(t, filepath.Join(work, "tool.py"), "def size(xs):\n    return len(xs or [])\n\n\ndef head(xs):\n    return xs[-1] if xs else None\n")
+	gitAt("add", "-A")
+	gitAt("commit", "-q", "-m", "Take the last element (#5)")
+	dir := t.TempDir()
+	issues := filepath.Join(dir, "issues.json")
+	benchWrite(t, issues, "{\n  \"acme__tool-5\": \"head gives the first element\",\n  \"acme__tool-3\": \"size fails\",\n  \"other__lib-9\": \"elsewhere\",\n  \"acme__tool-5\": \"again\"\n}\n")
+	out := filepath.Join(dir, "out")
+	_, errOut, err := runBench(t, newBenchBuildCmd, "--from-history", "--repo", gitDir, "--issues", issues, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"issues of repositories not given with --repo, left out: other/lib 1\n",
+		"acme/tool: 1 filed issue; other commits: listed issues whose pull request no first-parent commit merged 1, merged no pull request of a listed issue 1\n",
+		"bad record skipped: " + issues + ":5: field instance_id: acme__tool-5: pull request 5 of acme/tool given before, at " + issues + ":2\n",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	states, _ := os.ReadFile(filepath.Join(out, "states.jsonl"))
+	if !strings.Contains(string(states), `"instance_id": "acme__tool-5"`) || !strings.Contains(string(states), `"issue": "head gives the first element"`) ||
+		!strings.Contains(string(states), `"base_commit": "`+fixBase+`"`) {
+		t.Errorf("states:\n%s", states)
+	}
+	if _, _, err := runBench(t, newBenchBuildCmd, "--instances", issues, "--mirror-root", dir, "--issues", issues, "--out", out); err == nil ||
+		!strings.Contains(err.Error(), "--issues goes with --from-history") {
+		t.Errorf("--issues without --from-history: %v", err)
+	}
+}
+
 func TestBenchBuildFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--out", "x"},

@@ -29,6 +29,12 @@ type HistoryOptions struct {
 	// reproduction a reporter pastes into an issue, which a commit message
 	// rarely has.
 	TestSnippet bool
+	// Issues, when given, are the repository's filed issues by the number
+	// of the pull request that fixed each (ReadIssueTexts): only the
+	// commits that merged one of those pull requests are mined, each with
+	// its issue's text and id, whatever their message says and whether or
+	// not they change tests.
+	Issues map[int]IssueText
 }
 
 // SnippetLines is the most lines of a test snippet (HistoryOptions).
@@ -43,6 +49,15 @@ const (
 	// MissingFiles counts files (not commits) of fix commits left out for
 	// a missing git object.
 	MissingFiles = "files of fix commits with a missing git object"
+	// NotListedPull: with HistoryOptions.Issues, a commit that merged no
+	// pull request of a listed issue.
+	NotListedPull = "merged no pull request of a listed issue"
+	// NoSource: with HistoryOptions.Issues, a pull request that changes
+	// no source file.
+	NoSource = "changes no source file"
+	// PullNotFound counts listed issues (not commits) whose pull request
+	// no commit of the first-parent history merged.
+	PullNotFound = "listed issues whose pull request no first-parent commit merged"
 )
 
 var (
@@ -61,7 +76,8 @@ func FixCommit(msg string) bool {
 // fix its diff (a merge's first-parent diff), the issue text the commit
 // message. A fix commit changes source and tests and its message
 // references an issue or says what it fixes. skipped counts the other
-// commits by reason.
+// commits by reason. With o.Issues the commits are those that merged a
+// listed issue's pull request instead (HistoryOptions.Issues).
 func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map[string]int, err error) {
 	rev := o.Rev
 	if rev == "" {
@@ -72,6 +88,9 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 	}
 	if o.MaxFiles == 0 {
 		o.MaxFiles = 50
+	}
+	if o.Issues != nil && len(o.Issues) == 0 {
+		return nil, map[string]int{}, nil // no listed issue to look for
 	}
 	args := []string{"log", "--first-parent", "--no-color", "--format=%H%x00%P%x00%B%x1e"}
 	if o.Since != "" {
@@ -84,6 +103,7 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 	}
 	owner, name, _ := strings.Cut(o.Repo, "/")
 	skipped = map[string]int{}
+	taken := map[int]bool{} // pull requests of o.Issues already mined
 	for _, rec := range bytes.Split(out, []byte("\x1e")) {
 		rec = bytes.TrimLeft(rec, "\n")
 		if len(rec) == 0 {
@@ -97,7 +117,15 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 		if len(parents) == 0 {
 			continue // the root commit has no base
 		}
-		if !FixCommit(msg) {
+		var filed *IssueText
+		if o.Issues != nil {
+			it, ok := o.Issues[pullOf(firstLine(msg))]
+			if !ok || taken[it.Pull] {
+				skipped[NotListedPull]++
+				continue
+			}
+			filed = &it
+		} else if !FixCommit(msg) {
 			skipped[NotReferencing]++
 			continue
 		}
@@ -128,7 +156,11 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 				tests = true
 			}
 		}
-		if !src || !tests {
+		switch {
+		case filed != nil && !src:
+			skipped[NoSource]++
+			continue
+		case filed == nil && (!src || !tests):
 			skipped[NotSourceTest]++
 			continue
 		}
@@ -155,6 +187,11 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 			Patch:      string(patch),
 			Where:      o.GitDir + ":" + sha,
 		}
+		if filed != nil {
+			// The newest commit that merged the pull request is its fix.
+			taken[filed.Pull] = true
+			in.ID, in.Issue, in.Where = filed.InstanceID, filed.Text, filed.Where
+		}
 		if o.TestNames || o.TestSnippet {
 			tests, err := fixTests(ctx, o.GitDir, sha, string(patch))
 			if err != nil {
@@ -170,6 +207,11 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 		ins = append(ins, in)
 		if o.Limit > 0 && len(ins) >= o.Limit {
 			break
+		}
+	}
+	if o.Issues != nil && (o.Limit == 0 || len(ins) < o.Limit) {
+		if n := len(o.Issues) - len(taken); n > 0 {
+			skipped[PullNotFound] = n
 		}
 	}
 	return ins, skipped, nil

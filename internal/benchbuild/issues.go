@@ -1,0 +1,156 @@
+package benchbuild
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// IssueText is an issue filed against a repository, with the number of the
+// pull request that fixed it: the instance id <owner>__<name>-<number>
+// names both.
+type IssueText struct {
+	InstanceID string
+	Repo       string // owner/name
+	Pull       int
+	Text       string
+	Where      string // file:line
+}
+
+// ReadIssueTexts reads filed issues and the pull requests that fixed them:
+// a JSON object mapping instance ids to issue texts, or JSONL (or a JSON
+// array) of {"instance_id", "problem_statement"}. An instance id is
+// <owner>__<name>-<number>, the number that of the pull request. A record
+// that cannot be read is returned in bad, naming the file, the line and
+// the field; the others are read.
+func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	add := func(where, id, text string) {
+		it, e := parseIssueID(id)
+		if e != nil {
+			bad = append(bad, BadRecord{where, e.Error()})
+			return
+		}
+		if strings.TrimSpace(text) == "" {
+			bad = append(bad, BadRecord{where, "field problem_statement: empty"})
+			return
+		}
+		it.Text, it.Where = text, where
+		issues = append(issues, it)
+	}
+	if m, ok := issueMap(path, data); ok {
+		for _, e := range m {
+			if e.err != "" {
+				bad = append(bad, BadRecord{e.where, e.err})
+				continue
+			}
+			add(e.where, e.id, e.text)
+		}
+		return issues, bad, nil
+	}
+	err = eachRecord(path, func(where string, raw json.RawMessage) {
+		var m map[string]json.RawMessage
+		if e := json.Unmarshal(raw, &m); e != nil {
+			bad = append(bad, BadRecord{where, "not a JSON object"})
+			return
+		}
+		id, e := str(m, "instance_id", true)
+		if e != nil {
+			bad = append(bad, BadRecord{where, e.Error()})
+			return
+		}
+		text, e := str(m, "problem_statement", true)
+		if e != nil {
+			bad = append(bad, BadRecord{where, e.Error()})
+			return
+		}
+		add(where, id, text)
+	}, func(where string, e error) { bad = append(bad, BadRecord{where, e.Error()}) })
+	return issues, bad, err
+}
+
+type issueEntry struct{ where, id, text, err string }
+
+// issueMap reads data as one JSON object of instance id → issue text, each
+// entry with the line of its key; ok is false when the file is not one
+// such object (a JSONL file of one record has an "instance_id" key).
+func issueMap(path string, data []byte) (entries []issueEntry, ok bool) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, false
+	}
+	var whole map[string]json.RawMessage
+	if json.Unmarshal(trimmed, &whole) != nil {
+		return nil, false
+	}
+	if _, record := whole["instance_id"]; record {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, false
+	}
+	lineOf := func(off int64) int { return bytes.Count(data[:off], []byte("\n")) + 1 }
+	for dec.More() {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := tok.(string)
+		start := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n,")))
+		where := fmt.Sprintf("%s:%d", path, lineOf(start))
+		var text string
+		if err := dec.Decode(&text); err != nil {
+			// The decoder has read the whole value; the next key follows.
+			entries = append(entries, issueEntry{where: where, err: fmt.Sprintf("field %s: not a string", key)})
+			continue
+		}
+		entries = append(entries, issueEntry{where: where, id: key, text: text})
+	}
+	return entries, true
+}
+
+var issueIDPattern = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*?)__([A-Za-z0-9_.-]+)-([0-9]+)$`)
+
+func parseIssueID(id string) (IssueText, error) {
+	m := issueIDPattern.FindStringSubmatch(id)
+	if m == nil || strings.Contains(id, "..") {
+		return IssueText{}, fmt.Errorf("field instance_id: %q is not <owner>__<name>-<pull request number>", id)
+	}
+	n, err := strconv.Atoi(m[3])
+	if err != nil || n <= 0 {
+		return IssueText{}, fmt.Errorf("field instance_id: %q: the pull request number is not a positive number", id)
+	}
+	return IssueText{InstanceID: id, Repo: m[1] + "/" + m[2], Pull: n}, nil
+}
+
+var (
+	squashPull = regexp.MustCompile(`\(#([0-9]+)\)\s*$`)
+	mergePull  = regexp.MustCompile(`^Merge pull request #([0-9]+)\b`)
+)
+
+// pullOf is the pull request a commit's subject says it merged: "Merge
+// pull request #N" (a merge commit), or "(#N)" ending the subject (a
+// squashed or rebased pull request); 0 when it says none.
+func pullOf(subject string) int {
+	m := mergePull.FindStringSubmatch(subject)
+	if m == nil {
+		m = squashPull.FindStringSubmatch(subject)
+	}
+	if m == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0
+	}
+	return n
+}
