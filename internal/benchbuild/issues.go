@@ -32,14 +32,15 @@ func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error
 	if err != nil {
 		return nil, nil, err
 	}
-	add := func(where, id, text string) {
+	// add takes one issue; field names its text's field, for messages.
+	add := func(where, id, field, text string) {
 		it, e := parseIssueID(id)
 		if e != nil {
 			bad = append(bad, BadRecord{where, e.Error()})
 			return
 		}
 		if strings.TrimSpace(text) == "" {
-			bad = append(bad, BadRecord{where, "field problem_statement: empty"})
+			bad = append(bad, BadRecord{where, "field " + field + ": empty"})
 			return
 		}
 		it.Text, it.Where = text, where
@@ -51,7 +52,7 @@ func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error
 				bad = append(bad, BadRecord{e.where, e.err})
 				continue
 			}
-			add(e.where, e.id, e.text)
+			add(e.where, e.id, e.id, e.text)
 		}
 		return issues, bad, nil
 	}
@@ -71,7 +72,7 @@ func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error
 			bad = append(bad, BadRecord{where, e.Error()})
 			return
 		}
-		add(where, id, text)
+		add(where, id, "problem_statement", text)
 	}, func(where string, e error) { bad = append(bad, BadRecord{where, e.Error()}) })
 	return issues, bad, err
 }

@@ -11,7 +11,7 @@ import (
 func TestReadIssueTexts(t *testing.T) {
 	dir := t.TempDir()
 	obj := filepath.Join(dir, "issues.json")
-	write(t, obj, "{\n  \"acme__calc-12\": \"sub is wrong\\nIt negates.\",\n  \"acme__calc-x\": \"no number\",\n  \"acme__calc-14\": 3,\n  \"other__lib.rs-7\": \"elsewhere\"\n}\n")
+	write(t, obj, "{\n  \"acme__calc-12\": \"sub is wrong\\nIt negates.\",\n  \"acme__calc-x\": \"no number\",\n  \"acme__calc-14\": 3,\n  \"other__lib.rs-7\": \"elsewhere\",\n  \"acme__calc-16\": \" \"\n}\n")
 	issues, bad, err := ReadIssueTexts(obj)
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +26,7 @@ func TestReadIssueTexts(t *testing.T) {
 	wantBad := []BadRecord{
 		{obj + ":3", `field instance_id: "acme__calc-x" is not <owner>__<name>-<pull request number>`},
 		{obj + ":4", "field acme__calc-14: not a string"},
+		{obj + ":6", "field acme__calc-16: empty"},
 	}
 	if !reflect.DeepEqual(bad, wantBad) {
 		t.Errorf("bad:\n got %v\nwant %v", bad, wantBad)
@@ -122,4 +123,36 @@ func TestHistoryFiledIssues(t *testing.T) {
 	if err != nil || len(mined) != 1 || !strings.HasPrefix(mined[0].Issue, "Fix #30") {
 		t.Errorf("mined: %+v %v", mined, err)
 	}
+}
+
+// FuzzReadIssueTexts: whatever the file holds, reading it does not panic,
+// every issue read names its repository and a pull request and has text,
+// and every bad record names the file.
+func FuzzReadIssueTexts(f *testing.F) {
+	f.Add([]byte("{\n  \"acme__calc-12\": \"sub is wrong\",\n  \"x\": 3\n}\n"))
+	f.Add([]byte(`{"instance_id": "acme__calc-12", "problem_statement": "sub is wrong"}` + "\n{\"instance_id\": \"a__b-x\"}\nnot json\n"))
+	f.Add([]byte(`[{"instance_id": "acme__calc-12", "problem_statement": "t"}, 3]`))
+	f.Add([]byte("{\"a__b-1\": \"t\", \"a__b-1\": \"u\"}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "issues.json")
+		write(t, path, string(data))
+		issues, bad, err := ReadIssueTexts(path)
+		if err != nil {
+			return
+		}
+		for _, it := range issues {
+			owner, name, ok := strings.Cut(it.Repo, "/")
+			if !ok || owner == "" || name == "" || it.Pull <= 0 || strings.TrimSpace(it.Text) == "" || !strings.HasPrefix(it.Where, path+":") {
+				t.Fatalf("issue read wrongly: %+v", it)
+			}
+			if got, err := parseIssueID(it.InstanceID); err != nil || got.Repo != it.Repo || got.Pull != it.Pull {
+				t.Fatalf("id %q does not name %s #%d: %+v %v", it.InstanceID, it.Repo, it.Pull, got, err)
+			}
+		}
+		for _, b := range bad {
+			if !strings.HasPrefix(b.Where, path+":") || b.Err == "" {
+				t.Fatalf("bad record without its place or reason: %+v", b)
+			}
+		}
+	})
 }
