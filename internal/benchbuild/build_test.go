@@ -492,16 +492,20 @@ func (fx *fixture) diffRaw(t *testing.T, name, a, b string) string {
 	return string(out)
 }
 
+// commit writes files into the work tree on main and commits them.
+func (fx *fixture) commit(t *testing.T, msg string, files map[string]string) {
+	t.Helper()
+	git(t, fx.work, "checkout", "-q", "-f", "main")
+	for p, c := range files {
+		write(t, filepath.Join(fx.work, p), c)
+	}
+	git(t, fx.work, "add", "-A")
+	git(t, fx.work, "commit", "-q", "-m", msg)
+}
+
 func TestHistory(t *testing.T) {
 	fx := newFixture(t)
-	commit := func(msg string, files map[string]string) {
-		for p, c := range files {
-			write(t, filepath.Join(fx.work, p), c)
-		}
-		git(t, fx.work, "add", "-A")
-		git(t, fx.work, "commit", "-q", "-m", msg)
-	}
-	git(t, fx.work, "checkout", "-q", "-f", "main")
+	commit := func(msg string, files map[string]string) { fx.commit(t, msg, files) }
 	commit("Fix #12: sub swapped its operands\n\nThe result was negated.", map[string]string{
 		"calc.py":            strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1),
 		"tests/test_calc.py": "def test_sub():\n    assert sub(1, 2) == 1\n",

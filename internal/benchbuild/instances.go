@@ -39,17 +39,7 @@ func ReadInstances(path string) (ins []Instance, bad []BadRecord, err error) {
 // {"instance_id", "patch"} (SWE-bench predictions' "model_patch" is
 // accepted too).
 func ReadAlternatives(path string) (alts []Alternative, bad []BadRecord, err error) {
-	err = eachRecord(path, func(where string, raw json.RawMessage) {
-		var m map[string]json.RawMessage
-		if e := json.Unmarshal(raw, &m); e != nil {
-			bad = append(bad, BadRecord{where, "not a JSON object"})
-			return
-		}
-		id, e := str(m, "instance_id", true)
-		if e != nil {
-			bad = append(bad, BadRecord{where, e.Error()})
-			return
-		}
+	err = eachIDRecord(path, func(where, id string, m map[string]json.RawMessage) error {
 		field := "patch"
 		if _, ok := m["patch"]; !ok {
 			if _, ok := m["model_patch"]; ok {
@@ -58,12 +48,32 @@ func ReadAlternatives(path string) (alts []Alternative, bad []BadRecord, err err
 		}
 		p, e := str(m, field, true)
 		if e != nil {
-			bad = append(bad, BadRecord{where, e.Error()})
-			return
+			return e
 		}
 		alts = append(alts, Alternative{InstanceID: id, Patch: p, Where: where})
-	}, func(where string, e error) { bad = append(bad, BadRecord{where, e.Error()}) })
+		return nil
+	}, func(r BadRecord) { bad = append(bad, r) })
 	return alts, bad, err
+}
+
+// eachIDRecord calls fn for each JSON object of a JSONL file (or a JSON
+// array) with its "instance_id"; a record that is not an object, has no
+// id, or that fn refuses goes to onBad with its place.
+func eachIDRecord(path string, fn func(where, id string, m map[string]json.RawMessage) error, onBad func(BadRecord)) error {
+	return eachRecord(path, func(where string, raw json.RawMessage) {
+		var m map[string]json.RawMessage
+		if e := json.Unmarshal(raw, &m); e != nil {
+			onBad(BadRecord{where, "not a JSON object"})
+			return
+		}
+		id, e := str(m, "instance_id", true)
+		if e == nil {
+			e = fn(where, id, m)
+		}
+		if e != nil {
+			onBad(BadRecord{where, e.Error()})
+		}
+	}, func(where string, e error) { onBad(BadRecord{where, e.Error()}) })
 }
 
 // eachRecord calls fn for each JSON value of a JSONL file or each element

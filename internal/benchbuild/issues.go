@@ -56,24 +56,14 @@ func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error
 		}
 		return issues, bad, nil
 	}
-	err = eachRecord(path, func(where string, raw json.RawMessage) {
-		var m map[string]json.RawMessage
-		if e := json.Unmarshal(raw, &m); e != nil {
-			bad = append(bad, BadRecord{where, "not a JSON object"})
-			return
-		}
-		id, e := str(m, "instance_id", true)
-		if e != nil {
-			bad = append(bad, BadRecord{where, e.Error()})
-			return
-		}
+	err = eachIDRecord(path, func(where, id string, m map[string]json.RawMessage) error {
 		text, e := str(m, "problem_statement", true)
 		if e != nil {
-			bad = append(bad, BadRecord{where, e.Error()})
-			return
+			return e
 		}
 		add(where, id, "problem_statement", text)
-	}, func(where string, e error) { bad = append(bad, BadRecord{where, e.Error()}) })
+		return nil
+	}, func(r BadRecord) { bad = append(bad, r) })
 	return issues, bad, err
 }
 

@@ -78,14 +78,7 @@ func TestPullOf(t *testing.T) {
 
 func TestHistoryFiledIssues(t *testing.T) {
 	fx := newFixture(t)
-	commit := func(msg string, files map[string]string) {
-		for p, c := range files {
-			write(t, filepath.Join(fx.work, p), c)
-		}
-		git(t, fx.work, "add", "-A")
-		git(t, fx.work, "commit", "-q", "-m", msg)
-	}
-	git(t, fx.work, "checkout", "-q", "-f", "main")
+	commit := func(msg string, files map[string]string) { fx.commit(t, msg, files) }
 	// Pull request 12 changes source and no test, and says nothing of a fix.
 	commit("Make sub right (#12)", map[string]string{
 		"calc.py": strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1),
