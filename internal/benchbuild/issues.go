@@ -125,21 +125,26 @@ func parseIssueID(id string) (IssueText, error) {
 
 var (
 	squashPull = regexp.MustCompile(`\(#([0-9]+)\)\s*$`)
-	mergePull  = regexp.MustCompile(`^Merge pull request #([0-9]+)\b`)
+	// A merge commit of one pull request: GitHub's, bors's (one pull
+	// request; a batch "Merge #1 #2" mixes several fixes and names none),
+	// and homu's.
+	mergePull = regexp.MustCompile(`^(?:Merge pull request #([0-9]+)\b|Merge #([0-9]+)\s*$|Auto merge of #([0-9]+)\b)`)
 )
 
-// pullOf is the pull request a commit's subject says it merged: "Merge
-// pull request #N" (a merge commit), or "(#N)" ending the subject (a
-// squashed or rebased pull request); 0 when it says none.
+// pullOf is the pull request a commit's subject says it merged: a merge
+// commit's "Merge pull request #N", "Merge #N" or "Auto merge of #N", or
+// "(#N)" ending the subject (a squashed or rebased pull request); 0 when
+// it says none.
 func pullOf(subject string) int {
-	m := mergePull.FindStringSubmatch(subject)
-	if m == nil {
-		m = squashPull.FindStringSubmatch(subject)
-	}
-	if m == nil {
+	var num string
+	if m := mergePull.FindStringSubmatch(subject); m != nil {
+		num = m[1] + m[2] + m[3]
+	} else if m := squashPull.FindStringSubmatch(subject); m != nil {
+		num = m[1]
+	} else {
 		return 0
 	}
-	n, err := strconv.Atoi(m[1])
+	n, err := strconv.Atoi(num)
 	if err != nil {
 		return 0
 	}

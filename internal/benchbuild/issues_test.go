@@ -69,6 +69,9 @@ func TestPullOf(t *testing.T) {
 		"Fix sub, see #12":                        0,
 		"Fix sub (#12) and more":                  0,
 		"Merged pull request #14":                 0,
+		"Merge #2008":                             2008,
+		"Merge #348 #349":                         0,
+		"Auto merge of #77 - someone:fix, r=me":   77,
 	} {
 		if got := pullOf(subject); got != want {
 			t.Errorf("pullOf(%q) = %d, want %d", subject, got, want)
