@@ -141,11 +141,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 			}
 			what := "fix commit"
 			if filed != nil {
-				o.Issues = filed[name]
-				if o.Issues == nil {
-					o.Issues = map[int]benchbuild.IssueText{}
-				}
-				what = "filed issue"
+				o.Issues, what = filed[name], "filed issue"
 			}
 			ins, skipped, err := benchbuild.History(ctx, o)
 			if err != nil {
@@ -204,9 +200,9 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 
 // readIssues reads the --issues files and sorts the issues by the --repo
 // they belong to (names, owner/name matched without regard to case) and
-// pull request; nil when no file is given. other counts the issues of
-// repositories not given, by repository; a pull request listed twice is a
-// bad record.
+// pull request, every --repo with its map, empty or not; nil when no file
+// is given. other counts the issues of repositories not given, by
+// repository; a pull request listed twice is a bad record.
 func readIssues(paths, names []string) (filed map[string]map[int]benchbuild.IssueText, other map[string]int, bad []benchbuild.BadRecord, err error) {
 	if len(paths) == 0 {
 		return nil, nil, nil, nil
@@ -216,6 +212,9 @@ func readIssues(paths, names []string) (filed map[string]map[int]benchbuild.Issu
 		byLower[strings.ToLower(n)] = n
 	}
 	filed, other = map[string]map[int]benchbuild.IssueText{}, map[string]int{}
+	for _, n := range names {
+		filed[n] = map[int]benchbuild.IssueText{}
+	}
 	for _, p := range paths {
 		issues, badIssues, err := benchbuild.ReadIssueTexts(p)
 		if err != nil {
@@ -227,9 +226,6 @@ func readIssues(paths, names []string) (filed map[string]map[int]benchbuild.Issu
 			if !ok {
 				other[it.Repo]++
 				continue
-			}
-			if filed[name] == nil {
-				filed[name] = map[int]benchbuild.IssueText{}
 			}
 			if first, dup := filed[name][it.Pull]; dup {
 				bad = append(bad, benchbuild.BadRecord{Where: it.Where, Err: fmt.Sprintf("field instance_id: %s: pull request %d of %s given before, at %s", it.InstanceID, it.Pull, name, first.Where)})

@@ -86,7 +86,7 @@ func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad f
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		lineOf := func(off int64) int { return bytes.Count(data[:off], []byte("\n")) + 1 }
+		lineAt := lineFinder(data)
 		dec := json.NewDecoder(bytes.NewReader(data))
 		if _, err := dec.Token(); err != nil {
 			return fmt.Errorf("%s:1: %v", path, err)
@@ -95,11 +95,9 @@ func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad f
 			off := dec.InputOffset()
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return fmt.Errorf("%s:%d: %v", path, lineOf(off), err)
+				return fmt.Errorf("%s:%d: %v", path, lineAt(off), err)
 			}
-			// The element starts after the separator and blanks.
-			start := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n,")))
-			fn(fmt.Sprintf("%s:%d", path, lineOf(start)), raw)
+			fn(fmt.Sprintf("%s:%d", path, lineAt(off)), raw)
 		}
 		return nil
 	}
@@ -118,6 +116,21 @@ func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad f
 		fn(where, json.RawMessage(line))
 	}
 	return nil
+}
+
+// lineFinder gives, for offsets into data that do not decrease (a JSON
+// decoder's InputOffset before each element), the 1-based line of the
+// element there: the first byte past the separator and blanks. It counts
+// the lines between one offset and the next once.
+func lineFinder(data []byte) func(off int64) int {
+	var at int64
+	line := 1
+	return func(off int64) int {
+		off += int64(len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n,")))
+		line += bytes.Count(data[at:off], []byte("\n"))
+		at = off
+		return line
+	}
 }
 
 func parseInstance(raw json.RawMessage) (Instance, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -70,25 +71,19 @@ func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error
 type issueEntry struct{ where, id, text, err string }
 
 // issueMap reads data as one JSON object of instance id → issue text, each
-// entry with the line of its key; ok is false when the file is not one
-// such object (a JSONL file of one record has an "instance_id" key).
+// entry with the line of its key, in one pass; ok is false when the file
+// is not one such object (a JSONL record has an "instance_id" key, a
+// JSONL file more than one value).
 func issueMap(path string, data []byte) (entries []issueEntry, ok bool) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, false
-	}
-	var whole map[string]json.RawMessage
-	if json.Unmarshal(trimmed, &whole) != nil {
-		return nil, false
-	}
-	if _, record := whole["instance_id"]; record {
 		return nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil { // {
 		return nil, false
 	}
-	lineOf := func(off int64) int { return bytes.Count(data[:off], []byte("\n")) + 1 }
+	lineAt := lineFinder(data)
 	for dec.More() {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
@@ -96,15 +91,27 @@ func issueMap(path string, data []byte) (entries []issueEntry, ok bool) {
 			return nil, false
 		}
 		key, _ := tok.(string)
-		start := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n,")))
-		where := fmt.Sprintf("%s:%d", path, lineOf(start))
+		if key == "instance_id" {
+			return nil, false
+		}
+		where := fmt.Sprintf("%s:%d", path, lineAt(off))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
 		var text string
-		if err := dec.Decode(&text); err != nil {
-			// The decoder has read the whole value; the next key follows.
+		if json.Unmarshal(raw, &text) != nil {
 			entries = append(entries, issueEntry{where: where, err: fmt.Sprintf("field %s: not a string", key)})
 			continue
 		}
 		entries = append(entries, issueEntry{where: where, id: key, text: text})
+	}
+	// The closing brace, and nothing after it.
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
 	}
 	return entries, true
 }
