@@ -62,38 +62,38 @@ type OrderModel struct {
 }
 
 // LearnedOrder is the order model fitted by `mss bench tune --fit-order`
-// on the training split (959 states of 18 repositories in none of the
+// on the training sample (1,877 states of 34 repositories in none of the
 // benchmark splits, each state twice: its issue the fix commit's message,
 // and that message with the test the fix adds; docs/bench.md), and the
 // default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.76287, Weights: []float64{
-	1.42498,   // rrf:lexical
-	-0.483532, // raw:lexical
-	0.347785,  // rrf:entity
-	-0.548279, // raw:entity
-	0.974483,  // rrf:semantic
-	0.0173521, // raw:semantic
-	-0.186042, // rrf:structural
-	1.29212,   // raw:structural
-	3.26653,   // rrf:history
-	-0.622615, // raw:history
-	-0.105898, // rrf:recency
-	0.694962,  // raw:recency
-	1.81039,   // fused
-	-0.2433,   // position
-	0.234756,  // prior
-	3.41123,   // log_tokens
-	0.38896,   // kind:function
-	0.470426,  // kind:method
-	-0.144285, // kind:class
-	-0.209389, // kind:type
-	0.318607,  // kind:module
-	-4.64956,  // kind:window
-	0.433021,  // kind:value
-	-4.25163,  // test
-	0.904464,  // named
-	-0.226272, // path_named
-	1.71057,   // raw:title
+var LearnedOrder = &OrderModel{Bias: -4.67789, Weights: []float64{
+	1.0927,     // rrf:lexical
+	-0.314501,  // raw:lexical
+	0.213388,   // rrf:entity
+	-0.616428,  // raw:entity
+	0.560573,   // rrf:semantic
+	0.0549163,  // raw:semantic
+	0.208969,   // rrf:structural
+	0.877198,   // raw:structural
+	3.01982,    // rrf:history
+	-0.201495,  // raw:history
+	-0.120343,  // rrf:recency
+	0.648964,   // raw:recency
+	1.57944,    // fused
+	0.010859,   // position
+	0.444004,   // prior
+	3.08916,    // log_tokens
+	0.213945,   // kind:function
+	0.326165,   // kind:method
+	-0.279173,  // kind:class
+	-0.0682437, // kind:type
+	0.318935,   // kind:module
+	-4.70378,   // kind:window
+	0.864495,   // kind:value
+	-3.57428,   // test
+	1.28022,    // named
+	0.0188732,  // path_named
+	2.04834,    // raw:title
 }}
 
 // Fused is the order model that keeps the fused order (Options.Order).
