@@ -334,3 +334,69 @@ func lexImports(text, lang string) []string {
 	}
 	return out
 }
+
+// CommentShare is the share of a unit's text, in bytes other than white
+// space, that is comment: line and block comments, and in Python the
+// triple-quoted strings that open a statement (docstrings); in the C
+// family a line opening with "* " or "*/" is a block comment's. 0 for a
+// language the lexer does not know, or an empty text.
+func CommentShare(text, lang string) float64 {
+	if _, ok := keywords[lang]; !ok {
+		return 0
+	}
+	fam := familyC
+	if lang == "python" {
+		fam = familyPython
+	}
+	var total, comment int
+	count := func(s string, isComment bool) {
+		for k := 0; k < len(s); k++ {
+			if c := s[k]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				total++
+				if isComment {
+					comment++
+				}
+			}
+		}
+	}
+	n := len(text)
+	lineStart := true // only white space since the last newline
+	for i := 0; i < n; {
+		c := text[i]
+		j := i + 1
+		isComment := false
+		switch {
+		case fam == familyPython && c == '#',
+			fam == familyC && c == '/' && i+1 < n && text[i+1] == '/':
+			j, isComment = skipLine(text, i), true
+		case fam == familyC && lineStart && c == '*' && (i+1 == n || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' || text[i+1] == '/'):
+			// A block comment's continuation line (" * text", " */"): a
+			// unit cut from inside a long doc comment opens with them.
+			j, isComment = skipLine(text, i), true
+		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '*':
+			j, isComment = n, true
+			if e := strings.Index(text[i+2:], "*/"); e >= 0 {
+				j = i + e + 4
+			}
+		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
+			j = skipString(text, i, fam)
+			isComment = fam == familyPython && lineStart && i+2 < n && text[i+1] == c && text[i+2] == c
+		case isIdentPart(c):
+			for j < n && isIdentPart(text[j]) {
+				j++
+			}
+		}
+		count(text[i:j], isComment)
+		switch {
+		case j > i && text[j-1] == '\n':
+			lineStart = true
+		case c != ' ' && c != '\t' && c != '\r':
+			lineStart = c == '\n'
+		}
+		i = j
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(comment) / float64(total)
+}
