@@ -6,12 +6,14 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // The learned order (Options.Order; the default without an embedding
 // view). Fusion adds the views' reciprocal ranks; it cannot see how
 // strongly a view matched, what kind of unit a candidate is, how large,
-// whether the state names it, or how well it matches the issue's title.
+// whether the state names it, how well it matches the issue's title, or
+// how much of it is comment (segment.CommentShare).
 // A logistic model over
 // those facts of each fused candidate, fitted on labelled states of
 // repositories in none of the benchmark splits (FitOrder; `mss bench tune
@@ -41,7 +43,7 @@ func orderFeatureNames() []string {
 	for _, k := range orderKinds {
 		out = append(out, "kind:"+k)
 	}
-	return append(out, "test", "named", "path_named", "raw:title")
+	return append(out, "test", "named", "path_named", "raw:title", "comment")
 }
 
 // SignalFused is the signal that keeps a candidate's fused score once the
@@ -66,34 +68,35 @@ type OrderModel struct {
 // benchmark splits, each state twice: its issue the fix commit's message,
 // and that message with the test the fix adds; docs/bench.md), and the
 // default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.67789, Weights: []float64{
-	1.0927,     // rrf:lexical
-	-0.314501,  // raw:lexical
-	0.213388,   // rrf:entity
-	-0.616428,  // raw:entity
-	0.560573,   // rrf:semantic
-	0.0549163,  // raw:semantic
-	0.208969,   // rrf:structural
-	0.877198,   // raw:structural
-	3.01982,    // rrf:history
-	-0.201495,  // raw:history
-	-0.120343,  // rrf:recency
-	0.648964,   // raw:recency
-	1.57944,    // fused
-	0.010859,   // position
-	0.444004,   // prior
-	3.08916,    // log_tokens
-	0.213945,   // kind:function
-	0.326165,   // kind:method
-	-0.279173,  // kind:class
-	-0.0682437, // kind:type
-	0.318935,   // kind:module
-	-4.70378,   // kind:window
-	0.864495,   // kind:value
-	-3.57428,   // test
-	1.28022,    // named
-	0.0188732,  // path_named
-	2.04834,    // raw:title
+var LearnedOrder = &OrderModel{Bias: -4.95746, Weights: []float64{
+	1.04313,     // rrf:lexical
+	-0.175625,   // raw:lexical
+	0.155622,    // rrf:entity
+	-0.611027,   // raw:entity
+	0.753259,    // rrf:semantic
+	0.356742,    // raw:semantic
+	0.0672784,   // rrf:structural
+	0.809882,    // raw:structural
+	2.6987,      // rrf:history
+	-0.148823,   // raw:history
+	-0.00538174, // rrf:recency
+	0.596829,    // raw:recency
+	1.54043,     // fused
+	0.136504,    // position
+	0.628983,    // prior
+	3.83566,     // log_tokens
+	0.171142,    // kind:function
+	0.352737,    // kind:method
+	0.0124508,   // kind:class
+	0.394088,    // kind:type
+	0.353693,    // kind:module
+	-5.27818,    // kind:window
+	0.450048,    // kind:value
+	-3.8805,     // test
+	1.40779,     // named
+	0.0159616,   // path_named
+	1.98406,     // raw:title
+	-1.69436,    // comment
 }}
 
 // Fused is the order model that keeps the fused order (Options.Order).
@@ -188,7 +191,7 @@ func OrderInputs(cands []mss.Candidate, m *Mentions) [][]float64 {
 		if maxTitle > 0 {
 			title = c.Signals[SignalTitle] / maxTitle
 		}
-		out[i] = append(x, boolFeature(pathNamed(c.Unit.Path, paths)), title)
+		out[i] = append(x, boolFeature(pathNamed(c.Unit.Path, paths)), title, segment.CommentShare(c.Unit.Content, c.Unit.Language))
 	}
 	return out
 }

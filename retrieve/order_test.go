@@ -280,3 +280,27 @@ func TestDefaultOrder(t *testing.T) {
 		t.Errorf("Fused reorders:\n%s", diff)
 	}
 }
+
+// TestOrderComment: the comment feature is the share of a unit that is
+// comment, and the shipped order puts a unit of doc comment alone below
+// code that matched the views alike.
+func TestOrderComment(t *testing.T) {
+	sig := map[string]float64{SignalPrior: 1, signalRRF + ViewLexical: 1 / (RRFK + 1), ViewLexical: 5}
+	cands := []mss.Candidate{
+		{Unit: mss.Unit{ID: "doc", Path: "A.java", Kind: "method", Language: "java", Tokens: 40,
+			Content: " * Parses a date.\n * @param s the text\n */\n"}, Score: 1, Signals: sig},
+		{Unit: mss.Unit{ID: "code", Path: "A.java", Kind: "method", Language: "java", Tokens: 40,
+			Content: "Date parse(String s) {\n  return null; // none yet\n}\n"}, Score: 1, Signals: sig},
+	}
+	k := slices.Index(OrderFeatures, "comment")
+	x := OrderInputs(cands, nil)
+	if x[0][k] != 1 || x[1][k] <= 0 || x[1][k] >= 0.5 {
+		t.Fatalf("comment features %v, %v; want 1 and a small share", x[0][k], x[1][k])
+	}
+	if LearnedOrder.Weights[k] >= 0 {
+		t.Fatalf("comment weight %v; want negative", LearnedOrder.Weights[k])
+	}
+	if got := LearnedOrder.Reorder(cands, nil); got[0].Unit.ID != "code" {
+		t.Errorf("order %s, %s; want the code first", got[0].Unit.ID, got[1].Unit.ID)
+	}
+}
