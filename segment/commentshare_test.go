@@ -2,6 +2,7 @@ package segment
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -25,4 +26,33 @@ func TestCommentShare(t *testing.T) {
 			t.Errorf("CommentShare(%q, %s) = %v, want %v", c.text, c.lang, got, c.want)
 		}
 	}
+}
+
+// FuzzCommentShare: a share is between 0 and 1, a text without a
+// character that can open a comment or a string has none, and a whole
+// comment line put before a text never lowers its share (the text after
+// it reads as it did at the start).
+func FuzzCommentShare(f *testing.F) {
+	f.Add("// abcd\nxy := 1\n")
+	f.Add("def f():\n    \"\"\"ab\"\"\"\n    return 1\n")
+	f.Add(" * <h3>a</h3>\n *   b\n */\nint x;\n")
+	f.Add("let a = '/'; /* c */ x\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, lang := range []string{"python", "go", "rust", "java", "c", "javascript"} {
+			s := CommentShare(text, lang)
+			if s < 0 || s > 1 || math.IsNaN(s) {
+				t.Fatalf("CommentShare(%q, %s) = %v, not a share", text, lang, s)
+			}
+			if !strings.ContainsAny(text, "/#*\"'`") && s != 0 {
+				t.Fatalf("CommentShare(%q, %s) = %v; want 0 without a comment or a string", text, lang, s)
+			}
+			line := "// c\n"
+			if lang == "python" {
+				line = "# c\n"
+			}
+			if p := CommentShare(line+text, lang); p < s {
+				t.Fatalf("CommentShare(%q, %s) = %v, below %v without the comment line", line+text, lang, p, s)
+			}
+		}
+	})
 }
