@@ -190,9 +190,10 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	spent := 0
 	// pick gives the candidate of the largest gain next to chosen among
 	// those that fit room tokens and overlap no chosen unit (-1: none),
-	// with its relevance, the requirements it newly covers and the chosen
-	// or read unit it is a companion of (-1: none).
-	pick := func(chosen []int, room int) (best int, bestGain, bestRel float64, bestCovers []int, bestComp int) {
+	// with its relevance, the requirements it newly covers, the chosen
+	// or read unit it is a companion of (-1: none) and the terms of its
+	// gain.
+	pick := func(chosen []int, room int) (best int, bestGain, bestRel float64, bestCovers []int, bestComp int, bestTerms gainTerms) {
 		best, bestComp = -1, -1
 		for _, i := range pool {
 			cand := &marked[i]
@@ -202,11 +203,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				continue
 			}
 			rel := cand.Score / top
-			gain := c.RelevanceWeight * rel
+			t := gainTerms{relevance: c.RelevanceWeight * rel, size: 1}
+			gain := t.relevance
 			var cov []int
 			for _, r := range coveredBy[i] {
 				if !covered[r] {
-					gain += c.CoverageWeight * reqs[r].Weight * (0.5 + 0.5*rel)
+					v := c.CoverageWeight * reqs[r].Weight * (0.5 + 0.5*rel)
+					gain += v
+					t.coverage += v
 					cov = append(cov, r)
 				}
 			}
@@ -217,17 +221,20 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if c.CompanionWeight > 0 {
 				comp := 0.0
 				for _, j := range chosen {
-					if v := related(&marked[j].Unit, u, defs) * marked[j].Score / top; v > comp {
-						comp, compOf = v, j
+					w, why := tie(&marked[j].Unit, u, defs)
+					if v := w * marked[j].Score / top; v > comp {
+						comp, compOf, t.tie = v, j, why
 					}
 				}
 				// What the agent read is the surest edit site of all.
 				for _, j := range observed {
-					if v := related(&marked[j].Unit, u, defs) * c.ObservedCompanion; v > comp {
-						comp, compOf = v, j
+					w, why := tie(&marked[j].Unit, u, defs)
+					if v := w * c.ObservedCompanion; v > comp {
+						comp, compOf, t.tie = v, j, why
 					}
 				}
-				gain += c.CompanionWeight * comp * rel
+				t.companion = c.CompanionWeight * comp * rel
+				gain += t.companion
 			}
 			// A declaration and its definition (a C or C++ header and its
 			// source, an interface or trait method and its implementation)
@@ -235,26 +242,30 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if c.PairWeight > 0 {
 				for _, j := range chosen {
 					if pairs(&marked[j].Unit, u, defs) {
-						gain += c.PairWeight * marked[j].Score / top
+						t.pair = c.PairWeight * marked[j].Score / top
+						gain += t.pair
 						if compOf < 0 {
 							compOf = j
+							t.tie = pairWhy(u)
 						}
 						break
 					}
 				}
 			}
 			if cost > soft {
-				gain *= math.Sqrt(float64(soft) / float64(cost))
+				t.size = math.Sqrt(float64(soft) / float64(cost))
+				gain *= t.size
 			}
-			gain *= math.Pow(c.SameFileFactor, float64(perFile[u.Path]))
+			t.sameFile = math.Pow(c.SameFileFactor, float64(perFile[u.Path]))
+			gain *= t.sameFile
 			if best < 0 || gain > bestGain {
-				best, bestGain, bestRel, bestCovers, bestComp = i, gain, rel, cov, compOf
+				best, bestGain, bestRel, bestCovers, bestComp, bestTerms = i, gain, rel, cov, compOf, t
 			}
 		}
-		return best, bestGain, bestRel, bestCovers, bestComp
+		return best, bestGain, bestRel, bestCovers, bestComp, bestTerms
 	}
 	for len(chosen) < maxUnits {
-		best, bestGain, bestRel, bestCovers, bestComp := pick(chosen, budget-spent)
+		best, bestGain, bestRel, bestCovers, bestComp, bestTerms := pick(chosen, budget-spent)
 		if best < 0 {
 			if len(chosen) == 0 {
 				res.Trace = append(res.Trace, mss.TraceStep{Stage: "select",
@@ -282,9 +293,12 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		}
 		if bestComp >= 0 {
 			why += "; companion of " + marked[bestComp].Unit.ID
+			if bestTerms.tie != "" {
+				why += " (" + bestTerms.tie + ")"
+			}
 		}
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: u.ID,
-			Reason: fmt.Sprintf("%s; gain %.3f; %s", why, bestGain, rankReason(best, &marked[best]))})
+			Reason: fmt.Sprintf("%s; gain %.3f%s; %s", why, bestGain, bestTerms, rankReason(best, &marked[best]))})
 	}
 	for r, ok := range covered {
 		if !ok {
@@ -307,7 +321,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		none := false
 		next = func(k int) int {
 			for !none && len(picks) <= k && len(picks) < maxUnits {
-				best, _, _, covers, _ := pick(more, budget)
+				best, _, _, covers, _, _ := pick(more, budget)
 				if best < 0 {
 					none = true
 					break
@@ -338,33 +352,93 @@ const maxTwins = 3
 // scope in one file, else 0. defs counts the candidates defining each
 // name.
 func related(a, b *mss.Unit, defs map[string]int) float64 {
+	w, _ := tie(a, b, defs)
+	return w
+}
+
+// tie is related with the tie named: "same name", "it uses <name>" (a
+// references b's name), "this uses <name>" (b references a's), "same
+// scope <scope>", or "" when there is none.
+func tie(a, b *mss.Unit, defs map[string]int) (float64, string) {
 	an, bn := unitName(a), unitName(b)
 	if an == "" || bn == "" {
-		return 0
+		return 0, ""
 	}
 	// A name many candidates define (String, format, a locale's fields)
 	// ties nothing together.
 	if an == bn && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
-		return 1
+		return 1, "same name"
 	}
 	if defs[bn] <= maxTwins {
 		for _, r := range a.References {
 			if strings.EqualFold(lastPart(r), bn) {
-				return 1
+				return 1, "it uses " + r
 			}
 		}
 	}
 	if defs[an] <= maxTwins {
 		for _, r := range b.References {
 			if strings.EqualFold(lastPart(r), an) {
-				return 1
+				return 1, "this uses " + r
 			}
 		}
 	}
 	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) {
-		return 0.5
+		return 0.5, "same scope " + scope(a.Symbol)
 	}
-	return 0
+	return 0, ""
+}
+
+// pairWhy names the side of a declaration-definition pair b is on.
+func pairWhy(b *mss.Unit) string {
+	if declares(b) {
+		return "its declaration"
+	}
+	return "its definition"
+}
+
+// gainTerms are the labelled terms of a candidate's gain: the sum of
+// relevance, coverage, companion and pair, times the size and same-file
+// factors; tie names the companion's or pair's tie.
+type gainTerms struct {
+	relevance, coverage, companion, pair float64
+	size, sameFile                       float64
+	tie                                  string
+}
+
+// String gives the terms as " = relevance r + coverage c …", the sum in
+// brackets "× size s × same file f" when a factor is not 1; terms of 0
+// and factors of 1 are left out.
+func (t gainTerms) String() string {
+	var terms []string
+	for _, term := range []struct {
+		name string
+		v    float64
+	}{{"relevance", t.relevance}, {"coverage", t.coverage}, {"companion", t.companion}, {"pair", t.pair}} {
+		if term.v != 0 {
+			terms = append(terms, fmt.Sprintf("%s %.3f", term.name, term.v))
+		}
+	}
+	if len(terms) == 0 {
+		terms = []string{"relevance 0.000"}
+	}
+	var factors []string
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"size", t.size}, {"same file", t.sameFile}} {
+		if f.v != 1 {
+			factors = append(factors, fmt.Sprintf("%s %.3f", f.name, f.v))
+		}
+	}
+	sum := strings.Join(terms, " + ")
+	if len(factors) == 0 {
+		return " = " + sum
+	}
+	if len(terms) > 1 {
+		sum = "(" + sum + ")"
+	}
+	return " = " + sum + " × " + strings.Join(factors, " × ")
 }
 
 func unitName(u *mss.Unit) string {

@@ -225,3 +225,125 @@ func traceHas(tr []mss.TraceStep, word string) bool {
 	}
 	return false
 }
+
+func TestTieNamesTheTie(t *testing.T) {
+	split := mss.Unit{Path: "tok.py", Symbol: "split", References: []string{"re"}}
+	terms := mss.Unit{Path: "tok.py", Symbol: "terms", References: []string{"split"}}
+	search := mss.Unit{Path: "index.py", Symbol: "Index.search", References: []string{"terms"}}
+	add := mss.Unit{Path: "index.py", Symbol: "Index.add"}
+	other := mss.Unit{Path: "b.py", Symbol: "split"}
+	far := mss.Unit{Path: "c.py", Symbol: "unrelated"}
+	for _, tc := range []struct {
+		a, b *mss.Unit
+		w    float64
+		why  string
+	}{
+		{&split, &terms, 1, "this uses split"},
+		{&terms, &split, 1, "it uses split"},
+		{&split, &other, 1, "same name"},
+		{&search, &add, 0.5, "same scope Index"},
+		{&split, &far, 0, ""},
+	} {
+		w, why := tie(tc.a, tc.b, map[string]int{})
+		if w != tc.w || why != tc.why {
+			t.Errorf("tie(%s, %s) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, w, why, tc.w, tc.why)
+		}
+		if r := related(tc.a, tc.b, map[string]int{}); r != w {
+			t.Errorf("related(%s, %s) = %g, tie says %g", tc.a.Symbol, tc.b.Symbol, r, w)
+		}
+	}
+	// A name four candidates define ties nothing by that name.
+	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}); w != 0 || why != "" {
+		t.Errorf("a common name tied: %g %q", w, why)
+	}
+}
+
+func TestGainTermsString(t *testing.T) {
+	for _, tc := range []struct {
+		t    gainTerms
+		want string
+	}{
+		{gainTerms{relevance: 0.5, size: 1, sameFile: 1}, " = relevance 0.500"},
+		{gainTerms{relevance: 0.5, coverage: 0.25, companion: 0.125, size: 1, sameFile: 1}, " = relevance 0.500 + coverage 0.250 + companion 0.125"},
+		{gainTerms{relevance: 0.5, pair: 0.25, size: 0.5, sameFile: 1}, " = (relevance 0.500 + pair 0.250) × size 0.500"},
+		{gainTerms{relevance: 0.5, size: 0.5, sameFile: 0.25}, " = relevance 0.500 × size 0.500 × same file 0.250"},
+		{gainTerms{size: 1, sameFile: 1}, " = relevance 0.000"},
+	} {
+		if got := tc.t.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.t, got, tc.want)
+		}
+	}
+}
+
+// The terms a select step names add up to the gain it names, and a
+// companion says what ties it to the unit it accompanies.
+func TestComplementLabelsGainTerms(t *testing.T) {
+	units := fixture()
+	for i := range units {
+		// parse_headers calls parse_header; the test calls it too.
+		switch units[i].Symbol {
+		case "parse_headers", "test_parse_header":
+			units[i].References = []string{"parse_header"}
+		}
+	}
+	e := retrieve.NewEngine(units, nil, retrieve.Options{})
+	st := &mss.State{
+		Issue:         "Header parsing breaks: `parse_header` fails on values with ':' and `encode_request` sends them unquoted.",
+		ObservedSpans: []mss.Span{{Path: "lib/parse.py", StartLine: 1, EndLine: 3}},
+	}
+	cands, err := e.Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Select(context.Background(), &mss.Request{State: st, Candidates: cands, Budget: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, companions := 0, 0
+	for _, s := range res.Trace {
+		if s.Stage != "select" || s.UnitID == "" {
+			continue
+		}
+		steps++
+		if strings.Contains(s.Reason, "companion of lib/parse.py:1 (this uses parse_header)") {
+			companions++
+		}
+		var gain float64
+		var expr string
+		if _, err := fmt.Sscanf(s.Reason[strings.Index(s.Reason, "gain "):], "gain %f = ", &gain); err != nil {
+			t.Fatalf("%s: no gain in %q", s.UnitID, s.Reason)
+		}
+		expr = s.Reason[strings.Index(s.Reason, " = ")+3:]
+		expr = expr[:strings.Index(expr, ";")]
+		sum, factor := 0.0, 1.0
+		sumPart, factorPart, _ := strings.Cut(expr, " × ")
+		for _, term := range strings.Split(strings.Trim(sumPart, "()"), " + ") {
+			var name string
+			var v float64
+			if _, err := fmt.Sscanf(term, "%s %f", &name, &v); err != nil {
+				t.Fatalf("%s: term %q of %q", s.UnitID, term, s.Reason)
+			}
+			sum += v
+		}
+		for f := range strings.SplitSeq(factorPart, " × ") {
+			if f == "" {
+				continue
+			}
+			var v float64
+			if _, err := fmt.Sscanf(f[strings.LastIndex(f, " ")+1:], "%f", &v); err != nil {
+				t.Fatalf("%s: factor %q of %q", s.UnitID, f, s.Reason)
+			}
+			factor *= v
+		}
+		if d := sum*factor - gain; d > 0.005 || d < -0.005 {
+			t.Errorf("%s: terms %q give %.4f, gain %.3f", s.UnitID, expr, sum*factor, gain)
+		}
+	}
+	if steps == 0 || companions == 0 {
+		t.Errorf("%d select steps, %d companions of the read parse_header by name; trace:\n%v", steps, companions, res.Trace)
+	}
+}
