@@ -25,8 +25,8 @@ import (
 //     covers (scaled by its fused relevance) plus its relevance, times a
 //     size factor (a giant unit spends budget a focused one would not) and
 //     an optional same-file factor, plus a companion bonus for units tied
-//     by name to a chosen one (callers, callees, twins, siblings: the
-//     other edit sites of one change). Units overlapping a chosen one are
+//     by name to a chosen one (callers, callees, siblings: the other edit
+//     sites of one change; twins only by TwinWeight). Units overlapping a chosen one are
 //     redundant and skipped.
 //  3. Adaptive size: at least MinUnits; past that it stops once every
 //     requirement is covered and the best remaining gain is weak.
@@ -56,6 +56,10 @@ type Complement struct {
 	// PairWeight scales the bonus of a definition whose declaration was
 	// chosen, or the reverse (see pairs).
 	PairWeight float64
+	// TwinWeight is the tie of two units that define the same name and
+	// are not tied otherwise (twins in two classes or files), against 1
+	// for a reference either way and 0.5 for siblings of one scope.
+	TwinWeight float64
 	// StopRelevance ends selection past MinUnits once all requirements are
 	// covered and no remaining unit is this relevant (relative to the best).
 	StopRelevance float64
@@ -70,6 +74,7 @@ const (
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
 	DefaultPairWeight        = 0.5
+	DefaultTwinWeight        = 0.0
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -84,7 +89,7 @@ const (
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
 		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance,
-		PairWeight: DefaultPairWeight}
+		PairWeight: DefaultPairWeight, TwinWeight: DefaultTwinWeight}
 	g, rest, err := parseGrowth(NameComplement, opts.Settings, true)
 	if err != nil {
 		return nil, err
@@ -111,8 +116,10 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.StopRelevance = f
 		case "pair_weight":
 			c.PairWeight = f
+		case "twin_weight":
+			c.TwinWeight = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight)", k, strings.Join(growKeys, ", "))
+			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight)", k, strings.Join(growKeys, ", "))
 		}
 	}
 	return c, nil
@@ -122,8 +129,8 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g",
-		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight)
+	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g twin_weight=%g",
+		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight, c.TwinWeight)
 }
 
 // Select implements mss.Controller.
@@ -215,20 +222,20 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				}
 			}
 			// Companions: units related to one already chosen (caller,
-			// callee, same-scope sibling, same-name twin) are likely
-			// further edit sites of the same change.
+			// callee, same-scope sibling; a same-name twin by TwinWeight)
+			// are likely further edit sites of the same change.
 			compOf := -1
 			if c.CompanionWeight > 0 {
 				comp := 0.0
 				for _, j := range chosen {
-					w, why := tie(&marked[j].Unit, u, defs)
+					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight)
 					if v := w * marked[j].Score / top; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
 				}
 				// What the agent read is the surest edit site of all.
 				for _, j := range observed {
-					w, why := tie(&marked[j].Unit, u, defs)
+					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight)
 					if v := w * c.ObservedCompanion; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
@@ -346,28 +353,17 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 // them by name.
 const maxTwins = 3
 
-// related says how closely two units are tied by their names: 1 when one
-// references a name the other defines (a call either way) or both define
-// the same name (twins in two classes or files), 0.5 for siblings of one
-// scope in one file, else 0. defs counts the candidates defining each
-// name.
-func related(a, b *mss.Unit, defs map[string]int) float64 {
-	w, _ := tie(a, b, defs)
-	return w
-}
-
-// tie is related with the tie named: "same name", "it uses <name>" (a
-// references b's name), "this uses <name>" (b references a's), "same
-// scope <scope>", or "" when there is none.
-func tie(a, b *mss.Unit, defs map[string]int) (float64, string) {
+// tie says how closely two units are tied by their names, and names the
+// tie: 1 when one references a name the other defines ("it uses <name>":
+// a references b's name; "this uses <name>": b references a's), twin when
+// both define the same name ("same name": twins in two classes or files),
+// 0.5 for siblings of one scope in one file ("same scope <scope>"), the
+// larger when two hold, else 0 and "". defs counts the candidates
+// defining each name; a name many define ties nothing.
+func tie(a, b *mss.Unit, defs map[string]int, twin float64) (float64, string) {
 	an, bn := unitName(a), unitName(b)
 	if an == "" || bn == "" {
 		return 0, ""
-	}
-	// A name many candidates define (String, format, a locale's fields)
-	// ties nothing together.
-	if an == bn && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
-		return 1, "same name"
 	}
 	if defs[bn] <= maxTwins {
 		for _, r := range a.References {
@@ -383,10 +379,16 @@ func tie(a, b *mss.Unit, defs map[string]int) (float64, string) {
 			}
 		}
 	}
-	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) {
-		return 0.5, "same scope " + scope(a.Symbol)
+	w, why := 0.0, ""
+	// A name many candidates define (String, format, a locale's fields)
+	// ties nothing together.
+	if twin > 0 && an == bn && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
+		w, why = twin, "same name"
 	}
-	return 0, ""
+	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) && 0.5 > w {
+		w, why = 0.5, "same scope "+scope(a.Symbol)
+	}
+	return w, why
 }
 
 // pairWhy names the side of a declaration-definition pair b is on.

@@ -231,30 +231,37 @@ func TestTieNamesTheTie(t *testing.T) {
 	terms := mss.Unit{Path: "tok.py", Symbol: "terms", References: []string{"split"}}
 	search := mss.Unit{Path: "index.py", Symbol: "Index.search", References: []string{"terms"}}
 	add := mss.Unit{Path: "index.py", Symbol: "Index.add"}
+	addAgain := mss.Unit{Path: "index.py", Symbol: "Index.add", StartLine: 40}
 	other := mss.Unit{Path: "b.py", Symbol: "split"}
 	far := mss.Unit{Path: "c.py", Symbol: "unrelated"}
 	for _, tc := range []struct {
 		a, b *mss.Unit
+		twin float64
 		w    float64
 		why  string
 	}{
-		{&split, &terms, 1, "this uses split"},
-		{&terms, &split, 1, "it uses split"},
-		{&split, &other, 1, "same name"},
-		{&search, &add, 0.5, "same scope Index"},
-		{&split, &far, 0, ""},
+		{&split, &terms, 0, 1, "this uses split"},
+		{&terms, &split, 0, 1, "it uses split"},
+		{&split, &other, 0, 0, ""},
+		{&split, &other, 1, 1, "same name"},
+		{&split, &other, 0.25, 0.25, "same name"},
+		{&search, &add, 0, 0.5, "same scope Index"},
+		// An overload: the same name in the same scope.
+		{&add, &addAgain, 0, 0.5, "same scope Index"},
+		{&add, &addAgain, 1, 1, "same name"},
+		{&split, &far, 1, 0, ""},
 	} {
-		w, why := tie(tc.a, tc.b, map[string]int{})
+		w, why := tie(tc.a, tc.b, map[string]int{}, tc.twin)
 		if w != tc.w || why != tc.why {
-			t.Errorf("tie(%s, %s) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, w, why, tc.w, tc.why)
-		}
-		if r := related(tc.a, tc.b, map[string]int{}); r != w {
-			t.Errorf("related(%s, %s) = %g, tie says %g", tc.a.Symbol, tc.b.Symbol, r, w)
+			t.Errorf("tie(%s, %s, twin %g) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, tc.twin, w, why, tc.w, tc.why)
 		}
 	}
 	// A name four candidates define ties nothing by that name.
-	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}); w != 0 || why != "" {
+	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}, 1); w != 0 || why != "" {
 		t.Errorf("a common name tied: %g %q", w, why)
+	}
+	if w, why := tie(&split, &terms, map[string]int{"split": maxTwins + 1}, 1); w != 0 || why != "" {
+		t.Errorf("a reference to a common name tied: %g %q", w, why)
 	}
 }
 
