@@ -25,8 +25,8 @@ import (
 //     covers (scaled by its fused relevance) plus its relevance, times a
 //     size factor (a giant unit spends budget a focused one would not) and
 //     an optional same-file factor, plus a companion bonus for units tied
-//     by name to a chosen one (callers, callees, siblings: the other edit
-//     sites of one change; twins only by TwinWeight). Units overlapping a chosen one are
+//     by name to a chosen one (callers, callees, twins, siblings: the
+//     other edit sites of one change). Units overlapping a chosen one are
 //     redundant and skipped.
 //  3. Adaptive size: at least MinUnits; past that it stops once every
 //     requirement is covered and the best remaining gain is weak.
@@ -58,7 +58,8 @@ type Complement struct {
 	PairWeight float64
 	// TwinWeight is the tie of two units that define the same name and
 	// are not tied otherwise (twins in two classes or files), against 1
-	// for a reference either way and 0.5 for siblings of one scope.
+	// for a reference either way and 0.5 for siblings of one scope. 1 by
+	// default; 0 measured in docs/bench.md, "Twins as companions".
 	TwinWeight float64
 	// StopRelevance ends selection past MinUnits once all requirements are
 	// covered and no remaining unit is this relevant (relative to the best).
@@ -74,7 +75,7 @@ const (
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
 	DefaultPairWeight        = 0.5
-	DefaultTwinWeight        = 0.0
+	DefaultTwinWeight        = 1.0
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -222,8 +223,8 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				}
 			}
 			// Companions: units related to one already chosen (caller,
-			// callee, same-scope sibling; a same-name twin by TwinWeight)
-			// are likely further edit sites of the same change.
+			// callee, same-scope sibling, same-name twin) are likely
+			// further edit sites of the same change.
 			compOf := -1
 			if c.CompanionWeight > 0 {
 				comp := 0.0

@@ -51,7 +51,7 @@ var defaultTuneParams = []repobench.Param{
 // defaultTuneStart is where the fit starts: the shipped defaults.
 var defaultTuneStart = repobench.Point{
 	"coverage_weight": 0.5, "companion_weight": 0.5, "observed_companion": 1, "stop_relevance": 0.35, "same_file_factor": 1,
-	"pair_weight": 0.5, "twin_weight": 0, "grow_rank": 0, "grow_class": 1500,
+	"pair_weight": 0.5, "twin_weight": 1, "grow_rank": 0, "grow_class": 1500,
 	"fusion.lexical": 1, "fusion.entity": 1.4, "fusion.structural": 0.8, "fusion.recency": 0.6,
 	"fusion.history": 0.4, "fusion.semantic": 0.6, "fusion.k": 20,
 }
