@@ -197,12 +197,10 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	var chosen []int
 	spent := 0
 	// pick gives the candidate of the largest gain next to chosen among
-	// those that fit room tokens and overlap no chosen unit (-1: none),
-	// with its relevance, the requirements it newly covers, the chosen
-	// or read unit it is a companion of (-1: none) and the terms of its
-	// gain.
-	pick := func(chosen []int, room int) (best int, bestGain, bestRel float64, bestCovers []int, bestComp int, bestTerms gainTerms) {
-		best, bestComp = -1, -1
+	// those that fit room tokens and overlap no chosen unit (index -1:
+	// none).
+	pick := func(chosen []int, room int) choice {
+		best := choice{i: -1}
 		for _, i := range pool {
 			cand := &marked[i]
 			u := &cand.Unit
@@ -212,13 +210,10 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			}
 			rel := cand.Score / top
 			t := gainTerms{relevance: c.RelevanceWeight * rel, size: 1}
-			gain := t.relevance
 			var cov []int
 			for _, r := range coveredBy[i] {
 				if !covered[r] {
-					v := c.CoverageWeight * reqs[r].Weight * (0.5 + 0.5*rel)
-					gain += v
-					t.coverage += v
+					t.coverage += c.CoverageWeight * reqs[r].Weight * (0.5 + 0.5*rel)
 					cov = append(cov, r)
 				}
 			}
@@ -242,7 +237,6 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 					}
 				}
 				t.companion = c.CompanionWeight * comp * rel
-				gain += t.companion
 			}
 			// A declaration and its definition (a C or C++ header and its
 			// source, an interface or trait method and its implementation)
@@ -251,7 +245,6 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				for _, j := range chosen {
 					if pairs(&marked[j].Unit, u, defs) {
 						t.pair = c.PairWeight * marked[j].Score / top
-						gain += t.pair
 						if compOf < 0 {
 							compOf = j
 							t.tie = pairWhy(u)
@@ -262,18 +255,17 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			}
 			if cost > soft {
 				t.size = math.Sqrt(float64(soft) / float64(cost))
-				gain *= t.size
 			}
 			t.sameFile = math.Pow(c.SameFileFactor, float64(perFile[u.Path]))
-			gain *= t.sameFile
-			if best < 0 || gain > bestGain {
-				best, bestGain, bestRel, bestCovers, bestComp, bestTerms = i, gain, rel, cov, compOf, t
+			if gain := t.gain(); best.i < 0 || gain > best.gain {
+				best = choice{i: i, gain: gain, rel: rel, covers: cov, comp: compOf, terms: t}
 			}
 		}
-		return best, bestGain, bestRel, bestCovers, bestComp, bestTerms
+		return best
 	}
 	for len(chosen) < maxUnits {
-		best, bestGain, bestRel, bestCovers, bestComp, bestTerms := pick(chosen, budget-spent)
+		ch := pick(chosen, budget-spent)
+		best := ch.i
 		if best < 0 {
 			if len(chosen) == 0 {
 				res.Trace = append(res.Trace, mss.TraceStep{Stage: "select",
@@ -281,9 +273,9 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			}
 			break
 		}
-		if len(chosen) >= minUnits && allTrue(covered) && bestRel < c.StopRelevance {
+		if len(chosen) >= minUnits && allTrue(covered) && ch.rel < c.StopRelevance {
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select",
-				Reason: fmt.Sprintf("stop at %d units: every requirement covered, best remaining relevance %.2f < %.2f", len(chosen), bestRel, c.StopRelevance)})
+				Reason: fmt.Sprintf("stop at %d units: every requirement covered, best remaining relevance %.2f < %.2f", len(chosen), ch.rel, c.StopRelevance)})
 			break
 		}
 		chosen = append(chosen, best)
@@ -291,7 +283,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		spent += unitCost(u)
 		perFile[u.Path]++
 		var names []string
-		for _, r := range bestCovers {
+		for _, r := range ch.covers {
 			covered[r] = true
 			names = append(names, reqs[r].ID)
 		}
@@ -299,14 +291,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		if len(names) > 0 {
 			why = "covers " + strings.Join(names, ", ")
 		}
-		if bestComp >= 0 {
-			why += "; companion of " + marked[bestComp].Unit.ID
-			if bestTerms.tie != "" {
-				why += " (" + bestTerms.tie + ")"
+		if ch.comp >= 0 {
+			why += "; companion of " + marked[ch.comp].Unit.ID
+			if ch.terms.tie != "" {
+				why += " (" + ch.terms.tie + ")"
 			}
 		}
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: u.ID,
-			Reason: fmt.Sprintf("%s; gain %.3f%s; %s", why, bestGain, bestTerms, rankReason(best, &marked[best]))})
+			Reason: fmt.Sprintf("%s; gain %.3f%s; %s", why, ch.gain, ch.terms, rankReason(best, &marked[best]))})
 	}
 	for r, ok := range covered {
 		if !ok {
@@ -329,14 +321,15 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		none := false
 		next = func(k int) int {
 			for !none && len(picks) <= k && len(picks) < maxUnits {
-				best, _, _, covers, _, _ := pick(more, budget)
+				ch := pick(more, budget)
+				best := ch.i
 				if best < 0 {
 					none = true
 					break
 				}
 				more, picks = append(more, best), append(picks, best)
 				perFile[marked[best].Unit.Path]++
-				for _, r := range covers {
+				for _, r := range ch.covers {
 					covered[r] = true
 				}
 			}
@@ -400,6 +393,17 @@ func pairWhy(b *mss.Unit) string {
 	return "its definition"
 }
 
+// choice is a candidate pick found: its index (-1: none), gain,
+// relevance, the requirements it newly covers, the chosen or read unit
+// it is a companion of (-1: none) and the terms of its gain.
+type choice struct {
+	i         int
+	gain, rel float64
+	covers    []int
+	comp      int
+	terms     gainTerms
+}
+
 // gainTerms are the labelled terms of a candidate's gain: the sum of
 // relevance, coverage, companion and pair, times the size and same-file
 // factors; tie names the companion's or pair's tie.
@@ -407,6 +411,11 @@ type gainTerms struct {
 	relevance, coverage, companion, pair float64
 	size, sameFile                       float64
 	tie                                  string
+}
+
+// gain is the candidate's gain the terms make.
+func (t gainTerms) gain() float64 {
+	return (t.relevance + t.coverage + t.companion + t.pair) * t.size * t.sameFile
 }
 
 // String gives the terms as " = relevance r + coverage c …", the sum in

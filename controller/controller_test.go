@@ -36,7 +36,13 @@ func fixture() []mss.Unit {
 
 func request(t *testing.T, st *mss.State, budget int) *mss.Request {
 	t.Helper()
-	e := retrieve.NewEngine(fixture(), nil, retrieve.Options{})
+	return requestOver(t, fixture(), st, budget)
+}
+
+// requestOver is request over the given units.
+func requestOver(t *testing.T, units []mss.Unit, st *mss.State, budget int) *mss.Request {
+	t.Helper()
+	e := retrieve.NewEngine(units, nil, retrieve.Options{})
 	cands, err := e.Candidates(context.Background(), st, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -293,20 +299,15 @@ func TestComplementLabelsGainTerms(t *testing.T) {
 			units[i].References = []string{"parse_header"}
 		}
 	}
-	e := retrieve.NewEngine(units, nil, retrieve.Options{})
 	st := &mss.State{
 		Issue:         "Header parsing breaks: `parse_header` fails on values with ':' and `encode_request` sends them unquoted.",
 		ObservedSpans: []mss.Span{{Path: "lib/parse.py", StartLine: 1, EndLine: 3}},
-	}
-	cands, err := e.Candidates(context.Background(), st, 0)
-	if err != nil {
-		t.Fatal(err)
 	}
 	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Select(context.Background(), &mss.Request{State: st, Candidates: cands, Budget: 60})
+	res, err := c.Select(context.Background(), requestOver(t, units, st, 60))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,11 +321,10 @@ func TestComplementLabelsGainTerms(t *testing.T) {
 			companions++
 		}
 		var gain float64
-		var expr string
 		if _, err := fmt.Sscanf(s.Reason[strings.Index(s.Reason, "gain "):], "gain %f = ", &gain); err != nil {
 			t.Fatalf("%s: no gain in %q", s.UnitID, s.Reason)
 		}
-		expr = s.Reason[strings.Index(s.Reason, " = ")+3:]
+		expr := s.Reason[strings.Index(s.Reason, " = ")+3:]
 		expr = expr[:strings.Index(expr, ";")]
 		sum, factor := 0.0, 1.0
 		sumPart, factorPart, _ := strings.Cut(expr, " × ")
