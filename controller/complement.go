@@ -11,6 +11,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // Complement is the deterministic set-level policy. Relevance is scored
@@ -164,6 +165,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			defs[n]++
 		}
 	}
+	var uses segment.UseCache
 	coveredBy := map[int][]int{} // candidate -> requirement indices
 	for r, q := range reqs {
 		for _, i := range q.Covers {
@@ -224,14 +226,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if c.CompanionWeight > 0 {
 				comp := 0.0
 				for _, j := range chosen {
-					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight)
+					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight, &uses)
 					if v := w * marked[j].Score / top; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
 				}
 				// What the agent read is the surest edit site of all.
 				for _, j := range observed {
-					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight)
+					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight, &uses)
 					if v := w * c.ObservedCompanion; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
@@ -354,21 +356,21 @@ const maxTwins = 3
 // 0.5 for siblings of one scope in one file ("same scope <scope>"), the
 // larger when two hold, else 0 and "". defs counts the candidates
 // defining each name; a name many define ties nothing.
-func tie(a, b *mss.Unit, defs map[string]int, twin float64) (float64, string) {
+func tie(a, b *mss.Unit, defs map[string]int, twin float64, uses *segment.UseCache) (float64, string) {
 	an, bn := unitName(a), unitName(b)
 	if an == "" || bn == "" {
 		return 0, ""
 	}
 	if defs[bn] <= maxTwins {
 		for _, r := range a.References {
-			if strings.EqualFold(lastPart(r), bn) {
+			if strings.EqualFold(lastPart(r), bn) && refers(uses, a, bn, b) {
 				return 1, "it uses " + r
 			}
 		}
 	}
 	if defs[an] <= maxTwins {
 		for _, r := range b.References {
-			if strings.EqualFold(lastPart(r), an) {
+			if strings.EqualFold(lastPart(r), an) && refers(uses, b, an, a) {
 				return 1, "this uses " + r
 			}
 		}
@@ -383,6 +385,16 @@ func tie(a, b *mss.Unit, defs map[string]int, twin float64) (float64, string) {
 		w, why = 0.5, "same scope "+scope(a.Symbol)
 	}
 	return w, why
+}
+
+// refers says whether u's uses of name (lower-cased) can refer to def,
+// the unit named name: not when u only selects name from a value (st.Split
+// is no use of the function Split of another file). A text the lexer
+// finds no use of name in (a reference not lexed from it) refers as its
+// references say.
+func refers(uses *segment.UseCache, u *mss.Unit, name string, def *mss.Unit) bool {
+	use, ok := uses.Of(u.Content, u.Language)[name]
+	return !ok || segment.Refers(use, def.Path, segment.Selectable(def.Symbol, def.Kind))
 }
 
 // pairWhy names the side of a declaration-definition pair b is on.

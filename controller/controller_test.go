@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/segment"
 )
 
 func unit(path string, start int, symbol, content string) mss.Unit {
@@ -257,17 +258,49 @@ func TestTieNamesTheTie(t *testing.T) {
 		{&add, &addAgain, 1, 1, "same name"},
 		{&split, &far, 1, 0, ""},
 	} {
-		w, why := tie(tc.a, tc.b, map[string]int{}, tc.twin)
+		w, why := tie(tc.a, tc.b, map[string]int{}, tc.twin, &segment.UseCache{})
 		if w != tc.w || why != tc.why {
 			t.Errorf("tie(%s, %s, twin %g) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, tc.twin, w, why, tc.w, tc.why)
 		}
 	}
 	// A name four candidates define ties nothing by that name.
-	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}, 1); w != 0 || why != "" {
+	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}, 1, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a common name tied: %g %q", w, why)
 	}
-	if w, why := tie(&split, &terms, map[string]int{"split": maxTwins + 1}, 1); w != 0 || why != "" {
+	if w, why := tie(&split, &terms, map[string]int{"split": maxTwins + 1}, 1, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a reference to a common name tied: %g %q", w, why)
+	}
+}
+
+// A name selected from a value is one of the value's members, no use of
+// a function of that name in another file; selected from the function's
+// package, or named bare, it is one.
+func TestTieResolvesSelections(t *testing.T) {
+	fn := mss.Unit{ID: "f", Path: "tokenize/tokenize.go", Symbol: "Split", Kind: "function"}
+	method := mss.Unit{ID: "m", Path: "index/index.go", Symbol: "Index.Split", Kind: "method"}
+	user := func(id, content string) *mss.Unit {
+		return &mss.Unit{ID: id, Path: "items/items.go", Symbol: "parse", Kind: "function", Language: "go",
+			Content: content, References: []string{"Split", "st"}}
+	}
+	for _, tc := range []struct {
+		def *mss.Unit
+		u   *mss.Unit
+		w   float64
+		why string
+	}{
+		{&fn, user("v", "func parse() { st.Split = 1 }"), 0, ""},
+		{&fn, user("p", "func parse() { x := tokenize.Split(st) }"), 1, "this uses Split"},
+		{&fn, user("b", "func parse() { x := Split(st) }"), 1, "this uses Split"},
+		{&method, user("s", "func parse() { st.Split() }"), 1, "this uses Split"},
+	} {
+		uses := &segment.UseCache{}
+		if w, why := tie(tc.def, tc.u, map[string]int{}, 0, uses); w != tc.w || why != tc.why {
+			t.Errorf("tie(%s, %q) = %g %q, want %g %q", tc.def.Symbol, tc.u.Content, w, why, tc.w, tc.why)
+		}
+		// And the other way round.
+		if w, _ := tie(tc.u, tc.def, map[string]int{}, 0, uses); w != tc.w {
+			t.Errorf("tie(%q, %s) = %g, want %g", tc.u.Content, tc.def.Symbol, w, tc.w)
+		}
 	}
 }
 

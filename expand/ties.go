@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // Ties decides which neighbours of a chosen unit are worth delivering
@@ -29,6 +30,8 @@ type Ties struct {
 	// state. MaxRank 0 ties no neighbour by rank.
 	Ranked  map[string]int
 	MaxRank int
+
+	uses segment.UseCache
 }
 
 // Why gives the reason a neighbour is tied to the chosen unit, or "" when
@@ -54,7 +57,7 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 		}
 	}
 	for _, d := range defined(n) {
-		if u := uses[key(d)]; u != "" {
+		if u := uses[key(d)]; u != "" && t.refers(chosen, d, n) {
 			return "defines " + d + ", used" + as(u, d) + " by " + orPath(chosen)
 		}
 	}
@@ -71,7 +74,7 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 		}
 	}
 	for _, r := range n.References {
-		if d := defs[key(r)]; d != "" {
+		if d := defs[key(r)]; d != "" && t.refers(n, d, chosen) {
 			name := lastPart(norm(r))
 			return "uses " + name + ", defined" + as(d, name) + " by " + orPath(chosen)
 		}
@@ -87,6 +90,22 @@ func as(spelled, name string) string {
 		return ""
 	}
 	return " as " + spelled
+}
+
+// refers says whether u's uses of the name d, which def defines, can
+// refer to def's: not when u only selects it from a value (st.Split is
+// no use of the function Split of another file). A text the lexer finds
+// no use of d in refers as its references say.
+func (t *Ties) refers(u *mss.Unit, d string, def *mss.Unit) bool {
+	if t == nil {
+		t = &Ties{}
+	}
+	name := strings.ToLower(lastPart(norm(d)))
+	use, ok := t.uses.Of(u.Content, u.Language)[name]
+	if !ok {
+		return true
+	}
+	return segment.Refers(use, def.Path, segment.Selectable(def.Symbol, def.Kind))
 }
 
 // isHeaderOf reports whether h is the header of the scope the unit is in:

@@ -33,6 +33,32 @@ func TestTiesWhy(t *testing.T) {
 	}
 }
 
+// A name the chosen unit selects from a value names a member of it: a
+// function of that name elsewhere is not tied by it, a method is.
+func TestTiesWhySelections(t *testing.T) {
+	chosen := mss.Unit{ID: "c", Path: "items/items.go", Symbol: "parseItem", Kind: "function", Language: "go",
+		Content:    "func parseItem(r row) (st State) {\n\tst.Split = r.str(\"split\")\n\treturn st\n}\n",
+		References: []string{"Split", "State", "row", "str"}}
+	var ties Ties
+	for _, tt := range []struct {
+		name string
+		n    mss.Unit
+		want string
+	}{
+		{"a function of another file", mss.Unit{ID: "f", Path: "tokenize/tokenize.go", Symbol: "Split", Kind: "function"}, ""},
+		{"a method", mss.Unit{ID: "m", Path: "items/row.go", Symbol: "row.str", Kind: "method"}, "defines str, used by parseItem"},
+		{"a type", mss.Unit{ID: "t", Path: "items/state.go", Symbol: "State", Kind: "type"}, "defines State, used by parseItem"},
+		{"a caller selecting it from a value", mss.Unit{ID: "u", Path: "x/x.go", Symbol: "load", Kind: "function", Language: "go",
+			Content: "func load() { p.parseItem(r) }", References: []string{"parseItem"}}, ""},
+		{"a caller selecting it from its package", mss.Unit{ID: "k", Path: "x/x.go", Symbol: "load", Kind: "function", Language: "go",
+			Content: "func load() { items.parseItem(r) }", References: []string{"parseItem"}}, "uses parseItem, defined by parseItem"},
+	} {
+		if got := ties.Why(&chosen, &tt.n); got != tt.want {
+			t.Errorf("%s: Why = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestGrowTiedOnly(t *testing.T) {
 	// a.py: header A, A.f (chosen, calls g), A.g, A.h: the header and the
 	// callee go in; A.h is tied to nothing and stays out, budget unspent.

@@ -1,0 +1,199 @@
+package segment
+
+import (
+	"strings"
+	"sync"
+)
+
+// NameUse says how a text uses one name: in its own right (Bare: f(x),
+// T{}, mod::f, a declaration's type) or only as a selection from
+// something (x.f, p->f), and then the qualifiers it is selected from:
+// the identifiers before the dot, lower-cased, "" where an expression
+// is (f().g, a[i].g).
+type NameUse struct {
+	Bare       bool
+	Qualifiers []string
+}
+
+// NameUses lexes text as the references of a unit are lexed (comments,
+// strings and keywords skipped) and tells, for each name lower-cased,
+// how the text uses it. A selection from a value names one of its
+// members, never a function of another file: what a name can refer to
+// depends on it (see Refers).
+func NameUses(text, lang string) map[string]NameUse {
+	fam := familyC
+	if lang == "python" {
+		fam = familyPython
+	}
+	kw := keywords[lang]
+	out := map[string]NameUse{}
+	n := len(text)
+	for i := 0; i < n; {
+		c := text[i]
+		switch {
+		case isIdentStart(c):
+			j := i + 1
+			for j < n && isIdentPart(text[j]) {
+				j++
+			}
+			word := text[i:j]
+			if fam == familyPython && j < n && (text[j] == '\'' || text[j] == '"') && len(word) <= 3 && isStringPrefix(word) {
+				i = j
+				continue
+			}
+			if len(word) >= minNameLen && !kw[word] {
+				k := strings.ToLower(word)
+				u := out[k]
+				if q, ok := qualifier(text, i); ok {
+					if !u.Bare && !containsString(u.Qualifiers, q) {
+						u.Qualifiers = append(u.Qualifiers, q)
+					}
+				} else {
+					u.Bare, u.Qualifiers = true, nil
+				}
+				out[k] = u
+			}
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < n && isIdentPart(text[j]) {
+				j++
+			}
+			i = j
+		case c >= 0x80:
+			i++
+		case fam == familyPython && c == '#':
+			i = skipLine(text, i)
+		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '/':
+			i = skipLine(text, i)
+		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '*':
+			if e := strings.Index(text[i+2:], "*/"); e >= 0 {
+				i += e + 4
+			} else {
+				i = n
+			}
+		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
+			i = skipString(text, i, fam)
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// qualifier reads back from the name starting at i: when a selection
+// (".", "->", not "..") comes before it, the identifier it is selected
+// from, lower-cased, or "" for an expression, and true.
+func qualifier(text string, i int) (string, bool) {
+	j := skipSpaceBack(text, i)
+	switch {
+	case j >= 1 && text[j-1] == '.' && (j < 2 || text[j-2] != '.'):
+		j--
+	case j >= 2 && text[j-1] == '>' && text[j-2] == '-':
+		j -= 2
+	default:
+		return "", false
+	}
+	j = skipSpaceBack(text, j)
+	e := j
+	for j > 0 && isIdentPart(text[j-1]) {
+		j--
+	}
+	if j == e || !isIdentStart(text[j]) {
+		return "", true
+	}
+	return strings.ToLower(text[j:e]), true
+}
+
+func skipSpaceBack(text string, j int) int {
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t' || text[j-1] == '\n' || text[j-1] == '\r') {
+		j--
+	}
+	return j
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Selectable says whether a selection (x.name) can name what a unit of
+// this symbol and kind defines: a member (a method, or anything else
+// scoped by a class, type or namespace), or a type (x.config, a field
+// holding a Config). A top-level function or value is not.
+func Selectable(symbol, kind string) bool {
+	return kind == KindClass || kind == KindType || strings.ContainsAny(symbol, ".:#") && !strings.HasPrefix(symbol, "<")
+}
+
+// Refers says whether a use of a name can refer to a definition of it
+// in the file at path: a bare use can refer to any; a selection refers
+// to what is selectable (see Selectable), or to anything else only when
+// it is selected from the name of the definition's file or directory (a
+// module or package: tokenize.Split from tokenize/tokenize.go), never
+// from a value (st.Split).
+func Refers(use NameUse, path string, selectable bool) bool {
+	if use.Bare || selectable {
+		return true
+	}
+	dir, file := splitPath(path)
+	stem := file
+	if i := strings.IndexByte(stem, '.'); i > 0 {
+		stem = stem[:i]
+	}
+	for _, q := range use.Qualifiers {
+		if q == "" {
+			continue
+		}
+		if sameModule(q, stem) || sameModule(q, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+func splitPath(path string) (dir, file string) {
+	i := strings.LastIndexByte(path, '/')
+	file = path[i+1:]
+	if i > 0 {
+		d := path[:i]
+		dir = d[strings.LastIndexByte(d, '/')+1:]
+	}
+	return dir, file
+}
+
+// sameModule compares a qualifier (lower-cased) with a file's stem or
+// directory name, whatever their case, "_" and "-".
+func sameModule(q, name string) bool {
+	if name == "" {
+		return false
+	}
+	return strings.ReplaceAll(q, "_", "") == strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+}
+
+// UseCache holds the NameUses of texts, each lexed once. It is keyed by
+// the text itself, not a unit's id: a unit grown or joined keeps its id
+// and holds more text.
+type UseCache struct {
+	mu sync.Mutex
+	m  map[[2]string]map[string]NameUse
+}
+
+// Of returns the uses of text, written in lang.
+func (c *UseCache) Of(text, lang string) map[string]NameUse {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := [2]string{lang, text}
+	if u, ok := c.m[k]; ok {
+		return u
+	}
+	if c.m == nil {
+		c.m = map[[2]string]map[string]NameUse{}
+	}
+	u := NameUses(text, lang)
+	c.m[k] = u
+	return u
+}
