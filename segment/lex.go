@@ -97,12 +97,52 @@ func (s *nameSet) add(list []string, word string) bool {
 // selects (Split of strings.Split, path and join of os.path.join) are not
 // the text's own.
 func lexNames(text, lang string, packages, platform set) (refs, calls []string) {
+	kw := keywords[lang]
+	var seenRef, seenCall nameSet
+	n := len(text)
+	eachName(text, lang, func(i, j int) int {
+		word, next := text[i:j], j
+		if next+1 < n && text[next] == '.' && (packages[word] || platform[word]) {
+			// What it selects is the package's, down a chain of
+			// selections (os.path.join, System.out.println); the
+			// package stays a name the text uses (what ties it to
+			// the import).
+			for next+1 < n && text[next] == '.' && isIdentStart(text[next+1]) {
+				next += 2
+				for next < n && isIdentPart(text[next]) {
+					next++
+				}
+			}
+		}
+		if len(word) < minNameLen || kw[word] {
+			return next
+		}
+		if seenRef.add(refs, word) {
+			refs = append(refs, word)
+		}
+		k := j
+		if lang == "rust" && k < n && text[k] == '!' {
+			k++
+		}
+		for k < n && (text[k] == ' ' || text[k] == '\t') {
+			k++
+		}
+		if k < n && text[k] == '(' && seenCall.add(calls, word) {
+			calls = append(calls, word)
+		}
+		return next
+	})
+	return refs, calls
+}
+
+// eachName calls fn with the bounds [i, j) of each identifier of text
+// outside comments and string literals, as the language family writes
+// them; fn returns where the scan goes on (j, or past what it skips).
+func eachName(text, lang string, fn func(i, j int) int) {
 	fam := familyC
 	if lang == "python" {
 		fam = familyPython
 	}
-	kw := keywords[lang]
-	var seenRef, seenCall nameSet
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
@@ -112,40 +152,11 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 			for j < n && isIdentPart(text[j]) {
 				j++
 			}
-			word := text[i:j]
-			if fam == familyPython && j < n && (text[j] == '\'' || text[j] == '"') && len(word) <= 3 && isStringPrefix(word) {
+			if fam == familyPython && j < n && (text[j] == '\'' || text[j] == '"') && j-i <= 3 && isStringPrefix(text[i:j]) {
 				i = j // r"...", b'...', f"...": the string follows
 				continue
 			}
-			i = j
-			if i+1 < n && text[i] == '.' && (packages[word] || platform[word]) {
-				// What it selects is the package's, down a chain of
-				// selections (os.path.join, System.out.println); the
-				// package stays a name the text uses (what ties it to
-				// the import).
-				for i+1 < n && text[i] == '.' && isIdentStart(text[i+1]) {
-					i += 2
-					for i < n && isIdentPart(text[i]) {
-						i++
-					}
-				}
-			}
-			if len(word) < minNameLen || kw[word] {
-				continue
-			}
-			if seenRef.add(refs, word) {
-				refs = append(refs, word)
-			}
-			k := j
-			if lang == "rust" && k < n && text[k] == '!' {
-				k++
-			}
-			for k < n && (text[k] == ' ' || text[k] == '\t') {
-				k++
-			}
-			if k < n && text[k] == '(' && seenCall.add(calls, word) {
-				calls = append(calls, word)
-			}
+			i = fn(i, j)
 		case c >= '0' && c <= '9':
 			j := i + 1
 			for j < n && isIdentPart(text[j]) {
@@ -171,7 +182,6 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 			i++
 		}
 	}
-	return refs, calls
 }
 
 func isIdentStart(c byte) bool {

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -21,63 +22,25 @@ type NameUse struct {
 // members, never a function of another file: what a name can refer to
 // depends on it (see Refers).
 func NameUses(text, lang string) map[string]NameUse {
-	fam := familyC
-	if lang == "python" {
-		fam = familyPython
-	}
 	kw := keywords[lang]
 	out := map[string]NameUse{}
-	n := len(text)
-	for i := 0; i < n; {
-		c := text[i]
-		switch {
-		case isIdentStart(c):
-			j := i + 1
-			for j < n && isIdentPart(text[j]) {
-				j++
-			}
-			word := text[i:j]
-			if fam == familyPython && j < n && (text[j] == '\'' || text[j] == '"') && len(word) <= 3 && isStringPrefix(word) {
-				i = j
-				continue
-			}
-			if len(word) >= minNameLen && !kw[word] {
-				k := strings.ToLower(word)
-				u := out[k]
-				if q, ok := qualifier(text, i); ok {
-					if !u.Bare && !containsString(u.Qualifiers, q) {
-						u.Qualifiers = append(u.Qualifiers, q)
-					}
-				} else {
-					u.Bare, u.Qualifiers = true, nil
-				}
-				out[k] = u
-			}
-			i = j
-		case c >= '0' && c <= '9':
-			j := i + 1
-			for j < n && isIdentPart(text[j]) {
-				j++
-			}
-			i = j
-		case c >= 0x80:
-			i++
-		case fam == familyPython && c == '#':
-			i = skipLine(text, i)
-		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '/':
-			i = skipLine(text, i)
-		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '*':
-			if e := strings.Index(text[i+2:], "*/"); e >= 0 {
-				i += e + 4
-			} else {
-				i = n
-			}
-		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
-			i = skipString(text, i, fam)
-		default:
-			i++
+	eachName(text, lang, func(i, j int) int {
+		word := text[i:j]
+		if len(word) < minNameLen || kw[word] {
+			return j
 		}
-	}
+		k := strings.ToLower(word)
+		u := out[k]
+		if q, ok := qualifier(text, i); ok {
+			if !u.Bare && !slices.Contains(u.Qualifiers, q) {
+				u.Qualifiers = append(u.Qualifiers, q)
+			}
+		} else {
+			u.Bare, u.Qualifiers = true, nil
+		}
+		out[k] = u
+		return j
+	})
 	return out
 }
 
@@ -110,15 +73,6 @@ func skipSpaceBack(text string, j int) int {
 		j--
 	}
 	return j
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Selectable says whether a selection (x.name) can name what a unit of
