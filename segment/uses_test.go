@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,4 +87,39 @@ func TestUseCache(t *testing.T) {
 	if _, ok := c.Of("x.Split", "go")["mark"]; !ok {
 		t.Error("a text was lexed again")
 	}
+}
+
+// NameUses reads the names lexNames reads, whatever the text: each key
+// is one of its references lower-cased, and every reference has its key;
+// a bare use has no qualifiers.
+func FuzzNameUses(f *testing.F) {
+	for _, s := range []string{"st.Split = tokenize.Split(s)", "p->next = f().g; // x.y", "r'a.b' + x . y", "a..b ...c", "'.x'.y", "é.ü.x"} {
+		for _, lang := range []string{"go", "python", "c", "rust", "javascript"} {
+			f.Add(s, lang)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text, lang string) {
+		uses := NameUses(text, lang)
+		refs, _ := lexNames(text, lang, nil, nil)
+		want := map[string]bool{}
+		for _, r := range refs {
+			want[strings.ToLower(r)] = true
+		}
+		for k, u := range uses {
+			if !want[k] {
+				t.Errorf("NameUses(%q) has %q, which is no reference", text, k)
+			}
+			if u.Bare && len(u.Qualifiers) > 0 {
+				t.Errorf("NameUses(%q)[%q] is bare and selected: %v", text, k, u)
+			}
+			if !u.Bare && len(u.Qualifiers) == 0 {
+				t.Errorf("NameUses(%q)[%q] is neither bare nor selected", text, k)
+			}
+		}
+		for k := range want {
+			if _, ok := uses[k]; !ok {
+				t.Errorf("NameUses(%q) lacks the reference %q", text, k)
+			}
+		}
+	})
 }
