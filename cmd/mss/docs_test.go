@@ -23,8 +23,9 @@ package main
 // addresses that stand for real ones the test provides:
 //
 //   - 127.0.0.1:7777 and 127.0.0.1:7778 are free ports for the page's own
-//     servers (mss serve, mss mcp --listen): the test picks an unused port
-//     for each, per page.
+//     servers (mss serve, mss mcp --listen): a server started on one
+//     listens on a port the system chooses, which the address stands for
+//     from then on (per page).
 //   - 127.0.0.1:8001 is an OpenAI-compatible endpoint that answers like a
 //     current reasoning model (llm/llmtest, personality "reasoning"), and
 //     127.0.0.1:8002 one that invents ids outside the offered candidates
@@ -65,6 +66,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -386,13 +388,19 @@ func (e *docsEnv) run(t *testing.T, line string) []string {
 	return e.normalize(out.String())
 }
 
+// listeningRE finds the address a server's "listening on" line gives.
+var listeningRE = regexp.MustCompile(`listening on https?://(127\.0\.0\.1:[0-9]+)`)
+
 // leadingAssignRE matches the variable assignments that open a command.
 var leadingAssignRE = regexp.MustCompile(`^(\s*[A-Za-z_][A-Za-z0-9_]*=[^ ]*)*\s*`)
 
 // background starts a server command for the rest of the page and returns
 // what it printed up to its "listening on" line. The command is run by sh
 // with exec, so that the signal at the end of the page reaches the server
-// itself.
+// itself. The server listens on a port of the system's choosing (a port
+// the test chose free could be taken before the server binds it, as
+// packages test in parallel); its "listening on" line tells which, and
+// the page's address stands for it from then on.
 func (e *docsEnv) background(t *testing.T, line string) string {
 	t.Helper()
 	line = strings.TrimSpace(line)
@@ -402,7 +410,13 @@ func (e *docsEnv) background(t *testing.T, line string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("sh", "-c", e.shell(line))
+	run, bound := line, -1
+	for k, a := range e.addrs {
+		if bound < 0 && slices.Contains(docsPorts, a[0]) && strings.Contains(run, "--listen "+a[0]) {
+			run, bound = strings.ReplaceAll(run, "--listen "+a[0], "--listen 127.0.0.1:0"), k
+		}
+	}
+	cmd := exec.Command("sh", "-c", e.shell(run))
 	cmd.Dir, cmd.Env = e.work, e.env
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -428,6 +442,13 @@ func (e *docsEnv) background(t *testing.T, line string) string {
 		}
 		if i := bytes.Index(data, []byte("listening on")); i >= 0 {
 			if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+				if bound >= 0 {
+					m := listeningRE.FindSubmatch(data[i : i+j])
+					if m == nil {
+						t.Fatalf("%s: no address in %q", line, data[i:i+j])
+					}
+					e.addrs[bound][1] = string(m[1])
+				}
 				return string(data[:i+j+1])
 			}
 		}
