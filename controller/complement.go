@@ -377,8 +377,9 @@ func tie(a, b *mss.Unit, defs map[string]int, twin float64, uses *segment.UseCac
 	}
 	w, why := 0.0, ""
 	// A name many candidates define (String, format, a locale's fields)
-	// ties nothing together.
-	if twin > 0 && an == bn && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
+	// ties nothing together; nor does a twin in another case (a method
+	// split and a function Split are two names).
+	if twin > 0 && lastPart(a.Symbol) == lastPart(b.Symbol) && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
 		w, why = twin, "same name"
 	}
 	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) && 0.5 > w {

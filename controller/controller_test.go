@@ -240,6 +240,7 @@ func TestTieNamesTheTie(t *testing.T) {
 	add := mss.Unit{Path: "index.py", Symbol: "Index.add"}
 	addAgain := mss.Unit{Path: "index.py", Symbol: "Index.add", StartLine: 40}
 	other := mss.Unit{Path: "b.py", Symbol: "split"}
+	otherCase := mss.Unit{Path: "b.go", Symbol: "Tuner.Split"}
 	far := mss.Unit{Path: "c.py", Symbol: "unrelated"}
 	for _, tc := range []struct {
 		a, b *mss.Unit
@@ -257,6 +258,8 @@ func TestTieNamesTheTie(t *testing.T) {
 		{&add, &addAgain, 0, 0.5, "same scope Index"},
 		{&add, &addAgain, 1, 1, "same name"},
 		{&split, &far, 1, 0, ""},
+		// The same word in another case names another thing: no twin.
+		{&split, &otherCase, 1, 0, ""},
 	} {
 		w, why := tie(tc.a, tc.b, map[string]int{}, tc.twin, &segment.UseCache{})
 		if w != tc.w || why != tc.why {
