@@ -395,7 +395,7 @@ func tie(a, b *mss.Unit, defs map[string]int, twin float64, uses *segment.UseCac
 // references say.
 func refers(uses *segment.UseCache, u *mss.Unit, name string, def *mss.Unit) bool {
 	use, ok := uses.Of(u.Content, u.Language)[name]
-	return !ok || segment.Refers(use, def.Path, segment.Selectable(def.Symbol, def.Kind))
+	return !ok || segment.Refers(use, def)
 }
 
 // pairWhy names the side of a declaration-definition pair b is on.

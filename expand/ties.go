@@ -105,7 +105,7 @@ func (t *Ties) refers(u *mss.Unit, d string, def *mss.Unit) bool {
 	if !ok {
 		return true
 	}
-	return segment.Refers(use, def.Path, segment.Selectable(def.Symbol, def.Kind))
+	return segment.Refers(use, def)
 }
 
 // isHeaderOf reports whether h is the header of the scope the unit is in:

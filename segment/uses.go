@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/missingcomplement/mss"
 )
 
 // NameUse says how a text uses one name: in its own right (Bare: f(x),
@@ -83,26 +85,28 @@ func Selectable(symbol, kind string) bool {
 	return kind == KindClass || kind == KindType || strings.ContainsAny(symbol, ".:#") && !strings.HasPrefix(symbol, "<")
 }
 
-// Refers says whether a use of a name can refer to a definition of it
-// in the file at path: a bare use can refer to any; a selection refers
-// to what is selectable (see Selectable), or to anything else only when
-// it is selected from the name of the definition's file or directory (a
-// module or package: tokenize.Split from tokenize/tokenize.go), never
-// from a value (st.Split).
-func Refers(use NameUse, path string, selectable bool) bool {
-	if use.Bare || selectable {
+// Refers says whether a use of a name can refer to what def defines of
+// that name: a bare use can refer to anything; a selection refers to
+// what is selectable (see Selectable), or to anything else only when it
+// is selected from the name of def's file or directory (a module or
+// package: tokenize.Split from tokenize/tokenize.go) or from def's own
+// name (utils.parse, for a table utils that holds parse), never from
+// another value (st.Split).
+func Refers(use NameUse, def *mss.Unit) bool {
+	if use.Bare || Selectable(def.Symbol, def.Kind) {
 		return true
 	}
-	dir, file := splitPath(path)
+	dir, file := splitPath(def.Path)
 	stem := file
 	if i := strings.IndexByte(stem, '.'); i > 0 {
 		stem = stem[:i]
 	}
+	own := def.Symbol[strings.LastIndexAny(def.Symbol, ".:#")+1:]
 	for _, q := range use.Qualifiers {
 		if q == "" {
 			continue
 		}
-		if sameModule(q, stem) || sameModule(q, dir) {
+		if sameModule(q, stem) || sameModule(q, dir) || strings.EqualFold(q, own) {
 			return true
 		}
 	}

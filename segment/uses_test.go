@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/missingcomplement/mss"
 )
 
 func TestNameUses(t *testing.T) {
@@ -36,23 +37,25 @@ func TestNameUses(t *testing.T) {
 
 func TestRefers(t *testing.T) {
 	selected := NameUse{Qualifiers: []string{"st"}}
+	fn := func(path string) *mss.Unit { return &mss.Unit{Path: path, Symbol: "Split", Kind: KindFunction} }
 	tests := []struct {
-		name       string
-		use        NameUse
-		path       string
-		selectable bool
-		want       bool
+		name string
+		use  NameUse
+		def  *mss.Unit
+		want bool
 	}{
-		{"a bare use", NameUse{Bare: true}, "tokenize/tokenize.go", false, true},
-		{"selected from a value", selected, "tokenize/tokenize.go", false, false},
-		{"selected from a value, a member", selected, "state.go", true, true},
-		{"selected from its package", NameUse{Qualifiers: []string{"tokenize"}}, "tokenize/tokenize.go", false, true},
-		{"selected from its module", NameUse{Qualifiers: []string{"termui"}}, "src/click/termui.py", false, true},
-		{"a module named with underscores", NameUse{Qualifiers: []string{"termui_impl"}}, "src/click/_termui_impl.py", false, true},
-		{"selected from an expression", NameUse{Qualifiers: []string{""}}, "a.py", false, false},
+		{"a bare use", NameUse{Bare: true}, fn("tokenize/tokenize.go"), true},
+		{"selected from a value", selected, fn("tokenize/tokenize.go"), false},
+		{"selected from a value, a method", selected, &mss.Unit{Path: "state.go", Symbol: "State.Split", Kind: KindMethod}, true},
+		{"selected from a value, a type", selected, &mss.Unit{Path: "state.go", Symbol: "Split", Kind: KindType}, true},
+		{"selected from its package", NameUse{Qualifiers: []string{"tokenize"}}, fn("tokenize/tokenize.go"), true},
+		{"selected from its module", NameUse{Qualifiers: []string{"termui"}}, fn("src/click/termui.py"), true},
+		{"a module named with underscores", NameUse{Qualifiers: []string{"termui_impl"}}, fn("src/click/_termui_impl.py"), true},
+		{"selected from the table that holds it", NameUse{Qualifiers: []string{"utils"}}, &mss.Unit{Path: "src/a.js", Symbol: "utils", Kind: KindValue}, true},
+		{"selected from an expression", NameUse{Qualifiers: []string{""}}, fn("a.py"), false},
 	}
 	for _, tt := range tests {
-		if got := Refers(tt.use, tt.path, tt.selectable); got != tt.want {
+		if got := Refers(tt.use, tt.def); got != tt.want {
 			t.Errorf("%s: Refers = %v, want %v", tt.name, got, tt.want)
 		}
 	}
