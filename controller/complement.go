@@ -363,14 +363,14 @@ func tie(a, b *mss.Unit, defs map[string]int, twin float64, uses *segment.UseCac
 	}
 	if defs[bn] <= maxTwins {
 		for _, r := range a.References {
-			if strings.EqualFold(lastPart(r), bn) && refers(uses, a, bn, b) {
+			if strings.EqualFold(lastPart(r), bn) && uses.Refers(a, bn, b) {
 				return 1, "it uses " + r
 			}
 		}
 	}
 	if defs[an] <= maxTwins {
 		for _, r := range b.References {
-			if strings.EqualFold(lastPart(r), an) && refers(uses, b, an, a) {
+			if strings.EqualFold(lastPart(r), an) && uses.Refers(b, an, a) {
 				return 1, "this uses " + r
 			}
 		}
@@ -386,16 +386,6 @@ func tie(a, b *mss.Unit, defs map[string]int, twin float64, uses *segment.UseCac
 		w, why = 0.5, "same scope "+scope(a.Symbol)
 	}
 	return w, why
-}
-
-// refers says whether u's uses of name (lower-cased) can refer to def,
-// the unit named name: not when u only selects name from a value (st.Split
-// is no use of the function Split of another file). A text the lexer
-// finds no use of name in (a reference not lexed from it) refers as its
-// references say.
-func refers(uses *segment.UseCache, u *mss.Unit, name string, def *mss.Unit) bool {
-	use, ok := uses.Of(u.Content, u.Language)[name]
-	return !ok || segment.Refers(use, def)
 }
 
 // pairWhy names the side of a declaration-definition pair b is on.

@@ -57,7 +57,7 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 		}
 	}
 	for _, d := range defined(n) {
-		if u := uses[key(d)]; u != "" && t.refers(chosen, d, n) {
+		if u := uses[key(d)]; u != "" && t.cache().Refers(chosen, lastPart(norm(d)), n) {
 			return "defines " + d + ", used" + as(u, d) + " by " + orPath(chosen)
 		}
 	}
@@ -74,7 +74,7 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 		}
 	}
 	for _, r := range n.References {
-		if d := defs[key(r)]; d != "" && t.refers(n, d, chosen) {
+		if d := defs[key(r)]; d != "" && t.cache().Refers(n, lastPart(norm(d)), chosen) {
 			name := lastPart(norm(r))
 			return "uses " + name + ", defined" + as(d, name) + " by " + orPath(chosen)
 		}
@@ -92,20 +92,12 @@ func as(spelled, name string) string {
 	return " as " + spelled
 }
 
-// refers says whether u's uses of the name d, which def defines, can
-// refer to def's: not when u only selects it from a value (st.Split is
-// no use of the function Split of another file). A text the lexer finds
-// no use of d in refers as its references say.
-func (t *Ties) refers(u *mss.Unit, d string, def *mss.Unit) bool {
+// cache is where the uses of units' texts are kept (nil Ties: none).
+func (t *Ties) cache() *segment.UseCache {
 	if t == nil {
-		t = &Ties{}
+		return nil
 	}
-	name := strings.ToLower(lastPart(norm(d)))
-	use, ok := t.uses.Of(u.Content, u.Language)[name]
-	if !ok {
-		return true
-	}
-	return segment.Refers(use, def)
+	return &t.uses
 }
 
 // isHeaderOf reports whether h is the header of the scope the unit is in:

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -77,64 +78,50 @@ func skipSpaceBack(text string, j int) int {
 	return j
 }
 
-// Selectable says whether a selection (x.name) can name what a unit of
+// selectable says whether a selection (x.name) can name what a unit of
 // this symbol and kind defines: a member (a method, or anything else
 // scoped by a class, type or namespace), or a type (x.config, a field
 // holding a Config). A top-level function or value is not.
-func Selectable(symbol, kind string) bool {
+func selectable(symbol, kind string) bool {
 	return kind == KindClass || kind == KindType || strings.ContainsAny(symbol, ".:#") && !strings.HasPrefix(symbol, "<")
 }
 
 // Refers says whether a use of a name can refer to what def defines of
 // that name: a bare use can refer to anything; a selection refers to
-// what is selectable (see Selectable), or to anything else only when it
+// what is selectable (see selectable), or to anything else only when it
 // is selected from the name of def's file or directory (a module or
 // package: tokenize.Split from tokenize/tokenize.go) or from def's own
 // name (utils.parse, for a table utils that holds parse), never from
 // another value (st.Split).
 func Refers(use NameUse, def *mss.Unit) bool {
-	if use.Bare || Selectable(def.Symbol, def.Kind) {
+	if use.Bare || selectable(def.Symbol, def.Kind) {
 		return true
 	}
-	dir, file := splitPath(def.Path)
-	stem := file
-	if i := strings.IndexByte(stem, '.'); i > 0 {
-		stem = stem[:i]
-	}
+	file := path.Base(def.Path)
+	stem, _, _ := strings.Cut(file, ".")
+	dir := moduleKey(path.Base(path.Dir(def.Path)))
+	stem = moduleKey(stem)
 	own := def.Symbol[strings.LastIndexAny(def.Symbol, ".:#")+1:]
 	for _, q := range use.Qualifiers {
 		if q == "" {
 			continue
 		}
-		if sameModule(q, stem) || sameModule(q, dir) || strings.EqualFold(q, own) {
+		if k := moduleKey(q); k != "" && (k == stem || k == dir) || strings.EqualFold(q, own) {
 			return true
 		}
 	}
 	return false
 }
 
-func splitPath(path string) (dir, file string) {
-	i := strings.LastIndexByte(path, '/')
-	file = path[i+1:]
-	if i > 0 {
-		d := path[:i]
-		dir = d[strings.LastIndexByte(d, '/')+1:]
-	}
-	return dir, file
-}
-
-// sameModule compares a qualifier (lower-cased) with a file's stem or
-// directory name, whatever their case, "_" and "-".
-func sameModule(q, name string) bool {
-	if name == "" {
-		return false
-	}
-	return strings.ReplaceAll(q, "_", "") == strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+// moduleKey is a module's name as a qualifier is compared with it:
+// lower-cased, without "_" and "-" (_termui_impl and termui_impl).
+func moduleKey(name string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
 }
 
 // UseCache holds the NameUses of texts, each lexed once. It is keyed by
 // the text itself, not a unit's id: a unit grown or joined keeps its id
-// and holds more text.
+// and holds more text. A nil UseCache lexes every time.
 type UseCache struct {
 	mu sync.Mutex
 	m  map[[2]string]map[string]NameUse
@@ -142,6 +129,9 @@ type UseCache struct {
 
 // Of returns the uses of text, written in lang.
 func (c *UseCache) Of(text, lang string) map[string]NameUse {
+	if c == nil {
+		return NameUses(text, lang)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := [2]string{lang, text}
@@ -154,4 +144,12 @@ func (c *UseCache) Of(text, lang string) map[string]NameUse {
 	u := NameUses(text, lang)
 	c.m[k] = u
 	return u
+}
+
+// Refers says whether u's uses of name can refer to what def defines of
+// it (see Refers). A text the lexer finds no use of name in (a reference
+// not lexed from it) refers as its references say.
+func (c *UseCache) Refers(u *mss.Unit, name string, def *mss.Unit) bool {
+	use, ok := c.Of(u.Content, u.Language)[strings.ToLower(name)]
+	return !ok || Refers(use, def)
 }

@@ -74,8 +74,8 @@ func TestSelectable(t *testing.T) {
 		{"TABLE", KindValue, false},
 		{"<module>", KindModule, false},
 	} {
-		if got := Selectable(tt.symbol, tt.kind); got != tt.want {
-			t.Errorf("Selectable(%q, %q) = %v, want %v", tt.symbol, tt.kind, got, tt.want)
+		if got := selectable(tt.symbol, tt.kind); got != tt.want {
+			t.Errorf("selectable(%q, %q) = %v, want %v", tt.symbol, tt.kind, got, tt.want)
 		}
 	}
 }
