@@ -241,7 +241,7 @@ func deriveInput(ctx context.Context, q querier) (*DeriveInput, error) {
 			return nil, fmt.Errorf("index: reading units to derive: %w", err)
 		}
 		units = append(units, u)
-		names = append(names, nameRow{id: u.ID, path: u.Path, defines: u.Defines, refs: u.References, calls: splitList(calls), imports: u.Imports})
+		names = append(names, newNameRow(&u, splitList(calls)))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("index: reading units to derive: %w", err)

@@ -10,6 +10,11 @@ package index
 //   - Otherwise every definition counts, unless more than maxFanout units
 //     define the name (get, run, __init__): such names carry no signal and
 //     would flood the graph, so they make no edge.
+//   - A name the unit's text only selects from something (x.name,
+//     p->name) resolves only to what such a selection can name
+//     (segment.RefersTo): a member or a type, or a top-level definition
+//     it is selected from the module of (tokenize.Split), never a
+//     function of another file that happens to share the name (st.Split).
 //   - A reference that is also a call makes a "call" edge, any other a
 //     "ref" edge.
 //   - An import resolves to files by the importing language's rules
@@ -30,6 +35,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/segment"
 )
 
@@ -43,8 +49,20 @@ type FileImport struct {
 }
 
 type nameRow struct {
-	id, path                      string
+	id, path, symbol              string
 	defines, refs, calls, imports []string
+	// selectable: a selection can name what the unit defines
+	// (segment.Selectable); sel: the names its text only selects, by
+	// lower-cased name.
+	selectable bool
+	sel        map[string]segment.NameUse
+}
+
+// newNameRow holds what resolving u's names into edges reads.
+func newNameRow(u *mss.Unit, calls []string) nameRow {
+	return nameRow{id: u.ID, path: u.Path, symbol: u.Symbol, defines: u.Defines, refs: u.References,
+		calls: calls, imports: u.Imports, selectable: segment.Selectable(u.Symbol, u.Kind),
+		sel: segment.Selections(u.Content, u.Language, u.References)}
 }
 
 func (ix *Index) nameRows() ([]nameRow, error) {
@@ -62,20 +80,20 @@ type querier interface {
 }
 
 func readNameRows(ctx context.Context, db querier) ([]nameRow, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, path, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
+	rows, err := db.QueryContext(ctx, `SELECT id, path, symbol, kind, language, content, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []nameRow
 	for rows.Next() {
-		var r nameRow
+		var u mss.Unit
 		var d, rf, c, im string
-		if err := rows.Scan(&r.id, &r.path, &d, &rf, &c, &im); err != nil {
+		if err := rows.Scan(&u.ID, &u.Path, &u.Symbol, &u.Kind, &u.Language, &u.Content, &d, &rf, &c, &im); err != nil {
 			return nil, err
 		}
-		r.defines, r.refs, r.calls, r.imports = splitList(d), splitList(rf), splitList(c), splitList(im)
-		out = append(out, r)
+		u.Defines, u.References, u.Imports = splitList(d), splitList(rf), splitList(im)
+		out = append(out, newNameRow(&u, splitList(c)))
 	}
 	return out, rows.Err()
 }
@@ -140,7 +158,7 @@ func edgesOf(rows []nameRow) []Edge {
 
 // eachRowEdge calls emit with each edge of rows[lo:hi], in order.
 func eachRowEdge(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit map[string]string, res *resolver, emit func(Edge)) {
-	var local []int
+	var local, kept []int
 	var seen []string
 	calls := map[string]bool{} // a long list's calls
 	for i := lo; i < hi; i++ {
@@ -154,6 +172,9 @@ func eachRowEdge(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit ma
 		}
 		for _, name := range r.refs {
 			targets := defs[name]
+			if use, ok := r.sel[strings.ToLower(name)]; ok {
+				targets = refersTo(use, rows, targets, &kept)
+			}
 			local = local[:0]
 			for _, t := range targets {
 				if rows[t].path == r.path && t != i {
@@ -185,6 +206,18 @@ func eachRowEdge(rows []nameRow, lo, hi int, defs map[string][]int, firstUnit ma
 			}
 		}
 	}
+}
+
+// refersTo keeps the targets (rows defining a name) a selection of the
+// name can refer to, in kept's storage.
+func refersTo(use segment.NameUse, rows []nameRow, targets []int, kept *[]int) []int {
+	*kept = (*kept)[:0]
+	for _, t := range targets {
+		if segment.RefersTo(use, rows[t].path, rows[t].symbol, rows[t].selectable) {
+			*kept = append(*kept, t)
+		}
+	}
+	return *kept
 }
 
 // FileImports returns the file-level import graph, sorted.

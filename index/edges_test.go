@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -30,5 +31,66 @@ func TestEdgesOfAnySplit(t *testing.T) {
 	}
 	if d := cmp.Diff(one, four); d != "" {
 		t.Errorf("edges in four parts differ from one part's:\n%s", d)
+	}
+}
+
+// TestEdgesResolveSelections: a name a unit only selects from a value
+// (st.Split) makes no edge to a top-level function of another file that
+// shares it, but one to a method of that name, and one to the function
+// when it is selected from the function's package (tokenize.Split).
+func TestEdgesResolveSelections(t *testing.T) {
+	dir, _ := newRepo(t, map[string]string{
+		"tokenize/tokenize.go": "package tokenize\n\n// Split splits.\nfunc Split(s string) []string {\n\treturn nil\n}\n",
+		"bench/items.go": `package bench
+
+type item struct{ Split string }
+
+// parse reads an item's split.
+func parse(st item) string {
+	return st.Split
+}
+`,
+		"bench/terms.go": `package bench
+
+import "example.com/m/tokenize"
+
+// terms splits a text.
+func terms(text string) []string {
+	return tokenize.Split(text)
+}
+`,
+		"query/query.go": `package query
+
+type Query struct{}
+
+// Split splits a query.
+func (q Query) Split() []string { return nil }
+
+// words splits a query.
+func words(q Query) []string {
+	return q.Split()
+}
+`,
+	})
+	build(t, Options{Repo: dir})
+	ix := openIndex(t, filepath.Join(dir, ".mss", "index.db"))
+	units, edges := unitsAndEdges(t, ix)
+	id := func(sym string) string { return findUnit(t, units, sym).ID }
+	have := map[[2]string]bool{}
+	for _, e := range edges {
+		have[[2]string{e.From, e.To}] = true
+	}
+	for _, tc := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"parse", "Split", false},
+		{"terms", "Split", true},
+		{"words", "Query.Split", true},
+		{"words", "Split", false},
+	} {
+		if got := have[[2]string{id(tc.from), id(tc.to)}]; got != tc.want {
+			t.Errorf("edge %s -> %s: %v, want %v", tc.from, tc.to, got, tc.want)
+		}
 	}
 }

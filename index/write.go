@@ -930,8 +930,7 @@ func (w *writer) parsed(p parsed) error {
 			w.units = append(w.units, mss.Unit{ID: u.ID, Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine,
 				Symbol: u.Symbol, Kind: u.Kind, Language: u.Language, Content: u.Content, Hash: u.Hash, Tokens: u.Tokens,
 				Defines: defines, References: references, Imports: imports, Context: u.Context})
-			w.names = append(w.names, nameRow{id: u.ID, path: u.Path, defines: defines, refs: references,
-				calls: splitList(calls), imports: imports})
+			w.names = append(w.names, newNameRow(&w.units[len(w.units)-1], splitList(calls)))
 		}
 	}
 	return nil

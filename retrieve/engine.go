@@ -13,6 +13,7 @@ import (
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/lexical"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // Options configures an Engine. The zero value is valid: every view that
@@ -127,6 +128,28 @@ type unitInfo struct {
 	nameParts []string
 	defines   []string // lower-cased
 	refs      []string // lower-cased, deduplicated
+	// selectable: a selection can name what the unit defines
+	// (segment.Selectable); sel: the names of refs its text only
+	// selects from something (x.name), sorted by name.
+	selectable bool
+	sel        []selection
+}
+
+// selection is a name a unit's text uses only as a selection, and the
+// qualifiers it selects it from (segment.NameUse).
+type selection struct {
+	name string
+	use  segment.NameUse
+}
+
+// selected is how the unit uses name, a referenced one, when only as a
+// selection.
+func (in *unitInfo) selected(name string) (segment.NameUse, bool) {
+	k, ok := slices.BinarySearchFunc(in.sel, name, func(s selection, n string) int { return strings.Compare(s.name, n) })
+	if !ok {
+		return segment.NameUse{}, false
+	}
+	return in.sel[k].use, true
 }
 
 // NewEngine builds an engine over units with the index's edges (which may
@@ -355,6 +378,15 @@ func unitFacts(u *mss.Unit) unitInfo {
 		slices.Sort(refs)
 		if refs = slices.Compact(refs); len(refs) > 0 {
 			in.refs = slices.Clip(refs)
+		}
+	}
+	in.selectable = segment.Selectable(u.Symbol, u.Kind)
+	if len(in.refs) > 0 {
+		sels := segment.Selections(u.Content, u.Language, in.refs)
+		for _, r := range in.refs {
+			if use, ok := sels[r]; ok {
+				in.sel = append(in.sel, selection{r, use})
+			}
 		}
 	}
 	return in

@@ -360,3 +360,46 @@ func TestCandidatesTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuralResolvesSelections: a unit that only selects a name from
+// a value (st.Split) is no caller of a function of that name in another
+// file, and an anchor that does so has no such callee; selected from the
+// function's package (tokenize.Split), it is one.
+func TestStructuralResolvesSelections(t *testing.T) {
+	goUnit := func(path string, start int, symbol, content string, defines, refs []string) mss.Unit {
+		u := unit(path, start, symbol, content, defines, refs)
+		u.Language = "go"
+		return u
+	}
+	units := []mss.Unit{
+		goUnit("tokenize/tokenize.go", 3, "Split", "func Split(s string) []string {\n\treturn fields(s)\n}", []string{"Split"}, []string{"fields"}),
+		goUnit("tokenize/tokenize.go", 7, "fields", "func fields(s string) []string {\n\treturn nil\n}", []string{"fields"}, nil),
+		goUnit("bench/items.go", 5, "parse", "func parse(st item) string {\n\treturn st.Split\n}", []string{"parse"}, []string{"Split"}),
+		goUnit("bench/terms.go", 5, "terms", "func terms(text string) []string {\n\treturn tokenize.Split(text)\n}", []string{"terms"}, []string{"Split"}),
+	}
+	structural := func(read mss.Span) map[string]bool {
+		t.Helper()
+		st := &mss.State{Issue: "terms are split wrong", ObservedSpans: []mss.Span{read}}
+		cands, err := NewEngine(units, nil, Options{}).Candidates(context.Background(), st, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, c := range cands {
+			if _, ok := c.Views[ViewStructural]; ok {
+				out[c.Unit.Symbol] = true
+			}
+		}
+		return out
+	}
+	got := structural(mss.Span{Path: "tokenize/tokenize.go", StartLine: 3, EndLine: 5})
+	if !got["terms"] || got["parse"] {
+		t.Errorf("Split read: structural %v, want terms (tokenize.Split) and not parse (st.Split)", got)
+	}
+	if got := structural(mss.Span{Path: "bench/items.go", StartLine: 5, EndLine: 7}); got["Split"] {
+		t.Errorf("parse read: structural %v, want no Split (st.Split selects a field)", got)
+	}
+	if got := structural(mss.Span{Path: "bench/terms.go", StartLine: 5, EndLine: 7}); !got["Split"] {
+		t.Errorf("terms read: structural %v, want Split (tokenize.Split)", got)
+	}
+}

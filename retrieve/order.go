@@ -68,35 +68,35 @@ type OrderModel struct {
 // benchmark splits, each state twice: its issue the fix commit's message,
 // and that message with the test the fix adds; docs/bench.md), and the
 // default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.95746, Weights: []float64{
-	1.04313,     // rrf:lexical
-	-0.175625,   // raw:lexical
-	0.155622,    // rrf:entity
-	-0.611027,   // raw:entity
-	0.753259,    // rrf:semantic
-	0.356742,    // raw:semantic
-	0.0672784,   // rrf:structural
-	0.809882,    // raw:structural
-	2.6987,      // rrf:history
-	-0.148823,   // raw:history
-	-0.00538174, // rrf:recency
-	0.596829,    // raw:recency
-	1.54043,     // fused
-	0.136504,    // position
-	0.628983,    // prior
-	3.83566,     // log_tokens
-	0.171142,    // kind:function
-	0.352737,    // kind:method
-	0.0124508,   // kind:class
-	0.394088,    // kind:type
-	0.353693,    // kind:module
-	-5.27818,    // kind:window
-	0.450048,    // kind:value
-	-3.8805,     // test
-	1.40779,     // named
-	0.0159616,   // path_named
-	1.98406,     // raw:title
-	-1.69436,    // comment
+var LearnedOrder = &OrderModel{Bias: -4.92226, Weights: []float64{
+	1.04429,     // rrf:lexical
+	-0.188014,   // raw:lexical
+	0.155952,    // rrf:entity
+	-0.616849,   // raw:entity
+	0.749813,    // rrf:semantic
+	0.343087,    // raw:semantic
+	0.0897662,   // rrf:structural
+	0.798878,    // raw:structural
+	2.66904,     // rrf:history
+	-0.1275,     // raw:history
+	-0.00048558, // rrf:recency
+	0.598738,    // raw:recency
+	1.54158,     // fused
+	0.139366,    // position
+	0.593557,    // prior
+	3.83485,     // log_tokens
+	0.181148,    // kind:function
+	0.350868,    // kind:method
+	0.0176222,   // kind:class
+	0.393392,    // kind:type
+	0.366262,    // kind:module
+	-5.28088,    // kind:window
+	0.454292,    // kind:value
+	-3.81125,    // test
+	1.40364,     // named
+	0.00302846,  // path_named
+	1.99148,     // raw:title
+	-1.68936,    // comment
 }}
 
 // Fused is the order model that keeps the fused order (Options.Order).

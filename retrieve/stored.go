@@ -15,7 +15,9 @@ package retrieve
 //	strings   length-prefixed strings (unsigned varint length); the facts
 //	          at an offset are the lower-cased symbol path, then the
 //	          defined and the referenced names (each a varint count and
-//	          strings), as unitFacts gives them
+//	          strings), a varint 1 when the unit is selectable (0 when
+//	          not), and the selections: a varint count, then each as a
+//	          list of its name and its qualifiers; as unitFacts gives them
 //	edges     the out-edges, then the in-edges, each as n+1 offsets and
 //	          then one uint32 per edge: target unit << 2 | kind code;
 //	          empty when there are none
@@ -52,6 +54,7 @@ import (
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/lexical"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // storedVersion names the layout above and every computation behind it;
@@ -59,8 +62,9 @@ import (
 // re-derived, never misread. engine-3: the history log's paths are
 // unquoted as git quotes them (engine-2 kept a quoted path as printed).
 // engine-4: a term's vector with few entries that are not zero is stored
-// sparse (semTermLen).
-const storedVersion = "engine-4"
+// sparse (semTermLen). engine-5: the facts hold the names a unit only
+// selects (x.name), and the index edges resolve them (segment.RefersTo).
+const storedVersion = "engine-5"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
@@ -185,6 +189,13 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 				size += len(s) + 2
 			}
 		}
+		for _, x := range f.sel {
+			size += len(x.name) + 3
+			for _, q := range x.use.Qualifiers {
+				size += len(q) + 2
+			}
+		}
+		size += 2
 	}
 	strs := make([]byte, 0, size)
 	str := func(s string) uint32 {
@@ -198,6 +209,15 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 		strs = appendString(strs, f.qual)
 		strs = appendList(strs, f.defines)
 		strs = appendList(strs, f.refs)
+		strs = appendFlag(strs, f.selectable)
+		strs = binary.AppendUvarint(strs, uint64(len(f.sel)))
+		for _, x := range f.sel {
+			strs = binary.AppendUvarint(strs, uint64(1+len(x.use.Qualifiers)))
+			strs = appendString(strs, x.name)
+			for _, q := range x.use.Qualifiers {
+				strs = appendString(strs, q)
+			}
+		}
 		for _, w := range []uint32{uint32(pathPos[u.Path]), uint32(u.StartLine), uint32(u.EndLine), str(u.ID), str(u.Symbol), facts} {
 			recs = le.AppendUint32(recs, w)
 		}
@@ -410,6 +430,13 @@ func appendList(b []byte, l []string) []byte {
 	return b
 }
 
+func appendFlag(b []byte, f bool) []byte {
+	if f {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
 // store is where a stored engine reads: an index (*index.Index), or in
 // tests what stands in for one.
 type store interface {
@@ -474,7 +501,19 @@ func (m *mapped) facts(i int) unitInfo {
 	off := m.word(i, 5)
 	in.qual, off = m.str(off)
 	in.defines, off = m.strList(off)
-	in.refs, _ = m.strList(off)
+	in.refs, off = m.strList(off)
+	in.selectable = m.strs[off] == 1
+	off++
+	c, k := binary.Uvarint(m.strs[off:])
+	off += uint32(k)
+	if c > 0 {
+		in.sel = make([]selection, c)
+		for j := range in.sel {
+			var l []string
+			l, off = m.strList(off)
+			in.sel[j] = selection{l[0], segment.NameUse{Qualifiers: l[1:]}}
+		}
+	}
 	in.setName()
 	in.class = m.class[m.pathPos(i)]
 	return in
@@ -672,6 +711,18 @@ func (m *mapped) stringsAt(off uint32, facts bool) bool {
 	if facts {
 		d.skipList()
 		d.skipList()
+		if f := d.uint(); f > 1 {
+			return false
+		}
+		for range d.int(len(d.b)) {
+			n := d.int(len(d.b))
+			if n == 0 {
+				return false // a selection without its name
+			}
+			for range n {
+				d.bytes()
+			}
+		}
 	}
 	return d.err == nil
 }

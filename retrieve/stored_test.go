@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/gittest"
@@ -161,6 +162,18 @@ func TestStoredEngineSameAnswers(t *testing.T) {
 	}
 	if d := cmp.Diff(mem.Paths(), stored.Paths()); d != "" {
 		t.Errorf("Paths differ:\n%s", d)
+	}
+	// Every unit's facts read back as they were made, selections too.
+	sels := 0
+	for i := range mem.n {
+		want, got := mem.factsAt(i), stored.factsAt(i)
+		sels += len(want.sel)
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(unitInfo{}, selection{}), cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("unit %d facts differ (-memory +stored):\n%s", i, d)
+		}
+	}
+	if sels == 0 {
+		t.Error("fixture has no selections")
 	}
 }
 

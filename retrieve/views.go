@@ -8,6 +8,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/lexical"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // View names, as they appear in Candidate.Views and explanations.
@@ -245,10 +246,16 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 	for _, a := range sortedInts(anchors) {
 		w := anchors[a]
 		ai := e.factsAt(a)
+		au := e.unitAt(a)
 		for _, r := range ai.refs {
 			ds := e.defsOf(r)
 			if len(ds) == 0 || len(ds) > structMaxFanout {
 				continue
+			}
+			if use, ok := ai.selected(r); ok {
+				// st.Split names a member of st, not a function Split
+				// of another file.
+				ds = slices.DeleteFunc(slices.Clone(ds), func(d int) bool { return !e.refersTo(use, d) })
 			}
 			for _, d := range ds {
 				if d != a {
@@ -261,6 +268,10 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 			if len(rs) > structMaxFanout {
 				continue
 			}
+			rs = slices.DeleteFunc(slices.Clone(rs), func(r int) bool {
+				use, ok := e.factsAt(r).selected(name)
+				return ok && !segment.RefersTo(use, au.Path, au.Symbol, ai.selectable)
+			})
 			for _, r := range rs {
 				if r != a {
 					score[r] += w * structCaller / math.Sqrt(float64(len(rs)))
@@ -285,7 +296,6 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 				score[f.unit] += w * f.weight
 			}
 		}
-		au := e.unitAt(a)
 		for _, i := range e.unitsOf(au.Path) {
 			if i == a {
 				continue
@@ -313,6 +323,13 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 		delete(score, a)
 	}
 	return mapHits(score)
+}
+
+// refersTo says whether a selection of a name unit d defines can refer
+// to d (segment.RefersTo).
+func (e *Engine) refersTo(use segment.NameUse, d int) bool {
+	u := e.unitAt(d)
+	return segment.RefersTo(use, u.Path, u.Symbol, e.factsAt(d).selectable)
 }
 
 // partsJaccard is the Jaccard similarity of two name-part lists.

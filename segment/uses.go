@@ -25,6 +25,12 @@ type NameUse struct {
 // members, never a function of another file: what a name can refer to
 // depends on it (see Refers).
 func NameUses(text, lang string) map[string]NameUse {
+	return nameUses(text, lang, nil)
+}
+
+// nameUses is NameUses of the names in want (lower-cased), or of every
+// name when want is nil.
+func nameUses(text, lang string, want map[string]bool) map[string]NameUse {
 	kw := keywords[lang]
 	out := map[string]NameUse{}
 	eachName(text, lang, func(i, j int) int {
@@ -33,6 +39,9 @@ func NameUses(text, lang string) map[string]NameUse {
 			return j
 		}
 		k := strings.ToLower(word)
+		if want != nil && !want[k] {
+			return j
+		}
 		u := out[k]
 		if q, ok := qualifier(text, i); ok {
 			if !u.Bare && !slices.Contains(u.Qualifiers, q) {
@@ -44,6 +53,29 @@ func NameUses(text, lang string) map[string]NameUse {
 		out[k] = u
 		return j
 	})
+	return out
+}
+
+// Selections are the names of names (as a unit's references list them,
+// in any case) that text uses only as selections (see NameUses), by
+// lower-cased name; nil when there are none.
+func Selections(text, lang string, names []string) map[string]NameUse {
+	if len(names) == 0 {
+		return nil
+	}
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[strings.ToLower(n)] = true
+	}
+	var out map[string]NameUse
+	for k, u := range nameUses(text, lang, want) {
+		if !u.Bare {
+			if out == nil {
+				out = map[string]NameUse{}
+			}
+			out[k] = u
+		}
+	}
 	return out
 }
 
@@ -78,11 +110,11 @@ func skipSpaceBack(text string, j int) int {
 	return j
 }
 
-// selectable says whether a selection (x.name) can name what a unit of
+// Selectable says whether a selection (x.name) can name what a unit of
 // this symbol and kind defines: a member (a method, or anything else
 // scoped by a class, type or namespace), or a type (x.config, a field
 // holding a Config). A top-level function or value is not.
-func selectable(symbol, kind string) bool {
+func Selectable(symbol, kind string) bool {
 	return kind == KindClass || kind == KindType || strings.ContainsAny(symbol, ".:#") && !strings.HasPrefix(symbol, "<")
 }
 
@@ -94,14 +126,19 @@ func selectable(symbol, kind string) bool {
 // name (utils.parse, for a table utils that holds parse), never from
 // another value (st.Split).
 func Refers(use NameUse, def *mss.Unit) bool {
-	if use.Bare || selectable(def.Symbol, def.Kind) {
+	return RefersTo(use, def.Path, def.Symbol, Selectable(def.Symbol, def.Kind))
+}
+
+// RefersTo is Refers for a definition given by its file, its symbol and
+// whether it is Selectable, as an index or an engine keeps them.
+func RefersTo(use NameUse, file, symbol string, selectable bool) bool {
+	if use.Bare || selectable {
 		return true
 	}
-	file := path.Base(def.Path)
-	stem, _, _ := strings.Cut(file, ".")
-	dir := moduleKey(path.Base(path.Dir(def.Path)))
+	stem, _, _ := strings.Cut(path.Base(file), ".")
+	dir := moduleKey(path.Base(path.Dir(file)))
 	stem = moduleKey(stem)
-	own := def.Symbol[strings.LastIndexAny(def.Symbol, ".:#")+1:]
+	own := symbol[strings.LastIndexAny(symbol, ".:#")+1:]
 	for _, q := range use.Qualifiers {
 		if q == "" {
 			continue

@@ -74,8 +74,8 @@ func TestSelectable(t *testing.T) {
 		{"TABLE", KindValue, false},
 		{"<module>", KindModule, false},
 	} {
-		if got := selectable(tt.symbol, tt.kind); got != tt.want {
-			t.Errorf("selectable(%q, %q) = %v, want %v", tt.symbol, tt.kind, got, tt.want)
+		if got := Selectable(tt.symbol, tt.kind); got != tt.want {
+			t.Errorf("Selectable(%q, %q) = %v, want %v", tt.symbol, tt.kind, got, tt.want)
 		}
 	}
 }
@@ -125,4 +125,22 @@ func FuzzNameUses(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSelections: of the names asked for, in any case, those the text
+// only selects, with their qualifiers; a name also used bare, or not
+// asked for, is left out.
+func TestSelections(t *testing.T) {
+	text := "func f(st item) string {\n\tx := tokenize.Split(st.Split)\n\treturn st.Name + g(x) + y.Other\n}\n"
+	got := Selections(text, "go", []string{"Split", "Name", "g"})
+	want := map[string]NameUse{
+		"split": {Qualifiers: []string{"tokenize", "st"}},
+		"name":  {Qualifiers: []string{"st"}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Selections (-want +got):\n%s", d)
+	}
+	if got := Selections(text, "go", nil); got != nil {
+		t.Errorf("Selections of no names = %v, want nil", got)
+	}
 }
