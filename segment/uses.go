@@ -56,9 +56,9 @@ func nameUses(text, lang string, want map[string]bool) map[string]NameUse {
 	return out
 }
 
-// Selections are the names of names (as a unit's references list them,
-// in any case) that text uses only as selections (see NameUses), by
-// lower-cased name; nil when there are none.
+// Selections tells which of names (a unit's references, in any case)
+// text uses only as selections (see NameUses), by lower-cased name; nil
+// when there are none.
 func Selections(text, lang string, names []string) map[string]NameUse {
 	if len(names) == 0 {
 		return nil
@@ -120,7 +120,7 @@ func Selectable(symbol, kind string) bool {
 
 // Refers says whether a use of a name can refer to what def defines of
 // that name: a bare use can refer to anything; a selection refers to
-// what is selectable (see selectable), or to anything else only when it
+// what is selectable (see Selectable), or to anything else only when it
 // is selected from the name of def's file or directory (a module or
 // package: tokenize.Split from tokenize/tokenize.go) or from def's own
 // name (utils.parse, for a table utils that holds parse), never from
@@ -153,8 +153,10 @@ func RefersTo(use NameUse, file, symbol string, selectable bool) bool {
 // moduleKey is a module's name as a qualifier is compared with it:
 // lower-cased, without "_" and "-" (_termui_impl and termui_impl).
 func moduleKey(name string) string {
-	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	return strings.ToLower(moduleSeparators.Replace(name))
 }
+
+var moduleSeparators = strings.NewReplacer("_", "", "-", "")
 
 // UseCache holds the NameUses of texts, each lexed once. It is keyed by
 // the text itself, not a unit's id: a unit grown or joined keeps its id
