@@ -62,6 +62,7 @@ import (
 	"unsafe"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // Derived is what a Deriver computed from an index's units.
@@ -88,6 +89,11 @@ type Deriver struct {
 type DeriveInput struct {
 	Units []mss.Unit // in path and line order, with content
 	Edges []Edge     // resolved between them
+	// Selections holds, by unit id, what each unit's text only selects
+	// of the names it references (segment.Selections; no entry: none),
+	// as the edges were resolved with it, so that a Deriver need not
+	// lex the units again.
+	Selections map[string]map[string]segment.NameUse
 	// GitDir and Commit name the indexed commit ("" for a plain
 	// directory): its history may be derived too.
 	GitDir, Commit string
@@ -136,7 +142,7 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	}
 	var in *DeriveInput
 	if w.collect {
-		in = &DeriveInput{Units: w.units, Edges: edgesOf(w.names)}
+		in = newDeriveInput(w.units, w.names)
 		w.units, w.names = nil, nil
 	} else if in, err = deriveInput(w.ctx, w.tx); err != nil {
 		return err
@@ -246,7 +252,7 @@ func deriveInput(ctx context.Context, q querier) (*DeriveInput, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("index: reading units to derive: %w", err)
 	}
-	return &DeriveInput{Units: units, Edges: edgesOf(names)}, nil
+	return newDeriveInput(units, names), nil
 }
 
 // scanPlus scans a row's leading columns as its caller asks, and the

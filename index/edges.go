@@ -65,6 +65,17 @@ func newNameRow(u *mss.Unit, calls []string) nameRow {
 		sel: segment.Selections(u.Content, u.Language, u.References)}
 }
 
+// newDeriveInput is what a Deriver reads of units and their name rows.
+func newDeriveInput(units []mss.Unit, names []nameRow) *DeriveInput {
+	sel := make(map[string]map[string]segment.NameUse, len(names))
+	for _, r := range names {
+		if r.sel != nil {
+			sel[r.id] = r.sel
+		}
+	}
+	return &DeriveInput{Units: units, Edges: edgesOf(names), Selections: sel}
+}
+
 func (ix *Index) nameRows() ([]nameRow, error) {
 	out, err := readNameRows(context.Background(), ix.db)
 	if err != nil {

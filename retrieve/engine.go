@@ -156,6 +156,13 @@ func (in *unitInfo) selected(name string) (segment.NameUse, bool) {
 // be nil: callers and callees are then found by name). Units are ordered by
 // path and line so results do not depend on the order they were given in.
 func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
+	return buildEngine(units, edges, nil, opts)
+}
+
+// buildEngine is NewEngine; sels, when not nil, holds by unit id what
+// each unit only selects (index.DeriveInput.Selections), which the
+// engine then does not lex again.
+func buildEngine(units []mss.Unit, edges []index.Edge, sels map[string]map[string]segment.NameUse, opts Options) *Engine {
 	us := make([]mss.Unit, len(units))
 	copy(us, units)
 	sort.SliceStable(us, func(i, j int) bool {
@@ -198,7 +205,7 @@ func NewEngine(units []mss.Unit, edges []index.Edge, opts Options) *Engine {
 		defer wg.Done()
 		e.lex = buildLexical(us, content, symbol)
 	}()
-	e.tables()
+	e.tables(sels)
 	if len(edges) > 0 {
 		// Resolve the edges, count each unit's, then lay every unit's
 		// out in one backing array per direction, in edge order.
@@ -319,12 +326,13 @@ func offViews(opts Options) map[string]bool {
 	return off
 }
 
-// tables fills the per-unit facts and the name tables from the units.
-func (e *Engine) tables() {
+// tables fills the per-unit facts and the name tables from the units
+// (sels as unitFacts takes it).
+func (e *Engine) tables(sels map[string]map[string]segment.NameUse) {
 	for i := range e.units {
 		u := &e.units[i]
 		in := &e.info[i]
-		*in = unitFacts(u)
+		*in = unitFacts(u, sels)
 		if i > 0 && u.Path == e.units[i-1].Path {
 			in.class = e.info[i-1].class // units are in path order
 		} else {
@@ -334,8 +342,9 @@ func (e *Engine) tables() {
 	e.maps()
 }
 
-// unitFacts derives what the views compare of a unit, but its class.
-func unitFacts(u *mss.Unit) unitInfo {
+// unitFacts derives what the views compare of a unit, but its class. Its
+// selections are sels[u.ID] when sels is not nil, else lexed from it.
+func unitFacts(u *mss.Unit, sels map[string]map[string]segment.NameUse) unitInfo {
 	var in unitInfo
 	in.qual = strings.ToLower(normSymbol(u.Symbol))
 	in.setName()
@@ -382,9 +391,14 @@ func unitFacts(u *mss.Unit) unitInfo {
 	}
 	in.selectable = segment.Selectable(u.Symbol, u.Kind)
 	if len(in.refs) > 0 {
-		sels := segment.Selections(u.Content, u.Language, in.refs)
+		var sel map[string]segment.NameUse
+		if sels != nil {
+			sel = sels[u.ID]
+		} else {
+			sel = segment.Selections(u.Content, u.Language, in.refs)
+		}
 		for _, r := range in.refs {
-			if use, ok := sels[r]; ok {
+			if use, ok := sel[r]; ok {
 				in.sel = append(in.sel, selection{r, use})
 			}
 		}

@@ -170,7 +170,7 @@ func (x *overlay) tables() {
 	x.byID = make(map[string]int, len(x.units))
 	for k := range x.units {
 		u, in := &x.units[k], &x.info[k]
-		*in = unitFacts(u)
+		*in = unitFacts(u, nil)
 		in.class = Classify(u.Path)
 		i := x.n + k
 		if _, dup := x.byID[u.ID]; !dup {

@@ -90,7 +90,7 @@ func derive(in *index.DeriveInput) (*index.Derived, error) {
 			logc <- logRead{log, err}
 		}()
 	}
-	e := NewEngine(in.Units, in.Edges, Options{})
+	e := buildEngine(in.Units, in.Edges, in.Selections, Options{})
 	d := &index.Derived{Blobs: map[string][]byte{}, Encoded: map[string][]byte{}}
 	n := e.n
 	// What is finished goes to the file while the rest is laid out
