@@ -57,10 +57,13 @@ const (
 
 // OrderModel is a linear model over OrderFeatures: a logistic one as
 // FitOrder fits it (its bias and sigmoid matter to that loss, not to the
-// order).
+// order), with regression trees boosted on it (FitOrderTrees; none in
+// LearnedOrder).
 type OrderModel struct {
 	Weights []float64
 	Bias    float64
+	// Trees add their values to the linear log-odds.
+	Trees []OrderTree
 }
 
 // LearnedOrder is the order model fitted by `mss bench tune --fit-order`
@@ -262,7 +265,13 @@ func boolFeature(b bool) float64 {
 }
 
 // score is the model's log-odds for features x.
-func (m *OrderModel) score(x []float64) float64 { return dot64(m.Bias, m.Weights, x) }
+func (m *OrderModel) score(x []float64) float64 {
+	z := dot64(m.Bias, m.Weights, x)
+	for i := range m.Trees {
+		z += m.Trees[i].eval(x)
+	}
+	return z
+}
 
 // dot64 adds the products of weights w and features x to z, in order
 // (dot is float32's).

@@ -304,3 +304,69 @@ func TestOrderComment(t *testing.T) {
 		t.Errorf("order %s, %s; want the code first", got[0].Unit.ID, got[1].Unit.ID)
 	}
 }
+
+// xorSamples: a sample holds what is needed exactly when one of features
+// 0 and 1 is set and not both, an interaction no linear model orders
+// (feature 1 set in a quarter of them, so that a greedy split gains);
+// feature 2 is noise.
+func xorSamples() []OrderSample {
+	d := len(OrderFeatures)
+	var out []OrderSample
+	for k := range 4000 {
+		x := make([]float64, d)
+		a, b := k%2, 0
+		if (k/2)%4 == 0 {
+			b = 1
+		}
+		x[0], x[1], x[2] = float64(a), float64(b), float64(k%7)/6
+		out = append(out, OrderSample{X: x, Y: a != b})
+	}
+	return out
+}
+
+// TestFitOrderTrees: the trees order an interaction the linear model
+// cannot (every needed sample above every other), the same samples give
+// the same model, no trees asked for gives FitOrder's model, and a state
+// of one kind of sample gives the zero model.
+func TestFitOrderTrees(t *testing.T) {
+	samples := xorSamples()
+	lin := FitOrder(samples, 300)
+	m := FitOrderTrees(samples, 300, 20, 2, 0.3)
+	if len(m.Trees) != 20 || !cmp.Equal(m.Weights, lin.Weights) || m.Bias != lin.Bias {
+		t.Fatalf("%d trees on weights %v, want 20 on FitOrder's %v", len(m.Trees), m.Weights, lin.Weights)
+	}
+	worstPos, bestNeg := math.Inf(1), math.Inf(-1)
+	for _, s := range samples {
+		if z := m.score(s.X); s.Y {
+			worstPos = min(worstPos, z)
+		} else {
+			bestNeg = max(bestNeg, z)
+		}
+	}
+	if !(worstPos > bestNeg) {
+		t.Errorf("needed samples from %v, others up to %v: want every needed one first", worstPos, bestNeg)
+	}
+	linWorst, linBest := math.Inf(1), math.Inf(-1)
+	for _, s := range samples {
+		if z := lin.score(s.X); s.Y {
+			linWorst = min(linWorst, z)
+		} else {
+			linBest = max(linBest, z)
+		}
+	}
+	if linWorst > linBest {
+		t.Errorf("the linear model orders the interaction (%v > %v): the fixture tests nothing", linWorst, linBest)
+	}
+	if diff := cmp.Diff(m, FitOrderTrees(samples, 300, 20, 2, 0.3)); diff != "" {
+		t.Errorf("fitting again differs:\n%s", diff)
+	}
+	if diff := cmp.Diff(lin, FitOrderTrees(samples, 300, 0, 2, 0.3)); diff != "" {
+		t.Errorf("no trees differs from FitOrder:\n%s", diff)
+	}
+	for i := range samples {
+		samples[i].Y = false
+	}
+	if z := FitOrderTrees(samples, 10, 5, 2, 0.3); len(z.Trees) != 0 || z.Bias != 0 {
+		t.Errorf("no sample needed: %+v", z)
+	}
+}

@@ -110,6 +110,7 @@ func newBenchTuneCmd() *cobra.Command {
 		order                  string
 		variant                string
 		orderLoss              string
+		orderTrees             int
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -150,6 +151,19 @@ same fusion. Then it fits on every state and prints the values.`,
 			}
 			if cmd.Flags().Changed("order-loss") && !fitOrder {
 				return fmt.Errorf("--order-loss goes with --fit-order")
+			}
+			if cmd.Flags().Changed("order-trees") {
+				switch {
+				case !fitOrder:
+					return fmt.Errorf("--order-trees goes with --fit-order")
+				case orderTrees < 0:
+					return fmt.Errorf("--order-trees %d: want 0 or more", orderTrees)
+				case orderTrees > 0 && orderLoss == repobench.OrderLossGroups:
+					return fmt.Errorf("--order-trees %d: trees are boosted on the loss over samples, not over groups", orderTrees)
+				}
+			}
+			if orderLoss == repobench.OrderLossGroups {
+				orderTrees = 0
 			}
 			if variant != "" && !fitOrder {
 				return fmt.Errorf("--variant goes with --fit-order")
@@ -205,7 +219,7 @@ same fusion. Then it fits on every state and prints the values.`,
 			}
 			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: defaultTuneParams, Replay: rp,
 				Scorer: &repobench.Scorer{Source: l.Source, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.Labels,
-				Workers: workers, MaxRounds: rounds, OrderLoss: orderLoss,
+				Workers: workers, MaxRounds: rounds, OrderLoss: orderLoss, OrderTrees: orderTrees,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
 			fs := repobench.Folds(l.States, folds)
 			if fitOrder {
@@ -235,6 +249,7 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}; with --fit-order: the held-out answers of the folds, {method} becoming <method>-learned and <method>-fused")
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
 	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
+	fl.IntVar(&orderTrees, "order-trees", len(retrieve.LearnedOrder.Trees), "with --fit-order over samples: regression trees boosted on the linear order (depth 3, each shrunk by 0.1; 0: the linear order alone)")
 	fl.StringVar(&orderLoss, "order-loss", repobench.OrderLossSamples, "with --fit-order: the loss the order is fitted on, samples (each candidate's logistic loss, as the shipped order was fitted) or groups (each required group of a state ranked near its top)")
 	fl.StringVar(&variant, "variant", "", "with --fit-order: states whose ids end in this are a second version of the others (the same instance, other text); also fit on each version apart and measure on each")
 	fl.StringVar(&order, "order", "", "with --replay and --fit: candidate order, learned (the default) or fused (see --fit-order)")
@@ -525,6 +540,20 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 	fmt.Fprintf(w, "var LearnedOrder = &OrderModel{Bias: %s, Weights: []float64{\n", strconv.FormatFloat(m.Bias, 'g', 6, 64))
 	for i, name := range retrieve.OrderFeatures {
 		fmt.Fprintf(w, "\t%s, // %s\n", strconv.FormatFloat(m.Weights[i], 'g', 6, 64), name)
+	}
+	if len(m.Trees) == 0 {
+		fmt.Fprintln(w, "}}")
+		return nil
+	}
+	fmt.Fprintln(w, "}, Trees: []OrderTree{")
+	fmt.Fprintln(w, "\t// each node {Feature, Threshold, Left, Right, Value}; a leaf's Left is -1")
+	for _, tr := range m.Trees {
+		nodes := make([]string, len(tr.Nodes))
+		for k, nd := range tr.Nodes {
+			nodes[k] = fmt.Sprintf("{%d, %s, %d, %d, %s}", nd.Feature, strconv.FormatFloat(nd.Threshold, 'g', -1, 64),
+				nd.Left, nd.Right, strconv.FormatFloat(nd.Value, 'g', 6, 64))
+		}
+		fmt.Fprintf(w, "\t{Nodes: []OrderNode{%s}},\n", strings.Join(nodes, ", "))
 	}
 	fmt.Fprintln(w, "}}")
 	return nil

@@ -131,6 +131,14 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 		!strings.Contains(err.Error(), `--order-loss "pairs"`) {
 		t.Errorf("an unknown order loss: %v, want a refusal naming it", err)
 	}
+	if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-loss", "groups", "--order-trees", "5")...); err == nil ||
+		!strings.Contains(err.Error(), "not over groups") {
+		t.Errorf("trees on the loss over groups: %v, want a refusal", err)
+	}
+	if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-trees", "-1")...); err == nil ||
+		!strings.Contains(err.Error(), "--order-trees -1") {
+		t.Errorf("a negative number of trees: %v, want a refusal naming it", err)
+	}
 	noFit := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--order-loss", "groups"}
 	if _, _, err := runBench(t, newBenchTuneCmd, noFit...); err == nil || !strings.Contains(err.Error(), "--order-loss goes with --fit-order") {
 		t.Errorf("--order-loss without --fit-order: %v, want a refusal", err)
@@ -145,6 +153,21 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 	}
 	if !strings.Contains(out, "var LearnedOrder") {
 		t.Errorf("no fitted order printed:\n%s", out)
+	}
+	// With trees, they are printed after the weights, a tree a line.
+	trees, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-trees", "3")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(trees, "\t{Nodes: []OrderNode{{"); !strings.Contains(trees, "}, Trees: []OrderTree{") || n != 3 {
+		t.Errorf("fitted with 3 trees, %d printed:\n%s", n, trees)
+	}
+	lin, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-trees", "0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(lin, "Trees:") {
+		t.Errorf("fitted with no trees, trees printed:\n%s", lin)
 	}
 	// Fitted over groups, the model has no bias (a softmax over each
 	// state's candidates has no use for one).

@@ -185,10 +185,11 @@ const (
 // OrderLosses lists the order losses.
 var OrderLosses = []string{OrderLossSamples, OrderLossGroups}
 
-// FitOrder fits the order model to samples with the tuner's loss.
+// FitOrder fits the order model to samples with the tuner's loss, and
+// over samples boosts its OrderTrees trees on it.
 func (t *Tuner) FitOrder(samples []retrieve.OrderSample) *retrieve.OrderModel {
 	if t.OrderLoss == OrderLossGroups {
 		return retrieve.FitOrderGroups(samples, OrderIters)
 	}
-	return retrieve.FitOrder(samples, OrderIters)
+	return retrieve.FitOrderTrees(samples, OrderIters, t.OrderTrees, retrieve.OrderTreeDepth, retrieve.OrderTreeRate)
 }

@@ -74,6 +74,10 @@ type Tuner struct {
 	// OrderLoss is the loss the order model is fitted on (OrderLosses;
 	// "" is OrderLossSamples).
 	OrderLoss string
+	// OrderTrees is how many regression trees are boosted on the linear
+	// order over samples (retrieve.FitOrderTrees; 0: none). The loss over
+	// groups fits none.
+	OrderTrees int
 	// Log, when set, receives one line per evaluated step.
 	Log func(string)
 }
