@@ -307,7 +307,7 @@ are scored as score.py scores them.`,
 	fl.IntVar(&candidates, "candidates", retrieve.DefaultCandidates, "candidates retrieval offers the methods")
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
 	fl.StringVar(&cache, "cache", "", "also record every state's candidates into this candidate cache (see bench tune); with --labels, print pool recall and where each method's misses come from")
-	fl.StringVar(&order, "order", "", "candidate order: learned or fused (default learned; fused when the embedding view is on; docs/bench.md, the learned order)")
+	fl.StringVar(&order, "order", "", orderHelp)
 	cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -584,8 +584,22 @@ func orderModel(name string) (*retrieve.OrderModel, error) {
 	case "learned":
 		return retrieve.LearnedOrder, nil
 	}
-	return nil, fmt.Errorf("--order %q: want fused or learned", name)
+	if !strings.HasSuffix(name, ".json") {
+		return nil, fmt.Errorf("--order %q: want fused, learned or an order model's file (FILE.json, as mss bench tune --fit-order --order-out writes)", name)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("--order: %w", err)
+	}
+	m, err := retrieve.ParseOrderModel(data)
+	if err != nil {
+		return nil, fmt.Errorf("--order %s: %w", name, err)
+	}
+	return m, nil
 }
+
+// orderHelp is the --order flag's help.
+const orderHelp = "candidate order: learned, fused or an order model's file (FILE.json, from mss bench tune --fit-order --order-out) (default learned; fused when the embedding view is on; docs/bench.md, the learned order)"
 
 // repoCounts keeps the term counts of the repositories opened last, one
 // for each worker, so that a repository's next commit counts only the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -111,6 +112,7 @@ func newBenchTuneCmd() *cobra.Command {
 		variant                string
 		orderLoss              string
 		orderTrees             int
+		orderOut               string
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -164,6 +166,17 @@ same fusion. Then it fits on every state and prints the values.`,
 			}
 			if orderLoss == repobench.OrderLossGroups {
 				orderTrees = 0
+			}
+			if orderOut != "" {
+				if !fitOrder {
+					return fmt.Errorf("--order-out goes with --fit-order")
+				}
+				if !strings.HasSuffix(orderOut, ".json") {
+					return fmt.Errorf("--order-out %s: want a FILE.json (what --order reads)", orderOut)
+				}
+				if err := safefile.Writable(orderOut, orderFileCheck); err != nil {
+					return fmt.Errorf("--order-out: %w", err)
+				}
 			}
 			if variant != "" && !fitOrder {
 				return fmt.Errorf("--variant goes with --fit-order")
@@ -223,7 +236,7 @@ same fusion. Then it fits on every state and prints the values.`,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
 			fs := repobench.Folds(l.States, folds)
 			if fitOrder {
-				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control}, variant, output)
+				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control}, variant, output, orderOut)
 			}
 			res, err := t.CrossValidate(ctx, fs, defaultTuneStart, control)
 			if err != nil {
@@ -250,9 +263,10 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
 	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
 	fl.IntVar(&orderTrees, "order-trees", len(retrieve.LearnedOrder.Trees), "with --fit-order over samples: regression trees boosted on the linear order (depth 3, each shrunk by 0.1; 0: the linear order alone)")
+	fl.StringVar(&orderOut, "order-out", "", "with --fit-order: also write the model fitted on every state to this FILE.json, which --order FILE.json reads (in bench repo, bench tune, recover and serve)")
 	fl.StringVar(&orderLoss, "order-loss", repobench.OrderLossSamples, "with --fit-order: the loss the order is fitted on, samples (each candidate's logistic loss, as the shipped order was fitted) or groups (each required group of a state ranked near its top)")
 	fl.StringVar(&variant, "variant", "", "with --fit-order: states whose ids end in this are a second version of the others (the same instance, other text); also fit on each version apart and measure on each")
-	fl.StringVar(&order, "order", "", "with --replay and --fit: candidate order, learned (the default) or fused (see --fit-order)")
+	fl.StringVar(&order, "order", "", "with --replay and --fit: candidate order, learned (the default), fused or an order model's file (FILE.json; see --fit-order)")
 	fl.StringVar(&method, "method", "complement", "method whose settings are fitted")
 	fl.StringVar(&control, "control", "rrf-grow", "control measured on each held-out fold at the fitted fusion")
 	fl.IntVar(&folds, "folds", 5, "cross-validation folds (whole repositories each)")
@@ -494,7 +508,7 @@ func writeShares(w io.Writer, title string, head []string, scores []*repobench.M
 // fitOrderCmd cross-validates the order model by repository, replaying
 // methods on each held-out fold in the fused and the fitted order, then
 // fits it on every state and prints it as Go.
-func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []*mss.State, folds [][]*mss.State, methods []string, variant, output string) error {
+func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []*mss.State, folds [][]*mss.State, methods []string, variant, output, orderOut string) error {
 	res, err := t.CrossValidateOrder(ctx, folds, methods)
 	if err != nil {
 		return err
@@ -536,6 +550,15 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 		}
 	}
 	m := t.FitOrder(t.OrderSamples(states))
+	if orderOut != "" {
+		data, err := m.MarshalOrder()
+		if err != nil {
+			return err
+		}
+		if err := safefile.Replace(orderOut, data, orderFileCheck); err != nil {
+			return fmt.Errorf("--order-out: %w", err)
+		}
+	}
 	fmt.Fprintf(w, "fitted on all %d states:\n", len(states))
 	fmt.Fprintf(w, "var LearnedOrder = &OrderModel{Bias: %s, Weights: []float64{\n", strconv.FormatFloat(m.Bias, 'g', 6, 64))
 	for i, name := range retrieve.OrderFeatures {
@@ -643,4 +666,19 @@ func writeFolds(w io.Writer, res []repobench.FoldResult, method, control string)
 	for _, r := range res {
 		fmt.Fprintf(w, "fold %d fitted on the other folds (objective %.4f): %s\n", r.Fold, r.TrainObjective, r.Fitted)
 	}
+}
+
+// orderFileCheck accepts an empty file or an order model's file (any
+// features): what --order-out may replace.
+func orderFileCheck(existing []byte) error {
+	if len(bytes.TrimSpace(existing)) == 0 {
+		return nil
+	}
+	var f struct {
+		Format string `json:"format"`
+	}
+	if json.Unmarshal(existing, &f) != nil || f.Format != retrieve.OrderFormat {
+		return fmt.Errorf("not an order model's file (no \"format\": %q), so not a file this command writes", retrieve.OrderFormat)
+	}
+	return nil
 }

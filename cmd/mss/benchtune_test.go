@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss/internal/gittest"
 	"github.com/missingcomplement/mss/internal/repobench"
+	"github.com/missingcomplement/mss/retrieve"
 )
 
 // TestBenchTuneReplaysAsBenchRepo checks that answers replayed from the
@@ -169,6 +170,42 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 	if strings.Contains(lin, "Trees:") {
 		t.Errorf("fitted with no trees, trees printed:\n%s", lin)
 	}
+	// --order-out writes the model fitted on every state; --order reads it.
+	model := filepath.Join(fx.dir, "order.json")
+	if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-trees", "2", "--order-out", model)...); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := retrieve.ParseOrderModel(data); err != nil || len(m.Trees) != 2 {
+		t.Fatalf("--order-out wrote %v (%v):\n%s", m, err, data)
+	}
+	replay := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--replay", "complement"}
+	if _, _, err := runBench(t, newBenchTuneCmd, append(replay, "--order", model)...); err != nil {
+		t.Errorf("a replay in the written order: %v", err)
+	}
+	bad := filepath.Join(fx.dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(data), `"raw:title"`, `"title"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runBench(t, newBenchTuneCmd, append(replay, "--order", bad)...); err == nil ||
+		!strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), `"features"[26]`) {
+		t.Errorf("an order of other features: %v, want a refusal naming the file and the field", err)
+	}
+	notes := filepath.Join(fx.dir, "notes.json")
+	if err := os.WriteFile(notes, []byte(`{"keep": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ out, want string }{{notes, "refusing to replace"}, {filepath.Join(fx.dir, "order.txt"), "want a FILE.json"}} {
+		if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-out", c.out)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--order-out %s: %v, want an error with %q", c.out, err, c.want)
+		}
+	}
+	if got, _ := os.ReadFile(notes); string(got) != `{"keep": true}` {
+		t.Errorf("a file mss did not write was replaced: %s", got)
+	}
 	// Fitted over groups, the model has no bias (a softmax over each
 	// state's candidates has no use for one).
 	groups, _, err := runBench(t, newBenchTuneCmd, append(args, "--order-loss", "groups")...)
@@ -221,6 +258,36 @@ func TestParseVariantFusion(t *testing.T) {
 	} {
 		if _, err := parseVariant(spec, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error naming %s", spec, err, want)
+		}
+	}
+}
+
+// TestOrderModelArg: --order takes learned, fused or an order model's
+// file; anything else, or a file that cannot be read, is refused by name.
+func TestOrderModelArg(t *testing.T) {
+	for name, want := range map[string]*retrieve.OrderModel{"": nil, "learned": retrieve.LearnedOrder, "fused": retrieve.Fused} {
+		if got, err := orderModel(name); err != nil || got != want {
+			t.Errorf("--order %q: %p, %v", name, got, err)
+		}
+	}
+	dir := t.TempDir()
+	data, err := retrieve.LearnedOrder.MarshalOrder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "order.json")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := orderModel(file); err != nil || !cmp.Equal(got, retrieve.LearnedOrder) {
+		t.Errorf("--order %s: %v, %v; want the learned order", file, got, err)
+	}
+	for _, c := range []struct{ arg, want string }{
+		{"random", `want fused, learned or an order model's file`},
+		{filepath.Join(dir, "missing.json"), "missing.json"},
+	} {
+		if _, err := orderModel(c.arg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--order %s: %v, want an error with %q", c.arg, err, c.want)
 		}
 	}
 }

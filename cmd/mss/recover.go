@@ -178,7 +178,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 	f.StringVar(&method, "method", "complement", "evidence-selection method (see mss methods)")
 	f.BoolVar(&asJSON, "json", false, `print {"units": [...], "method", "trace"} as JSON`)
 	f.BoolVar(&explain, "explain", false, "after the units, print why each was chosen (views, requirements)")
-	f.StringVar(&order, "order", "", "candidate order: learned or fused (default learned; fused when the embedding view is on; docs/bench.md, the learned order)")
+	f.StringVar(&order, "order", "", orderHelp)
 	f.BoolVar(&exact, "exact", false, "after an edit, derive the retrieval structures again (--repo) or build them from the units (--db) rather than overlay them")
 	return cmd
 }

@@ -137,7 +137,7 @@ func TestRecoverBadInput(t *testing.T) {
 		{"bad span", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 5, "end_line": 2}]}`, []string{"--repo", repo}, "observed_spans[0]", ""},
 		{"no repo", `{"issue": "x"}`, nil, "--repo", ""},
 		{"unknown method", `{"issue": "x"}`, []string{"--repo", repo, "--method", "nope"}, "unknown method", ""},
-		{"unknown order", `{"issue": "x"}`, []string{"--repo", repo, "--order", "best"}, `--order "best": want fused or learned`, ""},
+		{"unknown order", `{"issue": "x"}`, []string{"--repo", repo, "--order", "best"}, `--order "best": want fused, learned or an order model's file`, ""},
 		{"learned order", `{"issue": "parse_header"}`, []string{"--repo", repo, "--order", "learned"}, "", ""},
 		{"unknown observed path", `{"issue": "parse_header", "observed_spans": [{"path": "gone.py", "start_line": 1, "end_line": 2}]}`, []string{"--repo", repo}, "", "gone.py is not in the index"},
 		{"empty repository", `{"issue": "parse_header"}`, []string{"--repo", empty}, "", "no units recovered"},

@@ -48,7 +48,7 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.StringVar(&sf.repo, "repo", ".", "work tree to serve (indexed on start, re-indexed incrementally as it changes)")
 	f.StringVar(&sf.db, "db", "", "index file (default <repo>/.mss/index.db)")
 	f.StringVar(&sf.method, "method", server.DefaultMethod, "evidence-selection method (see mss methods)")
-	f.StringVar(&sf.order, "order", "", "candidate order: learned or fused (default learned; fused when the embedding view is on; docs/bench.md, the learned order)")
+	f.StringVar(&sf.order, "order", "", orderHelp)
 	f.DurationVar(&sf.scanInterval, "scan-interval", server.DefaultScanInterval, "least time between two freshness scans of the work tree (negative: never scan)")
 	f.DurationVar(&sf.deriveDelay, "derive-delay", server.DefaultDeriveDelay, "how long the work tree must stay unchanged after an edit before the retrieval structures are derived again in the background (negative: at once)")
 	f.DurationVar(&sf.freshWait, "fresh-wait", server.DefaultFreshWait, "requests wait for a re-index of changed files at most this long after it started, then answer from the previous index (moved units re-numbered, changed ones left out)")

@@ -1,0 +1,169 @@
+package retrieve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// OrderFormat names the JSON form of an order model (MarshalOrder): what
+// `mss bench tune --fit-order --order-out FILE` writes and `--order FILE`
+// reads.
+const OrderFormat = "mss-order-1"
+
+// orderFile is the JSON form of an OrderModel. It names the features the
+// weights are of, so that a model fitted on other features is refused
+// rather than misread.
+type orderFile struct {
+	Format   string          `json:"format"`
+	Features []string        `json:"features"`
+	Bias     float64         `json:"bias"`
+	Weights  []float64       `json:"weights"`
+	Trees    []orderFileTree `json:"trees,omitempty"`
+}
+
+type orderFileTree struct {
+	Nodes []orderFileNode `json:"nodes"`
+}
+
+type orderFileNode struct {
+	Feature   int     `json:"feature"`
+	Threshold float64 `json:"threshold"`
+	Left      int     `json:"left"`
+	Right     int     `json:"right"`
+	Value     float64 `json:"value"`
+}
+
+// MarshalOrder gives m in its JSON form, indented, ending in a newline.
+func (m *OrderModel) MarshalOrder() ([]byte, error) {
+	if len(m.Weights) != len(OrderFeatures) {
+		return nil, fmt.Errorf("order model: %d weights, want one per feature (%d)", len(m.Weights), len(OrderFeatures))
+	}
+	f := orderFile{Format: OrderFormat, Features: OrderFeatures, Bias: m.Bias, Weights: m.Weights}
+	for _, t := range m.Trees {
+		ft := orderFileTree{Nodes: make([]orderFileNode, len(t.Nodes))}
+		for k, n := range t.Nodes {
+			ft.Nodes[k] = orderFileNode(n)
+		}
+		f.Trees = append(f.Trees, ft)
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ParseOrderModel reads an order model in its JSON form (MarshalOrder).
+// An error names the line or the field at fault: a syntax error, a field
+// the form does not have, another format, features other than the ones
+// this build reads (OrderFeatures, in order), a weight missing or too
+// many, or a tree whose nodes do not make a tree.
+func ParseOrderModel(data []byte) (*OrderModel, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f orderFile
+	if err := dec.Decode(&f); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("line %d: more after the model's object", lineAt(data, dec.InputOffset()))
+	}
+	if f.Format != OrderFormat {
+		return nil, fmt.Errorf(`"format": %q, want %q`, f.Format, OrderFormat)
+	}
+	if len(f.Features) != len(OrderFeatures) {
+		return nil, fmt.Errorf(`"features": %d names, want the %d this build reads (%s … %s): the model was fitted on other features`,
+			len(f.Features), len(OrderFeatures), OrderFeatures[0], OrderFeatures[len(OrderFeatures)-1])
+	}
+	for i, name := range f.Features {
+		if name != OrderFeatures[i] {
+			return nil, fmt.Errorf(`"features"[%d]: %q, want %q: the model was fitted on other features than this build reads`, i, name, OrderFeatures[i])
+		}
+	}
+	if len(f.Weights) != len(OrderFeatures) {
+		return nil, fmt.Errorf(`"weights": %d values, want one per feature (%d)`, len(f.Weights), len(OrderFeatures))
+	}
+	m := &OrderModel{Bias: f.Bias, Weights: slices.Clone(f.Weights)}
+	for i, ft := range f.Trees {
+		t, err := checkTree(ft)
+		if err != nil {
+			return nil, fmt.Errorf(`"trees"[%d]%w`, i, err)
+		}
+		m.Trees = append(m.Trees, t)
+	}
+	return m, nil
+}
+
+// checkTree turns a tree of the JSON form into an OrderTree, when its
+// nodes make one: every inner node's feature is one the model reads and
+// its two children are distinct later nodes, reached from no other node,
+// and every node but the root is reached.
+func checkTree(ft orderFileTree) (OrderTree, error) {
+	n := len(ft.Nodes)
+	if n == 0 {
+		return OrderTree{}, errors.New(`."nodes": none; want one at least`)
+	}
+	t := OrderTree{Nodes: make([]OrderNode, n)}
+	parent := make([]int, n)
+	for k := range parent {
+		parent[k] = -1
+	}
+	for k, fn := range ft.Nodes {
+		nd := OrderNode(fn)
+		t.Nodes[k] = nd
+		at := fmt.Sprintf(`."nodes"[%d]`, k)
+		if nd.Left < 0 || nd.Right < 0 {
+			if nd.Left != -1 || nd.Right != -1 {
+				return t, fmt.Errorf(`%s: "left" %d and "right" %d; a leaf has both -1`, at, nd.Left, nd.Right)
+			}
+			continue
+		}
+		if nd.Feature < 0 || nd.Feature >= len(OrderFeatures) {
+			return t, fmt.Errorf(`%s."feature": %d, want 0 to %d`, at, nd.Feature, len(OrderFeatures)-1)
+		}
+		for _, c := range []struct {
+			name string
+			i    int
+		}{{"left", nd.Left}, {"right", nd.Right}} {
+			if c.i <= k || c.i >= n {
+				return t, fmt.Errorf(`%s.%q: %d, want a later node of the tree (%d to %d)`, at, c.name, c.i, k+1, n-1)
+			}
+			if parent[c.i] >= 0 {
+				return t, fmt.Errorf(`%s.%q: node %d is a child of node %d already`, at, c.name, c.i, parent[c.i])
+			}
+			parent[c.i] = k
+		}
+	}
+	for k := 1; k < n; k++ {
+		if parent[k] < 0 {
+			return t, fmt.Errorf(`."nodes"[%d]: no node leads to it`, k)
+		}
+	}
+	return t, nil
+}
+
+// jsonError names the line of a JSON decoding error where it has an
+// offset.
+func jsonError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("line %d: %v", lineAt(data, syn.Offset), err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("line %d: %q: %s where a %s goes", lineAt(data, typ.Offset), typ.Field, typ.Value, typ.Type)
+	case errors.Is(err, io.EOF):
+		return errors.New("empty: want an order model's JSON object")
+	}
+	return err
+}
+
+// lineAt is the line (from 1) of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}

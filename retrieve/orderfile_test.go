@@ -1,0 +1,67 @@
+package retrieve
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestOrderFileRoundTrip: a boosted model written and read back is the
+// same model and orders candidates the same; the shipped order too.
+func TestOrderFileRoundTrip(t *testing.T) {
+	m := FitOrderTrees(xorSamples(), 100, 5, 2, 0.3)
+	for _, model := range []*OrderModel{m, LearnedOrder} {
+		data, err := model.MarshalOrder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseOrderModel(data)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, data)
+		}
+		if diff := cmp.Diff(model, got); diff != "" {
+			t.Errorf("read back differs:\n%s", diff)
+		}
+		if a, b := ids(model.Reorder(orderCands(), nil)), ids(got.Reorder(orderCands(), nil)); !cmp.Equal(a, b) {
+			t.Errorf("orders %v, read back %v", a, b)
+		}
+	}
+	if _, err := (&OrderModel{Weights: []float64{1}}).MarshalOrder(); err == nil {
+		t.Error("a model of one weight written")
+	}
+}
+
+// TestOrderFileErrors: a file that is not an order model of this build's
+// features is refused, naming the line or the field.
+func TestOrderFileErrors(t *testing.T) {
+	data, err := FitOrderTrees(xorSamples(), 100, 2, 2, 0.3).MarshalOrder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(data)
+	if !strings.Contains(good, `"left": 1`) {
+		t.Fatalf("the fixture's trees do not split:\n%s", good)
+	}
+	for _, c := range []struct{ name, text, want string }{
+		{"empty", "", "empty"},
+		{"syntax", strings.Replace(good, `"bias":`, `"bias"`, 1), "line 3"},
+		{"type", strings.Replace(good, `"format": "mss-order-1"`, `"format": 1`, 1), `line 2: "format": number`},
+		{"unknown field", strings.Replace(good, `"bias":`, `"bais": 0, "bias":`, 1), `unknown field "bais"`},
+		{"trailing", good + "{}", "more after"},
+		{"format", strings.Replace(good, OrderFormat, "mss-order-0", 1), `"format": "mss-order-0"`},
+		{"feature renamed", strings.Replace(good, `"raw:title"`, `"title"`, 1), `"features"[26]: "title", want "raw:title"`},
+		{"feature missing", strings.Replace(good, `"test",`, "", 1), `"features": 27 names`},
+		{"weights", strings.Replace(good, `"weights": [`, `"weights": [1,`, 1), `"weights": 29 values`},
+		{"child before", strings.Replace(good, `"left": 1`, `"left": 0`, 1), `"trees"[0]."nodes"[0]."left": 0, want a later node`},
+		{"child past", strings.Replace(good, `"right": 2`, `"right": 99`, 1), `"right": 99, want a later node`},
+		{"leaf", strings.Replace(good, `"left": -1`, `"left": -2`, 1), `a leaf has both -1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseOrderModel([]byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}
