@@ -324,6 +324,21 @@ func xorSamples() []OrderSample {
 	return out
 }
 
+// separation gives the lowest score m gives a needed sample and the
+// highest it gives another: the first above the second orders every
+// needed sample first.
+func separation(m *OrderModel, samples []OrderSample) (worstPos, bestNeg float64) {
+	worstPos, bestNeg = math.Inf(1), math.Inf(-1)
+	for _, s := range samples {
+		if z := m.score(s.X); s.Y {
+			worstPos = min(worstPos, z)
+		} else {
+			bestNeg = max(bestNeg, z)
+		}
+	}
+	return worstPos, bestNeg
+}
+
 // TestFitOrderTrees: the trees order an interaction the linear model
 // cannot (every needed sample above every other), the same samples give
 // the same model, no trees asked for gives FitOrder's model, and a state
@@ -335,26 +350,10 @@ func TestFitOrderTrees(t *testing.T) {
 	if len(m.Trees) != 20 || !cmp.Equal(m.Weights, lin.Weights) || m.Bias != lin.Bias {
 		t.Fatalf("%d trees on weights %v, want 20 on FitOrder's %v", len(m.Trees), m.Weights, lin.Weights)
 	}
-	worstPos, bestNeg := math.Inf(1), math.Inf(-1)
-	for _, s := range samples {
-		if z := m.score(s.X); s.Y {
-			worstPos = min(worstPos, z)
-		} else {
-			bestNeg = max(bestNeg, z)
-		}
-	}
-	if !(worstPos > bestNeg) {
+	if worstPos, bestNeg := separation(m, samples); !(worstPos > bestNeg) {
 		t.Errorf("needed samples from %v, others up to %v: want every needed one first", worstPos, bestNeg)
 	}
-	linWorst, linBest := math.Inf(1), math.Inf(-1)
-	for _, s := range samples {
-		if z := lin.score(s.X); s.Y {
-			linWorst = min(linWorst, z)
-		} else {
-			linBest = max(linBest, z)
-		}
-	}
-	if linWorst > linBest {
+	if linWorst, linBest := separation(lin, samples); linWorst > linBest {
 		t.Errorf("the linear model orders the interaction (%v > %v): the fixture tests nothing", linWorst, linBest)
 	}
 	if diff := cmp.Diff(m, FitOrderTrees(samples, 300, 20, 2, 0.3)); diff != "" {
