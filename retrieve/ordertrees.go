@@ -72,12 +72,46 @@ func FitOrderTrees(samples []OrderSample, iters, trees, depth int, rate float64)
 	if pos == 0 || pos == n || trees <= 0 {
 		return m
 	}
-	d := len(OrderFeatures)
 	// Weights sum to n, positives and negatives half each.
 	wPos, wNeg := 0.5*float64(n)/float64(pos), 0.5*float64(n)/float64(n-pos)
-	// Candidate thresholds per feature: quantiles of its values.
-	cuts := make([][]float64, d)
-	bins := make([][]uint8, d) // bins[f][i]: the bin of sample i
+	tb := binSamples(samples)
+	z := make([]float64, n)
+	for i, s := range samples {
+		z[i] = m.score(s.X)
+	}
+	g := make([]float64, n)
+	h := make([]float64, n)
+	for range trees {
+		for i, s := range samples {
+			p := 1 / (1 + math.Exp(-max(-30, min(30, z[i]))))
+			w, y := wNeg, 0.0
+			if s.Y {
+				w, y = wPos, 1
+			}
+			g[i], h[i] = w*(p-y), w*max(p*(1-p), 1e-6)
+		}
+		t := tb.grow(g, h, depth, rate)
+		for i, s := range samples {
+			z[i] += t.eval(s.X)
+		}
+		m.Trees = append(m.Trees, t)
+	}
+	return m
+}
+
+// sampleBins is the samples' features in bins: the thresholds a split may
+// take, per feature, and each sample's bin.
+type sampleBins struct {
+	cuts [][]float64 // cuts[f]: feature f's thresholds, increasing
+	bins [][]uint8   // bins[f][i]: sample i's bin of feature f; bin b holds (cuts[f][b-1], cuts[f][b]]
+	node []int32     // the node each sample is at while a tree grows
+}
+
+// binSamples puts the samples' features in bins at quantiles of their
+// values, treeBins at most per feature.
+func binSamples(samples []OrderSample) *sampleBins {
+	n, d := len(samples), len(OrderFeatures)
+	sb := &sampleBins{cuts: make([][]float64, d), bins: make([][]uint8, d), node: make([]int32, n)}
 	vals := make([]float64, n)
 	for f := range d {
 		for i, s := range samples {
@@ -92,125 +126,120 @@ func FitOrderTrees(samples []OrderSample, iters, trees, depth int, rate float64)
 				c = append(c, v)
 			}
 		}
-		cuts[f] = c
+		sb.cuts[f] = c
 		bf := make([]uint8, n)
 		for i, v := range vals {
-			k, _ := slices.BinarySearch(c, v) // first cut >= v: v <= c[k]
+			k, _ := slices.BinarySearch(c, v) // the first cut >= v
 			bf[i] = uint8(k)
 		}
-		bins[f] = bf
+		sb.bins[f] = bf
 	}
-	z := make([]float64, n)
-	for i, s := range samples {
-		z[i] = m.score(s.X)
+	return sb
+}
+
+// gradStat sums the gradients and Hessians of a node's or a bin's samples.
+type gradStat struct{ g, h float64 }
+
+// value is the Newton step of a leaf of st, shrunk by rate.
+func (st gradStat) value(rate float64) float64 { return -rate * st.g / (st.h + treeLambda) }
+
+// grow grows one tree of at most depth levels on the samples' gradients
+// g and Hessians h, level by level: each node of a level takes the split
+// of the largest gain (leaving treeMinHess on either side), or becomes a
+// leaf; the last level's nodes are leaves.
+func (sb *sampleBins) grow(g, h []float64, depth int, rate float64) OrderTree {
+	d := len(sb.cuts)
+	const nb = treeBins + 1
+	t := OrderTree{Nodes: []OrderNode{{Left: -1, Right: -1}}}
+	clear(sb.node)
+	frontier := []int{0}
+	for level := 0; len(frontier) > 0; level++ {
+		last := level == depth
+		slot := make(map[int]int, len(frontier))
+		for k, nd := range frontier {
+			slot[nd] = k
+		}
+		tot := make([]gradStat, len(frontier))
+		var hist []gradStat // hist[(k*d+f)*nb+b]: node k's samples in bin b of feature f
+		if !last {
+			hist = make([]gradStat, len(frontier)*d*nb)
+		}
+		for i := range g {
+			k, ok := slot[int(sb.node[i])]
+			if !ok {
+				continue
+			}
+			tot[k].g += g[i]
+			tot[k].h += h[i]
+			if last {
+				continue
+			}
+			for f := range d {
+				st := &hist[(k*d+f)*nb+int(sb.bins[f][i])]
+				st.g += g[i]
+				st.h += h[i]
+			}
+		}
+		if last {
+			for k, nd := range frontier {
+				t.Nodes[nd].Value = tot[k].value(rate)
+			}
+			break
+		}
+		var next []int
+		splitBin := map[int]int{} // a node split here: its threshold's bin
+		for k, nd := range frontier {
+			f, b := sb.bestSplit(tot[k], hist[k*d*nb:(k+1)*d*nb])
+			if f < 0 {
+				t.Nodes[nd].Value = tot[k].value(rate)
+				continue
+			}
+			l, r := len(t.Nodes), len(t.Nodes)+1
+			t.Nodes = append(t.Nodes, OrderNode{Left: -1, Right: -1}, OrderNode{Left: -1, Right: -1})
+			t.Nodes[nd].Feature, t.Nodes[nd].Threshold = f, sb.cuts[f][b]
+			t.Nodes[nd].Left, t.Nodes[nd].Right = l, r
+			splitBin[nd] = b
+			next = append(next, l, r)
+		}
+		for i := range g {
+			nd := int(sb.node[i])
+			b, ok := splitBin[nd]
+			if !ok {
+				continue
+			}
+			if int(sb.bins[t.Nodes[nd].Feature][i]) <= b {
+				sb.node[i] = int32(t.Nodes[nd].Left)
+			} else {
+				sb.node[i] = int32(t.Nodes[nd].Right)
+			}
+		}
+		frontier = next
 	}
-	g := make([]float64, n)
-	h := make([]float64, n)
-	node := make([]int32, n)
-	type stat struct{ g, h float64 }
-	for range trees {
-		for i, s := range samples {
-			p := 1 / (1 + math.Exp(-max(-30, min(30, z[i]))))
-			w := wNeg
-			y := 0.0
-			if s.Y {
-				w, y = wPos, 1
+	return t
+}
+
+// bestSplit gives the feature and bin of the split of the largest gain
+// of a node whose samples sum to tot, with hist its bins' sums per
+// feature; -1, -1 when no split gains or leaves treeMinHess on each side.
+func (sb *sampleBins) bestSplit(tot gradStat, hist []gradStat) (feature, bin int) {
+	const nb = treeBins + 1
+	bestGain, feature, bin := 0.0, -1, -1
+	parent := tot.g * tot.g / (tot.h + treeLambda)
+	for f, cuts := range sb.cuts {
+		var L gradStat
+		for b := range cuts {
+			st := hist[f*nb+b]
+			L.g += st.g
+			L.h += st.h
+			R := gradStat{tot.g - L.g, tot.h - L.h}
+			if L.h < treeMinHess || R.h < treeMinHess {
+				continue
 			}
-			g[i], h[i] = w*(p-y), w*max(p*(1-p), 1e-6)
-			node[i] = 0
-		}
-		t := OrderTree{Nodes: []OrderNode{{Left: -1, Right: -1}}}
-		splitBin := map[int]int{} // an inner node's threshold, as a bin
-		frontier := []int{0}
-		for level := 0; level < depth && len(frontier) > 0; level++ {
-			slot := map[int]int{}
-			for k, nd := range frontier {
-				slot[nd] = k
-			}
-			nb := treeBins + 1
-			hist := make([]stat, len(frontier)*d*nb)
-			tot := make([]stat, len(frontier))
-			for i := range samples {
-				k, ok := slot[int(node[i])]
-				if !ok {
-					continue
-				}
-				tot[k].g += g[i]
-				tot[k].h += h[i]
-				base := k * d * nb
-				for f := range d {
-					st := &hist[base+f*nb+int(bins[f][i])]
-					st.g += g[i]
-					st.h += h[i]
-				}
-			}
-			var next []int
-			for k, nd := range frontier {
-				T := tot[k]
-				bestGain, bestF, bestB := 0.0, -1, -1
-				parent := T.g * T.g / (T.h + treeLambda)
-				for f := range d {
-					var L stat
-					for b := 0; b < len(cuts[f]); b++ {
-						st := hist[k*d*nb+f*nb+b]
-						L.g += st.g
-						L.h += st.h
-						R := stat{T.g - L.g, T.h - L.h}
-						if L.h < treeMinHess || R.h < treeMinHess {
-							continue
-						}
-						gain := L.g*L.g/(L.h+treeLambda) + R.g*R.g/(R.h+treeLambda) - parent
-						if gain > bestGain+1e-12 {
-							bestGain, bestF, bestB = gain, f, b
-						}
-					}
-				}
-				if bestF < 0 {
-					t.Nodes[nd].Value = -rate * T.g / (T.h + treeLambda)
-					continue
-				}
-				l, r := len(t.Nodes), len(t.Nodes)+1
-				t.Nodes = append(t.Nodes, OrderNode{Left: -1, Right: -1}, OrderNode{Left: -1, Right: -1})
-				t.Nodes[nd].Feature, t.Nodes[nd].Threshold = bestF, cuts[bestF][bestB]
-				t.Nodes[nd].Left, t.Nodes[nd].Right = l, r
-				splitBin[nd] = bestB
-				next = append(next, l, r)
-			}
-			for i := range samples {
-				nd := int(node[i])
-				if _, ok := slot[nd]; !ok || t.Nodes[nd].Left < 0 {
-					continue
-				}
-				// Bin b holds the values in (cuts[b-1], cuts[b]].
-				if int(bins[t.Nodes[nd].Feature][i]) <= splitBin[nd] {
-					node[i] = int32(t.Nodes[nd].Left)
-				} else {
-					node[i] = int32(t.Nodes[nd].Right)
-				}
-			}
-			frontier = next
-		}
-		// Leaves of the last level get their values.
-		if len(frontier) > 0 {
-			slot := map[int]int{}
-			for k, nd := range frontier {
-				slot[nd] = k
-			}
-			tot := make([]stat, len(frontier))
-			for i := range samples {
-				if k, ok := slot[int(node[i])]; ok {
-					tot[k].g += g[i]
-					tot[k].h += h[i]
-				}
-			}
-			for k, nd := range frontier {
-				t.Nodes[nd].Value = -rate * tot[k].g / (tot[k].h + treeLambda)
+			gain := L.g*L.g/(L.h+treeLambda) + R.g*R.g/(R.h+treeLambda) - parent
+			if gain > bestGain+1e-12 {
+				bestGain, feature, bin = gain, f, b
 			}
 		}
-		for i, s := range samples {
-			z[i] += t.eval(s.X)
-		}
-		m.Trees = append(m.Trees, t)
 	}
-	return m
+	return feature, bin
 }
