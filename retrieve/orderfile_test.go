@@ -65,3 +65,30 @@ func TestOrderFileErrors(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseOrderModel: no input makes the parser or an accepted model's
+// order panic, and an accepted model reads back as itself once written.
+func FuzzParseOrderModel(f *testing.F) {
+	data, err := FitOrderTrees(xorSamples(), 100, 2, 2, 0.3).MarshalOrder()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(strings.Replace(string(data), `"right": 2`, `"right": 1`, 1)))
+	f.Add([]byte(`{"format": "mss-order-1"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseOrderModel(data)
+		if err != nil {
+			return
+		}
+		m.Reorder(orderCands(), nil)
+		again, err := m.MarshalOrder()
+		if err != nil {
+			t.Fatalf("an accepted model is not written: %v", err)
+		}
+		back, err := ParseOrderModel(again)
+		if err != nil || !cmp.Equal(m, back) {
+			t.Fatalf("written and read back: %v, %v", back, err)
+		}
+	})
+}
