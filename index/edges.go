@@ -76,8 +76,11 @@ func newDeriveInput(units []mss.Unit, names []nameRow) *DeriveInput {
 	return &DeriveInput{Units: units, Edges: edgesOf(names), Selections: sel}
 }
 
-func (ix *Index) nameRows() ([]nameRow, error) {
-	out, err := readNameRows(context.Background(), ix.db)
+// nameRows reads every unit's name row; with selections, also what its
+// text only selects (which reads and lexes the units' texts: the edges
+// need it, the file imports do not).
+func (ix *Index) nameRows(selections bool) ([]nameRow, error) {
+	out, err := readNameRows(context.Background(), ix.db, selections)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: names: %w", ix.path, ix.health.note(ix.path, err))
 	}
@@ -90,8 +93,12 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func readNameRows(ctx context.Context, db querier) ([]nameRow, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, path, symbol, kind, language, content, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
+func readNameRows(ctx context.Context, db querier, selections bool) ([]nameRow, error) {
+	content := "''" // no text: no selections
+	if selections {
+		content = "content"
+	}
+	rows, err := db.QueryContext(ctx, `SELECT id, path, symbol, kind, language, `+content+`, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +119,7 @@ func readNameRows(ctx context.Context, db querier) ([]nameRow, error) {
 // Edges returns the call, reference and import edges between units, in
 // the order of their source unit (path, line), then target.
 func (ix *Index) Edges() ([]Edge, error) {
-	rows, err := ix.nameRows()
+	rows, err := ix.nameRows(true)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +240,7 @@ func refersTo(use segment.NameUse, rows []nameRow, targets []int, kept *[]int) [
 
 // FileImports returns the file-level import graph, sorted.
 func (ix *Index) FileImports() ([]FileImport, error) {
-	rows, err := ix.nameRows()
+	rows, err := ix.nameRows(false)
 	if err != nil {
 		return nil, err
 	}

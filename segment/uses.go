@@ -60,7 +60,7 @@ func nameUses(text, lang string, want map[string]bool) map[string]NameUse {
 // text uses only as selections (see NameUses), by lower-cased name; nil
 // when there are none.
 func Selections(text, lang string, names []string) map[string]NameUse {
-	if len(names) == 0 {
+	if len(names) == 0 || text == "" {
 		return nil
 	}
 	want := make(map[string]bool, len(names))
