@@ -255,7 +255,7 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 			if use, ok := ai.selected(r); ok {
 				// st.Split names a member of st, not a function Split
 				// of another file.
-				ds = slices.DeleteFunc(slices.Clone(ds), func(d int) bool { return !e.refersTo(use, d) })
+				ds = keepIf(ds, func(d int) bool { return e.refersTo(use, d) })
 			}
 			for _, d := range ds {
 				if d != a {
@@ -268,9 +268,9 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 			if len(rs) > structMaxFanout {
 				continue
 			}
-			rs = slices.DeleteFunc(slices.Clone(rs), func(r int) bool {
+			rs = keepIf(rs, func(r int) bool {
 				use, ok := e.factsAt(r).selected(name)
-				return ok && !segment.RefersTo(use, au.Path, au.Symbol, ai.selectable)
+				return !ok || segment.RefersTo(use, au.Path, au.Symbol, ai.selectable)
 			})
 			for _, r := range rs {
 				if r != a {
@@ -323,6 +323,25 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 		delete(score, a)
 	}
 	return mapHits(score)
+}
+
+// keepIf gives the units of list that keep accepts, in order: list itself
+// when it accepts them all (list is shared and never written), else a
+// new slice.
+func keepIf(list []int, keep func(int) bool) []int {
+	for k, x := range list {
+		if keep(x) {
+			continue
+		}
+		out := slices.Clone(list[:k])
+		for _, y := range list[k+1:] {
+			if keep(y) {
+				out = append(out, y)
+			}
+		}
+		return out
+	}
+	return list
 }
 
 // refersTo says whether a selection of a name unit d defines can refer
