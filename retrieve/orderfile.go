@@ -18,23 +18,11 @@ const OrderFormat = "mss-order-1"
 // weights are of, so that a model fitted on other features is refused
 // rather than misread.
 type orderFile struct {
-	Format   string          `json:"format"`
-	Features []string        `json:"features"`
-	Bias     float64         `json:"bias"`
-	Weights  []float64       `json:"weights"`
-	Trees    []orderFileTree `json:"trees,omitempty"`
-}
-
-type orderFileTree struct {
-	Nodes []orderFileNode `json:"nodes"`
-}
-
-type orderFileNode struct {
-	Feature   int     `json:"feature"`
-	Threshold float64 `json:"threshold"`
-	Left      int     `json:"left"`
-	Right     int     `json:"right"`
-	Value     float64 `json:"value"`
+	Format   string      `json:"format"`
+	Features []string    `json:"features"`
+	Bias     float64     `json:"bias"`
+	Weights  []float64   `json:"weights"`
+	Trees    []OrderTree `json:"trees,omitempty"`
 }
 
 // MarshalOrder gives m in its JSON form, indented, ending in a newline.
@@ -42,14 +30,7 @@ func (m *OrderModel) MarshalOrder() ([]byte, error) {
 	if len(m.Weights) != len(OrderFeatures) {
 		return nil, fmt.Errorf("order model: %d weights, want one per feature (%d)", len(m.Weights), len(OrderFeatures))
 	}
-	f := orderFile{Format: OrderFormat, Features: OrderFeatures, Bias: m.Bias, Weights: m.Weights}
-	for _, t := range m.Trees {
-		ft := orderFileTree{Nodes: make([]orderFileNode, len(t.Nodes))}
-		for k, n := range t.Nodes {
-			ft.Nodes[k] = orderFileNode(n)
-		}
-		f.Trees = append(f.Trees, ft)
-	}
+	f := orderFile{Format: OrderFormat, Features: OrderFeatures, Bias: m.Bias, Weights: m.Weights, Trees: m.Trees}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return nil, err
@@ -88,62 +69,58 @@ func ParseOrderModel(data []byte) (*OrderModel, error) {
 		return nil, fmt.Errorf(`"weights": %d values, want one per feature (%d)`, len(f.Weights), len(OrderFeatures))
 	}
 	m := &OrderModel{Bias: f.Bias, Weights: slices.Clone(f.Weights)}
-	for i, ft := range f.Trees {
-		t, err := checkTree(ft)
-		if err != nil {
+	for i, t := range f.Trees {
+		if err := checkTree(t); err != nil {
 			return nil, fmt.Errorf(`"trees"[%d]%w`, i, err)
 		}
-		m.Trees = append(m.Trees, t)
 	}
+	m.Trees = f.Trees
 	return m, nil
 }
 
-// checkTree turns a tree of the JSON form into an OrderTree, when its
-// nodes make one: every inner node's feature is one the model reads and
-// its two children are distinct later nodes, reached from no other node,
-// and every node but the root is reached.
-func checkTree(ft orderFileTree) (OrderTree, error) {
-	n := len(ft.Nodes)
+// checkTree says whether t's nodes make a tree: every inner node's
+// feature is one the model reads and its two children are distinct later
+// nodes, reached from no other node, and every node but the root is
+// reached.
+func checkTree(t OrderTree) error {
+	n := len(t.Nodes)
 	if n == 0 {
-		return OrderTree{}, errors.New(`."nodes": none; want one at least`)
+		return errors.New(`."nodes": none; want one at least`)
 	}
-	t := OrderTree{Nodes: make([]OrderNode, n)}
 	parent := make([]int, n)
 	for k := range parent {
 		parent[k] = -1
 	}
-	for k, fn := range ft.Nodes {
-		nd := OrderNode(fn)
-		t.Nodes[k] = nd
+	for k, nd := range t.Nodes {
 		at := fmt.Sprintf(`."nodes"[%d]`, k)
 		if nd.Left < 0 || nd.Right < 0 {
 			if nd.Left != -1 || nd.Right != -1 {
-				return t, fmt.Errorf(`%s: "left" %d and "right" %d; a leaf has both -1`, at, nd.Left, nd.Right)
+				return fmt.Errorf(`%s: "left" %d and "right" %d; a leaf has both -1`, at, nd.Left, nd.Right)
 			}
 			continue
 		}
 		if nd.Feature < 0 || nd.Feature >= len(OrderFeatures) {
-			return t, fmt.Errorf(`%s."feature": %d, want 0 to %d`, at, nd.Feature, len(OrderFeatures)-1)
+			return fmt.Errorf(`%s."feature": %d, want 0 to %d`, at, nd.Feature, len(OrderFeatures)-1)
 		}
 		for _, c := range []struct {
 			name string
 			i    int
 		}{{"left", nd.Left}, {"right", nd.Right}} {
 			if c.i <= k || c.i >= n {
-				return t, fmt.Errorf(`%s.%q: %d, want a later node of the tree (%d to %d)`, at, c.name, c.i, k+1, n-1)
+				return fmt.Errorf(`%s.%q: %d, want a later node of the tree (%d to %d)`, at, c.name, c.i, k+1, n-1)
 			}
 			if parent[c.i] >= 0 {
-				return t, fmt.Errorf(`%s.%q: node %d is a child of node %d already`, at, c.name, c.i, parent[c.i])
+				return fmt.Errorf(`%s.%q: node %d is a child of node %d already`, at, c.name, c.i, parent[c.i])
 			}
 			parent[c.i] = k
 		}
 	}
 	for k := 1; k < n; k++ {
 		if parent[k] < 0 {
-			return t, fmt.Errorf(`."nodes"[%d]: no node leads to it`, k)
+			return fmt.Errorf(`."nodes"[%d]: no node leads to it`, k)
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // jsonError names the line of a JSON decoding error where it has an

@@ -10,15 +10,16 @@ import (
 // x[Feature] <= Threshold, else to Right; a leaf (Left < 0) adds Value to
 // the model's log-odds.
 type OrderTree struct {
-	Nodes []OrderNode
+	Nodes []OrderNode `json:"nodes"`
 }
 
 // OrderNode is a node of an OrderTree.
 type OrderNode struct {
-	Feature     int
-	Threshold   float64
-	Left, Right int
-	Value       float64
+	Feature   int     `json:"feature"`
+	Threshold float64 `json:"threshold"`
+	Left      int     `json:"left"`
+	Right     int     `json:"right"`
+	Value     float64 `json:"value"`
 }
 
 // eval is the tree's value for features x.
