@@ -135,6 +135,11 @@ package index
 //	feature 24: a file whose last line points to its source map
 //	           ("//# sourceMappingURL=...") is generated: what a bundler or
 //	           a compiler emitted from sources the tree holds.
+//	feature 25: a unit's references and calls leave out the words of
+//	           string literals the lexer ended early: Rust's strings
+//	           across lines and its raw strings (r#"..."#), C++'s raw
+//	           strings (R"d(...)d"), Java's text blocks, and a Go raw
+//	           string ending in a backslash.
 
 import (
 	"context"
@@ -154,7 +159,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 24
+	FeatureVersion = 25
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -22,6 +22,11 @@ var commentShareCases = []struct {
 	{" * <h3>a</h3>\n *   b\n */\nint x;\n", "java", 15.0 / 20},
 	{"*p = 1;\n", "c", 0},
 	{"let a = '/'; // c\n", "rust", 3.0 / 12},
+	// A string's "//" is no comment, on its second line or in a raw
+	// string; a prefixed docstring is one.
+	{"let s = \"a\n// b\";\n", "rust", 0},
+	{"let s = r#\"// b\"#;\n", "rust", 0},
+	{"def f():\n    r\"\"\"ab\"\"\"\n", "python", 9.0 / 16},
 }
 
 func TestCommentShare(t *testing.T) {

@@ -152,8 +152,8 @@ func eachName(text, lang string, fn func(i, j int) int) {
 			for j < n && isIdentPart(text[j]) {
 				j++
 			}
-			if fam == familyPython && j < n && (text[j] == '\'' || text[j] == '"') && j-i <= 3 && isStringPrefix(text[i:j]) {
-				i = j // r"...", b'...', f"...": the string follows
+			if e := prefixedString(text, i, j, lang); e >= 0 {
+				i = e
 				continue
 			}
 			i = fn(i, j)
@@ -177,7 +177,7 @@ func eachName(text, lang string, fn func(i, j int) int) {
 				i = n
 			}
 		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
-			i = skipString(text, i, fam)
+			i = skipString(text, i, lang)
 		default:
 			i++
 		}
@@ -224,34 +224,95 @@ func charLiteral(text string, i int, lang string) bool {
 	return false
 }
 
-// skipString returns the index after the string literal starting at i.
-// Strings end at their closing quote or, unless triple-quoted or a
-// backtick string, at the end of the line.
-func skipString(text string, i int, fam lexFamily) int {
+// skipString returns the index after the string literal whose opening
+// quote is at i. A string ends at its closing quote, or at the end of its
+// line where the language ends an unclosed one there. Python's
+// triple-quoted strings and Java's text blocks ("""), Rust's strings,
+// JavaScript's template literals and Go's raw strings run across lines;
+// Go's raw strings know no escapes.
+func skipString(text string, i int, lang string) int {
 	q := text[i]
 	n := len(text)
-	if fam == familyPython && i+2 < n && text[i+1] == q && text[i+2] == q {
+	if (lang == "python" || lang == "java" && q == '"') && i+2 < n && text[i+1] == q && text[i+2] == q {
 		delim := text[i : i+3]
 		if e := strings.Index(text[i+3:], delim); e >= 0 {
 			return i + 3 + e + 3
 		}
 		return n
 	}
+	multiline := q == '`' || lang == "rust" && q == '"'
 	for j := i + 1; j < n; j++ {
 		switch text[j] {
 		case '\\':
-			if q != '`' || fam == familyC {
+			if q != '`' || lang != "go" {
 				j++
 			}
 		case q:
 			return j + 1
 		case '\n':
-			if q != '`' {
+			if !multiline {
 				return j + 1
 			}
 		}
 	}
 	return n
+}
+
+// prefixedString returns the index after the string literal that the
+// word at [i, j) opens as its prefix, or -1 when it opens none: Python's
+// r"…", b'…', f"…" and their mixes; Rust's byte and C strings (b"…",
+// c"…") and raw strings (r"…", r#"…"#, br"…", cr"…"), which run to the
+// quote followed by as many # as opened them; C++'s raw strings
+// (R"d(…)d", with an encoding prefix or none).
+func prefixedString(text string, i, j int, lang string) int {
+	n := len(text)
+	if j >= n || j-i > 3 {
+		return -1
+	}
+	word := text[i:j]
+	switch lang {
+	case "python":
+		if (text[j] == '\'' || text[j] == '"') && isStringPrefix(word) {
+			return skipString(text, j, lang)
+		}
+	case "rust":
+		switch word {
+		case "b", "c":
+			if text[j] == '"' {
+				return skipString(text, j, lang)
+			}
+		case "r", "br", "cr":
+			k := j
+			for k < n && text[k] == '#' {
+				k++
+			}
+			if k >= n || text[k] != '"' {
+				return -1
+			}
+			closing := `"` + text[j:k]
+			if e := strings.Index(text[k+1:], closing); e >= 0 {
+				return k + 1 + e + len(closing)
+			}
+			return n
+		}
+	case "cpp":
+		switch word {
+		case "R", "u8R", "uR", "UR", "LR":
+			if text[j] != '"' {
+				return -1
+			}
+			open := strings.IndexByte(text[j+1:min(n, j+18)], '(')
+			if open < 0 || strings.ContainsAny(text[j+1:j+1+open], " \\)\t\n") {
+				return -1
+			}
+			closing := ")" + text[j+1:j+1+open] + `"`
+			if e := strings.Index(text[j+2+open:], closing); e >= 0 {
+				return j + 2 + open + e + len(closing)
+			}
+			return n
+		}
+	}
+	return -1
 }
 
 // Python imports are found by line, so that imports inside functions
@@ -389,11 +450,17 @@ func CommentShare(text, lang string) float64 {
 				j = i + e + 4
 			}
 		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
-			j = skipString(text, i, fam)
+			j = skipString(text, i, lang)
 			isComment = fam == familyPython && lineStart && i+2 < n && text[i+1] == c && text[i+2] == c
 		case isIdentPart(c):
 			for j < n && isIdentPart(text[j]) {
 				j++
+			}
+			// A prefixed string (r"...", br#"..."#, R"(...)"); in Python
+			// a docstring when it opens a statement.
+			if e := prefixedString(text, i, j, lang); e >= 0 {
+				isComment = fam == familyPython && lineStart && j+2 < n && text[j+1] == text[j] && text[j+2] == text[j]
+				j = e
 			}
 		}
 		count(text[i:j], isComment)

@@ -35,6 +35,20 @@ func TestLexNames(t *testing.T) {
 		{"java", "public int count() { return this.items.size(); } // c2\n",
 			[]string{"count", "items", "size"}, []string{"count", "size"}},
 		{"python", "x = 0x1F + 3e10 + value_2\n", []string{"value_2"}, nil},
+		// Strings end where the language ends them: Rust's run across
+		// lines, raw strings at their closing quote and hashes, C++'s raw
+		// strings at )delim", Java's text blocks at """, and Go's raw
+		// strings know no escapes.
+		{"rust", "const LONG: &str = \"\\\nBy default skip_one\nskip_two(x) \\\"q\\\"\n\";\nkept_it()\n",
+			[]string{"LONG", "str", "kept_it"}, []string{"kept_it"}},
+		{"rust", "let v = r#\"a \"quoted\" raw_skip\"#; let w = br\"b_skip\"; let u = b\"c_skip\"; kept_one\n",
+			[]string{"kept_one"}, nil},
+		{"rust", "let r = 1; rr(r)\n", []string{"rr"}, []string{"rr"}},
+		{"cpp", "auto s = R\"x(skip_raw \"q\" )\"\nmore_skip)x\"; kept_two(s);\n",
+			[]string{"kept_two"}, []string{"kept_two"}},
+		{"java", "String s = \"\"\"\n  text_skip \"x\"\n  \"\"\"; kept_three\n",
+			[]string{"String", "kept_three"}, nil},
+		{"go", "p := `C:\\`\nkept_go\n", []string{"kept_go"}, nil},
 	} {
 		refs, calls := lexNames(tc.text, tc.lang, nil, nil)
 		if diff := cmp.Diff(tc.refs, refs); diff != "" {
