@@ -96,8 +96,9 @@ func TestUseCache(t *testing.T) {
 // is one of its references lower-cased, and every reference has its key;
 // a bare use has no qualifiers.
 func FuzzNameUses(f *testing.F) {
-	for _, s := range []string{"st.Split = tokenize.Split(s)", "p->next = f().g; // x.y", "r'a.b' + x . y", "a..b ...c", "'.x'.y", "é.ü.x"} {
-		for _, lang := range []string{"go", "python", "c", "rust", "javascript"} {
+	for _, s := range []string{"st.Split = tokenize.Split(s)", "p->next = f().g; // x.y", "r'a.b' + x . y", "a..b ...c", "'.x'.y", "é.ü.x",
+		"r#\"a \"b\" c\"# d.e", "R\"x(a.b)x\" c.d", "\"\"\"\na.b\n\"\"\" c.d", "\"a\nb.c\" d"} {
+		for _, lang := range []string{"go", "python", "c", "cpp", "rust", "java", "javascript"} {
 			f.Add(s, lang)
 		}
 	}
