@@ -140,6 +140,9 @@ package index
 //	           across lines and its raw strings (r#"..."#), C++'s raw
 //	           strings (R"d(...)d"), Java's text blocks, and a Go raw
 //	           string ending in a backslash.
+//	feature 26: and read as code what a string interpolates: a template
+//	           literal's ${...} (JavaScript, TypeScript) and a Python
+//	           f-string's replacement fields.
 
 import (
 	"context"
@@ -159,7 +162,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 25
+	FeatureVersion = 26
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

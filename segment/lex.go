@@ -139,12 +139,20 @@ func lexNames(text, lang string, packages, platform set) (refs, calls []string) 
 // outside comments and string literals, as the language family writes
 // them; fn returns where the scan goes on (j, or past what it skips).
 func eachName(text, lang string, fn func(i, j int) int) {
+	eachNameIn(text, 0, len(text), lang, fn)
+}
+
+// eachNameIn is eachName over text[lo:hi]; fn gets bounds in text. The
+// code a string interpolates (a template literal's ${...}, an f-string's
+// {...}) is read as code.
+func eachNameIn(text string, lo, hi int, lang string, fn func(i, j int) int) {
 	fam := familyC
 	if lang == "python" {
 		fam = familyPython
 	}
-	n := len(text)
-	for i := 0; i < n; {
+	code := func(a, b int) { eachNameIn(text, a, b, lang, fn) }
+	n := hi
+	for i := lo; i < n; {
 		c := text[i]
 		switch {
 		case isIdentStart(c):
@@ -152,7 +160,7 @@ func eachName(text, lang string, fn func(i, j int) int) {
 			for j < n && isIdentPart(text[j]) {
 				j++
 			}
-			if e := prefixedString(text, i, j, lang); e >= 0 {
+			if e := prefixedString(text, i, j, lang, code); e >= 0 {
 				i = e
 				continue
 			}
@@ -176,6 +184,8 @@ func eachName(text, lang string, fn func(i, j int) int) {
 			} else {
 				i = n
 			}
+		case c == '`' && templates(lang):
+			i = templateEnd(text, i, lang, code)
 		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
 			i = skipString(text, i, lang)
 		default:
@@ -263,8 +273,10 @@ func skipString(text string, i int, lang string) int {
 // r"…", b'…', f"…" and their mixes; Rust's byte and C strings (b"…",
 // c"…") and raw strings (r"…", r#"…"#, br"…", cr"…"), which run to the
 // quote followed by as many # as opened them; C++'s raw strings
-// (R"d(…)d", with an encoding prefix or none).
-func prefixedString(text string, i, j int, lang string) int {
+// (R"d(…)d", with an encoding prefix or none). code, unless nil, gets
+// the bounds of each replacement field's expression of a Python
+// f-string.
+func prefixedString(text string, i, j int, lang string, code func(a, b int)) int {
 	n := len(text)
 	if j >= n || j-i > 3 {
 		return -1
@@ -273,7 +285,15 @@ func prefixedString(text string, i, j int, lang string) int {
 	switch lang {
 	case "python":
 		if (text[j] == '\'' || text[j] == '"') && isStringPrefix(word) {
-			return skipString(text, j, lang)
+			e := skipString(text, j, lang)
+			if code != nil && strings.ContainsAny(word, "fF") {
+				q := 1
+				if j+2 < n && text[j+1] == text[j] && text[j+2] == text[j] {
+					q = 3
+				}
+				replacementFields(text, j+q, max(j+q, e-q), code)
+			}
+			return e
 		}
 	case "rust":
 		switch word {
@@ -313,6 +333,76 @@ func prefixedString(text string, i, j int, lang string) int {
 		}
 	}
 	return -1
+}
+
+// templates reports whether lang's backtick strings are template
+// literals, whose ${...} hold code.
+func templates(lang string) bool {
+	return lang == "javascript" || lang == "typescript" || lang == "tsx"
+}
+
+// templateEnd returns the index after the template literal whose backtick
+// is at i, calling code (unless nil) with the bounds of each ${...}
+// substitution's expression.
+func templateEnd(text string, i int, lang string, code func(a, b int)) int {
+	n := len(text)
+	for j := i + 1; j < n; j++ {
+		switch text[j] {
+		case '\\':
+			j++
+		case '`':
+			return j + 1
+		case '$':
+			if j+1 < n && text[j+1] == '{' {
+				e := exprEnd(text, j+2, lang)
+				if code != nil {
+					code(j+2, e)
+				}
+				j = e
+			}
+		}
+	}
+	return n
+}
+
+// replacementFields calls code with the bounds of each replacement field's
+// expression ({...}; {{ and }} are braces) in the f-string text[a:b].
+func replacementFields(text string, a, b int, code func(a, b int)) {
+	for k := a; k < b; k++ {
+		if text[k] != '{' {
+			continue
+		}
+		if k+1 < b && text[k+1] == '{' {
+			k++
+			continue
+		}
+		e := min(exprEnd(text, k+1, "python"), b)
+		code(k+1, e)
+		k = e
+	}
+}
+
+// exprEnd returns the index of the brace that closes an interpolated
+// expression starting at a (len(text) if none does), stepping over the
+// brackets, strings and template literals inside it.
+func exprEnd(text string, a int, lang string) int {
+	depth := 0
+	for j := a; j < len(text); j++ {
+		switch c := text[j]; {
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth == 0 {
+				return j
+			}
+			depth--
+		case c == '`' && templates(lang):
+			j = templateEnd(text, j, lang, nil) - 1
+		case c == '"' || c == '\'':
+			j = skipString(text, j, lang) - 1
+		}
+	}
+	return len(text)
 }
 
 // Python imports are found by line, so that imports inside functions
@@ -449,6 +539,8 @@ func CommentShare(text, lang string) float64 {
 			if e := strings.Index(text[i+2:], "*/"); e >= 0 {
 				j = i + e + 4
 			}
+		case c == '`' && templates(lang):
+			j = templateEnd(text, i, lang, nil)
 		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
 			j = skipString(text, i, lang)
 			isComment = fam == familyPython && lineStart && i+2 < n && text[i+1] == c && text[i+2] == c
@@ -458,7 +550,7 @@ func CommentShare(text, lang string) float64 {
 			}
 			// A prefixed string (r"...", br#"..."#, R"(...)"); in Python
 			// a docstring when it opens a statement.
-			if e := prefixedString(text, i, j, lang); e >= 0 {
+			if e := prefixedString(text, i, j, lang, nil); e >= 0 {
 				isComment = fam == familyPython && lineStart && j+2 < n && text[j+1] == text[j] && text[j+2] == text[j]
 				j = e
 			}

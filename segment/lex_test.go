@@ -16,8 +16,14 @@ func TestLexNames(t *testing.T) {
 	}{
 		{"python", "def f(x):\n    return helper(x) + other.attr  # not_this\n",
 			[]string{"helper", "other", "attr"}, []string{"helper"}},
-		{"python", "s = 'skip_me' + \"and_me\" + f'{nor_me}' + rb'raw_skip'\nkept = 1\n",
-			[]string{"kept"}, nil},
+		{"python", "s = 'skip_me' + \"and_me\" + f'{in_field} skip_too' + rb'raw_skip'\nkept = 1\n",
+			[]string{"in_field", "kept"}, nil},
+		// What a string interpolates is code: an f-string's replacement
+		// fields ({{ is a brace), a template literal's ${...}, nested.
+		{"python", "x = f\"{{not_me}} {obj.attr:>{width}} {d['key_skip']}\" + F'''{call_it(v1)}'''\n",
+			[]string{"obj", "attr", "width", "call_it", "v1"}, []string{"call_it"}},
+		{"javascript", "const s = `a_skip ${fmt(x1)} b_skip ${c2 ? `d_skip ${e3}` : 'f_skip'}`; kept4\n",
+			[]string{"fmt", "x1", "c2", "e3", "kept4"}, []string{"fmt"}},
 		{"python", "x = \"\"\"doc with name_inside\nstill_doc\"\"\"\nafter_doc()\n",
 			[]string{"after_doc"}, []string{"after_doc"}},
 		{"go", "// comment_word\nfunc (s *Srv) Run() error { return s.handle (nil) }\n",

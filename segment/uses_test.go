@@ -18,8 +18,9 @@ func TestNameUses(t *testing.T) {
 			"st": {Bare: true}, "split": {Qualifiers: []string{"st", "tokenize"}}, "tokenize": {Bare: true}}},
 		{"go", "x := Split(a)\ny := st.Split\n", map[string]NameUse{
 			"split": {Bare: true}, "st": {Bare: true}}},
-		{"python", "self.config.load(f'{name}')\n", map[string]NameUse{
-			"self": {Bare: true}, "config": {Qualifiers: []string{"self"}}, "load": {Qualifiers: []string{"config"}}}},
+		{"python", "self.config.load(f'{name} {self.key}')\n", map[string]NameUse{
+			"self": {Bare: true}, "config": {Qualifiers: []string{"self"}}, "load": {Qualifiers: []string{"config"}},
+			"name": {Bare: true}, "key": {Qualifiers: []string{"self"}}}},
 		{"c", "p->next = make()->head; /* p.tail */\n", map[string]NameUse{
 			"next": {Qualifiers: []string{"p"}}, "make": {Bare: true}, "head": {Qualifiers: []string{""}}}},
 		{"javascript", "f(...args, \"a.b\").then\n", map[string]NameUse{
