@@ -113,7 +113,7 @@ func (lx *javaLexer) skip() (skipped, closed bool) {
 		return stepTo(&lx.i, lineCommentEnd(src, i))
 	case c == '/' && i+1 < n && src[i+1] == '*':
 		return stepTo(&lx.i, blockCommentEnd(src, i))
-	case c == '"' && i+2 < n && src[i+1] == '"' && src[i+2] == '"':
+	case c == '"' && tripled(src, i):
 		// A text block, to its closing """.
 		for j := i + 3; j+2 < n; j++ {
 			switch {

@@ -243,7 +243,7 @@ func charLiteral(text string, i int, lang string) bool {
 func skipString(text string, i int, lang string) int {
 	q := text[i]
 	n := len(text)
-	if (lang == "python" || lang == "java" && q == '"') && i+2 < n && text[i+1] == q && text[i+2] == q {
+	if (lang == "python" || lang == "java" && q == '"') && tripled(text, i) {
 		delim := text[i : i+3]
 		if e := strings.Index(text[i+3:], delim); e >= 0 {
 			return i + 3 + e + 3
@@ -288,7 +288,7 @@ func prefixedString(text string, i, j int, lang string, code func(a, b int)) int
 			e := skipString(text, j, lang)
 			if code != nil && strings.ContainsAny(word, "fF") {
 				q := 1
-				if j+2 < n && text[j+1] == text[j] && text[j+2] == text[j] {
+				if tripled(text, j) {
 					q = 3
 				}
 				replacementFields(text, j+q, max(j+q, e-q), code)
@@ -309,9 +309,8 @@ func prefixedString(text string, i, j int, lang string, code func(a, b int)) int
 			if k >= n || text[k] != '"' {
 				return -1
 			}
-			closing := `"` + text[j:k]
-			if e := strings.Index(text[k+1:], closing); e >= 0 {
-				return k + 1 + e + len(closing)
+			if e := rawStringEnd(text, k, k-j); e >= 0 {
+				return e
 			}
 			return n
 		}
@@ -403,6 +402,31 @@ func exprEnd(text string, a int, lang string) int {
 		}
 	}
 	return len(text)
+}
+
+// tripled reports whether the quote at i opens a triple-quoted string
+// (three of it).
+func tripled[T string | []byte](src T, i int) bool {
+	return i+2 < len(src) && src[i+1] == src[i] && src[i+2] == src[i]
+}
+
+// rawStringEnd returns the index after the Rust raw string whose opening
+// quote, after hashes #, is at open: past the first quote followed by as
+// many # (-1 when none closes it).
+func rawStringEnd[T string | []byte](src T, open, hashes int) int {
+	for k := open + 1; k < len(src); k++ {
+		if src[k] != '"' {
+			continue
+		}
+		m := 0
+		for m < hashes && k+1+m < len(src) && src[k+1+m] == '#' {
+			m++
+		}
+		if m == hashes {
+			return k + 1 + hashes
+		}
+	}
+	return -1
 }
 
 // Python imports are found by line, so that imports inside functions
@@ -543,7 +567,7 @@ func CommentShare(text, lang string) float64 {
 			j = templateEnd(text, i, lang, nil)
 		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
 			j = skipString(text, i, lang)
-			isComment = fam == familyPython && lineStart && i+2 < n && text[i+1] == c && text[i+2] == c
+			isComment = fam == familyPython && lineStart && tripled(text, i)
 		case isIdentPart(c):
 			for j < n && isIdentPart(text[j]) {
 				j++
@@ -551,7 +575,7 @@ func CommentShare(text, lang string) float64 {
 			// A prefixed string (r"...", br#"..."#, R"(...)"); in Python
 			// a docstring when it opens a statement.
 			if e := prefixedString(text, i, j, lang, nil); e >= 0 {
-				isComment = fam == familyPython && lineStart && j+2 < n && text[j+1] == text[j] && text[j+2] == text[j]
+				isComment = fam == familyPython && lineStart && tripled(text, j)
 				j = e
 			}
 		}

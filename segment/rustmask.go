@@ -259,18 +259,9 @@ func (lx *rustLexer) skip() (skipped, closed bool) {
 			lx.i = j
 			return lx.skip()
 		}
-		for k := j + 1; k < n; k++ {
-			if src[k] != '"' {
-				continue
-			}
-			m := 0
-			for m < hashes && k+1+m < n && src[k+1+m] == '#' {
-				m++
-			}
-			if m == hashes {
-				lx.i = k + 1 + hashes
-				return true, true
-			}
+		if e := rawStringEnd(src, j, hashes); e >= 0 {
+			lx.i = e
+			return true, true
 		}
 		return true, false
 	case c == '\'':
