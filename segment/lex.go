@@ -174,24 +174,38 @@ func eachNameIn(text string, lo, hi int, lang string, fn func(i, j int) int) {
 		case c >= 0x80:
 			// Non-ASCII letters: part of no name this lexer tracks.
 			i++
-		case fam == familyPython && c == '#':
-			i = skipLine(text, i)
-		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '/':
-			i = skipLine(text, i)
-		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '*':
-			if e := strings.Index(text[i+2:], "*/"); e >= 0 {
-				i += e + 4
-			} else {
-				i = n
-			}
-		case c == '`' && templates(lang):
-			i = templateEnd(text, i, lang, code)
-		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
-			i = skipString(text, i, lang)
 		default:
-			i++
+			if e, _ := literalEnd(text, i, lang, fam, code); e >= 0 {
+				i = e
+			} else {
+				i++
+			}
 		}
 	}
+}
+
+// literalEnd returns the index after the comment or the string literal
+// that opens at i, and whether it is a comment; -1 when none opens there.
+// A string's prefix (r"...", R"(...)") is a word: prefixedString finds
+// those. code, unless nil, gets the bounds of each ${...} a template
+// literal interpolates.
+func literalEnd(text string, i int, lang string, fam lexFamily, code func(a, b int)) (int, bool) {
+	n := len(text)
+	switch c := text[i]; {
+	case fam == familyPython && c == '#',
+		fam == familyC && c == '/' && i+1 < n && text[i+1] == '/':
+		return skipLine(text, i), true
+	case fam == familyC && c == '/' && i+1 < n && text[i+1] == '*':
+		if e := strings.Index(text[i+2:], "*/"); e >= 0 {
+			return i + e + 4, true
+		}
+		return n, true
+	case c == '`' && templates(lang):
+		return templateEnd(text, i, lang, code), false
+	case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
+		return skipString(text, i, lang), false
+	}
+	return -1, false
 }
 
 func isIdentStart(c byte) bool {
@@ -551,23 +565,10 @@ func CommentShare(text, lang string) float64 {
 		j := i + 1
 		isComment := false
 		switch {
-		case fam == familyPython && c == '#',
-			fam == familyC && c == '/' && i+1 < n && text[i+1] == '/':
-			j, isComment = skipLine(text, i), true
 		case fam == familyC && lineStart && c == '*' && (i+1 == n || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' || text[i+1] == '/'):
 			// A block comment's continuation line (" * text", " */"): a
 			// unit cut from inside a long doc comment opens with them.
 			j, isComment = skipLine(text, i), true
-		case fam == familyC && c == '/' && i+1 < n && text[i+1] == '*':
-			j, isComment = n, true
-			if e := strings.Index(text[i+2:], "*/"); e >= 0 {
-				j = i + e + 4
-			}
-		case c == '`' && templates(lang):
-			j = templateEnd(text, i, lang, nil)
-		case c == '"' || c == '`' || (c == '\'' && (fam == familyPython || charLiteral(text, i, lang))):
-			j = skipString(text, i, lang)
-			isComment = fam == familyPython && lineStart && tripled(text, i)
 		case isIdentPart(c):
 			for j < n && isIdentPart(text[j]) {
 				j++
@@ -577,6 +578,12 @@ func CommentShare(text, lang string) float64 {
 			if e := prefixedString(text, i, j, lang, nil); e >= 0 {
 				isComment = fam == familyPython && lineStart && tripled(text, j)
 				j = e
+			}
+		default:
+			// A comment, or a string: in Python a docstring when it
+			// opens a statement.
+			if e, commented := literalEnd(text, i, lang, fam, nil); e >= 0 {
+				j, isComment = e, commented || fam == familyPython && lineStart && tripled(text, i)
 			}
 		}
 		count(text[i:j], isComment)

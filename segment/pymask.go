@@ -225,7 +225,7 @@ var pyPlain = plainBytes("\n\\#\"' \t\f\r")
 // offset after it, the newlines inside it and whether it is closed.
 func skipPyString(src []byte, i int) (int, int, bool) {
 	q := src[i]
-	triple := i+2 < len(src) && src[i+1] == q && src[i+2] == q
+	triple := tripled(src, i)
 	rows := 0
 	start := i + 1
 	if triple {
@@ -249,7 +249,7 @@ func skipPyString(src []byte, i int) (int, int, bool) {
 			if !triple {
 				return j + 1, rows, true
 			}
-			if j+2 < len(src) && src[j+1] == q && src[j+2] == q {
+			if tripled(src, j) {
 				return j + 3, rows, true
 			}
 		}
