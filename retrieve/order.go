@@ -57,50 +57,13 @@ const (
 
 // OrderModel is a linear model over OrderFeatures: a logistic one as
 // FitOrder fits it (its bias and sigmoid matter to that loss, not to the
-// order), with regression trees boosted on it (FitOrderTrees; none in
-// LearnedOrder).
+// order), with regression trees boosted on it (FitOrderTrees).
 type OrderModel struct {
 	Weights []float64
 	Bias    float64
 	// Trees add their values to the linear log-odds.
 	Trees []OrderTree
 }
-
-// LearnedOrder is the order model fitted by `mss bench tune --fit-order`
-// on the training sample (1,877 states of 34 repositories in none of the
-// benchmark splits, each state twice: its issue the fix commit's message,
-// and that message with the test the fix adds; docs/bench.md), and the
-// default (Options.Order).
-var LearnedOrder = &OrderModel{Bias: -4.92226, Weights: []float64{
-	1.04429,     // rrf:lexical
-	-0.188014,   // raw:lexical
-	0.155952,    // rrf:entity
-	-0.616849,   // raw:entity
-	0.749813,    // rrf:semantic
-	0.343087,    // raw:semantic
-	0.0897662,   // rrf:structural
-	0.798878,    // raw:structural
-	2.66904,     // rrf:history
-	-0.1275,     // raw:history
-	-0.00048558, // rrf:recency
-	0.598738,    // raw:recency
-	1.54158,     // fused
-	0.139366,    // position
-	0.593557,    // prior
-	3.83485,     // log_tokens
-	0.181148,    // kind:function
-	0.350868,    // kind:method
-	0.0176222,   // kind:class
-	0.393392,    // kind:type
-	0.366262,    // kind:module
-	-5.28088,    // kind:window
-	0.454292,    // kind:value
-	-3.81125,    // test
-	1.40364,     // named
-	0.00302846,  // path_named
-	1.99148,     // raw:title
-	-1.68936,    // comment
-}}
 
 // Fused is the order model that keeps the fused order (Options.Order).
 var Fused = &OrderModel{}
