@@ -369,3 +369,50 @@ func TestFitOrderTrees(t *testing.T) {
 		t.Errorf("no sample needed: %+v", z)
 	}
 }
+
+// TestFitOrderGroupsTrees: boosted on the loss over groups, the trees
+// put every state's needed samples above its others where the linear
+// model over groups cannot (xorSamples, eight to a state, each needed
+// sample a group of its own); the same samples give the same model, no
+// trees gives FitOrderGroups' model, and no group overlapped gives the
+// zero model.
+func TestFitOrderGroupsTrees(t *testing.T) {
+	samples := xorSamples()
+	for k := range samples {
+		samples[k].State = k / 8
+		if samples[k].Y {
+			samples[k].Needs = []int{k % 8}
+		}
+	}
+	ordered := func(m *OrderModel) bool {
+		for from := 0; from < len(samples); from += 8 {
+			if worstPos, bestNeg := separation(m, samples[from:from+8]); !(worstPos > bestNeg) {
+				return false
+			}
+		}
+		return true
+	}
+	lin := FitOrderGroups(samples, 300)
+	m := FitOrderGroupsTrees(samples, 300, 20, 2, 0.3)
+	if len(m.Trees) != 20 || !cmp.Equal(m.Weights, lin.Weights) || m.Bias != lin.Bias {
+		t.Fatalf("%d trees on weights %v, want 20 on FitOrderGroups' %v", len(m.Trees), m.Weights, lin.Weights)
+	}
+	if !ordered(m) {
+		t.Errorf("with trees, a state's needed samples are not all first")
+	}
+	if ordered(lin) {
+		t.Errorf("the linear model orders the interaction: the fixture tests nothing")
+	}
+	if diff := cmp.Diff(m, FitOrderGroupsTrees(samples, 300, 20, 2, 0.3)); diff != "" {
+		t.Errorf("fitting again differs:\n%s", diff)
+	}
+	if diff := cmp.Diff(lin, FitOrderGroupsTrees(samples, 300, 0, 2, 0.3)); diff != "" {
+		t.Errorf("no trees differs from FitOrderGroups:\n%s", diff)
+	}
+	for i := range samples {
+		samples[i].Needs = nil
+	}
+	if z := FitOrderGroupsTrees(samples, 10, 5, 2, 0.3); len(z.Trees) != 0 || z.Bias != 0 || slices.ContainsFunc(z.Weights, func(w float64) bool { return w != 0 }) {
+		t.Errorf("no group overlapped: %+v", z)
+	}
+}

@@ -70,19 +70,12 @@ func FitOrderTrees(samples []OrderSample, iters, trees, depth int, rate float64)
 			pos++
 		}
 	}
-	if pos == 0 || pos == n || trees <= 0 {
+	if pos == 0 || pos == n {
 		return m
 	}
 	// Weights sum to n, positives and negatives half each.
 	wPos, wNeg := 0.5*float64(n)/float64(pos), 0.5*float64(n)/float64(n-pos)
-	tb := binSamples(samples)
-	z := make([]float64, n)
-	for i, s := range samples {
-		z[i] = m.score(s.X)
-	}
-	g := make([]float64, n)
-	h := make([]float64, n)
-	for range trees {
+	boostOrder(m, samples, trees, depth, rate, func(z, g, h []float64) {
 		for i, s := range samples {
 			p := 1 / (1 + math.Exp(-max(-30, min(30, z[i]))))
 			w, y := wNeg, 0.0
@@ -91,13 +84,85 @@ func FitOrderTrees(samples []OrderSample, iters, trees, depth int, rate float64)
 			}
 			g[i], h[i] = w*(p-y), w*max(p*(1-p), 1e-6)
 		}
+	})
+	return m
+}
+
+// FitOrderGroupsTrees fits the linear model as FitOrderGroups does, then
+// boosts trees on the same loss over sets, as FitOrderTrees boosts on the
+// loss over samples. A state's softmax ties its candidates' gradients
+// together; each candidate's Hessian is taken as its share p of the
+// softmax times 1 − p, times its state's groups (a bound on the loss's
+// curvature in its score, so that steps err on the short side), and each
+// state weighs as much as another, the states' weights summing to the
+// number of samples, as FitOrderTrees' do. Samples of a state without a
+// group overlapped weigh nothing. Deterministic for the same samples in
+// the same order.
+func FitOrderGroupsTrees(samples []OrderSample, iters, trees, depth int, rate float64) *OrderModel {
+	m := FitOrderGroups(samples, iters)
+	gs := groupStates(samples)
+	if len(gs) == 0 {
+		return m
+	}
+	share := float64(len(samples)) / float64(len(gs))
+	zg := map[int]float64{}
+	var e []float64
+	boostOrder(m, samples, trees, depth, rate, func(z, g, h []float64) {
+		clear(g)
+		clear(h)
+		for _, st := range gs {
+			top := math.Inf(-1)
+			for k := st.from; k < st.to; k++ {
+				top = max(top, z[k])
+			}
+			e = e[:0]
+			sum := 0.0
+			clear(zg)
+			for k := st.from; k < st.to; k++ {
+				v := math.Exp(z[k] - top)
+				e = append(e, v)
+				sum += v
+				for _, grp := range samples[k].Needs {
+					zg[grp] += v
+				}
+			}
+			per, groups := share/float64(st.groups), float64(st.groups)
+			for j, v := range e {
+				k, p := st.from+j, v/sum
+				gk := groups * p
+				for _, grp := range samples[k].Needs {
+					gk -= v / zg[grp]
+				}
+				g[k], h[k] = per*gk, per*groups*max(p*(1-p), 1e-6)
+			}
+		}
+	})
+	return m
+}
+
+// boostOrder adds trees regression trees to m by Newton boosting: grads
+// leaves in g and h each sample's gradient and Hessian of the loss at
+// the model's scores z, and each tree, shrunk by rate, is grown on them.
+func boostOrder(m *OrderModel, samples []OrderSample, trees, depth int, rate float64, grads func(z, g, h []float64)) {
+	if trees <= 0 {
+		return
+	}
+	n := len(samples)
+	tb := binSamples(samples)
+	z := make([]float64, n)
+	for i, s := range samples {
+		z[i] = m.score(s.X)
+	}
+	g := make([]float64, n)
+	h := make([]float64, n)
+	for range trees {
+		grads(z, g, h)
 		t := tb.grow(g, h, depth, rate)
 		for i, s := range samples {
 			z[i] += t.eval(s.X)
 		}
 		m.Trees = append(m.Trees, t)
 	}
-	return m
 }
 
 // sampleBins is the samples' features in bins: the thresholds a split may
