@@ -160,12 +160,7 @@ same fusion. Then it fits on every state and prints the values.`,
 					return fmt.Errorf("--order-trees goes with --fit-order")
 				case orderTrees < 0:
 					return fmt.Errorf("--order-trees %d: want 0 or more", orderTrees)
-				case orderTrees > 0 && orderLoss == repobench.OrderLossGroups:
-					return fmt.Errorf("--order-trees %d: trees are boosted on the loss over samples, not over groups", orderTrees)
 				}
-			}
-			if orderLoss == repobench.OrderLossGroups {
-				orderTrees = 0
 			}
 			if orderOut != "" {
 				if !fitOrder {
@@ -262,9 +257,9 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.StringVar(&output, "output", "", "with --replay: predictions file per method, containing {method}; with --fit-order: the held-out answers of the folds, {method} becoming <method>-learned and <method>-fused")
 	fl.BoolVar(&fit, "fit", false, "fit weights with repository-level cross-validation")
 	fl.BoolVar(&fitOrder, "fit-order", false, "fit the learned candidate order with repository-level cross-validation")
-	fl.IntVar(&orderTrees, "order-trees", len(retrieve.LearnedOrder.Trees), "with --fit-order over samples: regression trees boosted on the linear order (depth 3, each shrunk by 0.1; 0: the linear order alone)")
+	fl.IntVar(&orderTrees, "order-trees", len(retrieve.LearnedOrder.Trees), "with --fit-order: regression trees boosted on the linear order, on the same loss (depth 3, each shrunk by 0.1; 0: the linear order alone)")
 	fl.StringVar(&orderOut, "order-out", "", "with --fit-order: also write the model fitted on every state to this FILE.json, which --order FILE.json reads (in bench repo, bench tune, recover and serve)")
-	fl.StringVar(&orderLoss, "order-loss", repobench.OrderLossSamples, "with --fit-order: the loss the order is fitted on, samples (each candidate's logistic loss, as the shipped order was fitted) or groups (each required group of a state ranked near its top)")
+	fl.StringVar(&orderLoss, "order-loss", repobench.OrderLossGroups, "with --fit-order: the loss the order is fitted on, groups (each required group of a state ranked near its top, as the shipped order was fitted) or samples (each candidate's logistic loss)")
 	fl.StringVar(&variant, "variant", "", "with --fit-order: states whose ids end in this are a second version of the others (the same instance, other text); also fit on each version apart and measure on each")
 	fl.StringVar(&order, "order", "", "with --replay and --fit: candidate order, learned (the default), fused or an order model's file (FILE.json; see --fit-order)")
 	fl.StringVar(&method, "method", "complement", "method whose settings are fitted")

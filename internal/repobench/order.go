@@ -173,23 +173,24 @@ func (t *Tuner) CrossValidateVariant(ctx context.Context, folds [][]*mss.State, 
 	return out, nil
 }
 
-// Order losses (Tuner.OrderLoss): the order model is fitted over
-// samples, each candidate's own logistic loss (retrieve.FitOrder, which
-// fitted retrieve.LearnedOrder), or over sets, each required group of a
-// state asked to rank near its top (retrieve.FitOrderGroups).
+// Order losses (Tuner.OrderLoss): the order model is fitted over sets,
+// each required group of a state asked to rank near its top
+// (retrieve.FitOrderGroupsTrees, which fitted retrieve.LearnedOrder), or
+// over samples, each candidate's own logistic loss
+// (retrieve.FitOrderTrees).
 const (
-	OrderLossSamples = "samples"
 	OrderLossGroups  = "groups"
+	OrderLossSamples = "samples"
 )
 
-// OrderLosses lists the order losses.
-var OrderLosses = []string{OrderLossSamples, OrderLossGroups}
+// OrderLosses lists the order losses, the default first.
+var OrderLosses = []string{OrderLossGroups, OrderLossSamples}
 
 // FitOrder fits the order model to samples with the tuner's loss, and
-// over samples boosts its OrderTrees trees on it.
+// boosts its OrderTrees trees on it.
 func (t *Tuner) FitOrder(samples []retrieve.OrderSample) *retrieve.OrderModel {
-	if t.OrderLoss == OrderLossGroups {
-		return retrieve.FitOrderGroups(samples, OrderIters)
+	if t.OrderLoss == OrderLossSamples {
+		return retrieve.FitOrderTrees(samples, OrderIters, t.OrderTrees, retrieve.OrderTreeDepth, retrieve.OrderTreeRate)
 	}
-	return retrieve.FitOrderTrees(samples, OrderIters, t.OrderTrees, retrieve.OrderTreeDepth, retrieve.OrderTreeRate)
+	return retrieve.FitOrderGroupsTrees(samples, OrderIters, t.OrderTrees, retrieve.OrderTreeDepth, retrieve.OrderTreeRate)
 }

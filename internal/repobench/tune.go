@@ -72,7 +72,7 @@ type Tuner struct {
 	Workers   int // states answered at once; 0 means 1
 	MaxRounds int
 	// OrderLoss is the loss the order model is fitted on (OrderLosses;
-	// "" is OrderLossSamples).
+	// "" is OrderLossGroups, the loss retrieve.LearnedOrder was fitted on).
 	OrderLoss string
 	// OrderTrees is how many regression trees are boosted on the linear
 	// order over samples (retrieve.FitOrderTrees; 0: none). The loss over
