@@ -356,12 +356,7 @@ func TestFitOrderTrees(t *testing.T) {
 	if linWorst, linBest := separation(lin, samples); linWorst > linBest {
 		t.Errorf("the linear model orders the interaction (%v > %v): the fixture tests nothing", linWorst, linBest)
 	}
-	if diff := cmp.Diff(m, FitOrderTrees(samples, 300, 20, 2, 0.3)); diff != "" {
-		t.Errorf("fitting again differs:\n%s", diff)
-	}
-	if diff := cmp.Diff(lin, FitOrderTrees(samples, 300, 0, 2, 0.3)); diff != "" {
-		t.Errorf("no trees differs from FitOrder:\n%s", diff)
-	}
+	checkRefit(t, FitOrderTrees, samples, m, lin)
 	for i := range samples {
 		samples[i].Y = false
 	}
@@ -403,16 +398,23 @@ func TestFitOrderGroupsTrees(t *testing.T) {
 	if ordered(lin) {
 		t.Errorf("the linear model orders the interaction: the fixture tests nothing")
 	}
-	if diff := cmp.Diff(m, FitOrderGroupsTrees(samples, 300, 20, 2, 0.3)); diff != "" {
-		t.Errorf("fitting again differs:\n%s", diff)
-	}
-	if diff := cmp.Diff(lin, FitOrderGroupsTrees(samples, 300, 0, 2, 0.3)); diff != "" {
-		t.Errorf("no trees differs from FitOrderGroups:\n%s", diff)
-	}
+	checkRefit(t, FitOrderGroupsTrees, samples, m, lin)
 	for i := range samples {
 		samples[i].Needs = nil
 	}
 	if z := FitOrderGroupsTrees(samples, 10, 5, 2, 0.3); len(z.Trees) != 0 || z.Bias != 0 || slices.ContainsFunc(z.Weights, func(w float64) bool { return w != 0 }) {
 		t.Errorf("no group overlapped: %+v", z)
+	}
+}
+
+// checkRefit: fit (20 trees of depth 2, rate 0.3, on 300 steps) gives m
+// again on the same samples, and with no trees the linear model lin.
+func checkRefit(t *testing.T, fit func([]OrderSample, int, int, int, float64) *OrderModel, samples []OrderSample, m, lin *OrderModel) {
+	t.Helper()
+	if diff := cmp.Diff(m, fit(samples, 300, 20, 2, 0.3)); diff != "" {
+		t.Errorf("fitting again differs:\n%s", diff)
+	}
+	if diff := cmp.Diff(lin, fit(samples, 300, 0, 2, 0.3)); diff != "" {
+		t.Errorf("no trees differs from the linear model:\n%s", diff)
 	}
 }
