@@ -435,6 +435,30 @@ func groupStates(samples []OrderSample) []groupState {
 	return out
 }
 
+// stateSoftmax leaves in e each sample's exp(score), relative to the
+// best of state st's samples (score(k) is sample k's), and in zg each
+// group's sum of them (cleared first); it returns e and their sum. The
+// loss over groups and the trees boosted on it read the same pass.
+func stateSoftmax(samples []OrderSample, st groupState, score func(k int) float64, e []float64, zg map[int]float64) ([]float64, float64) {
+	e = e[:0]
+	top := math.Inf(-1)
+	for k := st.from; k < st.to; k++ {
+		v := score(k)
+		e = append(e, v)
+		top = max(top, v)
+	}
+	z := 0.0
+	clear(zg)
+	for j := range e {
+		e[j] = math.Exp(e[j] - top)
+		z += e[j]
+		for _, g := range samples[st.from+j].Needs {
+			zg[g] += e[j]
+		}
+	}
+	return e, z
+}
+
 // groupLoss is GroupLoss over states gs; with grad (of len(w)), it
 // leaves the loss's gradient there instead, and returns 0: a fitting
 // step needs only that.
@@ -445,23 +469,8 @@ func groupLoss(samples []OrderSample, gs []groupState, w, grad []float64) float6
 	zg := map[int]float64{}
 	share := 1 / float64(len(gs))
 	for _, st := range gs {
-		// e: each sample's exp(score), relative to the state's best.
-		e = e[:0]
-		top := math.Inf(-1)
-		for k := st.from; k < st.to; k++ {
-			v := dot64(0, w, samples[k].X)
-			e = append(e, v)
-			top = max(top, v)
-		}
-		z := 0.0
-		clear(zg)
-		for k := range e {
-			e[k] = math.Exp(e[k] - top)
-			z += e[k]
-			for _, g := range samples[st.from+k].Needs {
-				zg[g] += e[k]
-			}
-		}
+		var z float64
+		e, z = stateSoftmax(samples, st, func(k int) float64 { return dot64(0, w, samples[k].X) }, e, zg)
 		per := share / float64(st.groups)
 		if grad == nil {
 			for _, g := range sortedInts(zg) { // in order, so that the sum is made in one

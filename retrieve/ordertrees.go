@@ -107,25 +107,12 @@ func FitOrderGroupsTrees(samples []OrderSample, iters, trees, depth int, rate fl
 	share := float64(len(samples)) / float64(len(gs))
 	zg := map[int]float64{}
 	var e []float64
+	// Samples of a state without a group are never written: their
+	// gradients and Hessians stay 0.
 	boostOrder(m, samples, trees, depth, rate, func(z, g, h []float64) {
-		clear(g)
-		clear(h)
 		for _, st := range gs {
-			top := math.Inf(-1)
-			for k := st.from; k < st.to; k++ {
-				top = max(top, z[k])
-			}
-			e = e[:0]
-			sum := 0.0
-			clear(zg)
-			for k := st.from; k < st.to; k++ {
-				v := math.Exp(z[k] - top)
-				e = append(e, v)
-				sum += v
-				for _, grp := range samples[k].Needs {
-					zg[grp] += v
-				}
-			}
+			var sum float64
+			e, sum = stateSoftmax(samples, st, func(k int) float64 { return z[k] }, e, zg)
 			per, groups := share/float64(st.groups), float64(st.groups)
 			for j, v := range e {
 				k, p := st.from+j, v/sum
@@ -142,7 +129,8 @@ func FitOrderGroupsTrees(samples []OrderSample, iters, trees, depth int, rate fl
 
 // boostOrder adds trees regression trees to m by Newton boosting: grads
 // leaves in g and h each sample's gradient and Hessian of the loss at
-// the model's scores z, and each tree, shrunk by rate, is grown on them.
+// the model's scores z (both start at 0, and keep between trees what
+// grads does not write), and each tree, shrunk by rate, is grown on them.
 func boostOrder(m *OrderModel, samples []OrderSample, trees, depth int, rate float64, grads func(z, g, h []float64)) {
 	if trees <= 0 {
 		return

@@ -75,8 +75,8 @@ type Tuner struct {
 	// "" is OrderLossGroups, the loss retrieve.LearnedOrder was fitted on).
 	OrderLoss string
 	// OrderTrees is how many regression trees are boosted on the linear
-	// order over samples (retrieve.FitOrderTrees; 0: none). The loss over
-	// groups fits none.
+	// order, on its loss (retrieve.FitOrderGroupsTrees,
+	// retrieve.FitOrderTrees; 0: none).
 	OrderTrees int
 	// Log, when set, receives one line per evaluated step.
 	Log func(string)
