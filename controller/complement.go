@@ -23,7 +23,8 @@ import (
 //     covers yet (retrieve.Requirements).
 //  2. Greedy coverage: each step takes the unread unit with the largest
 //     gain, gain being the weight of the still-uncovered requirements it
-//     covers (scaled by its fused relevance) plus its relevance, times a
+//     covers (scaled by its relevance: the learned order's estimate, or
+//     its fused score, relative to the best's) plus its relevance, times a
 //     size factor (a giant unit spends budget a focused one would not) and
 //     an optional same-file factor, plus a companion bonus for units tied
 //     by name to a chosen one (callers, callees, twins, siblings: the
@@ -63,8 +64,20 @@ type Complement struct {
 	// default; 0 measured in docs/bench.md, "Twins as companions".
 	TwinWeight float64
 	// StopRelevance ends selection past MinUnits once all requirements are
-	// covered and no remaining unit is this relevant (relative to the best).
+	// covered and no remaining unit is this relevant, relevance being the
+	// fused score relative to the best unread unit's.
 	StopRelevance float64
+	// OrderTemperature makes a unit's relevance, when the learned order
+	// put the candidates in its order, the order's estimate relative to
+	// the best unread unit's: exp((z-zbest)/OrderTemperature) for the
+	// order's log-odds z (retrieve.SignalOrder). The reassigned scores
+	// keep the fused scores' spread and tell a near tie from a clear
+	// lead no better than places do; the estimate does. 0 reads the
+	// reassigned fused scores instead.
+	OrderTemperature float64
+	// OrderStopRelevance is StopRelevance when relevance is the order's
+	// estimate.
+	OrderStopRelevance float64
 }
 
 // Complement defaults.
@@ -75,8 +88,13 @@ const (
 	DefaultObservedCompanion = 1.0
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
-	DefaultPairWeight        = 0.5
-	DefaultTwinWeight        = 1.0
+	// The order's estimate, relative to the best's, at temperature 2;
+	// fitted on the training folds (docs/bench.md, "Relevance from the
+	// order's estimate").
+	DefaultOrderTemperature   = 2.0
+	DefaultOrderStopRelevance = 0.05
+	DefaultPairWeight         = 0.5
+	DefaultTwinWeight         = 1.0
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -91,7 +109,8 @@ const (
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
 		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance,
-		PairWeight: DefaultPairWeight, TwinWeight: DefaultTwinWeight}
+		PairWeight: DefaultPairWeight, TwinWeight: DefaultTwinWeight,
+		OrderTemperature: DefaultOrderTemperature, OrderStopRelevance: DefaultOrderStopRelevance}
 	g, rest, err := parseGrowth(NameComplement, opts.Settings, true)
 	if err != nil {
 		return nil, err
@@ -120,8 +139,12 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.PairWeight = f
 		case "twin_weight":
 			c.TwinWeight = f
+		case "order_temperature":
+			c.OrderTemperature = f
+		case "order_stop_relevance":
+			c.OrderStopRelevance = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight)", k, strings.Join(growKeys, ", "))
+			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight, order_temperature, order_stop_relevance)", k, strings.Join(growKeys, ", "))
 		}
 	}
 	return c, nil
@@ -131,8 +154,8 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g twin_weight=%g",
-		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight, c.TwinWeight)
+	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g twin_weight=%g order_temperature=%g order_stop_relevance=%g",
+		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight, c.TwinWeight, c.OrderTemperature, c.OrderStopRelevance)
 }
 
 // Select implements mss.Controller.
@@ -186,13 +209,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		deliver(res, nil, budget, maxUnits)
 		return res, nil
 	}
-	top := marked[pool[0]].Score
-	for _, i := range pool {
-		top = max(top, marked[i].Score)
-	}
-	if top <= 0 {
-		top = 1
-	}
+	rels, stop := c.relevance(marked, pool)
 	soft := max(1, int(sizeSoftShare*float64(budget)))
 	covered := make([]bool, len(reqs))
 	perFile := map[string]int{}
@@ -210,7 +227,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if cost > room || overlapsAny(u, marked, chosen) {
 				continue
 			}
-			rel := cand.Score / top
+			rel := rels[i]
 			t := gainTerms{relevance: c.RelevanceWeight * rel, size: 1}
 			var cov []int
 			for _, r := range coveredBy[i] {
@@ -227,7 +244,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				comp := 0.0
 				for _, j := range chosen {
 					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight, &uses)
-					if v := w * marked[j].Score / top; v > comp {
+					if v := w * rels[j]; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
 				}
@@ -246,7 +263,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if c.PairWeight > 0 {
 				for _, j := range chosen {
 					if pairs(&marked[j].Unit, u, defs) {
-						t.pair = c.PairWeight * marked[j].Score / top
+						t.pair = c.PairWeight * rels[j]
 						if compOf < 0 {
 							compOf = j
 							t.tie = pairWhy(u)
@@ -275,9 +292,9 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			}
 			break
 		}
-		if len(chosen) >= minUnits && allTrue(covered) && ch.rel < c.StopRelevance {
+		if len(chosen) >= minUnits && allTrue(covered) && ch.rel < stop {
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select",
-				Reason: fmt.Sprintf("stop at %d units: every requirement covered, best remaining relevance %.2f < %.2f", len(chosen), ch.rel, c.StopRelevance)})
+				Reason: fmt.Sprintf("stop at %d units: every requirement covered, best remaining relevance %.2f < %.2f", len(chosen), ch.rel, stop)})
 			break
 		}
 		chosen = append(chosen, best)
@@ -343,6 +360,42 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 	c.Growth.apply(res, req, budget, next)
 	return res, nil
+}
+
+// relevance gives each candidate's relevance, relative to the best of the
+// pool's, and the stop threshold that goes with it: the learned order's
+// estimate at OrderTemperature when the order put the candidates in its
+// order (each has retrieve.SignalOrder), else the score (the fused
+// score, or the one the order reassigned).
+func (c *Complement) relevance(cands []mss.Candidate, pool []int) ([]float64, float64) {
+	rel := make([]float64, len(cands))
+	if c.OrderTemperature > 0 {
+		zbest, ok := math.Inf(-1), true
+		for _, i := range pool {
+			z, has := cands[i].Signals[retrieve.SignalOrder]
+			ok = ok && has
+			zbest = max(zbest, z)
+		}
+		if ok {
+			for i := range cands {
+				if z, has := cands[i].Signals[retrieve.SignalOrder]; has {
+					rel[i] = math.Exp((z - zbest) / c.OrderTemperature)
+				}
+			}
+			return rel, c.OrderStopRelevance
+		}
+	}
+	top := cands[pool[0]].Score
+	for _, i := range pool {
+		top = max(top, cands[i].Score)
+	}
+	if top <= 0 {
+		top = 1
+	}
+	for i := range cands {
+		rel[i] = cands[i].Score / top
+	}
+	return rel, c.StopRelevance
 }
 
 // maxTwins: a name defined by more candidates than this relates none of

@@ -390,3 +390,54 @@ func TestComplementLabelsGainTerms(t *testing.T) {
 		t.Errorf("%d select steps, %d companions of the read parse_header by name; trace:\n%v", steps, companions, res.Trace)
 	}
 }
+
+// TestComplementReadsTheOrdersEstimate: when the learned order put the
+// candidates in its order, relevance (and so the stop) reads the order's
+// estimate, not the fused scores it reassigned; without it, or with
+// order_temperature=0, the scores.
+func TestComplementReadsTheOrdersEstimate(t *testing.T) {
+	st := &mss.State{Issue: "the report comes out empty"}
+	// Reassigned scores fall slowly (every unit within 0.5 of the best);
+	// the order's log-odds fall off a cliff after the fourth.
+	scores := []float64{10, 9, 8, 7, 6, 5}
+	logOdds := []float64{0, -0.5, -1, -1.5, -8, -9}
+	cands := func(withOrder bool) []mss.Candidate {
+		var out []mss.Candidate
+		for i, s := range scores {
+			c := mss.Candidate{Unit: unit(fmt.Sprintf("pkg/f%d.py", i), 1, fmt.Sprintf("f%d", i), fmt.Sprintf("def f%d():\n    return %d", i, i)), Score: s,
+				Signals: map[string]float64{}}
+			if withOrder {
+				c.Signals[retrieve.SignalFused] = s
+				c.Signals[retrieve.SignalOrder] = logOdds[i]
+			}
+			out = append(out, c)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		withOrder bool
+		settings  map[string]string
+		want      int
+	}{
+		{"order's estimate", true, nil, 4},
+		{"order_temperature=0", true, map[string]string{"order_temperature": "0"}, 6},
+		{"fused order", false, nil, 6},
+		{"a higher temperature", true, map[string]string{"order_temperature": "4"}, 6},
+	} {
+		c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: tc.settings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Select(context.Background(), &mss.Request{State: st, Candidates: cands(tc.withOrder)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(res.Units); len(got) != tc.want || got[0] != "pkg/f0.py:1" {
+			t.Errorf("%s: units %v, want %d from pkg/f0.py:1 on", tc.name, got, tc.want)
+		}
+		if stopped := traceHas(res.Trace, "stop at 4 units"); stopped != (tc.want == 4) {
+			t.Errorf("%s: stopped at 4 units %v, want %v; trace %v", tc.name, stopped, tc.want == 4, res.Trace)
+		}
+	}
+}

@@ -20,8 +20,9 @@ import (
 // --fit-order`), estimates how likely the candidate holds evidence the
 // state needs, and the candidates are put in that order. Their scores
 // are the fused scores, reassigned best first, so that what reads scores
-// (the policies' relevance) sees the same scale; the fused score stays in
-// the candidate's signals.
+// sees the same scale; the fused score and the model's log-odds stay in
+// the candidate's signals (SignalFused, SignalOrder), and the complement
+// policy's relevance reads the log-odds.
 
 // OrderFeatures names the features of a candidate the order model reads,
 // in the order of OrderModel.Weights.
@@ -53,6 +54,9 @@ func orderFeatureNames() []string {
 const (
 	SignalFused     = "fused"
 	SignalFusedRank = "fused_rank"
+	// SignalOrder keeps the order model's log-odds of a reordered
+	// candidate (the rest of a unit read in part has its unit's).
+	SignalOrder = "order"
 )
 
 // OrderModel is a linear model over OrderFeatures: a logistic one as
@@ -104,7 +108,7 @@ func FusedOrder(cands []mss.Candidate) []mss.Candidate {
 	for i := range out {
 		sig := make(map[string]float64, len(out[i].Signals))
 		for k, v := range out[i].Signals {
-			if k != SignalFused && k != SignalFusedRank {
+			if k != SignalFused && k != SignalFusedRank && k != SignalOrder {
 				sig[k] = v
 			}
 		}
@@ -249,8 +253,8 @@ func dot64(z float64, w, x []float64) float64 {
 // fused order; candidates reordered before are put back in fused order
 // first), for a state whose text names named (nil: none), and reassigns
 // their scores: the k-th gets the k-th best fused score, and each keeps
-// its own and its fused place in its signals (SignalFused,
-// SignalFusedRank). The unread rest of a unit read in part
+// its own, its fused place and the model's log-odds in its signals
+// (SignalFused, SignalFusedRank, SignalOrder). The unread rest of a unit read in part
 // (SignalRest) is not scored: it follows its unit, wherever the model
 // puts that. A nil model, or one without weights, leaves the candidates
 // as they are.
@@ -294,12 +298,13 @@ func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candi
 		}
 		for i := units[j]; i < end; i++ {
 			c := cands[i]
-			sig := make(map[string]float64, len(c.Signals)+2)
+			sig := make(map[string]float64, len(c.Signals)+3)
 			for key, v := range c.Signals {
 				sig[key] = v
 			}
 			sig[SignalFused] = c.Score
 			sig[SignalFusedRank] = float64(i + 1)
+			sig[SignalOrder] = z[j]
 			c.Signals, c.Score = sig, scores[len(out)]
 			out = append(out, c)
 		}

@@ -29,7 +29,7 @@ func orderCands() []mss.Candidate {
 
 // TestReorder: the learned order puts code before text and tests, keeps
 // the fused scores (reassigned best first; each candidate's own in its
-// signals), is undone by FusedOrder, and starts from the fused order
+// signals, with the model's log-odds), is undone by FusedOrder, and starts from the fused order
 // whatever order it is given; no model changes nothing.
 func TestReorder(t *testing.T) {
 	cands := orderCands()
@@ -44,6 +44,10 @@ func TestReorder(t *testing.T) {
 		own := cands[slices.Index(ids(cands), got[k].Unit.ID)].Score
 		if got[k].Signals[SignalFused] != own {
 			t.Errorf("%s keeps fused score %v, want %v", got[k].Unit.ID, got[k].Signals[SignalFused], own)
+		}
+		z, ok := got[k].Signals[SignalOrder]
+		if !ok || k > 0 && z > got[k-1].Signals[SignalOrder] {
+			t.Errorf("%s keeps log-odds %v (%v): want them kept, falling along the order", got[k].Unit.ID, z, ok)
 		}
 	}
 	if diff := cmp.Diff(cands, FusedOrder(got)); diff != "" {

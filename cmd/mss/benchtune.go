@@ -35,6 +35,8 @@ var defaultTuneParams = []repobench.Param{
 	{Setting: "companion_weight", Grid: []float64{0, 0.25, 0.5, 1, 2}},
 	{Setting: "observed_companion", Grid: []float64{0, 0.5, 1, 2}},
 	{Setting: "stop_relevance", Grid: []float64{0, 0.2, 0.35, 0.5, 0.7}},
+	{Setting: "order_temperature", Grid: []float64{0, 1, 2, 4}},
+	{Setting: "order_stop_relevance", Grid: []float64{0, 0.05, 0.1, 0.2, 0.35}},
 	{Setting: "same_file_factor", Grid: []float64{0.6, 0.8, 1, 1.2}},
 	{Setting: "pair_weight", Grid: []float64{0, 0.25, 0.5, 1}},
 	{Setting: "twin_weight", Grid: []float64{0, 0.5, 1}},
@@ -52,6 +54,7 @@ var defaultTuneParams = []repobench.Param{
 // defaultTuneStart is where the fit starts: the shipped defaults.
 var defaultTuneStart = repobench.Point{
 	"coverage_weight": 0.5, "companion_weight": 0.5, "observed_companion": 1, "stop_relevance": 0.35, "same_file_factor": 1,
+	"order_temperature": 2, "order_stop_relevance": 0.05,
 	"pair_weight": 0.5, "twin_weight": 1, "grow_rank": 0, "grow_class": 1500,
 	"fusion.lexical": 1, "fusion.entity": 1.4, "fusion.structural": 0.8, "fusion.recency": 0.6,
 	"fusion.history": 0.4, "fusion.semantic": 0.6, "fusion.k": 20,
