@@ -65,7 +65,8 @@ type Complement struct {
 	TwinWeight float64
 	// StopRelevance ends selection past MinUnits once all requirements are
 	// covered and no remaining unit is this relevant, relevance being the
-	// fused score relative to the best unread unit's.
+	// score relative to the best unread unit's (the fused score, or the
+	// one the learned order reassigned when OrderTemperature is 0).
 	StopRelevance float64
 	// OrderTemperature makes a unit's relevance, when the learned order
 	// put the candidates in its order, the order's estimate relative to
