@@ -254,10 +254,10 @@ func dot64(z float64, w, x []float64) float64 {
 // first), for a state whose text names named (nil: none), and reassigns
 // their scores: the k-th gets the k-th best fused score, and each keeps
 // its own, its fused place and the model's log-odds in its signals
-// (SignalFused, SignalFusedRank, SignalOrder). The unread rest of a unit read in part
-// (SignalRest) is not scored: it follows its unit, wherever the model
-// puts that. A nil model, or one without weights, leaves the candidates
-// as they are.
+// (SignalFused, SignalFusedRank, SignalOrder). The unread rest of a unit
+// read in part (SignalRest) is not scored: it follows its unit, wherever
+// the model puts that. A nil model, or one without weights, leaves the
+// candidates as they are.
 func (m *OrderModel) Reorder(cands []mss.Candidate, named *Mentions) []mss.Candidate {
 	if m == nil || len(m.Weights) != len(OrderFeatures) || len(cands) < 2 {
 		return cands

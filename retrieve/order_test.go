@@ -29,8 +29,9 @@ func orderCands() []mss.Candidate {
 
 // TestReorder: the learned order puts code before text and tests, keeps
 // the fused scores (reassigned best first; each candidate's own in its
-// signals, with the model's log-odds), is undone by FusedOrder, and starts from the fused order
-// whatever order it is given; no model changes nothing.
+// signals, with the model's log-odds), is undone by FusedOrder, and
+// starts from the fused order whatever order it is given; no model
+// changes nothing.
 func TestReorder(t *testing.T) {
 	cands := orderCands()
 	got := LearnedOrder.Reorder(cands, nil)
