@@ -36,6 +36,10 @@ type Growth struct {
 	// file at most this many lines apart, tied or not
 	// (expand.Options.BridgeLines; 0, the default: none).
 	Bridge int
+	// HeldTies lets a unit that took in another chosen unit grow by the
+	// neighbours tied to either (expand.Options.HeldTies; off, the
+	// default: only the unit it grew from ties).
+	HeldTies bool
 	// Refill gives the places joins free back to the method: while fewer
 	// units are delivered than it chose, its next choices that fit the
 	// budget growth left are delivered after the grown units, and grow
@@ -67,7 +71,7 @@ func defaultGrowth(on bool) Growth {
 }
 
 // growKeys are the settings Growth reads.
-var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join", "grow_bridge", "grow_refill", "grow_class"}
+var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "grow_rank", "grow_join", "grow_bridge", "grow_held_ties", "grow_refill", "grow_class"}
 
 // parseGrowth reads the growth settings from a method's settings; on says
 // whether growth is on when "grow" is not given. It returns the settings
@@ -78,7 +82,7 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 	for _, k := range sortedSettings(settings) {
 		v := settings[k]
 		switch k {
-		case "grow", "grow_tied", "grow_join", "grow_refill":
+		case "grow", "grow_tied", "grow_join", "grow_refill", "grow_held_ties":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
 				return g, nil, fmt.Errorf("%s: setting %s=%q: want true or false", method, k, v)
@@ -90,6 +94,8 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 				g.Untied = !b
 			case "grow_refill":
 				g.Refill = b
+			case "grow_held_ties":
+				g.HeldTies = b
 			default:
 				g.Join = b
 			}
@@ -158,6 +164,9 @@ func (g Growth) config() string {
 	if g.Bridge > 0 {
 		joins += fmt.Sprintf(" grow_bridge=%d", g.Bridge)
 	}
+	if g.HeldTies {
+		joins += " grow_held_ties=true"
+	}
 	if g.Refill {
 		joins += " grow_refill=true"
 	}
@@ -192,7 +201,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 		}
 	}
 	_, minUnits, _ := req.Limits()
-	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge, WholeClass: g.Class}
+	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge, HeldTies: g.HeldTies, WholeClass: g.Class}
 	if !g.Untied {
 		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
 		for i := range marked {

@@ -102,6 +102,15 @@ func TestComplementGrows(t *testing.T) {
 	if c := run(map[string]string{"grow_bridge": "40"}, 6144).Config; !strings.Contains(c, "grow_bridge=40") {
 		t.Errorf("config %q does not name grow_bridge=40", c)
 	}
+	if _, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow_held_ties": "some"}}); err == nil || !strings.Contains(err.Error(), "grow_held_ties") {
+		t.Errorf("grow_held_ties=some: error %v, want one naming the setting", err)
+	}
+	if c := run(nil, 6144).Config; strings.Contains(c, "grow_held_ties") {
+		t.Errorf("config %q names grow_held_ties, which is off", c)
+	}
+	if c := run(map[string]string{"grow_held_ties": "true"}, 6144).Config; !strings.Contains(c, "grow_held_ties=true") {
+		t.Errorf("config %q does not name grow_held_ties=true", c)
+	}
 	for _, v := range []string{"-1", "whole"} {
 		if _, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow_class": v}}); err == nil || !strings.Contains(err.Error(), "grow_class") {
 			t.Errorf("grow_class=%s: error %v, want one naming the setting", v, err)

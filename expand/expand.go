@@ -59,6 +59,10 @@ type Options struct {
 	// tied or not, when none of them is read or chosen and the budget
 	// allows (0: only a unit it meets).
 	BridgeLines int
+	// HeldTies asks Tie of every chosen unit a grown unit holds: the one
+	// it grew from, then those it took in (Join, WholeClass), in the
+	// order taken. Off, only the one it grew from ties a neighbour.
+	HeldTies bool
 	// WholeClass grows a chosen method or class header, first, into the
 	// whole of its class (the contiguous units of the class, its header
 	// and its members) when that class costs at most this many tokens,
@@ -106,6 +110,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		tokens   int  // the estimate growth decides by (an upper bound)
 		exact    int  // what the grown unit costs as delivered
 		original mss.Unit
+		held     []*mss.Unit // the other chosen units the run took in, in the order taken
 	}
 	runs := make([]*run, len(units))
 	spent := 0
@@ -233,6 +238,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		delivered += add
 		r.exact = exact
 		r.grown = true
+		r.held = append(append(r.held, &o.original), o.held...)
 		o.joined, o.stuck = true, true
 		live--
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
@@ -279,6 +285,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			return
 		}
 		for _, o := range inside {
+			r.held = append(append(r.held, &o.original), o.held...)
 			o.joined, o.stuck = true, true
 			live--
 		}
@@ -343,6 +350,9 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				}
 				if opt.Tie != nil {
 					w := opt.Tie(&r.original, &r.file[c])
+					for k := 0; opt.HeldTies && w == "" && k < len(r.held); k++ {
+						w = opt.Tie(r.held[k], &r.file[c])
+					}
 					if w == "" && c == r.hi+1 && r.file[r.hi].EndLine == r.original.EndLine && bareHeader(r.file, &r.original) {
 						w = "the code under the file's header, which defines nothing itself"
 					}

@@ -220,6 +220,54 @@ func TestGrowJoin(t *testing.T) {
 	}
 }
 
+// TestGrowTiedToWhatItHolds: with HeldTies, a run that took in another
+// chosen unit, by a join or by growing into its class, grows by the
+// neighbours tied to either; a neighbour tied to neither stays out, and
+// without HeldTies only the unit it grew from ties.
+func TestGrowTiedToWhatItHolds(t *testing.T) {
+	kind := func(u mss.Unit, k string) mss.Unit { u.Kind = k; return u }
+	a := []mss.Unit{unit("a.py", 1, 10, "f"), unit("a.py", 12, 10, "g"), unit("a.py", 23, 10, "h"), unit("a.py", 34, 10, "k")}
+	c := []mss.Unit{
+		kind(unit("c.py", 1, 2, "C"), segment.KindClass),
+		kind(unit("c.py", 4, 5, "C.f"), segment.KindMethod),
+		kind(unit("c.py", 10, 5, "C.g"), segment.KindMethod),
+		kind(unit("c.py", 16, 5, "h"), segment.KindFunction),
+		kind(unit("c.py", 22, 5, "k"), segment.KindFunction),
+	}
+	src := fileSource{"a.py": a, "c.py": c}
+	// h is tied to g alone, k to nothing.
+	tie := func(chosen, n *mss.Unit) string {
+		if chosen.Symbol == "g" && n.Symbol == "h" || chosen.Symbol == "C.g" && n.Symbol == "h" {
+			return "uses " + chosen.Symbol
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		name   string
+		chosen []mss.Unit
+		class  int
+		held   bool
+		want   []string
+		why    string
+	}{
+		{"alone, f does not reach h", []mss.Unit{a[0]}, 0, true, []string{"a.py:1-10"}, ""},
+		{"joined with g, f grows by h", []mss.Unit{a[0], a[1]}, 0, true, []string{"a.py:1-32"}, "uses g"},
+		{"grown into its class with C.g, C.f grows by h", []mss.Unit{c[1], c[2]}, 1500, true, []string{"c.py:1-20"}, "uses C.g"},
+		{"off: joined with g, f stops", []mss.Unit{a[0], a[1]}, 0, false, []string{"a.py:1-21"}, ""},
+		{"off: grown into its class, C.f stops", []mss.Unit{c[1], c[2]}, 1500, false, []string{"c.py:1-14"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, trace := Grow(tt.chosen, src, nil, 1000, nil, Options{Tie: tie, Join: true, WholeClass: tt.class, HeldTies: tt.held, MaxUnitTokens: 1000})
+			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s\ntrace: %v", diff, trace)
+			}
+			if tt.why != "" && !strings.HasSuffix(trace[len(trace)-1].Reason, ": "+tt.why) {
+				t.Errorf("last step %q, want it to end in %q", trace[len(trace)-1].Reason, tt.why)
+			}
+		})
+	}
+}
+
 // TestGrowBridge: with BridgeLines, a join reaches a later chosen unit of
 // the same file up to that many lines away and takes in the units
 // between, saying so (three chosen ones are bridged in turn, never one
