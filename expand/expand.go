@@ -224,6 +224,13 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		}
 		return nil, 0, 0
 	}
+	// takeIn marks the later chosen run o as delivered within r, which
+	// now holds o's chosen units too.
+	takeIn := func(r, o *run) {
+		r.held = append(append(r.held, &o.original), o.held...)
+		o.joined, o.stuck = true, true
+		live--
+	}
 	// joinRun takes o into r, the two costing exact as one: what it adds
 	// is the blank lines between, or the bridged lines between.
 	joinRun := func(r, o *run, exact, bridged int) {
@@ -238,9 +245,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		delivered += add
 		r.exact = exact
 		r.grown = true
-		r.held = append(append(r.held, &o.original), o.held...)
-		o.joined, o.stuck = true, true
-		live--
+		takeIn(r, o)
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
 			"took in %s:%d-%d %s, chosen too%s (%+d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, where, add, delivered, budget)})
 	}
@@ -285,9 +290,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			return
 		}
 		for _, o := range inside {
-			r.held = append(append(r.held, &o.original), o.held...)
-			o.joined, o.stuck = true, true
-			live--
+			takeIn(r, o)
 		}
 		r.lo, r.hi = lo, hi
 		r.tokens += add

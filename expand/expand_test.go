@@ -23,6 +23,12 @@ func unit(path string, start, n int, sym string) mss.Unit {
 		Symbol: sym, Content: content, Tokens: mss.TokenCost(content)}
 }
 
+// kind gives u a kind and the names it defines.
+func kind(u mss.Unit, k string, defines ...string) mss.Unit {
+	u.Kind, u.Defines = k, defines
+	return u
+}
+
 func ranges(us []mss.Unit) []string {
 	var out []string
 	for _, u := range us {
@@ -225,7 +231,6 @@ func TestGrowJoin(t *testing.T) {
 // neighbours tied to either; a neighbour tied to neither stays out, and
 // without HeldTies only the unit it grew from ties.
 func TestGrowTiedToWhatItHolds(t *testing.T) {
-	kind := func(u mss.Unit, k string) mss.Unit { u.Kind = k; return u }
 	a := []mss.Unit{unit("a.py", 1, 10, "f"), unit("a.py", 12, 10, "g"), unit("a.py", 23, 10, "h"), unit("a.py", 34, 10, "k")}
 	c := []mss.Unit{
 		kind(unit("c.py", 1, 2, "C"), segment.KindClass),
@@ -237,7 +242,7 @@ func TestGrowTiedToWhatItHolds(t *testing.T) {
 	src := fileSource{"a.py": a, "c.py": c}
 	// h is tied to g alone, k to nothing.
 	tie := func(chosen, n *mss.Unit) string {
-		if chosen.Symbol == "g" && n.Symbol == "h" || chosen.Symbol == "C.g" && n.Symbol == "h" {
+		if n.Symbol == "h" && (chosen.Symbol == "g" || chosen.Symbol == "C.g") {
 			return "uses " + chosen.Symbol
 		}
 		return ""
@@ -330,7 +335,6 @@ func TestGrowFixed(t *testing.T) {
 }
 
 func TestGrowWholeClass(t *testing.T) {
-	kind := func(u mss.Unit, k string) mss.Unit { u.Kind = k; return u }
 	// a.py: module 1-3, class A (header 5-6, methods 8-12, 14-18), then a
 	// module-level function 20-24; b.py: a class too large to read whole.
 	a := []mss.Unit{
@@ -380,7 +384,6 @@ func TestGrowWholeClass(t *testing.T) {
 // unit of that kind further down the file, not into lines read and not
 // past the budget.
 func TestGrowBareHeader(t *testing.T) {
-	kind := func(u mss.Unit, k string, defines ...string) mss.Unit { u.Kind, u.Defines = k, defines; return u }
 	// c.js: a comment and an import (1-2), the locale object (4-36), the
 	// statements after it (38-40); d.js: a header that defines a name.
 	c := []mss.Unit{
