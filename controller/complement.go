@@ -63,6 +63,10 @@ type Complement struct {
 	// for a reference either way and 0.5 for siblings of one scope. 1 by
 	// default; 0 measured in docs/bench.md, "Twins as companions".
 	TwinWeight float64
+	// CounterpartWeight is the tie of two units whose names are the two
+	// sides of one operation (to_json and from_json, lock and unlock) and
+	// are not tied otherwise; see counterpart.
+	CounterpartWeight float64
 	// StopRelevance ends selection past MinUnits once all requirements are
 	// covered and no remaining unit is this relevant, relevance being the
 	// score relative to the best unread unit's (the fused score, or the
@@ -96,6 +100,7 @@ const (
 	DefaultOrderStopRelevance = 0.05
 	DefaultPairWeight         = 0.5
 	DefaultTwinWeight         = 1.0
+	DefaultCounterpartWeight  = 0.0
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -110,7 +115,7 @@ const (
 func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
 		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance,
-		PairWeight: DefaultPairWeight, TwinWeight: DefaultTwinWeight,
+		PairWeight: DefaultPairWeight, TwinWeight: DefaultTwinWeight, CounterpartWeight: DefaultCounterpartWeight,
 		OrderTemperature: DefaultOrderTemperature, OrderStopRelevance: DefaultOrderStopRelevance}
 	g, rest, err := parseGrowth(NameComplement, opts.Settings, true)
 	if err != nil {
@@ -140,23 +145,34 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.PairWeight = f
 		case "twin_weight":
 			c.TwinWeight = f
+		case "counterpart_weight":
+			c.CounterpartWeight = f
 		case "order_temperature":
 			c.OrderTemperature = f
 		case "order_stop_relevance":
 			c.OrderStopRelevance = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight, order_temperature, order_stop_relevance)", k, strings.Join(growKeys, ", "))
+			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight, counterpart_weight, order_temperature, order_stop_relevance)", k, strings.Join(growKeys, ", "))
 		}
 	}
 	return c, nil
+}
+
+// counterpartConfig names counterpart_weight in the config only when it
+// is set, so that the default's config reads as before.
+func (c *Complement) counterpartConfig() string {
+	if c.CounterpartWeight == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" counterpart_weight=%g", c.CounterpartWeight)
 }
 
 // Name implements mss.Controller.
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g twin_weight=%g order_temperature=%g order_stop_relevance=%g",
-		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight, c.TwinWeight, c.OrderTemperature, c.OrderStopRelevance)
+	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g twin_weight=%g%s order_temperature=%g order_stop_relevance=%g",
+		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight, c.TwinWeight, c.counterpartConfig(), c.OrderTemperature, c.OrderStopRelevance)
 }
 
 // Select implements mss.Controller.
@@ -219,6 +235,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	// pick gives the candidate of the largest gain next to chosen among
 	// those that fit room tokens and overlap no chosen unit (index -1:
 	// none).
+	tw := tieWeights{twin: c.TwinWeight, counterpart: c.CounterpartWeight}
 	pick := func(chosen []int, room int) choice {
 		best := choice{i: -1}
 		for _, i := range pool {
@@ -244,14 +261,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if c.CompanionWeight > 0 {
 				comp := 0.0
 				for _, j := range chosen {
-					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight, &uses)
+					w, why := tie(&marked[j].Unit, u, defs, tw, &uses)
 					if v := w * rels[j]; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
 				}
 				// What the agent read is the surest edit site of all.
 				for _, j := range observed {
-					w, why := tie(&marked[j].Unit, u, defs, c.TwinWeight, &uses)
+					w, why := tie(&marked[j].Unit, u, defs, tw, &uses)
 					if v := w * c.ObservedCompanion; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
@@ -407,10 +424,12 @@ const maxTwins = 3
 // tie: 1 when one references a name the other defines ("it uses <name>":
 // a references b's name; "this uses <name>": b references a's), twin when
 // both define the same name ("same name": twins in two classes or files),
-// 0.5 for siblings of one scope in one file ("same scope <scope>"), the
-// larger when two hold, else 0 and "". defs counts the candidates
+// 0.5 for siblings of one scope in one file ("same scope <scope>"),
+// w.counterpart when the two names are the two sides of one operation
+// ("counterpart, to/from": to_json and from_json; see counterpart), the
+// largest when several hold, else 0 and "". defs counts the candidates
 // defining each name; a name many define ties nothing.
-func tie(a, b *mss.Unit, defs map[string]int, twin float64, uses *segment.UseCache) (float64, string) {
+func tie(a, b *mss.Unit, defs map[string]int, tw tieWeights, uses *segment.UseCache) (float64, string) {
 	an, bn := unitName(a), unitName(b)
 	if an == "" || bn == "" {
 		return 0, ""
@@ -433,14 +452,23 @@ func tie(a, b *mss.Unit, defs map[string]int, twin float64, uses *segment.UseCac
 	// A name many candidates define (String, format, a locale's fields)
 	// ties nothing together; nor does a twin in another case (a method
 	// split and a function Split are two names).
-	if twin > 0 && lastPart(a.Symbol) == lastPart(b.Symbol) && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
-		w, why = twin, "same name"
+	if tw.twin > 0 && lastPart(a.Symbol) == lastPart(b.Symbol) && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
+		w, why = tw.twin, "same name"
 	}
 	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) && 0.5 > w {
 		w, why = 0.5, "same scope "+scope(a.Symbol)
 	}
+	if tw.counterpart > w && defs[bn] <= maxTwins {
+		if words := counterpart(lastPart(a.Symbol), lastPart(b.Symbol)); words != "" {
+			w, why = tw.counterpart, "counterpart, "+words
+		}
+	}
 	return w, why
 }
+
+// tieWeights are the weights of the ties by name that are settings: a
+// twin's and a counterpart's.
+type tieWeights struct{ twin, counterpart float64 }
 
 // pairWhy names the side of a declaration-definition pair b is on.
 func pairWhy(b *mss.Unit) string {

@@ -261,16 +261,16 @@ func TestTieNamesTheTie(t *testing.T) {
 		// The same word in another case names another thing: no twin.
 		{&split, &otherCase, 1, 0, ""},
 	} {
-		w, why := tie(tc.a, tc.b, map[string]int{}, tc.twin, &segment.UseCache{})
+		w, why := tie(tc.a, tc.b, map[string]int{}, tieWeights{twin: tc.twin}, &segment.UseCache{})
 		if w != tc.w || why != tc.why {
 			t.Errorf("tie(%s, %s, twin %g) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, tc.twin, w, why, tc.w, tc.why)
 		}
 	}
 	// A name four candidates define ties nothing by that name.
-	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}, 1, &segment.UseCache{}); w != 0 || why != "" {
+	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}, tieWeights{twin: 1}, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a common name tied: %g %q", w, why)
 	}
-	if w, why := tie(&split, &terms, map[string]int{"split": maxTwins + 1}, 1, &segment.UseCache{}); w != 0 || why != "" {
+	if w, why := tie(&split, &terms, map[string]int{"split": maxTwins + 1}, tieWeights{twin: 1}, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a reference to a common name tied: %g %q", w, why)
 	}
 }
@@ -297,11 +297,11 @@ func TestTieResolvesSelections(t *testing.T) {
 		{&method, user("s", "func parse() { st.Split() }"), 1, "this uses Split"},
 	} {
 		uses := &segment.UseCache{}
-		if w, why := tie(tc.def, tc.u, map[string]int{}, 0, uses); w != tc.w || why != tc.why {
+		if w, why := tie(tc.def, tc.u, map[string]int{}, tieWeights{}, uses); w != tc.w || why != tc.why {
 			t.Errorf("tie(%s, %q) = %g %q, want %g %q", tc.def.Symbol, tc.u.Content, w, why, tc.w, tc.why)
 		}
 		// And the other way round.
-		if w, _ := tie(tc.u, tc.def, map[string]int{}, 0, uses); w != tc.w {
+		if w, _ := tie(tc.u, tc.def, map[string]int{}, tieWeights{}, uses); w != tc.w {
 			t.Errorf("tie(%q, %s) = %g, want %g", tc.u.Content, tc.def.Symbol, w, tc.w)
 		}
 	}
