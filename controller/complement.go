@@ -342,7 +342,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered within budget: " + reqs[r].ID})
 		}
 	}
-	chosen = c.addTest(res, req.State, marked, chosen, spent, budget, maxUnits)
+	chosen, test := c.addTest(res, req.State, marked, chosen, spent, budget, maxUnits)
 	units := make([]mss.Unit, len(chosen))
 	for k, i := range chosen {
 		units[k] = marked[i].Unit
@@ -377,6 +377,9 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		}
 	}
 	c.Growth.apply(res, req, budget, next)
+	if test >= 0 {
+		keepLast(res, &marked[test].Unit)
+	}
 	return res, nil
 }
 

@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -14,14 +15,16 @@ import (
 // output names (else the best-ranked unread one) that fits the budget goes
 // last, in place of the last chosen unit when the answer is full. Placed
 // last, it never displaces the code a shorter prefix of the answer holds.
-func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, chosen []int, spent, budget, maxUnits int) []int {
+// It returns the chosen candidates and the test's index among the
+// candidates (-1: none added).
+func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, chosen []int, spent, budget, maxUnits int) ([]int, int) {
 	asked, names := retrieve.TestNeed(st)
 	if !asked {
-		return chosen
+		return chosen, -1
 	}
 	for _, i := range chosen {
 		if retrieve.Classify(marked[i].Unit.Path) == retrieve.ClassTest {
-			return chosen
+			return chosen, -1
 		}
 	}
 	free := budget - spent
@@ -43,7 +46,7 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 	}
 	if best < 0 {
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "the state asks for tests; no unread test candidate fits"})
-		return chosen
+		return chosen, -1
 	}
 	if dropped >= 0 {
 		chosen = chosen[:len(chosen)-1]
@@ -55,7 +58,23 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 	}
 	res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[best].Unit.ID,
 		Reason: fmt.Sprintf("test: %s; %s", why, rankReason(best, &marked[best]))})
-	return append(chosen, best)
+	return append(chosen, best), best
+}
+
+// keepLast moves the delivered unit that holds test (the test addTest
+// added) to the end of the answer: the places joins free are refilled
+// after it, and the code refilled there belongs before it.
+func keepLast(res *mss.Result, test *mss.Unit) {
+	k := slices.IndexFunc(res.Units, func(u mss.Unit) bool {
+		return u.Path == test.Path && u.StartLine <= test.StartLine && test.EndLine <= u.EndLine
+	})
+	if k < 0 || k == len(res.Units)-1 {
+		return
+	}
+	u := res.Units[k]
+	res.Units = append(slices.Delete(res.Units, k, k+1), u)
+	res.Trace = append(res.Trace, mss.TraceStep{Stage: "render", UnitID: u.ID,
+		Reason: fmt.Sprintf("the test the state asks for goes last; %d refilled units move ahead of it", len(res.Units)-1-k)})
 }
 
 // namesTest reports whether the test output names the unit: its symbol's

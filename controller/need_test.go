@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,4 +110,38 @@ func TestPairs(t *testing.T) {
 	if pairs(&def, &other, defs) {
 		t.Error("two definitions pair")
 	}
+}
+
+// Refilling appends after the test addTest put last; keepLast moves the
+// unit holding the test (grown or not) back to the end, and leaves an
+// answer whose test is last, or holds none, as it is.
+func TestTestStaysLast(t *testing.T) {
+	test := mss.Unit{ID: "t", Path: "tests/test_parse.py", StartLine: 10, EndLine: 20, Symbol: "test_parse_header"}
+	grown := mss.Unit{ID: "t", Path: "tests/test_parse.py", StartLine: 1, EndLine: 20, Symbol: "test_parse_header"}
+	a := mss.Unit{ID: "a", Path: "src/parse.py", StartLine: 1, EndLine: 9}
+	b := mss.Unit{ID: "b", Path: "src/header.py", StartLine: 1, EndLine: 9}
+	c := mss.Unit{ID: "c", Path: "src/util.py", StartLine: 1, EndLine: 9}
+	res := &mss.Result{Units: []mss.Unit{a, grown, b, c}}
+	keepLast(res, &test)
+	if got := unitIDs(res.Units); got != "a b c t" {
+		t.Errorf("after keepLast: %s, want a b c t", got)
+	}
+	if n := len(res.Trace); n != 1 || !strings.Contains(res.Trace[0].Reason, "2 refilled units move ahead of it") {
+		t.Errorf("trace: %+v", res.Trace)
+	}
+	for _, units := range [][]mss.Unit{{a, b, test}, {a, b, c}} {
+		res := &mss.Result{Units: slices.Clone(units)}
+		keepLast(res, &test)
+		if unitIDs(res.Units) != unitIDs(units) || len(res.Trace) != 0 {
+			t.Errorf("keepLast changed %s to %s (%+v)", unitIDs(units), unitIDs(res.Units), res.Trace)
+		}
+	}
+}
+
+func unitIDs(us []mss.Unit) string {
+	ids := make([]string, len(us))
+	for i, u := range us {
+		ids[i] = u.ID
+	}
+	return strings.Join(ids, " ")
 }
