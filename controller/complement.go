@@ -428,7 +428,7 @@ const maxTwins = 3
 // a references b's name; "this uses <name>": b references a's), twin when
 // both define the same name ("same name": twins in two classes or files),
 // 0.5 for siblings of one scope in one file ("same scope <scope>"),
-// w.counterpart when the two names are the two sides of one operation
+// tw.counterpart when the two names are the two sides of one operation
 // ("counterpart, to/from": to_json and from_json; see counterpart), the
 // largest when several hold, else 0 and "". defs counts the candidates
 // defining each name; a name many define ties nothing.

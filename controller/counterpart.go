@@ -1,6 +1,10 @@
 package controller
 
-import "github.com/missingcomplement/mss/tokenize"
+import (
+	"slices"
+
+	"github.com/missingcomplement/mss/tokenize"
+)
 
 // counterWords pairs the words that name the two sides of one operation:
 // a name that has one changes, as a rule, with the name that has the
@@ -71,11 +75,11 @@ func counterpart(a, b string) string {
 	return ""
 }
 
+// isCounter says whether two words are counterparts: a pair of
+// counterWords, or a word and the word with one of counterPrefixes.
 func isCounter(x, y string) bool {
-	for _, c := range counterOf[x] {
-		if c == y {
-			return true
-		}
+	if slices.Contains(counterOf[x], y) {
+		return true
 	}
 	for _, p := range counterPrefixes {
 		if (len(x) >= p.min && y == p.prefix+x) || (len(y) >= p.min && x == p.prefix+y) {

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/missingcomplement/mss"
@@ -63,5 +64,27 @@ func TestTieCounterpart(t *testing.T) {
 	common := map[string]int{"pytest_report_from_serializable": maxTwins + 1}
 	if w, why := tie(&toHook, &hook, common, tieWeights{counterpart: 1}, uses); w != 0 || why != "" {
 		t.Errorf("a counterpart many candidates define tied: %g %q", w, why)
+	}
+}
+
+// counterpart_weight is a setting of complement, named in its config only
+// when set, so that the default's config reads as before.
+func TestCounterpartSetting(t *testing.T) {
+	c, err := NewComplement(mss.MethodOptions{Settings: map[string]string{"counterpart_weight": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.CounterpartWeight != 1 || !strings.Contains(c.config(), " counterpart_weight=1 ") {
+		t.Errorf("counterpart_weight=1: weight %g, config %q", c.CounterpartWeight, c.config())
+	}
+	d, err := NewComplement(mss.MethodOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.CounterpartWeight != 0 || strings.Contains(d.config(), "counterpart") {
+		t.Errorf("default: weight %g, config %q", d.CounterpartWeight, d.config())
+	}
+	if _, err := NewComplement(mss.MethodOptions{Settings: map[string]string{"counterpart_weight": "-1"}}); err == nil {
+		t.Error("counterpart_weight=-1 accepted")
 	}
 }
