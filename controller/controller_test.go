@@ -242,28 +242,42 @@ func TestTieNamesTheTie(t *testing.T) {
 	other := mss.Unit{Path: "b.py", Symbol: "split"}
 	otherCase := mss.Unit{Path: "b.go", Symbol: "Tuner.Split"}
 	far := mss.Unit{Path: "c.py", Symbol: "unrelated"}
+	// Counterparts: the two sides of one operation.
+	to := mss.Unit{Path: "reports.py", Symbol: "BaseReport._to_json"}
+	from := mss.Unit{Path: "reports.py", Symbol: "BaseReport._from_json"}
+	hook := mss.Unit{Path: "hooks.py", Symbol: "pytest_report_from_serializable"}
+	toHook := mss.Unit{Path: "reports.py", Symbol: "pytest_report_to_serializable"}
+	twin := func(w float64) tieWeights { return tieWeights{twin: w} }
 	for _, tc := range []struct {
 		a, b *mss.Unit
-		twin float64
+		tw   tieWeights
 		w    float64
 		why  string
 	}{
-		{&split, &terms, 0, 1, "this uses split"},
-		{&terms, &split, 0, 1, "it uses split"},
-		{&split, &other, 0, 0, ""},
-		{&split, &other, 1, 1, "same name"},
-		{&split, &other, 0.25, 0.25, "same name"},
-		{&search, &add, 0, 0.5, "same scope Index"},
+		{&split, &terms, twin(0), 1, "this uses split"},
+		{&terms, &split, twin(0), 1, "it uses split"},
+		{&split, &other, twin(0), 0, ""},
+		{&split, &other, twin(1), 1, "same name"},
+		{&split, &other, twin(0.25), 0.25, "same name"},
+		{&search, &add, twin(0), 0.5, "same scope Index"},
 		// An overload: the same name in the same scope.
-		{&add, &addAgain, 0, 0.5, "same scope Index"},
-		{&add, &addAgain, 1, 1, "same name"},
-		{&split, &far, 1, 0, ""},
+		{&add, &addAgain, twin(0), 0.5, "same scope Index"},
+		{&add, &addAgain, twin(1), 1, "same name"},
+		{&split, &far, twin(1), 0, ""},
 		// The same word in another case names another thing: no twin.
-		{&split, &otherCase, 1, 0, ""},
+		{&split, &otherCase, twin(1), 0, ""},
+		// A counterpart ties by its weight only when the names tie no
+		// other way as strongly.
+		{&to, &from, tieWeights{}, 0.5, "same scope BaseReport"},
+		{&to, &from, tieWeights{counterpart: 1}, 1, "counterpart, to/from"},
+		{&to, &from, tieWeights{counterpart: 0.25}, 0.5, "same scope BaseReport"},
+		{&toHook, &hook, tieWeights{}, 0, ""},
+		{&toHook, &hook, tieWeights{counterpart: 1}, 1, "counterpart, to/from"},
+		{&to, &hook, tieWeights{counterpart: 1}, 0, ""},
 	} {
-		w, why := tie(tc.a, tc.b, map[string]int{}, tieWeights{twin: tc.twin}, &segment.UseCache{})
+		w, why := tie(tc.a, tc.b, map[string]int{}, tc.tw, &segment.UseCache{})
 		if w != tc.w || why != tc.why {
-			t.Errorf("tie(%s, %s, twin %g) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, tc.twin, w, why, tc.w, tc.why)
+			t.Errorf("tie(%s, %s, %+v) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, tc.tw, w, why, tc.w, tc.why)
 		}
 	}
 	// A name four candidates define ties nothing by that name.
@@ -272,6 +286,10 @@ func TestTieNamesTheTie(t *testing.T) {
 	}
 	if w, why := tie(&split, &terms, map[string]int{"split": maxTwins + 1}, tieWeights{twin: 1}, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a reference to a common name tied: %g %q", w, why)
+	}
+	common := map[string]int{"pytest_report_from_serializable": maxTwins + 1}
+	if w, why := tie(&toHook, &hook, common, tieWeights{counterpart: 1}, &segment.UseCache{}); w != 0 || why != "" {
+		t.Errorf("a counterpart many candidates define tied: %g %q", w, why)
 	}
 }
 

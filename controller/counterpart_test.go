@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/missingcomplement/mss"
-	"github.com/missingcomplement/mss/segment"
 )
 
 func TestCounterpart(t *testing.T) {
@@ -33,37 +32,6 @@ func TestCounterpart(t *testing.T) {
 		if got := counterpart(tc.a, tc.b); got != tc.want {
 			t.Errorf("counterpart(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
 		}
-	}
-}
-
-// A counterpart ties by its weight only when the names tie no other way,
-// and not when many candidates define the name.
-func TestTieCounterpart(t *testing.T) {
-	to := mss.Unit{Path: "reports.py", Symbol: "BaseReport._to_json"}
-	from := mss.Unit{Path: "reports.py", Symbol: "BaseReport._from_json"}
-	hook := mss.Unit{Path: "hooks.py", Symbol: "pytest_report_from_serializable"}
-	toHook := mss.Unit{Path: "reports.py", Symbol: "pytest_report_to_serializable"}
-	uses := &segment.UseCache{}
-	for _, tc := range []struct {
-		a, b *mss.Unit
-		tw   tieWeights
-		w    float64
-		why  string
-	}{
-		{&to, &from, tieWeights{}, 0.5, "same scope BaseReport"},
-		{&to, &from, tieWeights{counterpart: 1}, 1, "counterpart, to/from"},
-		{&to, &from, tieWeights{counterpart: 0.25}, 0.5, "same scope BaseReport"},
-		{&toHook, &hook, tieWeights{}, 0, ""},
-		{&toHook, &hook, tieWeights{counterpart: 1}, 1, "counterpart, to/from"},
-		{&to, &hook, tieWeights{counterpart: 1}, 0, ""},
-	} {
-		if w, why := tie(tc.a, tc.b, map[string]int{}, tc.tw, uses); w != tc.w || why != tc.why {
-			t.Errorf("tie(%s, %s, %+v) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, tc.tw, w, why, tc.w, tc.why)
-		}
-	}
-	common := map[string]int{"pytest_report_from_serializable": maxTwins + 1}
-	if w, why := tie(&toHook, &hook, common, tieWeights{counterpart: 1}, uses); w != 0 || why != "" {
-		t.Errorf("a counterpart many candidates define tied: %g %q", w, why)
 	}
 }
 

@@ -225,9 +225,11 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		return nil, 0, 0
 	}
 	// takeIn marks the later chosen run o as delivered within r, which
-	// now holds o's chosen units too.
+	// now holds o's chosen units too (kept for HeldTies alone).
 	takeIn := func(r, o *run) {
-		r.held = append(append(r.held, &o.original), o.held...)
+		if opt.HeldTies {
+			r.held = append(append(r.held, &o.original), o.held...)
+		}
 		o.joined, o.stuck = true, true
 		live--
 	}
