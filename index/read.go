@@ -526,6 +526,34 @@ func SkipReason(status string) string {
 	return "empty"
 }
 
+// PathsLike lists the paths of the files the index records (parsed or
+// not) that match any of the SQL LIKE patterns (case-insensitive for
+// ASCII letters), sorted.
+func (ix *Index) PathsLike(patterns ...string) ([]string, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	where := strings.TrimSuffix(strings.Repeat("path LIKE ? OR ", len(patterns)), " OR ")
+	args := make([]any, len(patterns))
+	for i, p := range patterns {
+		args[i] = p
+	}
+	rows, err := ix.db.Query(`SELECT path FROM files WHERE `+where+` ORDER BY path`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
+		}
+		out = append(out, p)
+	}
+	return out, ix.health.note(ix.path, rows.Err())
+}
+
 // Files lists every candidate file, sorted by path.
 func (ix *Index) Files() ([]File, error) {
 	rows, err := ix.db.Query(`SELECT path, blob, size, language, units, status FROM files ORDER BY path`)

@@ -119,6 +119,7 @@ type Pipeline struct {
 	pool   []mss.Unit
 	isPool bool
 	meta   index.Meta
+	tmpl   *retrieve.IssueTemplate
 	sum    *index.Summary
 	phases Phases
 }
@@ -187,6 +188,22 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 			p.warn = append(p.warn, fmt.Sprintf("engine built from the units, not overlaid: %v", oerr))
 		}
 	}
+	p.files = o.Files
+	if p.files == nil {
+		if p.files, err = sourceFiles(p.meta, o); err != nil {
+			return nil, err
+		}
+	}
+	if eo.IssueTemplate == nil {
+		var warn []string
+		eo.IssueTemplate, warn = issueTemplate(p.ix, p.files)
+		p.warn = append(p.warn, warn...)
+	}
+	p.tmpl = eo.IssueTemplate
+	if p.eng != nil {
+		// An overlay, built before the template was read.
+		p.eng.SetIssueTemplate(p.tmpl)
+	}
 	if p.eng == nil {
 		if p.eng, err = retrieve.FromIndex(p.ix, eo); err != nil {
 			return nil, err
@@ -196,12 +213,6 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	p.known = map[string]bool{}
 	for _, path := range p.eng.Paths() {
 		p.known[path] = true
-	}
-	p.files = o.Files
-	if p.files == nil {
-		if p.files, err = sourceFiles(p.meta, o); err != nil {
-			return nil, err
-		}
 	}
 	p.phases = Phases{Index: t1.Sub(t0).Seconds(), Engine: time.Since(t1).Seconds()}
 	if p.sum == nil {
@@ -287,6 +298,45 @@ func (p *Pipeline) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// issueTemplate reads the repository's issue templates (the files the
+// index records that retrieve.IsIssueTemplate names) through files, so
+// that the views leave their lines out of a state's text. A template it
+// cannot read is a warning, not an error: answers are made without it.
+func issueTemplate(ix *index.Index, files Files) (*retrieve.IssueTemplate, []string) {
+	paths, err := ix.PathsLike(retrieve.IssueTemplatePatterns...)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("issue templates not read: %v", err)}
+	}
+	t := &retrieve.IssueTemplate{}
+	var warn []string
+	n := 0
+	for _, p := range paths {
+		if !retrieve.IsIssueTemplate(p) {
+			continue
+		}
+		if n == retrieve.MaxIssueTemplateFiles {
+			warn = append(warn, fmt.Sprintf("issue templates: only the first %d read", n))
+			break
+		}
+		data, err := files.ReadFile(p)
+		switch {
+		case err != nil:
+			warn = append(warn, fmt.Sprintf("issue template %s not read: %v", p, err))
+			continue
+		case len(data) > retrieve.MaxIssueTemplateBytes:
+			warn = append(warn, fmt.Sprintf("issue template %s not read: %d bytes, more than %d", p, len(data), retrieve.MaxIssueTemplateBytes))
+			continue
+		}
+		t.Add(p, data)
+		n++
+	}
+	return t, warn
+}
+
+// IssueTemplate is the repository's issue template, whose lines the views
+// leave out of a state's text (nil for a pool pipeline).
+func (p *Pipeline) IssueTemplate() *retrieve.IssueTemplate { return p.tmpl }
 
 // Engine is the retrieval engine (nil for a pool pipeline).
 func (p *Pipeline) Engine() *retrieve.Engine { return p.eng }

@@ -280,3 +280,51 @@ func TestTraceSaysWhatWasLeftOut(t *testing.T) {
 		t.Errorf("units %+v", ans.Units)
 	}
 }
+
+func TestIssueTemplateLeftOut(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		".github/ISSUE_TEMPLATE/bug_report.md": "---\nname: Bug report\n---\n#### Output of ``pkg.show_versions()``\n",
+		"pkg/versions.py":                      "def show_versions():\n    print('python', 3)\n",
+		"pkg/stats.py":                         "def quantile(values, q):\n    return sorted(values)[int(q * len(values))]\n",
+	})
+	// A template read through a link that leaves the tree is not read.
+	outside := filepath.Join(t.TempDir(), "evil.md")
+	if err := os.WriteFile(outside, []byte("quantile ignores q\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, ".github/ISSUE_TEMPLATE/evil.md")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(context.Background(), Options{Repo: dir, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if got := p.IssueTemplate().Lines(); strings.Join(got, "|") != "Output of ``pkg.show_versions()``" {
+		t.Errorf("template lines %q", got)
+	}
+	st := &mss.State{Issue: "quantile ignores q\n\n#### Output of ``pkg.show_versions()``\n\npython 3"}
+	ans, err := p.Recover(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, s := range ans.Trace {
+		if s.Stage == "query" {
+			steps = append(steps, s.Reason)
+		}
+	}
+	if want := "left out of the query: 1 line of the repository's issue template"; strings.Join(steps, "\n") != want {
+		t.Errorf("query steps %q, want %q", steps, want)
+	}
+	if len(ans.Units) == 0 || ans.Units[0].Symbol != "quantile" {
+		t.Errorf("units %+v", ans.Units)
+	}
+	q, err := p.Candidates(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Mentions.Code["show_versions"] {
+		t.Errorf("the template's name is a mention: %v", q.Mentions.Code)
+	}
+}

@@ -40,6 +40,10 @@ type Options struct {
 	// Embedder is set (the model was fitted without that view). Fused
 	// keeps the fused order.
 	Order *OrderModel
+	// IssueTemplate holds the lines of the repository's issue templates,
+	// which the views do not read in a state's text (template.go); nil:
+	// none.
+	IssueTemplate *IssueTemplate
 	// Counts, when set, keeps the term counts of the units of the last
 	// engine built with it, so that the next one, over mostly the same
 	// units (after a commit move or an edit), counts only the units
@@ -648,7 +652,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 		limit = DefaultCandidates
 	}
 	if e.n == 0 {
-		return nil, Extract(state), nil
+		return nil, ExtractWith(state, e.opts.IssueTemplate), nil
 	}
 	q, err := e.prepare(state, obs)
 	if err != nil {
@@ -694,7 +698,7 @@ func (e *Engine) Rank(ctx context.Context, state *mss.State, obs *mss.Observed, 
 // prepare extracts the state's facets once for all views, and reads what
 // the views need of its terms.
 func (e *Engine) prepare(s *mss.State, obs *mss.Observed) (*query, error) {
-	text, m := readState(s)
+	text, m := readState(s, e.opts.IssueTemplate)
 	q := &query{state: s, text: text, mentions: m}
 	q.terms = lexical.QueryTerms(q.text)
 	var err error

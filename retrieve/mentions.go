@@ -42,16 +42,20 @@ var (
 
 // Extract finds the mentions in a state's text. It never fails: text that
 // matches no pattern simply yields no mention.
-func Extract(s *mss.State) *Mentions {
-	_, m := readState(s)
+func Extract(s *mss.State) *Mentions { return ExtractWith(s, nil) }
+
+// ExtractWith is Extract for a repository whose issue template is t: the
+// template's lines are not read (StateText).
+func ExtractWith(s *mss.State, t *IssueTemplate) *Mentions {
+	_, m := readState(s, t)
 	return m
 }
 
 // readState reads a state's text once: the text the views read
-// (StateText), and the mentions in it, with what was left out of it
-// (Mentions.Unread).
-func readState(s *mss.State) (string, *Mentions) {
-	text, unread := readable(s.Text())
+// (StateText, less the lines of the issue template t), and the mentions in
+// it, with what was left out of it (Mentions.Unread).
+func readState(s *mss.State, t *IssueTemplate) (string, *Mentions) {
+	text, unread := readable(s.Text(), t)
 	m := ExtractText(text)
 	m.Unread = unread
 	return text, m

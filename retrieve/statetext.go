@@ -9,8 +9,12 @@ import (
 )
 
 // StateText is the text of a state that views read: mss.State.Text less
-// what an issue carries that says nothing about the code (Readable).
-func StateText(s *mss.State) string { return Readable(s.Text()) }
+// what an issue carries that says nothing about the code (Readable), and
+// less the lines of the repository's issue template t (nil: none).
+func StateText(s *mss.State, t *IssueTemplate) string {
+	out, _ := readable(s.Text(), t)
+	return out
+}
 
 // Left out of what the views read, because issue templates fill issues with
 // it and it names packages, machines and settings rather than code:
@@ -66,12 +70,13 @@ var (
 // Readable is text less its HTML comments, environment listings and
 // markup (see above); what is left keeps its line order.
 func Readable(text string) string {
-	out, _ := readable(text)
+	out, _ := readable(text, nil)
 	return out
 }
 
-// readable is Readable, and what it left out.
-func readable(text string) (string, []string) {
+// readable is Readable less the lines of the issue template t (nil:
+// none), and what it left out.
+func readable(text string, t *IssueTemplate) (string, []string) {
 	var left []string
 	if strings.Contains(text, "<!--") {
 		comments, n := 0, 0
@@ -87,6 +92,10 @@ func readable(text string) (string, []string) {
 		}
 	}
 	lines := strings.Split(text, "\n")
+	if t.Len() > 0 {
+		lines = withoutTemplate(lines, t, &left)
+		text = strings.Join(lines, "\n")
+	}
 	kind := make([]int8, len(lines)) // 0 not a listing entry, 1 an entry, 2 a telling one
 	found := false
 	for i, l := range lines {
@@ -172,6 +181,24 @@ func unmarked(text string, left []string) (string, []string) {
 		left = append(left, fmt.Sprintf("%d images and HTML tags", marks))
 	}
 	return text, left
+}
+
+// withoutTemplate is lines less those of the issue template t, noting
+// how many it left out in left.
+func withoutTemplate(lines []string, t *IssueTemplate, left *[]string) []string {
+	out := lines[:0:0]
+	n := 0
+	for _, l := range lines {
+		if t.has(strings.TrimRight(l, "\r")) {
+			n++
+			continue
+		}
+		out = append(out, l)
+	}
+	if n > 0 {
+		*left = append(*left, nLines(n)+" of the repository's issue template")
+	}
+	return out
 }
 
 // nLines is "1 line" or "n lines".

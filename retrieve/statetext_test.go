@@ -100,8 +100,8 @@ func TestListingIsNotQueried(t *testing.T) {
 	if diff := cmp.Diff(want, m.Unread); diff != "" {
 		t.Errorf("Unread (-want +got):\n%s", diff)
 	}
-	if !strings.Contains(StateText(st), "keep_attrs") {
-		t.Errorf("StateText lost the prose: %q", StateText(st))
+	if !strings.Contains(StateText(st, nil), "keep_attrs") {
+		t.Errorf("StateText lost the prose: %q", StateText(st, nil))
 	}
 }
 
@@ -112,7 +112,7 @@ func FuzzReadable(f *testing.F) {
 	f.Add("a `b`\n<!-- c -->\nnumpy: 1.2\npandas: 1.3\nscipy: None\nzarr: 2.4\ndask: 2.25.0\n")
 	f.Add("#### Output\n```\n$ pip list\nattrs    19.1\npy    1.8\n```\nA=1\nB=2\nC=3\nD=4\nE=5")
 	f.Fuzz(func(t *testing.T, text string) {
-		out, left := readable(text)
+		out, left := readable(text, nil)
 		if len(out) > len(text) {
 			t.Fatalf("longer: %q -> %q", text, out)
 		}

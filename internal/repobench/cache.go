@@ -55,6 +55,10 @@ type CacheRecord struct {
 	StateID    string            `json:"state_id,omitempty"`
 	Candidates []mss.Candidate   `json:"candidates,omitempty"`
 	Files      map[string]string `json:"files,omitempty"` // path -> file key
+	// Template holds the lines of the repository's issue template that
+	// the views left out of the state's text (retrieve.IssueTemplate),
+	// so that a replay reads the state as retrieval did.
+	Template []string `json:"template,omitempty"`
 }
 
 // cacheRecordStart is how every encoded CacheRecord begins (its first
@@ -128,8 +132,9 @@ func (cw *CacheWriter) Close() error {
 	return f.Close()
 }
 
-// Record writes a state's candidates and the units of their files.
-func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.UnitSource) error {
+// Record writes a state's candidates and the units of their files, and
+// the issue template retrieval read the state with (nil: none).
+func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.UnitSource, tmpl *retrieve.IssueTemplate) error {
 	files := map[string]string{}
 	var recs []*CacheRecord
 	cw.mu.Lock()
@@ -157,7 +162,7 @@ func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.Unit
 			}
 		}
 	}
-	recs = append(recs, &CacheRecord{Kind: "state", Format: CacheFormat, StateID: st.StateID, Candidates: cands, Files: files})
+	recs = append(recs, &CacheRecord{Kind: "state", Format: CacheFormat, StateID: st.StateID, Candidates: cands, Files: files, Template: tmpl.Within(st.Text()).Lines()})
 	for _, r := range recs {
 		if err := appendLine(cw.w, r); err != nil {
 			return err
@@ -219,13 +224,17 @@ type Cache struct {
 	mentions sync.Map
 }
 
-// Mentions returns what st's text names (retrieve.Extract), extracted
-// once per state.
+// Mentions returns what st's text names (retrieve.ExtractWith, less the
+// issue template the state was retrieved with), extracted once per state.
 func (c *Cache) Mentions(st *mss.State) *retrieve.Mentions {
 	if m, ok := c.mentions.Load(st.StateID); ok {
 		return m.(*retrieve.Mentions)
 	}
-	m, _ := c.mentions.LoadOrStore(st.StateID, retrieve.Extract(st))
+	var tmpl *retrieve.IssueTemplate
+	if cs := c.States[st.StateID]; cs != nil && len(cs.Template) > 0 {
+		tmpl = retrieve.NewIssueTemplate(cs.Template)
+	}
+	m, _ := c.mentions.LoadOrStore(st.StateID, retrieve.ExtractWith(st, tmpl))
 	return m.(*retrieve.Mentions)
 }
 
@@ -233,6 +242,8 @@ func (c *Cache) Mentions(st *mss.State) *retrieve.Mentions {
 type CachedState struct {
 	Candidates []mss.Candidate
 	Files      map[string][]mss.Unit
+	// Template is the issue template's lines (CacheRecord.Template).
+	Template []string
 }
 
 // FileUnits implements mss.UnitSource over the cached files.
@@ -248,7 +259,7 @@ func LoadCache(path string) (*Cache, error) {
 			files[r.Key] = r.Units
 			return
 		}
-		cs := &CachedState{Candidates: r.Candidates, Files: map[string][]mss.Unit{}}
+		cs := &CachedState{Candidates: r.Candidates, Files: map[string][]mss.Unit{}, Template: r.Template}
 		for p, k := range r.Files {
 			us, ok := files[k]
 			if !ok {
@@ -282,7 +293,13 @@ func (s *CachingSnapshot) Candidates(ctx context.Context, st *mss.State, lim pip
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Cache.Record(st, q.Candidates, sourceOf(s.Snapshot)); err != nil {
+	var tmpl *retrieve.IssueTemplate
+	if t, ok := s.Snapshot.(interface {
+		IssueTemplate() *retrieve.IssueTemplate
+	}); ok {
+		tmpl = t.IssueTemplate()
+	}
+	if err := s.Cache.Record(st, q.Candidates, sourceOf(s.Snapshot), tmpl); err != nil {
 		return nil, fmt.Errorf("candidate cache: %w", err)
 	}
 	return q, nil

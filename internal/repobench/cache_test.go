@@ -26,9 +26,16 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"s1", "s2"} {
-		if err := cw.Record(&mss.State{StateID: id}, cands, src); err != nil {
+		if err := cw.Record(&mss.State{StateID: id}, cands, src, nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A state read with an issue template keeps the template's lines it
+	// holds, so that a replay reads it as retrieval did.
+	tmpl := retrieve.NewIssueTemplate([]string{"Output of `show_versions()`", "Steps to reproduce"})
+	s4 := &mss.State{StateID: "s4", Issue: "f fails\n### Output of `show_versions()`\npython 3"}
+	if err := cw.Record(s4, cands, src, tmpl); err != nil {
+		t.Fatal(err)
 	}
 	if err := cw.Close(); err != nil {
 		t.Fatal(err)
@@ -49,8 +56,14 @@ func TestCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.States) != 2 {
-		t.Fatalf("loaded %d states, want 2", len(c.States))
+	if len(c.States) != 3 {
+		t.Fatalf("loaded %d states, want 3", len(c.States))
+	}
+	if got := c.States["s4"].Template; len(got) != 1 || got[0] != "Output of `show_versions()`" {
+		t.Errorf("s4's template lines %q", got)
+	}
+	if c.Mentions(s4).Code["show_versions"] || !retrieve.Extract(s4).Code["show_versions"] {
+		t.Errorf("replayed mentions read the template's line: %v", c.Mentions(s4).Code)
 	}
 	if diff := cmp.Diff(cands, c.States["s2"].Candidates); diff != "" {
 		t.Errorf("candidates (-want +got):\n%s", diff)
@@ -59,8 +72,8 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Errorf("file units (-want +got):\n%s", diff)
 	}
 	data, _ := os.ReadFile(path)
-	if n := countLines(data); n != 3 {
-		t.Errorf("cache holds %d lines, want 3 (one file record shared by two states)", n)
+	if n := countLines(data); n != 4 {
+		t.Errorf("cache holds %d lines, want 4 (one file record shared by three states)", n)
 	}
 	os.WriteFile(path, append(data, []byte("{\"kind\":\"other\"}\n")...), 0o644)
 	if _, err := LoadCache(path); err == nil {
