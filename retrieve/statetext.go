@@ -32,7 +32,9 @@ func StateText(s *mss.State, t *IssueTemplate) string {
 //     value or an environment variable (the output of
 //     `xr.show_versions()`, `pip list`, `env`). One short line between
 //     two entries (a wrapped value) belongs to the listing, and counts as
-//     neither. So do the lines just above it that head it (blank lines
+//     neither; so does a block of listingJoin entries or more at most
+//     listingGap blank lines above or below it, told or not (the system
+//     block `xr.show_versions()` prints above its packages). So do the lines just above it that head it (blank lines
 //     aside, at most four): a heading, a bold or all-capital title, a
 //     <details> or <summary> line, a shell prompt, a rule or a code fence
 //     ("#### Output of `xr.show_versions()`", "$ pip list"); a sentence
@@ -41,6 +43,8 @@ func StateText(s *mss.State, t *IssueTemplate) string {
 //     (`1.5,`) is no version.
 const (
 	listingMinLines = 5
+	listingJoin     = 3
+	listingGap      = 2
 	listingMaxKey   = 40
 	listingHeads    = 4
 	listingMaxHead  = 100
@@ -106,14 +110,11 @@ func readable(text string, t *IssueTemplate) (string, []string) {
 		return unmarked(text, left)
 	}
 	drop := make([]bool, len(lines))
-	for i := 0; i < len(lines); {
-		if kind[i] == 0 {
-			i++
-			continue
-		}
-		// A run of entries, one short other line allowed between two.
-		j, entries, telling := i, 0, 0
-		for j < len(lines) {
+	// run gives the end of the run of entries from i (one short other
+	// line allowed between two), and how many entries and telling ones it
+	// holds.
+	run := func(i int) (j, entries, telling int) {
+		for j = i; j < len(lines); {
 			if kind[j] > 0 {
 				entries++
 				if kind[j] == 2 {
@@ -129,9 +130,62 @@ func readable(text string, t *IssueTemplate) (string, []string) {
 			}
 			break
 		}
+		return j, entries, telling
+	}
+	// blanks gives the first line from i on (step 1) or back (step -1)
+	// past at most listingGap blank lines.
+	blanks := func(i, step int) int {
+		for n := 0; n < listingGap && i >= 0 && i < len(lines) && strings.TrimSpace(lines[i]) == ""; n++ {
+			i += step
+		}
+		return i
+	}
+	for i := 0; i < len(lines); {
+		if kind[i] == 0 {
+			i++
+			continue
+		}
+		j, entries, telling := run(i)
 		if entries >= listingMinLines && 2*telling >= entries {
+			// Blocks of entries a blank line apart are one listing
+			// (`xr.show_versions()` prints the system, then the
+			// packages).
 			from := i
-			for k, heads := i-1, 0; k >= 0 && heads < listingHeads && !drop[k]; k-- {
+			for {
+				k := blanks(from-1, -1)
+				if k == from-1 || k < 0 || kind[k] == 0 || drop[k] {
+					break
+				}
+				start, n := k, 1
+				for start > 0 && !drop[start-1] {
+					if kind[start-1] > 0 {
+						start, n = start-1, n+1
+						continue
+					}
+					t := strings.TrimSpace(lines[start-1])
+					if t != "" && len(t) <= listingMaxKey && start > 1 && kind[start-2] > 0 {
+						start--
+						continue
+					}
+					break
+				}
+				if n < listingJoin {
+					break
+				}
+				from = start
+			}
+			for {
+				k := blanks(j, 1)
+				if k == j || k >= len(lines) || kind[k] == 0 {
+					break
+				}
+				end, n, _ := run(k)
+				if n < listingJoin {
+					break
+				}
+				j = end
+			}
+			for k, heads := from-1, 0; k >= 0 && heads < listingHeads && !drop[k]; k-- {
 				t := strings.TrimSpace(lines[k])
 				if t == "" {
 					continue

@@ -19,7 +19,11 @@ func TestReadable(t *testing.T) {
 	}, {
 		name: "show_versions, a wrapped value inside",
 		text: "Versions\n\nINSTALLED VERSIONS\n------------------\ncommit: None\npython: 3.7.8 | packaged by conda-forge | (default, Jul 31 2020)\n[GCC 7.5.0]\npython-bits: 64\nOS: Linux\nOS-release: 4.14.11-041411-generic\nmachine: x86_64\nprocessor: x86_64\nbyteorder: little\nLC_ALL: None\nLANG: en_US.UTF-8\nlibhdf5: 1.10.6\nlibnetcdf: 4.7.4\n\nxarray: 0.16.0\npandas: 1.1.2\nnumpy: 1.19.1\nh5py: None\nzarr: 2.4.0\n</details>",
-		want: "Versions\n\n\n",
+		want: "Versions\n\n",
+	}, {
+		name: "a block that tells little above one that tells much, a blank line apart",
+		text: "#### Output of ``xr.show_versions()``\n<details>\nINSTALLED VERSIONS\n------------------\ncommit: 69c7e01e5167a3137c285cb50d1978252bb8bcbf\npython: 3.6.8 |Anaconda, Inc.| (default, Dec 30 2018)\n[GCC 7.3.0]\nOS: Linux\nmachine: x86_64\nbyteorder: little\nLANG: en_CA.UTF-8\n\nxarray: 0.12.3\npandas: 0.23.4\nnumpy: 1.16.1\nscipy: 1.1.0\nzarr: None\n\nquantile drops attrs\nkeep: yes\nattrs: kept",
+		want: "\nquantile drops attrs\nkeep: yes\nattrs: kept",
 	}, {
 		name: "images and tags",
 		text: "See ![image](https://user-images.example.com/1.png) and [<img alt=\"badge\" src=\"https://img.shields.io/b.svg\">](https://x.io)\n<details><summary>Output of <tt>run()</tt></summary>\n#include <a.h>\nstd::pair<a, b> p; List<Code> c;\n<div v-if=\"shown\">x</div>\n</details>",
