@@ -617,3 +617,26 @@ func TestUnitBatches(t *testing.T) {
 		t.Errorf("a taken id: %v, want an error naming a.py:901-901", err)
 	}
 }
+
+// PathsLike finds files the index records whether it parsed them or not,
+// whatever the case of their names.
+func TestPathsLike(t *testing.T) {
+	dir, _ := newRepo(t, map[string]string{
+		".github/ISSUE_TEMPLATE/bug.md": "#### Steps\n",
+		".github/issue_template.md":     "#### Steps\n",
+		"src/issue_templates.py":        "def issue_templates():\n    return 1\n",
+		"src/other.py":                  "x = 1\n",
+	})
+	ix := openIndex(t, build(t, Options{Repo: dir}).DB)
+	got, err := ix.PathsLike("%issue_template%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".github/ISSUE_TEMPLATE/bug.md", ".github/issue_template.md", "src/issue_templates.py"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("PathsLike = %q, want %q", got, want)
+	}
+	if got, err := ix.PathsLike(); got != nil || err != nil {
+		t.Errorf("PathsLike() = %q, %v", got, err)
+	}
+}

@@ -533,30 +533,25 @@ func (ix *Index) PathsLike(patterns ...string) ([]string, error) {
 	if len(patterns) == 0 {
 		return nil, nil
 	}
-	where := strings.TrimSuffix(strings.Repeat("path LIKE ? OR ", len(patterns)), " OR ")
 	args := make([]any, len(patterns))
 	for i, p := range patterns {
 		args[i] = p
 	}
-	rows, err := ix.db.Query(`SELECT path FROM files WHERE `+where+` ORDER BY path`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
+	files, err := ix.files(" WHERE "+strings.TrimSuffix(strings.Repeat("path LIKE ? OR ", len(patterns)), " OR "), args...)
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
-		}
-		out = append(out, p)
-	}
-	return out, ix.health.note(ix.path, rows.Err())
+	return paths, err
 }
 
 // Files lists every candidate file, sorted by path.
-func (ix *Index) Files() ([]File, error) {
-	rows, err := ix.db.Query(`SELECT path, blob, size, language, units, status FROM files ORDER BY path`)
+func (ix *Index) Files() ([]File, error) { return ix.files("") }
+
+// files lists the files a WHERE clause (or "") with its args selects,
+// sorted by path.
+func (ix *Index) files(where string, args ...any) ([]File, error) {
+	rows, err := ix.db.Query(`SELECT path, blob, size, language, units, status FROM files`+where+` ORDER BY path`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
 	}

@@ -266,12 +266,7 @@ func TestTraceSaysWhatWasLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, s := range ans.Trace {
-		if s.Stage == "query" {
-			got = append(got, s.Reason)
-		}
-	}
+	got := querySteps(ans)
 	want := []string{"left out of the query: an HTML comment of 2 lines", "left out of the query: an environment listing of 5 lines"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(ans.Warnings) != 0 {
 		t.Errorf("query steps %q (want %q), warnings %q", got, want, ans.Warnings)
@@ -308,12 +303,7 @@ func TestIssueTemplateLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var steps []string
-	for _, s := range ans.Trace {
-		if s.Stage == "query" {
-			steps = append(steps, s.Reason)
-		}
-	}
+	steps := querySteps(ans)
 	if want := "left out of the query: 1 line of the repository's issue template"; strings.Join(steps, "\n") != want {
 		t.Errorf("query steps %q, want %q", steps, want)
 	}
@@ -327,4 +317,16 @@ func TestIssueTemplateLeftOut(t *testing.T) {
 	if q.Mentions.Code["show_versions"] {
 		t.Errorf("the template's name is a mention: %v", q.Mentions.Code)
 	}
+}
+
+// querySteps are the reasons of an answer's "query" trace steps: what was
+// left out of the state's text.
+func querySteps(ans *Answer) []string {
+	var out []string
+	for _, s := range ans.Trace {
+		if s.Stage == "query" {
+			out = append(out, s.Reason)
+		}
+	}
+	return out
 }
