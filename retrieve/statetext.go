@@ -34,8 +34,9 @@ func StateText(s *mss.State, t *IssueTemplate) string {
 //     two entries (a wrapped value) belongs to the listing, and counts as
 //     neither; so does a block of listingJoin entries or more at most
 //     listingGap blank lines above or below it, told or not (the system
-//     block `xr.show_versions()` prints above its packages). So do the lines just above it that head it (blank lines
-//     aside, at most four): a heading, a bold or all-capital title, a
+//     block `xr.show_versions()` prints above its packages). So do the
+//     lines just above it that head it (blank lines aside, at most
+//     four): a heading, a bold or all-capital title, a
 //     <details> or <summary> line, a shell prompt, a rule or a code fence
 //     ("#### Output of `xr.show_versions()`", "$ pip list"); a sentence
 //     above it is not a heading. Code is not a listing: an assignment

@@ -8,7 +8,7 @@ import (
 )
 
 // An issue template is text the repository asks every reporter to keep:
-// its headings and prompts ("#### Output of “xr.show_versions()“",
+// its headings and prompts ("#### Output of `xr.show_versions()`",
 // "What version of `bat` are you using?") come back in issue after
 // issue, and the code they name (show_versions, bat) is the template's,
 // not the issue's. The views do not read a line of the state's text that
@@ -35,13 +35,13 @@ const (
 
 // IssueTemplatePatterns are SQL LIKE patterns (case-insensitive) that
 // every issue template's path matches; IsIssueTemplate decides.
-var IssueTemplatePatterns = []string{"%issue_template%", "%issue_templates/%"}
+var IssueTemplatePatterns = []string{"%issue_template%"}
 
 var (
 	issueTemplateRe = regexp.MustCompile(`(?i)^(?:(?:\.github/|docs/)?issue_template\.md|\.github/issue_template/[^/]+\.(?:md|ya?ml)|\.gitlab/issue_templates/[^/]+\.md)$`)
 	// formKeyRe is a key of an issue form, a list dash allowed before
 	// it: group 1 is what precedes the key, 2 the key, 3 its value.
-	formKeyRe  = regexp.MustCompile(`^(\s*(?:-\s+)?)(label|value|[A-Za-z_][\w-]*):\s*(.*)$`)
+	formKeyRe  = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z_][\w-]*):\s*(.*)$`)
 	headMarkRe = regexp.MustCompile(`^(?:#{1,6}|>+|[-*+]\s|\d+[.)]\s)\s*`)
 )
 
