@@ -164,6 +164,18 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 	if eo.Embedder == nil && !o.NoEnv {
 		eo.Embedder = retrieve.NewEmbedderFromEnv()
 	}
+	p.files = o.Files
+	if p.files == nil {
+		if p.files, err = sourceFiles(p.meta, o); err != nil {
+			return nil, err
+		}
+	}
+	if eo.IssueTemplate == nil {
+		var warn []string
+		eo.IssueTemplate, warn = issueTemplate(p.ix, p.files)
+		p.warn = append(p.warn, warn...)
+	}
+	p.tmpl = eo.IssueTemplate
 	if o.Overlay && p.meta.Derived == "" {
 		var oerr error
 		if p.meta.Base != "" {
@@ -187,22 +199,6 @@ func Open(ctx context.Context, o Options) (_ *Pipeline, err error) {
 		case oerr != nil && !errors.Is(oerr, retrieve.ErrOverlayTooLarge):
 			p.warn = append(p.warn, fmt.Sprintf("engine built from the units, not overlaid: %v", oerr))
 		}
-	}
-	p.files = o.Files
-	if p.files == nil {
-		if p.files, err = sourceFiles(p.meta, o); err != nil {
-			return nil, err
-		}
-	}
-	if eo.IssueTemplate == nil {
-		var warn []string
-		eo.IssueTemplate, warn = issueTemplate(p.ix, p.files)
-		p.warn = append(p.warn, warn...)
-	}
-	p.tmpl = eo.IssueTemplate
-	if p.eng != nil {
-		// An overlay, built before the template was read.
-		p.eng.SetIssueTemplate(p.tmpl)
 	}
 	if p.eng == nil {
 		if p.eng, err = retrieve.FromIndex(p.ix, eo); err != nil {

@@ -59,26 +59,25 @@ type IssueTemplate struct {
 // NewIssueTemplate is the template of the given lines (as Lines returns
 // them: normalized).
 func NewIssueTemplate(lines []string) *IssueTemplate {
-	t := &IssueTemplate{lines: map[string]bool{}}
-	for _, l := range lines {
-		if l = normalizeTemplateLine(l); telling(l) {
-			t.lines[l] = true
-		}
-	}
+	t := &IssueTemplate{}
+	t.addLines(lines)
 	return t
 }
 
 // Add reads one template file (IsIssueTemplate(path) must hold).
 func (t *IssueTemplate) Add(p string, data []byte) {
-	if t.lines == nil {
-		t.lines = map[string]bool{}
-	}
-	var lines []string
 	switch strings.ToLower(path.Ext(p)) {
 	case ".yml", ".yaml":
-		lines = formLines(string(data))
+		t.addLines(formLines(string(data)))
 	default:
-		lines = markdownLines(string(data))
+		t.addLines(markdownLines(string(data)))
+	}
+}
+
+// addLines keeps the telling ones of lines, normalized.
+func (t *IssueTemplate) addLines(lines []string) {
+	if t.lines == nil {
+		t.lines = map[string]bool{}
 	}
 	for _, l := range lines {
 		if l = normalizeTemplateLine(l); telling(l) {
@@ -86,10 +85,6 @@ func (t *IssueTemplate) Add(p string, data []byte) {
 		}
 	}
 }
-
-// SetIssueTemplate sets the issue template whose lines the views leave out
-// of a state's text (Options.IssueTemplate), before the engine answers.
-func (e *Engine) SetIssueTemplate(t *IssueTemplate) { e.opts.IssueTemplate = t }
 
 // Len is the number of distinct lines.
 func (t *IssueTemplate) Len() int {
@@ -128,13 +123,10 @@ func (t *IssueTemplate) Within(text string) *IssueTemplate {
 	return out
 }
 
-// has reports whether a line of text is one of the template's.
+// has reports whether a line of text is one of the template's (which
+// holds telling lines alone).
 func (t *IssueTemplate) has(line string) bool {
-	if t == nil || len(t.lines) == 0 {
-		return false
-	}
-	l := normalizeTemplateLine(line)
-	return telling(l) && t.lines[l]
+	return t.Len() > 0 && t.lines[normalizeTemplateLine(line)]
 }
 
 // markdownLines are a Markdown template's lines below its front matter.
