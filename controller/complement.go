@@ -206,6 +206,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		}
 	}
 	var uses segment.UseCache
+	names := newTieNames(marked)
 	coveredBy := map[int][]int{} // candidate -> requirement indices
 	for r, q := range reqs {
 		for _, i := range q.Covers {
@@ -261,14 +262,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if c.CompanionWeight > 0 {
 				comp := 0.0
 				for _, j := range chosen {
-					w, why := tie(&marked[j].Unit, u, defs, tw, &uses)
+					w, why := tie(names, j, i, defs, tw, &uses)
 					if v := w * rels[j]; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
 				}
 				// What the agent read is the surest edit site of all.
 				for _, j := range observed {
-					w, why := tie(&marked[j].Unit, u, defs, tw, &uses)
+					w, why := tie(names, j, i, defs, tw, &uses)
 					if v := w * c.ObservedCompanion; v > comp {
 						comp, compOf, t.tie = v, j, why
 					}
@@ -423,31 +424,33 @@ func (c *Complement) relevance(cands []mss.Candidate, pool []int) ([]float64, fl
 // them by name.
 const maxTwins = 3
 
-// tie says how closely two units are tied by their names, and names the
-// tie: 1 when one references a name the other defines ("it uses <name>":
-// a references b's name; "this uses <name>": b references a's), twin when
-// both define the same name ("same name": twins in two classes or files),
-// 0.5 for siblings of one scope in one file ("same scope <scope>"),
-// tw.counterpart when the two names are the two sides of one operation
-// ("counterpart, to/from": to_json and from_json; see counterpart), the
-// largest when several hold, else 0 and "". defs counts the candidates
-// defining each name; a name many define ties nothing.
-func tie(a, b *mss.Unit, defs map[string]int, tw tieWeights, uses *segment.UseCache) (float64, string) {
-	an, bn := unitName(a), unitName(b)
+// tie says how closely the units of candidates a and b are tied by
+// their names, and names the tie: 1 when one references a name the other
+// defines ("it uses <name>": a references b's name; "this uses <name>": b
+// references a's), twin when both define the same name ("same name":
+// twins in two classes or files), 0.5 for siblings of one scope in one
+// file ("same scope <scope>"), tw.counterpart when the two names are the
+// two sides of one operation ("counterpart, to/from": to_json and
+// from_json; see counterpart), the largest when several hold, else 0 and
+// "". defs counts the candidates defining each name; a name many define
+// ties nothing. names gives what is compared of each candidate.
+func tie(names *tieNames, a, b int, defs map[string]int, tw tieWeights, uses *segment.UseCache) (float64, string) {
+	ua, ub := names.unit(a), names.unit(b)
+	an, bn := names.name[a], names.name[b]
 	if an == "" || bn == "" {
 		return 0, ""
 	}
 	if defs[bn] <= maxTwins {
-		for _, r := range a.References {
-			if strings.EqualFold(lastPart(r), bn) && uses.Refers(a, bn, b) {
-				return 1, "it uses " + r
+		for k, r := range names.refs[a] {
+			if strings.EqualFold(r, bn) && uses.Refers(ua, bn, ub) {
+				return 1, "it uses " + ua.References[k]
 			}
 		}
 	}
 	if defs[an] <= maxTwins {
-		for _, r := range b.References {
-			if strings.EqualFold(lastPart(r), an) && uses.Refers(b, an, a) {
-				return 1, "this uses " + r
+		for k, r := range names.refs[b] {
+			if strings.EqualFold(r, an) && uses.Refers(ub, an, ua) {
+				return 1, "this uses " + ub.References[k]
 			}
 		}
 	}
@@ -455,18 +458,52 @@ func tie(a, b *mss.Unit, defs map[string]int, tw tieWeights, uses *segment.UseCa
 	// A name many candidates define (String, format, a locale's fields)
 	// ties nothing together; nor does a twin in another case (a method
 	// split and a function Split are two names).
-	if tw.twin > 0 && lastPart(a.Symbol) == lastPart(b.Symbol) && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
+	at, bt := names.tail[a], names.tail[b]
+	if tw.twin > 0 && at == bt && !strings.HasPrefix(an, "__") && defs[an] <= maxTwins {
 		w, why = tw.twin, "same name"
 	}
-	if a.Path == b.Path && scope(a.Symbol) != "" && scope(a.Symbol) == scope(b.Symbol) && 0.5 > w {
-		w, why = 0.5, "same scope "+scope(a.Symbol)
+	if ua.Path == ub.Path && scope(ua.Symbol) != "" && scope(ua.Symbol) == scope(ub.Symbol) && 0.5 > w {
+		w, why = 0.5, "same scope "+scope(ua.Symbol)
 	}
 	if tw.counterpart > w && defs[bn] <= maxTwins {
-		if words := counterpart(lastPart(a.Symbol), lastPart(b.Symbol)); words != "" {
+		if words := counterpart(at, bt); words != "" {
 			w, why = tw.counterpart, "counterpart, "+words
 		}
 	}
 	return w, why
+}
+
+// tieNames keeps what tie compares of each candidate, worked out once per
+// answer when first asked for (an answer asks for the same candidates'
+// names thousands of times): its unit's name (unitName), its symbol's
+// last part, and the last part of each name it references, in the
+// order of its References.
+type tieNames struct {
+	cands []mss.Candidate
+	known []bool
+	name  []string
+	tail  []string
+	refs  [][]string
+}
+
+func newTieNames(cands []mss.Candidate) *tieNames {
+	n := len(cands)
+	return &tieNames{cands: cands, known: make([]bool, n), name: make([]string, n), tail: make([]string, n), refs: make([][]string, n)}
+}
+
+// unit gives candidate i's unit, its names worked out.
+func (t *tieNames) unit(i int) *mss.Unit {
+	u := &t.cands[i].Unit
+	if !t.known[i] {
+		t.known[i] = true
+		t.name[i], t.tail[i] = unitName(u), lastPart(u.Symbol)
+		refs := make([]string, len(u.References))
+		for k, r := range u.References {
+			refs[k] = lastPart(r)
+		}
+		t.refs[i] = refs
+	}
+	return u
 }
 
 // tieWeights are the weights of the ties by name that are settings: a

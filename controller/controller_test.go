@@ -275,20 +275,20 @@ func TestTieNamesTheTie(t *testing.T) {
 		{&toHook, &hook, tieWeights{counterpart: 1}, 1, "counterpart, to/from"},
 		{&to, &hook, tieWeights{counterpart: 1}, 0, ""},
 	} {
-		w, why := tie(tc.a, tc.b, map[string]int{}, tc.tw, &segment.UseCache{})
+		w, why := tieUnits(tc.a, tc.b, map[string]int{}, tc.tw, &segment.UseCache{})
 		if w != tc.w || why != tc.why {
 			t.Errorf("tie(%s, %s, %+v) = %g %q, want %g %q", tc.a.Symbol, tc.b.Symbol, tc.tw, w, why, tc.w, tc.why)
 		}
 	}
 	// A name four candidates define ties nothing by that name.
-	if w, why := tie(&split, &other, map[string]int{"split": maxTwins + 1}, tieWeights{twin: 1}, &segment.UseCache{}); w != 0 || why != "" {
+	if w, why := tieUnits(&split, &other, map[string]int{"split": maxTwins + 1}, tieWeights{twin: 1}, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a common name tied: %g %q", w, why)
 	}
-	if w, why := tie(&split, &terms, map[string]int{"split": maxTwins + 1}, tieWeights{twin: 1}, &segment.UseCache{}); w != 0 || why != "" {
+	if w, why := tieUnits(&split, &terms, map[string]int{"split": maxTwins + 1}, tieWeights{twin: 1}, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a reference to a common name tied: %g %q", w, why)
 	}
 	common := map[string]int{"pytest_report_from_serializable": maxTwins + 1}
-	if w, why := tie(&toHook, &hook, common, tieWeights{counterpart: 1}, &segment.UseCache{}); w != 0 || why != "" {
+	if w, why := tieUnits(&toHook, &hook, common, tieWeights{counterpart: 1}, &segment.UseCache{}); w != 0 || why != "" {
 		t.Errorf("a counterpart many candidates define tied: %g %q", w, why)
 	}
 }
@@ -296,6 +296,11 @@ func TestTieNamesTheTie(t *testing.T) {
 // A name selected from a value is one of the value's members, no use of
 // a function of that name in another file; selected from the function's
 // package, or named bare, it is one.
+// tieUnits ties two units as an answer ties two of its candidates.
+func tieUnits(a, b *mss.Unit, defs map[string]int, tw tieWeights, uses *segment.UseCache) (float64, string) {
+	return tie(newTieNames([]mss.Candidate{{Unit: *a}, {Unit: *b}}), 0, 1, defs, tw, uses)
+}
+
 func TestTieResolvesSelections(t *testing.T) {
 	fn := mss.Unit{ID: "f", Path: "tokenize/tokenize.go", Symbol: "Split", Kind: "function"}
 	method := mss.Unit{ID: "m", Path: "index/index.go", Symbol: "Index.Split", Kind: "method"}
@@ -315,11 +320,11 @@ func TestTieResolvesSelections(t *testing.T) {
 		{&method, user("s", "func parse() { st.Split() }"), 1, "this uses Split"},
 	} {
 		uses := &segment.UseCache{}
-		if w, why := tie(tc.def, tc.u, map[string]int{}, tieWeights{}, uses); w != tc.w || why != tc.why {
+		if w, why := tieUnits(tc.def, tc.u, map[string]int{}, tieWeights{}, uses); w != tc.w || why != tc.why {
 			t.Errorf("tie(%s, %q) = %g %q, want %g %q", tc.def.Symbol, tc.u.Content, w, why, tc.w, tc.why)
 		}
 		// And the other way round.
-		if w, _ := tie(tc.u, tc.def, map[string]int{}, tieWeights{}, uses); w != tc.w {
+		if w, _ := tieUnits(tc.u, tc.def, map[string]int{}, tieWeights{}, uses); w != tc.w {
 			t.Errorf("tie(%q, %s) = %g, want %g", tc.u.Content, tc.def.Symbol, w, tc.w)
 		}
 	}
