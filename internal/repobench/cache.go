@@ -84,7 +84,7 @@ func CreateCache(path string) (*CacheWriter, error) {
 		return nil, err
 	}
 	if _, err := os.Stat(path); err == nil {
-		good, err := scanCache(path, func(r *CacheRecord) {
+		good, err := scanCache(path, false, func(r *CacheRecord) {
 			if r.Kind == "file" {
 				cw.have[r.Key] = true
 			} else {
@@ -177,9 +177,20 @@ func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.Unit
 	return nil
 }
 
+// cacheHead is what a scan for the records a cache holds reads of each
+// (CacheRecord's fields of the same names): decoding the candidates and
+// units is most of what reading a record costs.
+type cacheHead struct {
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Format  int    `json:"format"`
+	StateID string `json:"state_id"`
+}
+
 // scanCache reads a cache file, calling fn for every whole record, and
 // returns the length of the good prefix (a torn last line is left out).
-func scanCache(path string, fn func(*CacheRecord)) (int64, error) {
+// Unless full, a record holds only the fields of cacheHead.
+func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -202,7 +213,14 @@ func scanCache(path string, fn func(*CacheRecord)) (int64, error) {
 			return 0, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		var rec CacheRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
+		if full {
+			err = json.Unmarshal(line, &rec)
+		} else {
+			var h cacheHead
+			err = json.Unmarshal(line, &h)
+			rec = CacheRecord{Kind: h.Kind, Key: h.Key, Format: h.Format, StateID: h.StateID}
+		}
+		if err != nil {
 			return 0, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		if rec.Kind != "file" && rec.Kind != "state" {
@@ -254,7 +272,7 @@ func LoadCache(path string) (*Cache, error) {
 	files := map[string][]mss.Unit{}
 	c := &Cache{States: map[string]*CachedState{}}
 	var missing []string
-	_, err := scanCache(path, func(r *CacheRecord) {
+	_, err := scanCache(path, true, func(r *CacheRecord) {
 		if r.Kind == "file" {
 			files[r.Key] = r.Units
 			return
