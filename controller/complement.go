@@ -199,14 +199,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 		}
 	}
 	reqs := retrieve.Requirements(req.State, req.Mentions, marked)
+	names := newTieNames(marked)
 	defs := map[string]int{}
-	for i := range marked {
-		if n := unitName(&marked[i].Unit); n != "" {
+	for _, n := range names.name {
+		if n != "" {
 			defs[n]++
 		}
 	}
 	var uses segment.UseCache
-	names := newTieNames(marked)
 	coveredBy := map[int][]int{} // candidate -> requirement indices
 	for r, q := range reqs {
 		for _, i := range q.Covers {
@@ -281,7 +281,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			// are read together, however the definition ranks.
 			if c.PairWeight > 0 {
 				for _, j := range chosen {
-					if pairs(&marked[j].Unit, u, defs) {
+					if pairs(names, j, i, defs) {
 						t.pair = c.PairWeight * rels[j]
 						if compOf < 0 {
 							compOf = j
@@ -435,7 +435,7 @@ const maxTwins = 3
 // "". defs counts the candidates defining each name; a name many define
 // ties nothing. names gives what is compared of each candidate.
 func tie(names *tieNames, a, b int, defs map[string]int, tw tieWeights, uses *segment.UseCache) (float64, string) {
-	ua, ub := names.unit(a), names.unit(b)
+	ua, ub := &names.cands[a].Unit, &names.cands[b].Unit
 	an, bn := names.name[a], names.name[b]
 	if an == "" || bn == "" {
 		return 0, ""
@@ -473,14 +473,12 @@ func tie(names *tieNames, a, b int, defs map[string]int, tw tieWeights, uses *se
 	return w, why
 }
 
-// tieNames keeps what tie compares of each candidate, worked out once per
-// answer when first asked for (an answer asks for the same candidates'
-// names thousands of times): its unit's name (unitName), its symbol's
-// last part, and the last part of each name it references, in the
-// order of its References.
+// tieNames keeps what tie and pairs compare of each candidate, worked out
+// once per answer (an answer compares the same candidates thousands of
+// times): its unit's name (unitName), its symbol's last part, and the last
+// part of each name it references, in the order of its References.
 type tieNames struct {
 	cands []mss.Candidate
-	known []bool
 	name  []string
 	tail  []string
 	refs  [][]string
@@ -488,22 +486,16 @@ type tieNames struct {
 
 func newTieNames(cands []mss.Candidate) *tieNames {
 	n := len(cands)
-	return &tieNames{cands: cands, known: make([]bool, n), name: make([]string, n), tail: make([]string, n), refs: make([][]string, n)}
-}
-
-// unit gives candidate i's unit, its names worked out.
-func (t *tieNames) unit(i int) *mss.Unit {
-	u := &t.cands[i].Unit
-	if !t.known[i] {
-		t.known[i] = true
+	t := &tieNames{cands: cands, name: make([]string, n), tail: make([]string, n), refs: make([][]string, n)}
+	for i := range cands {
+		u := &cands[i].Unit
 		t.name[i], t.tail[i] = unitName(u), lastPart(u.Symbol)
-		refs := make([]string, len(u.References))
+		t.refs[i] = make([]string, len(u.References))
 		for k, r := range u.References {
-			refs[k] = lastPart(r)
+			t.refs[i][k] = lastPart(r)
 		}
-		t.refs[i] = refs
 	}
-	return u
+	return t
 }
 
 // tieWeights are the weights of the ties by name that are settings: a

@@ -109,13 +109,14 @@ func declares(u *mss.Unit) bool {
 	return !body && strings.HasSuffix(strings.TrimSpace(u.Content), ";")
 }
 
-// pairs reports whether one unit declares what the other defines: the
-// same name, one a declaration and the other not. defs counts the
-// candidates defining each name; a name many define pairs nothing.
-func pairs(a, b *mss.Unit, defs map[string]int) bool {
-	an, bn := unitName(a), unitName(b)
+// pairs reports whether the unit of candidate a declares what b's
+// defines, or the other way round: the same name, one a declaration and
+// the other not. defs counts the candidates defining each name; a name
+// many define pairs nothing.
+func pairs(names *tieNames, a, b int, defs map[string]int) bool {
+	an, bn := names.name[a], names.name[b]
 	if an == "" || an != bn || defs[an] > maxTwins+3 {
 		return false
 	}
-	return declares(a) != declares(b)
+	return declares(&names.cands[a].Unit) != declares(&names.cands[b].Unit)
 }

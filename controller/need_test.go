@@ -97,6 +97,11 @@ func TestRRFGrowIsRRFWithGrowth(t *testing.T) {
 	}
 }
 
+// pairUnits pairs two units as an answer pairs two of its candidates.
+func pairUnits(a, b *mss.Unit, defs map[string]int) bool {
+	return pairs(newTieNames([]mss.Candidate{{Unit: *a}, {Unit: *b}}), 0, 1, defs)
+}
+
 func TestPairs(t *testing.T) {
 	decl := mss.Unit{Path: "src/buf.h", Symbol: "buf_grow", Content: "int buf_grow(buf *b, size_t n);\n"}
 	def := mss.Unit{Path: "src/buf.c", Symbol: "buf_grow", Content: "int buf_grow(buf *b, size_t n) {\n  return 0;\n}\n"}
@@ -104,10 +109,10 @@ func TestPairs(t *testing.T) {
 	impl := mss.Unit{Path: "FileSink.java", Symbol: "FileSink.write", Content: "public void write(byte[] b) {\n}\n"}
 	other := mss.Unit{Path: "src/pool.c", Symbol: "buf_grow", Content: "static int buf_grow(void) {\n}\n"}
 	defs := map[string]int{"buf_grow": 3, "write": 2}
-	if !pairs(&decl, &def, defs) || !pairs(&def, &decl, defs) || !pairs(&iface, &impl, defs) {
+	if !pairUnits(&decl, &def, defs) || !pairUnits(&def, &decl, defs) || !pairUnits(&iface, &impl, defs) {
 		t.Error("a declaration and its definition do not pair")
 	}
-	if pairs(&def, &other, defs) {
+	if pairUnits(&def, &other, defs) {
 		t.Error("two definitions pair")
 	}
 }
