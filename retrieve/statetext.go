@@ -111,22 +111,23 @@ func readable(text string, t *IssueTemplate) (string, []string) {
 		return unmarked(text, left)
 	}
 	drop := make([]bool, len(lines))
-	// run gives the end of the run of entries from i (one short other
-	// line allowed between two), and how many entries and telling ones it
-	// holds.
-	run := func(i int) (j, entries, telling int) {
-		for j = i; j < len(lines); {
+	// run gives where the run of entries from line i on (step 1) or back
+	// (step -1) ends, the first line past it, and how many entries and
+	// telling ones it holds. One short other line between two entries is
+	// part of it; a line dropped already ends it.
+	run := func(i, step int) (j, entries, telling int) {
+		for j = i; j >= 0 && j < len(lines) && !drop[j]; {
 			if kind[j] > 0 {
 				entries++
 				if kind[j] == 2 {
 					telling++
 				}
-				j++
+				j += step
 				continue
 			}
 			t := strings.TrimSpace(lines[j])
-			if t != "" && len(t) <= listingMaxKey && j+1 < len(lines) && kind[j+1] > 0 && j > i {
-				j++
+			if next := j + step; t != "" && len(t) <= listingMaxKey && j != i && next >= 0 && next < len(lines) && kind[next] > 0 {
+				j = next
 				continue
 			}
 			break
@@ -146,7 +147,7 @@ func readable(text string, t *IssueTemplate) (string, []string) {
 			i++
 			continue
 		}
-		j, entries, telling := run(i)
+		j, entries, telling := run(i, 1)
 		if entries >= listingMinLines && 2*telling >= entries {
 			// Blocks of entries a blank line apart are one listing
 			// (`xr.show_versions()` prints the system, then the
@@ -157,30 +158,18 @@ func readable(text string, t *IssueTemplate) (string, []string) {
 				if k == from-1 || k < 0 || kind[k] == 0 || drop[k] {
 					break
 				}
-				start, n := k, 1
-				for start > 0 && !drop[start-1] {
-					if kind[start-1] > 0 {
-						start, n = start-1, n+1
-						continue
-					}
-					t := strings.TrimSpace(lines[start-1])
-					if t != "" && len(t) <= listingMaxKey && start > 1 && kind[start-2] > 0 {
-						start--
-						continue
-					}
-					break
-				}
+				before, n, _ := run(k, -1)
 				if n < listingJoin {
 					break
 				}
-				from = start
+				from = before + 1
 			}
 			for {
 				k := blanks(j, 1)
 				if k == j || k >= len(lines) || kind[k] == 0 {
 					break
 				}
-				end, n, _ := run(k)
+				end, n, _ := run(k, 1)
 				if n < listingJoin {
 					break
 				}
