@@ -286,6 +286,7 @@ func LoadCache(path string) (*Cache, error) {
 			}
 			cs.Files[p] = us
 		}
+		shareContent(cs)
 		c.States[r.StateID] = cs
 	})
 	if err != nil {
@@ -296,6 +297,21 @@ func LoadCache(path string) (*Cache, error) {
 		return nil, fmt.Errorf("%s: %d state files name a file record the cache does not hold (first: %s)", path, len(missing), missing[0])
 	}
 	return c, nil
+}
+
+// shareContent points each candidate's content at the same text of its
+// unit in the state's files, when the files hold that unit: decoded
+// apart, the two copies would hold most of a loaded cache's text twice.
+func shareContent(cs *CachedState) {
+	for i := range cs.Candidates {
+		u := &cs.Candidates[i].Unit
+		for _, f := range cs.Files[u.Path] {
+			if f.StartLine == u.StartLine && f.EndLine == u.EndLine && f.Content == u.Content {
+				u.Content = f.Content
+				break
+			}
+		}
+	}
 }
 
 // CachingSnapshot records every candidate list its snapshot gives into a

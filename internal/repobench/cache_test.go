@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
@@ -70,6 +71,10 @@ func TestCacheRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(src["a.py"], c.States["s1"].FileUnits("a.py")); diff != "" {
 		t.Errorf("file units (-want +got):\n%s", diff)
+	}
+	// A candidate's text is its file unit's, not a second copy of it.
+	if cand, file := c.States["s2"].Candidates[0].Unit.Content, c.States["s2"].FileUnits("a.py")[0].Content; unsafe.StringData(cand) != unsafe.StringData(file) {
+		t.Error("a loaded candidate holds its own copy of its file unit's text")
 	}
 	data, _ := os.ReadFile(path)
 	if n := countLines(data); n != 4 {
