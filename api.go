@@ -44,6 +44,10 @@ type Unit struct {
 	// the definition's signature lines, so a part can be read in place. It
 	// is not part of Content and costs no Tokens.
 	Context string `json:"context,omitempty"`
+	// ContextLine is the line Context starts at in the file, set when a
+	// delivered unit's Context is checked against the source (a Context
+	// the file does not hold above the unit is not delivered).
+	ContextLine int `json:"context_line,omitempty"`
 }
 
 // Span names lines of a file an agent has seen.

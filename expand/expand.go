@@ -464,6 +464,9 @@ func merged(run []mss.Unit, chosen *mss.Unit) mss.Unit {
 		Kind:      chosen.Kind,
 		Language:  chosen.Language,
 		Content:   joined(run),
+		// A run that starts inside a split definition is read, as its
+		// first unit is, under that definition's signature.
+		Context: run[0].Context,
 	}
 	segment.Identify(&m)
 	m.Symbols = render.Symbols(run)

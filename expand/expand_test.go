@@ -226,6 +226,31 @@ func TestGrowJoin(t *testing.T) {
 	}
 }
 
+// TestGrowJoinKeepsContext: two later parts of a split definition joined
+// are read under the definition's signature, as the first of them was;
+// a run that starts with the definition's first part needs none.
+func TestGrowJoinKeepsContext(t *testing.T) {
+	parts := []mss.Unit{unit("a.py", 1, 10, "long"), unit("a.py", 11, 10, "long"), unit("a.py", 21, 10, "long")}
+	parts[1].Context, parts[2].Context = "def long():\n", "def long():\n"
+	src := fileSource{"a.py": parts}
+	never := func(chosen, n *mss.Unit) string { return "" }
+	for _, tt := range []struct {
+		chosen  []mss.Unit
+		context string
+	}{
+		{[]mss.Unit{parts[1], parts[2]}, "def long():\n"},
+		{[]mss.Unit{parts[0], parts[1]}, ""},
+	} {
+		got, _ := Grow(tt.chosen, src, nil, 1000, nil, Options{Tie: never, Join: true, MaxUnitTokens: 1000})
+		if len(got) != 1 {
+			t.Fatalf("%v joined: %v, want one unit", ranges(tt.chosen), ranges(got))
+		}
+		if got[0].Context != tt.context {
+			t.Errorf("%v joined: context %q, want %q", ranges(tt.chosen), got[0].Context, tt.context)
+		}
+	}
+}
+
 // TestGrowTiedToWhatItHolds: with HeldTies, a run that took in another
 // chosen unit, by a join or by growing into its class, grows by the
 // neighbours tied to either; a neighbour tied to neither stays out, and

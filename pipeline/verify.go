@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -112,7 +113,7 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 	type file struct{ raw, norm []string }
 	cache := map[string]*file{}
 	var keep []mss.Unit
-	for _, u := range units {
+	for i, u := range units {
 		if obs.Unit(&u) {
 			drop(u, "already observed")
 			continue
@@ -155,6 +156,16 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 		u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
 		u.Tokens = mss.TokenCost(u.Content)
 		u.Defines, u.References, u.Imports = nil, nil, nil
+		if u.Context != "" {
+			u.Context, u.ContextLine = "", 0
+			want := normalizeLines(splitLines(units[i].Context))
+			switch at := locateAbove(f.norm, want, u.StartLine); {
+			case at < 0:
+				trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "its definition's signature is not above it: delivered without it"})
+			case !obs.Lines(u.Path, at, at+len(want)-1):
+				u.Context, u.ContextLine = strings.Join(f.raw[at-1:at-1+len(want)], ""), at
+			}
+		}
 		keep = append(keep, u)
 	}
 	return keep, trace
@@ -172,6 +183,20 @@ func observedSymbol(obs *mss.Observed, u *mss.Unit) bool {
 		}
 	}
 	return false
+}
+
+// locateAbove returns the 1-based line of the nearest match of want (lines
+// with newlines) that ends before line end, or -1.
+func locateAbove(lines, want []string, end int) int {
+	if len(want) == 0 {
+		return -1
+	}
+	for at := min(end-len(want), len(lines)-len(want)+1); at >= 1; at-- {
+		if slices.EqualFunc(lines[at-1:at-1+len(want)], want, sameLine) {
+			return at
+		}
+	}
+	return -1
 }
 
 // locate returns the 1-based line where want (lines with newlines) starts

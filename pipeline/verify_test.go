@@ -152,3 +152,54 @@ func TestVerifyKeepsLineEndings(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyContext: a later part of a split definition is delivered
+// with its definition's signature, checked against the file and numbered
+// there (the nearest above it, though the part moved); a signature the
+// file does not hold above the part, or that the state has read, is not
+// delivered.
+func TestVerifyContext(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.py": "def long(a,\n         b):\n    x = 1\n    y = 2\n    return x\n",
+		"b.py": "def other():\n    pass\n\n\ndef long(a,\n         b):\n    x = 1\n    y = 2\n    return x\n",
+		"c.py": "def long(a,\n         b):\n    x = 1\n    y = 2\n    return x\n",
+	})
+	tf, err := NewTreeFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	sig := "def long(a,\n         b):\n"
+	units := []mss.Unit{
+		{ID: "a", Path: "a.py", StartLine: 4, EndLine: 5, Content: "    y = 2\n    return x\n", Context: sig},
+		// indexed before two functions were added above it
+		{ID: "b", Path: "b.py", StartLine: 4, EndLine: 5, Content: "    y = 2\n    return x\n", Context: sig},
+		{ID: "gone", Path: "a.py", StartLine: 3, EndLine: 3, Content: "    x = 1\n", Context: "def short():\n"},
+		{ID: "read", Path: "c.py", StartLine: 4, EndLine: 5, Content: "    y = 2\n    return x\n", Context: sig},
+	}
+	obs := mss.ObservedOf(&mss.State{ObservedSpans: []mss.Span{{Path: "c.py", StartLine: 2, EndLine: 2}}})
+	got, trace := Verify(tf, units, obs)
+	type ctx struct {
+		ID, Context string
+		Line        int
+	}
+	var gotCtx []ctx
+	for _, u := range got {
+		gotCtx = append(gotCtx, ctx{u.ID, u.Context, u.ContextLine})
+	}
+	want := []ctx{{"a", sig, 1}, {"b", sig, 5}, {"gone", "", 0}, {"read", "", 0}}
+	if d := cmp.Diff(want, gotCtx); d != "" {
+		t.Errorf("contexts (-want +got):\n%s", d)
+	}
+	var reasons []string
+	for _, s := range trace {
+		reasons = append(reasons, s.UnitID+": "+s.Reason)
+	}
+	wantTrace := []string{
+		"b: moved from line 4 to 8 since indexing",
+		"gone: its definition's signature is not above it: delivered without it",
+	}
+	if d := cmp.Diff(wantTrace, reasons); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
+}

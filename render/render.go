@@ -90,7 +90,10 @@ func Name(s string) string {
 }
 
 // Text writes units as an agent reads them: a header line per unit with
-// path, lines and every symbol it holds, then the numbered source.
+// path, lines and every symbol it holds, then the numbered source. A
+// later part of a split definition is read under the definition's
+// signature (its Context, numbered from its ContextLine, and a fold mark
+// when lines lie between), which its tokens do not count.
 func Text(w io.Writer, units []mss.Unit) error {
 	for i, u := range units {
 		header := fmt.Sprintf("%s:%d-%d", Name(u.Path), u.StartLine, u.EndLine)
@@ -106,14 +109,34 @@ func Text(w io.Writer, units []mss.Unit) error {
 		if _, err := fmt.Fprintf(w, "── [%d] %s (%d tokens)\n", i+1, header, u.Tokens); err != nil {
 			return err
 		}
-		lines := strings.SplitAfter(u.Content, "\n")
-		if n := len(lines); n > 0 && lines[n-1] == "" {
-			lines = lines[:n-1]
-		}
-		for j, l := range lines {
-			if _, err := fmt.Fprintf(w, "%6d  %s", u.StartLine+j, strings.TrimSuffix(l, "\n")+"\n"); err != nil {
+		if u.Context != "" && u.ContextLine > 0 && u.ContextLine < u.StartLine {
+			// The signature of the definition the unit is a later part
+			// of, then a fold mark for the lines between.
+			if err := numbered(w, u.Context, u.ContextLine); err != nil {
 				return err
 			}
+			if u.ContextLine+strings.Count(u.Context, "\n") < u.StartLine {
+				if _, err := fmt.Fprintf(w, "%6s\n", "⋮"); err != nil {
+					return err
+				}
+			}
+		}
+		if err := numbered(w, u.Content, u.StartLine); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// numbered writes text's lines, each after its line number from first.
+func numbered(w io.Writer, text string, first int) error {
+	lines := strings.SplitAfter(text, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	for j, l := range lines {
+		if _, err := fmt.Fprintf(w, "%6d  %s", first+j, strings.TrimSuffix(l, "\n")+"\n"); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -53,6 +53,27 @@ func TestText(t *testing.T) {
 	}
 }
 
+// TestTextContext: a later part of a split definition is read under its
+// definition's signature, numbered from its line, with a fold mark when
+// lines lie between; a Context without its line is not shown.
+func TestTextContext(t *testing.T) {
+	var buf bytes.Buffer
+	err := Text(&buf, []mss.Unit{
+		{Path: "a.py", StartLine: 9, EndLine: 9, Symbol: "long", Tokens: 3, Content: "    return x\n", Context: "def long(a,\n         b):\n", ContextLine: 3},
+		{Path: "a.py", StartLine: 5, EndLine: 5, Symbol: "next", Tokens: 2, Content: "    y = 1\n", Context: "def next():\n", ContextLine: 4},
+		{Path: "b.py", StartLine: 5, EndLine: 5, Symbol: "unchecked", Tokens: 2, Content: "    z = 1\n", Context: "def unchecked():\n"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "── [1] a.py:9-9 long (3 tokens)\n     3  def long(a,\n     4           b):\n     ⋮\n     9      return x\n" +
+		"── [2] a.py:5-5 next (2 tokens)\n     4  def next():\n     5      y = 1\n" +
+		"── [3] b.py:5-5 unchecked (2 tokens)\n     5      z = 1\n"
+	if buf.String() != want {
+		t.Errorf("Text =\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
 func TestTextQuotesUnsafeNames(t *testing.T) {
 	var buf bytes.Buffer
 	units := []mss.Unit{

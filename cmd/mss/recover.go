@@ -233,12 +233,16 @@ type recoverUnit struct {
 
 	// Symbols lists every symbol the unit holds.
 	Symbols []string `json:"symbols,omitempty"`
+	// Context is the signature of the definition a later part belongs
+	// to, from line ContextLine (mss.Unit.Context).
+	Context     string `json:"context,omitempty"`
+	ContextLine int    `json:"context_line,omitempty"`
 }
 
 func writeRecoverJSON(w io.Writer, res *mss.Result) error {
 	units := make([]recoverUnit, 0, len(res.Units))
 	for _, u := range res.Units {
-		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content, u.Symbols})
+		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content, u.Symbols, u.Context, u.ContextLine})
 	}
 	trace := res.Trace
 	if trace == nil {
