@@ -89,17 +89,13 @@ func TestVerify(t *testing.T) {
 	if len(got) != 1 || got[0].ID != "f" || got[0].StartLine != 3 || got[0].EndLine != 4 || got[0].Tokens != mss.TokenCost(got[0].Content) {
 		t.Fatalf("kept %+v, want f moved to 3-4", got)
 	}
-	var reasons []string
-	for _, s := range trace {
-		reasons = append(reasons, s.UnitID+": "+s.Reason)
-	}
 	want := []string{
 		"f: moved from line 1 to 3 since indexing",
 		"g: dropped: file changed since indexing (re-index pending)",
 		"h: dropped: reading gone.py: statat gone.py: no such file or directory",
 		"o: dropped: already observed",
 	}
-	if d := cmp.Diff(want, reasons); d != "" {
+	if d := cmp.Diff(want, traceReasons(trace)); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
 }
@@ -191,15 +187,20 @@ func TestVerifyContext(t *testing.T) {
 	if d := cmp.Diff(want, gotCtx); d != "" {
 		t.Errorf("contexts (-want +got):\n%s", d)
 	}
-	var reasons []string
-	for _, s := range trace {
-		reasons = append(reasons, s.UnitID+": "+s.Reason)
-	}
 	wantTrace := []string{
 		"b: moved from line 4 to 8 since indexing",
 		"gone: its definition's signature is not above it: delivered without it",
 	}
-	if d := cmp.Diff(wantTrace, reasons); d != "" {
+	if d := cmp.Diff(wantTrace, traceReasons(trace)); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
+}
+
+// traceReasons gives each trace step as "unit: reason".
+func traceReasons(trace []mss.TraceStep) []string {
+	var out []string
+	for _, s := range trace {
+		out = append(out, s.UnitID+": "+s.Reason)
+	}
+	return out
 }
