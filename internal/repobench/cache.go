@@ -272,10 +272,17 @@ func LoadCache(path string) (*Cache, error) {
 	files := map[string][]mss.Unit{}
 	c := &Cache{States: map[string]*CachedState{}}
 	var missing []string
+	names := names{}
 	_, err := scanCache(path, true, func(r *CacheRecord) {
 		if r.Kind == "file" {
+			for i := range r.Units {
+				names.unit(&r.Units[i])
+			}
 			files[r.Key] = r.Units
 			return
+		}
+		for i := range r.Candidates {
+			names.unit(&r.Candidates[i].Unit)
 		}
 		cs := &CachedState{Candidates: r.Candidates, Files: map[string][]mss.Unit{}, Template: r.Template}
 		for p, k := range r.Files {
@@ -312,6 +319,35 @@ func shareContent(cs *CachedState) {
 			}
 		}
 	}
+}
+
+// names keeps one copy of each path and name the units of a loaded cache
+// hold: decoded, each is a string of its own, tens of millions of them
+// (every candidate's and file unit's names, defined, referenced and
+// imported), of about a million distinct.
+type names map[string]string
+
+func (n names) one(s string) string {
+	if v, ok := n[s]; ok {
+		return v
+	}
+	n[s] = s
+	return s
+}
+
+func (n names) list(l []string) {
+	for i, s := range l {
+		l[i] = n.one(s)
+	}
+}
+
+// unit points u's path and names at the kept copies.
+func (n names) unit(u *mss.Unit) {
+	u.Path, u.Symbol, u.Kind, u.Language = n.one(u.Path), n.one(u.Symbol), n.one(u.Kind), n.one(u.Language)
+	n.list(u.Symbols)
+	n.list(u.Defines)
+	n.list(u.References)
+	n.list(u.Imports)
 }
 
 // CachingSnapshot records every candidate list its snapshot gives into a

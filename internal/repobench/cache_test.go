@@ -76,6 +76,10 @@ func TestCacheRoundTrip(t *testing.T) {
 	if cand, file := c.States["s2"].Candidates[0].Unit.Content, c.States["s2"].FileUnits("a.py")[0].Content; unsafe.StringData(cand) != unsafe.StringData(file) {
 		t.Error("a loaded candidate holds its own copy of its file unit's text")
 	}
+	// Names are kept once, however many units hold them.
+	if a, b := c.States["s1"].Candidates[0].Unit.Path, c.States["s2"].Candidates[0].Unit.Path; unsafe.StringData(a) != unsafe.StringData(b) {
+		t.Error("two loaded candidates hold their own copies of one path")
+	}
 	data, _ := os.ReadFile(path)
 	if n := countLines(data); n != 4 {
 		t.Errorf("cache holds %d lines, want 4 (one file record shared by three states)", n)
