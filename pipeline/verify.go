@@ -113,7 +113,7 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 	type file struct{ raw, norm []string }
 	cache := map[string]*file{}
 	var keep []mss.Unit
-	for i, u := range units {
+	for _, u := range units {
 		if obs.Unit(&u) {
 			drop(u, "already observed")
 			continue
@@ -156,9 +156,9 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 		u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
 		u.Tokens = mss.TokenCost(u.Content)
 		u.Defines, u.References, u.Imports = nil, nil, nil
-		if u.Context != "" {
+		if sig := u.Context; sig != "" {
 			u.Context, u.ContextLine = "", 0
-			want := normalizeLines(splitLines(units[i].Context))
+			want := normalizeLines(splitLines(sig))
 			switch at := locateAbove(f.norm, want, u.StartLine); {
 			case at < 0:
 				trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "its definition's signature is not above it: delivered without it"})
@@ -185,14 +185,20 @@ func observedSymbol(obs *mss.Observed, u *mss.Unit) bool {
 	return false
 }
 
+// matchAt reports whether want (lines with newlines) is in lines from the
+// 1-based line at.
+func matchAt(lines, want []string, at int) bool {
+	return at >= 1 && at-1+len(want) <= len(lines) && slices.EqualFunc(lines[at-1:at-1+len(want)], want, sameLine)
+}
+
 // locateAbove returns the 1-based line of the nearest match of want (lines
 // with newlines) that ends before line end, or -1.
 func locateAbove(lines, want []string, end int) int {
 	if len(want) == 0 {
 		return -1
 	}
-	for at := min(end-len(want), len(lines)-len(want)+1); at >= 1; at-- {
-		if slices.EqualFunc(lines[at-1:at-1+len(want)], want, sameLine) {
+	for at := end - len(want); at >= 1; at-- {
+		if matchAt(lines, want, at) {
 			return at
 		}
 	}
@@ -203,17 +209,7 @@ func locateAbove(lines, want []string, end int) int {
 // in lines: start itself if it matches there, else the nearest match
 // (the earlier on a tie), else -1.
 func locate(lines, want []string, start int) int {
-	match := func(at int) bool {
-		if at < 1 || at-1+len(want) > len(lines) {
-			return false
-		}
-		for i, l := range want {
-			if !sameLine(lines[at-1+i], l) {
-				return false
-			}
-		}
-		return true
-	}
+	match := func(at int) bool { return matchAt(lines, want, at) }
 	if len(want) == 0 {
 		return -1
 	}
