@@ -281,9 +281,6 @@ func LoadCache(path string) (*Cache, error) {
 			files[r.Key] = r.Units
 			return
 		}
-		for i := range r.Candidates {
-			names.unit(&r.Candidates[i].Unit)
-		}
 		cs := &CachedState{Candidates: r.Candidates, Files: map[string][]mss.Unit{}, Template: r.Template}
 		for p, k := range r.Files {
 			us, ok := files[k]
@@ -293,7 +290,11 @@ func LoadCache(path string) (*Cache, error) {
 			}
 			cs.Files[p] = us
 		}
-		shareContent(cs)
+		for i := range cs.Candidates {
+			u := &cs.Candidates[i].Unit
+			names.unit(u)
+			shareContent(u, cs.Files[u.Path])
+		}
 		c.States[r.StateID] = cs
 	})
 	if err != nil {
@@ -306,17 +307,14 @@ func LoadCache(path string) (*Cache, error) {
 	return c, nil
 }
 
-// shareContent points each candidate's content at the same text of its
-// unit in the state's files, when the files hold that unit: decoded
-// apart, the two copies would hold most of a loaded cache's text twice.
-func shareContent(cs *CachedState) {
-	for i := range cs.Candidates {
-		u := &cs.Candidates[i].Unit
-		for _, f := range cs.Files[u.Path] {
-			if f.StartLine == u.StartLine && f.EndLine == u.EndLine && f.Content == u.Content {
-				u.Content = f.Content
-				break
-			}
+// shareContent points a candidate's content at the same text of its unit
+// among its file's units, when they hold that unit: decoded apart, the
+// two copies would hold most of a loaded cache's text twice.
+func shareContent(u *mss.Unit, file []mss.Unit) {
+	for _, f := range file {
+		if f.StartLine == u.StartLine && f.EndLine == u.EndLine && f.Content == u.Content {
+			u.Content = f.Content
+			return
 		}
 	}
 }
