@@ -18,8 +18,11 @@
 // Growth never cuts a unit: a grown unit is a contiguous run of whole
 // units of one file, and it never reaches into lines the agent has already
 // read or into another chosen unit (with Options.Join, a unit that meets a
-// later chosen one takes it in whole). The chosen units keep their order,
-// so whatever prefix a reader takes still holds the same choices.
+// later chosen one takes it in whole). A chosen unit that is the unread
+// part of one unit of the file (the rest of a unit read in part) stands
+// in that unit's place, and grows or joins only on the side that was not
+// read. The chosen units keep their order, so whatever prefix a reader
+// takes still holds the same choices.
 package expand
 
 import (
@@ -111,13 +114,19 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		exact    int  // what the grown unit costs as delivered
 		original mss.Unit
 		held     []*mss.Unit // the other chosen units the run took in, in the order taken
+		// A chosen unit that is the unread part of one file unit (the
+		// rest of a unit read in part) stands in that unit's place in a
+		// copy of the file (own); its read side is shut: top (bottom)
+		// is the place whose first (last) lines are read, -1 for none.
+		own         bool
+		top, bottom int
 	}
 	runs := make([]*run, len(units))
 	spent := 0
 	files := map[string][]mss.Unit{}
 	for i, u := range units {
 		spent += cost(&u)
-		r := &run{original: u, tokens: cost(&u), exact: cost(&u), stuck: true}
+		r := &run{original: u, tokens: cost(&u), exact: cost(&u), stuck: true, top: -1, bottom: -1}
 		runs[i] = r
 		fu, ok := files[u.Path]
 		if !ok {
@@ -136,7 +145,34 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		}
 		if lo >= 0 && hi >= lo {
 			r.file, r.lo, r.hi, r.stuck = fu, lo, hi, i < opt.Fixed
+			continue
 		}
+		// The unread part of one file unit grows from the side it was
+		// not read on, in that unit's place.
+		for j := range fu {
+			if fu[j].StartLine <= u.StartLine && u.EndLine <= fu[j].EndLine {
+				r.file, r.lo, r.hi, r.stuck, r.own = slices.Clone(fu), j, j, i < opt.Fixed, true
+				r.file[j] = u
+				if u.StartLine > fu[j].StartLine {
+					r.top = j
+				}
+				if u.EndLine < fu[j].EndLine {
+					r.bottom = j
+				}
+				break
+			}
+		}
+	}
+	// span is the units a run r holds from file place a to b, with the
+	// places another run o holds (the unread part of a unit, when o is
+	// own) as o holds them.
+	span := func(r, o *run, a, b int) []mss.Unit {
+		if !o.own {
+			return r.file[a : b+1]
+		}
+		s := slices.Clone(r.file[a : b+1])
+		copy(s[o.lo-a:], o.file[o.lo:o.hi+1])
+		return s
 	}
 	if spent >= limit && !opt.Join { // nothing to grow, and nothing to join
 		return units, nil
@@ -198,10 +234,10 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			var between []mss.Unit
 			gap := 0
 			switch {
-			case o.lo > r.hi:
-				between, gap = r.file[r.hi+1:o.lo], r.file[o.lo].StartLine-r.file[r.hi].EndLine-1
-			case o.hi < r.lo:
-				between, gap = r.file[o.hi+1:r.lo], r.file[r.lo].StartLine-r.file[o.hi].EndLine-1
+			case o.lo > r.hi && r.hi != r.bottom && o.lo != o.top:
+				between, gap = r.file[r.hi+1:o.lo], o.file[o.lo].StartLine-r.file[r.hi].EndLine-1
+			case o.hi < r.lo && r.lo != r.top && o.hi != o.bottom:
+				between, gap = r.file[o.hi+1:r.lo], r.file[r.lo].StartLine-o.file[o.hi].EndLine-1
 			default:
 				continue
 			}
@@ -213,7 +249,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			// A join costs the blank lines between, and may take the
 			// share of the budget growth leaves unspent; a bridge costs
 			// the units between, within what growth may spend.
-			exact := segment.RunTokens(r.file[min(r.lo, o.lo) : max(r.hi, o.hi)+1])
+			exact := segment.RunTokens(span(r, o, min(r.lo, o.lo), max(r.hi, o.hi)))
 			room := budget
 			if len(between) > 0 {
 				room = limit
@@ -240,6 +276,17 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		where := " and next to it"
 		if bridged > 0 {
 			where = fmt.Sprintf(", with the %d lines between them", bridged)
+		}
+		if o.own { // r holds o's places as o does, and o's shut side
+			if !r.own {
+				r.file, r.own = slices.Clone(r.file), true
+			}
+			copy(r.file[o.lo:], o.file[o.lo:o.hi+1])
+			if o.lo < r.lo {
+				r.top = o.top
+			} else {
+				r.bottom = o.bottom
+			}
 		}
 		r.lo, r.hi = min(r.lo, o.lo), max(r.hi, o.hi)
 		r.tokens += o.tokens + max(add, 0)
@@ -317,7 +364,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	}
 	if opt.WholeClass > 0 {
 		for i, r := range runs {
-			if !r.joined && r.file != nil && i >= opt.Fixed {
+			if !r.joined && r.file != nil && !r.own && i >= opt.Fixed {
 				wholeClass(i, r)
 			}
 		}
@@ -341,10 +388,10 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				continue
 			}
 			var cands []int
-			if r.lo > 0 && !taken(r, &r.file[r.lo-1]) {
+			if r.lo > 0 && r.lo != r.top && !taken(r, &r.file[r.lo-1]) {
 				cands = append(cands, r.lo-1)
 			}
-			if r.hi+1 < len(r.file) && !taken(r, &r.file[r.hi+1]) {
+			if r.hi+1 < len(r.file) && r.hi != r.bottom && !taken(r, &r.file[r.hi+1]) {
 				cands = append(cands, r.hi+1)
 			}
 			best, why := -1, map[int]string{}

@@ -445,3 +445,65 @@ func TestGrowBareHeader(t *testing.T) {
 		})
 	}
 }
+
+// numbered makes the unit of lines start..end of a file whose line n
+// reads "line n", or is blank when blank says so.
+func numbered(path string, start, end int, sym string) mss.Unit {
+	var b strings.Builder
+	for n := start; n <= end; n++ {
+		fmt.Fprintf(&b, "line %03d\n", n)
+	}
+	return mss.Unit{ID: fmt.Sprintf("%s:%d", path, start), Path: path, StartLine: start, EndLine: end,
+		Symbol: sym, Content: b.String(), Tokens: mss.TokenCost(b.String())}
+}
+
+// TestGrowUnreadPart: the unread part of a unit read in part grows from
+// the side it was not read on, and joins a chosen unit there; never
+// across the read lines, and never into them.
+func TestGrowUnreadPart(t *testing.T) {
+	// a.py: units at 1-10, 12-21, 23-32, 34-43 (blank lines 11, 22, 33).
+	a := []mss.Unit{numbered("a.py", 1, 10, "A"), numbered("a.py", 12, 21, "A.f"), numbered("a.py", 23, 32, "A.g"), numbered("a.py", 34, 43, "A.h")}
+	src := fileSource{"a.py": a}
+	part := func(from, to int) mss.Unit { return numbered("a.py", from, to, "A.f") }
+	never := func(chosen, n *mss.Unit) string { return "" }
+	readTop := []mss.Span{{Path: "a.py", StartLine: 12, EndLine: 15}}
+	readBottom := []mss.Span{{Path: "a.py", StartLine: 18, EndLine: 21}}
+	for _, tt := range []struct {
+		name     string
+		chosen   []mss.Unit
+		observed []mss.Span
+		join     bool
+		tie      func(chosen, n *mss.Unit) string
+		want     []string
+	}{
+		{"read at the top: grows down", []mss.Unit{part(16, 21)}, readTop, false, nil, []string{"a.py:16-43"}},
+		{"read at the bottom: grows up", []mss.Unit{part(12, 17)}, readBottom, false, nil, []string{"a.py:1-17"}},
+		{"read in the middle: neither grows across", []mss.Unit{part(12, 14), part(19, 21)}, []mss.Span{{Path: "a.py", StartLine: 15, EndLine: 18}}, true, never, []string{"a.py:12-14", "a.py:19-21"}},
+		{"joins a chosen unit on its unread side", []mss.Unit{part(16, 21), a[2]}, readTop, true, never, []string{"a.py:16-32"}},
+		{"taken in by a chosen unit on its unread side", []mss.Unit{a[0], part(12, 17)}, readBottom, true, never, []string{"a.py:1-17"}},
+		{"joined, then shut where it was read", []mss.Unit{a[0], part(12, 17)}, readBottom, true, nil, []string{"a.py:1-17"}},
+		{"a later part joined, then grown on", []mss.Unit{a[2], part(16, 21)}, readTop, true, nil, []string{"a.py:16-43"}},
+		{"never joined across its read side", []mss.Unit{a[0], part(16, 21)}, readTop, true, never, []string{"a.py:1-10", "a.py:16-21"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, trace := Grow(tt.chosen, src, tt.observed, 1000, nil, Options{Tie: tt.tie, Join: tt.join, MaxUnitTokens: 1000})
+			if diff := cmp.Diff(tt.want, ranges(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s\ntrace: %v", diff, trace)
+			}
+			checkDelivered(t, got, 1000)
+			for _, u := range got {
+				for _, o := range tt.observed {
+					if u.Overlaps(o) {
+						t.Errorf("%s:%d-%d holds read lines %d-%d", u.Path, u.StartLine, u.EndLine, o.StartLine, o.EndLine)
+					}
+				}
+				for k, line := range strings.Split(strings.TrimSuffix(u.Content, "\n"), "\n") {
+					n := u.StartLine + k
+					if want := fmt.Sprintf("line %03d", n); line != want && !(line == "" && n%11 == 0) {
+						t.Errorf("%s:%d-%d: line %d reads %q", u.Path, u.StartLine, u.EndLine, n, line)
+					}
+				}
+			}
+		})
+	}
+}

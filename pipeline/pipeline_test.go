@@ -145,6 +145,45 @@ func TestRecoverDeliversUnreadRest(t *testing.T) {
 	}
 }
 
+// The unread rest of a function whose last lines were read joins the
+// chosen import above it, on the side not read, and never reaches the
+// lines read below it.
+func TestRecoverGrowsUnreadRest(t *testing.T) {
+	file := "import re\n\ndef parse_header(line):\n    key, sep, value = line.partition(':')\n    if not re.match(r'\\w+', key):\n        raise ValueError(line)\n    # strip both sides\n    return key.strip(), value.strip()\n"
+	p, _ := openTree(t, map[string]string{
+		"pkg/parse.py": file,
+		"pkg/send.py":  "def encode_request(req):\n    return req.method + ' ' + req.url\n",
+	})
+	st := &mss.State{Issue: "parse_header fails on values containing ':'",
+		InformationNeed: "The end of parse_header in pkg/parse.py has been read. Find the rest of it.",
+		ObservedSpans:   []mss.Span{{Path: "pkg/parse.py", StartLine: 7, EndLine: 8}}}
+	lim := DefaultLimits()
+	lim.MinUnits = 1 // a join may leave one unit
+	ans, err := p.Recover(context.Background(), st, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *mss.Unit
+	for i, u := range ans.Units {
+		if u.Path == "pkg/parse.py" {
+			got = &ans.Units[i]
+		}
+	}
+	lines := strings.SplitAfter(file, "\n")
+	if want := strings.Join(lines[:6], ""); got == nil || got.StartLine != 1 || got.EndLine != 6 || got.Content != want {
+		t.Fatalf("want pkg/parse.py:1-6, the import and the unread rest of parse_header, got %+v", ans.Units)
+	}
+	trace := ""
+	for _, s := range ans.Trace {
+		if s.Stage == "expand" {
+			trace += s.Reason + "\n"
+		}
+	}
+	if !strings.Contains(trace, "chosen too and next to it") {
+		t.Errorf("the trace does not say the two were joined:\n%s", trace)
+	}
+}
+
 // A chosen unit whose text changed since indexing is left out, and the
 // answer says so in its warnings, not only in its trace.
 func TestWarnsDroppedUnit(t *testing.T) {
