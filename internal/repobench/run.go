@@ -354,6 +354,14 @@ func (r *recorder) build(b IndexBuild) {
 	r.stats.Builds = append(r.stats.Builds, b)
 }
 
+// answered reports whether o holds an answer to the state: o.done is
+// written by every worker, under the lock.
+func (r *recorder) answered(o *methodOut, stateID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return o.done[stateID] != nil
+}
+
 func (r *recorder) write(o *methodOut, p *Prediction) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -422,7 +430,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 	}
 	retrieveMS := roundMS(time.Since(t0))
 	for i, o := range outs {
-		if o.done[st.StateID] != nil {
+		if rec.answered(o, st.StateID) {
 			continue
 		}
 		t1 := time.Now()

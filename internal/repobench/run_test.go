@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"github.com/missingcomplement/mss/pipeline"
 )
 
@@ -220,5 +222,72 @@ func TestRunSeveralMethodsShareRetrieval(t *testing.T) {
 	opts.Methods[1].Output = first
 	if _, err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "both write") {
 		t.Errorf("two methods, one file: got %v", err)
+	}
+}
+
+// TestRunRepositoriesAtOnce: with several repositories answered at once,
+// every state of every method is answered once, whatever order the
+// workers run in (under -race, no worker reads what another writes
+// unlocked).
+func TestRunRepositoriesAtOnce(t *testing.T) {
+	fx := newFixture(t)
+	var states []*mss.State
+	for _, repo := range []string{"acme/widget", "acme/gadget", "acme/gizmo", "acme/doohickey"} {
+		if repo != "acme/widget" {
+			gittest.Run(t, fx.root, "clone", "-q", "--bare", fx.gitDir, filepath.Join(fx.root, strings.ReplaceAll(repo, "/", "+"), "repo"))
+		}
+		for i := range 6 {
+			commit := fx.c1
+			if i%2 == 1 {
+				commit = fx.c2
+			}
+			states = append(states, &mss.State{StateID: fmt.Sprintf("%s#%d", repo, i), Repo: repo, BaseCommit: commit, InformationNeed: fmt.Sprintf("a.py:%d-%d", i+1, i+2)})
+		}
+	}
+	src := NewSource(fx.root)
+	defer src.Close()
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
+	// first already answered one state of each repository.
+	var resumed strings.Builder
+	for _, st := range states {
+		if strings.HasSuffix(st.StateID, "#3") {
+			fmt.Fprintf(&resumed, "{\"state_id\":%q,\"method\":\"first\",\"units\":[]}\n", st.StateID)
+		}
+	}
+	writeFile(t, first, resumed.String())
+	var mu sync.Mutex
+	opens := 0
+	opts := RunOptions{
+		States: states, Source: src, Limits: pipeline.DefaultLimits(), Concurrency: 2,
+		Methods: []MethodRun{
+			{Name: "first", Output: first, New: func() (mss.Controller, error) { return firstController{}, nil }},
+			{Name: "second", Output: second, New: func() (mss.Controller, error) { return secondController{}, nil }},
+		},
+		Open: func(_ context.Context, _, _, commit string) (*Opened, error) {
+			mu.Lock()
+			opens++
+			mu.Unlock()
+			return &Opened{Snapshot: lineSnapshot{commit}}, nil
+		},
+	}
+	stats, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opens != 8 || stats.Methods["first"].Resumed != 4 || stats.Methods["first"].Done != 20 || stats.Methods["second"].Done != 24 {
+		t.Errorf("opens %d, first %+v, second %+v; want 8 opens, 4 resumed and 20 done, 24 done", opens, stats.Methods["first"], stats.Methods["second"])
+	}
+	for _, out := range []string{first, second} {
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		for i, st := range states { // rewritten in the states' order
+			if i >= len(lines) || !strings.Contains(lines[i], fmt.Sprintf("%q", st.StateID)) {
+				t.Fatalf("%s: line %d is not state %s: %d lines", out, i+1, st.StateID, len(lines))
+			}
+		}
 	}
 }
