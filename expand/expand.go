@@ -17,12 +17,12 @@
 //
 // Growth never cuts a unit: a grown unit is a contiguous run of whole
 // units of one file, and it never reaches into lines the agent has already
-// read or into another chosen unit (with Options.Join, a unit that meets a
-// later chosen one takes it in whole). A chosen unit that is the unread
-// part of one unit of the file (the rest of a unit read in part) stands
-// in that unit's place, and grows or joins only on the side that was not
-// read. The chosen units keep their order, so whatever prefix a reader
-// takes still holds the same choices.
+// read (a blank line between units too) or into another chosen unit (with
+// Options.Join, a unit that meets a later chosen one takes it in whole).
+// A chosen unit that is the unread part of one unit of the file (the rest
+// of a unit read in part) stands in that unit's place, and grows or joins
+// only on the side that was not read. The chosen units keep their order,
+// so whatever prefix a reader takes still holds the same choices.
 package expand
 
 import (
@@ -177,15 +177,18 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 	if spent >= limit && !opt.Join { // nothing to grow, and nothing to join
 		return units, nil
 	}
-	// read reports whether a file unit overlaps what the agent has read.
-	read := func(u *mss.Unit) bool {
+	// readIn reports whether the agent has read any of lines s..e of
+	// path (blank lines between units too).
+	readIn := func(path string, s, e int) bool {
 		for _, o := range observed {
-			if u.Overlaps(o) {
+			if o.Path == path && o.StartLine <= e && o.EndLine >= s {
 				return true
 			}
 		}
 		return false
 	}
+	// read reports whether a file unit overlaps what the agent has read.
+	read := func(u *mss.Unit) bool { return readIn(u.Path, u.StartLine, u.EndLine) }
 	// spanOf gives the lines a run holds now.
 	spanOf := func(r *run) (int, int) {
 		if r.file != nil {
@@ -245,6 +248,10 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				gap = 0 // runs that meet bridge nothing
 			} else if gap > opt.BridgeLines || slices.ContainsFunc(between, func(u mss.Unit) bool { return taken(r, &u) }) {
 				continue
+			}
+			if s, e := spanOf(r); (o.lo > r.hi && readIn(r.original.Path, e+1, o.file[o.lo].StartLine-1)) ||
+				(o.hi < r.lo && readIn(r.original.Path, o.file[o.hi].EndLine+1, s-1)) {
+				continue // a read line between, if only a blank one
 			}
 			// A join costs the blank lines between, and may take the
 			// share of the budget growth leaves unspent; a bridge costs
@@ -309,10 +316,8 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		exact := segment.RunTokens(r.file[lo : hi+1])
 		// What the class holds besides r: nothing read, and no chosen
 		// unit but later ones, which it takes in whole.
-		for j := lo; j <= hi; j++ {
-			if (j < r.lo || j > r.hi) && read(&r.file[j]) {
-				return
-			}
+		if s, e := spanOf(r); readIn(r.original.Path, r.file[lo].StartLine, s-1) || readIn(r.original.Path, e+1, r.file[hi].EndLine) {
+			return
 		}
 		var inside []*run
 		for k, o := range runs {
@@ -388,10 +393,13 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 				continue
 			}
 			var cands []int
-			if r.lo > 0 && r.lo != r.top && !taken(r, &r.file[r.lo-1]) {
+			// A neighbour is out of reach when it, or a blank line
+			// between, is read, or it is another chosen unit's.
+			s, e := spanOf(r)
+			if r.lo > 0 && r.lo != r.top && !taken(r, &r.file[r.lo-1]) && !readIn(r.original.Path, r.file[r.lo-1].EndLine+1, s-1) {
 				cands = append(cands, r.lo-1)
 			}
-			if r.hi+1 < len(r.file) && r.hi != r.bottom && !taken(r, &r.file[r.hi+1]) {
+			if r.hi+1 < len(r.file) && r.hi != r.bottom && !taken(r, &r.file[r.hi+1]) && !readIn(r.original.Path, e+1, r.file[r.hi+1].StartLine-1) {
 				cands = append(cands, r.hi+1)
 			}
 			best, why := -1, map[int]string{}

@@ -2,6 +2,7 @@ package expand
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -505,5 +506,122 @@ func TestGrowUnreadPart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGrowInvariants grows random choices, whole units and unread parts
+// of units read in part, in random files, and checks what growth
+// promises: every chosen line delivered, no read line, no line twice,
+// each unit's text the file's own lines, the budget kept, the first
+// chosen unit first.
+func TestGrowInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 3000 {
+		// A file of 3 to 12 units of 1 to 8 lines, 0 to 2 blank lines apart.
+		var file []mss.Unit
+		var lines []string // lines[n-1] is line n
+		for k := range 3 + rng.IntN(10) {
+			for range rng.IntN(3) {
+				lines = append(lines, "")
+			}
+			start := len(lines) + 1
+			u := numbered("f.go", start, start+rng.IntN(8), fmt.Sprintf("s%d", k))
+			for n := u.StartLine; n <= u.EndLine; n++ {
+				lines = append(lines, fmt.Sprintf("line %03d", n))
+			}
+			file = append(file, u)
+		}
+		// Read 0 to 2 random spans; choose 1 to 4 units: a unit no span
+		// touches, or the lines of a unit no span holds (at its ends).
+		var observed []mss.Span
+		for range rng.IntN(3) {
+			s := 1 + rng.IntN(len(lines))
+			observed = append(observed, mss.Span{Path: "f.go", StartLine: s, EndLine: s + rng.IntN(3)})
+		}
+		isRead := func(n int) bool {
+			for _, o := range observed {
+				if n >= o.StartLine && n <= o.EndLine {
+					return true
+				}
+			}
+			return false
+		}
+		var chosen []mss.Unit
+		used := map[int]bool{}
+		for _, k := range rng.Perm(len(file))[:1+rng.IntN(min(4, len(file)))] {
+			u := file[k]
+			// the longest unread run of u's lines
+			best, bs := 0, 0
+			for s := u.StartLine; s <= u.EndLine; {
+				e := s
+				for e <= u.EndLine && !isRead(e) {
+					e++
+				}
+				if e-s > best {
+					best, bs = e-s, s
+				}
+				s = e + 1
+			}
+			if best == 0 || used[k] {
+				continue
+			}
+			used[k] = true
+			chosen = append(chosen, numbered("f.go", bs, bs+best-1, u.Symbol))
+		}
+		if len(chosen) == 0 {
+			continue
+		}
+		budget := 20 + rng.IntN(300)
+		spent := 0
+		for _, u := range chosen {
+			spent += u.Tokens
+		}
+		budget = max(budget, spent)
+		var tie func(chosen, n *mss.Unit) string
+		if rng.IntN(2) == 0 {
+			tie = func(chosen, n *mss.Unit) string {
+				if (n.StartLine+chosen.StartLine)%3 != 0 {
+					return "tied"
+				}
+				return ""
+			}
+		}
+		opt := Options{Tie: tie, Join: rng.IntN(2) == 0, BridgeLines: rng.IntN(4), MaxUnitTokens: rng.IntN(200), HeldTies: rng.IntN(2) == 0}
+		got, _ := Grow(chosen, fileSource{"f.go": file}, observed, budget, nil, opt)
+
+		where := fmt.Sprintf("trial %d: chosen %v, read %v, options %+v: got %v", trial, ranges(chosen), observed, opt, ranges(got))
+		total := 0
+		held := map[int]bool{}
+		for _, u := range got {
+			total += u.Tokens
+			if u.Tokens != mss.TokenCost(u.Content) {
+				t.Fatalf("%s: %d-%d costs %d, says %d", where, u.StartLine, u.EndLine, mss.TokenCost(u.Content), u.Tokens)
+			}
+			if want := strings.Join(lines[u.StartLine-1:u.EndLine], "\n") + "\n"; u.Content != want {
+				t.Fatalf("%s: %d-%d holds %q, the file %q", where, u.StartLine, u.EndLine, u.Content, want)
+			}
+			for n := u.StartLine; n <= u.EndLine; n++ {
+				if held[n] {
+					t.Fatalf("%s: line %d delivered twice", where, n)
+				}
+				held[n] = true
+				if isRead(n) {
+					t.Fatalf("%s: line %d was read", where, n)
+				}
+			}
+		}
+		if total > budget {
+			t.Fatalf("%s: %d tokens of %d", where, total, budget)
+		}
+		for _, u := range chosen {
+			for n := u.StartLine; n <= u.EndLine; n++ {
+				if !held[n] {
+					t.Fatalf("%s: chosen line %d not delivered", where, n)
+				}
+			}
+		}
+		if got[0].StartLine > chosen[0].StartLine || got[0].EndLine < chosen[0].EndLine {
+			t.Fatalf("%s: the first chosen unit is not first", where)
+		}
 	}
 }
