@@ -189,6 +189,15 @@ func (secondController) Select(_ context.Context, req *mss.Request) (*mss.Result
 	return res, nil
 }
 
+// firstAndSecond runs firstController into the file first and
+// secondController into second.
+func firstAndSecond(first, second string) []MethodRun {
+	return []MethodRun{
+		{Name: "first", Output: first, New: func() (mss.Controller, error) { return firstController{}, nil }},
+		{Name: "second", Output: second, New: func() (mss.Controller, error) { return secondController{}, nil }},
+	}
+}
+
 func TestRunSeveralMethodsShareRetrieval(t *testing.T) {
 	fx, states := runFixture(t)
 	src := NewSource(fx.root)
@@ -200,10 +209,7 @@ func TestRunSeveralMethodsShareRetrieval(t *testing.T) {
 	opens := 0
 	opts := RunOptions{
 		States: states, Source: src, Limits: pipeline.DefaultLimits(), Concurrency: 2,
-		Methods: []MethodRun{
-			{Name: "first", Output: first, New: func() (mss.Controller, error) { return firstController{}, nil }},
-			{Name: "second", Output: second, New: func() (mss.Controller, error) { return secondController{}, nil }},
-		},
+		Methods: firstAndSecond(first, second),
 		Open: func(_ context.Context, _, _, commit string) (*Opened, error) {
 			opens++
 			return &Opened{Snapshot: lineSnapshot{commit}, Phases: map[string]float64{"index": 0.5}}, nil
@@ -260,10 +266,7 @@ func TestRunRepositoriesAtOnce(t *testing.T) {
 	opens := 0
 	opts := RunOptions{
 		States: states, Source: src, Limits: pipeline.DefaultLimits(), Concurrency: 2,
-		Methods: []MethodRun{
-			{Name: "first", Output: first, New: func() (mss.Controller, error) { return firstController{}, nil }},
-			{Name: "second", Output: second, New: func() (mss.Controller, error) { return secondController{}, nil }},
-		},
+		Methods: firstAndSecond(first, second),
 		Open: func(_ context.Context, _, _, commit string) (*Opened, error) {
 			mu.Lock()
 			opens++
