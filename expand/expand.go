@@ -114,19 +114,17 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		exact    int  // what the grown unit costs as delivered
 		original mss.Unit
 		held     []*mss.Unit // the other chosen units the run took in, in the order taken
-		// A chosen unit that is the unread part of one file unit (the
-		// rest of a unit read in part) stands in that unit's place in a
-		// copy of the file (own); its read side is shut: top (bottom)
-		// is the place whose first (last) lines are read, -1 for none.
-		own         bool
-		top, bottom int
+		// own: file is the run's copy of its file's units, in which a
+		// chosen unit that is the unread part of one of them (the rest
+		// of a unit read in part) stands in that unit's place.
+		own bool
 	}
 	runs := make([]*run, len(units))
 	spent := 0
 	files := map[string][]mss.Unit{}
 	for i, u := range units {
 		spent += cost(&u)
-		r := &run{original: u, tokens: cost(&u), exact: cost(&u), stuck: true, top: -1, bottom: -1}
+		r := &run{original: u, tokens: cost(&u), exact: cost(&u), stuck: true}
 		runs[i] = r
 		fu, ok := files[u.Path]
 		if !ok {
@@ -153,16 +151,15 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if fu[j].StartLine <= u.StartLine && u.EndLine <= fu[j].EndLine {
 				r.file, r.lo, r.hi, r.stuck, r.own = slices.Clone(fu), j, j, i < opt.Fixed, true
 				r.file[j] = u
-				if u.StartLine > fu[j].StartLine {
-					r.top = j
-				}
-				if u.EndLine < fu[j].EndLine {
-					r.bottom = j
-				}
 				break
 			}
 		}
 	}
+	// shutAbove (shutBelow) reports whether the first (last) unit of a
+	// run is only the lower (upper) lines of its file's unit there: the
+	// run neither grows nor joins across the lines it leaves out.
+	shutAbove := func(r *run) bool { return r.file[r.lo].StartLine > files[r.original.Path][r.lo].StartLine }
+	shutBelow := func(r *run) bool { return r.file[r.hi].EndLine < files[r.original.Path][r.hi].EndLine }
 	// span is the units a run r holds from file place a to b, with the
 	// places another run o holds (the unread part of a unit, when o is
 	// own) as o holds them.
@@ -237,9 +234,9 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			var between []mss.Unit
 			gap := 0
 			switch {
-			case o.lo > r.hi && r.hi != r.bottom && o.lo != o.top:
+			case o.lo > r.hi && !shutBelow(r) && !shutAbove(o):
 				between, gap = r.file[r.hi+1:o.lo], o.file[o.lo].StartLine-r.file[r.hi].EndLine-1
-			case o.hi < r.lo && r.lo != r.top && o.hi != o.bottom:
+			case o.hi < r.lo && !shutAbove(r) && !shutBelow(o):
 				between, gap = r.file[o.hi+1:r.lo], r.file[r.lo].StartLine-o.file[o.hi].EndLine-1
 			default:
 				continue
@@ -284,16 +281,11 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		if bridged > 0 {
 			where = fmt.Sprintf(", with the %d lines between them", bridged)
 		}
-		if o.own { // r holds o's places as o does, and o's shut side
+		if o.own { // r holds o's places as o does
 			if !r.own {
 				r.file, r.own = slices.Clone(r.file), true
 			}
 			copy(r.file[o.lo:], o.file[o.lo:o.hi+1])
-			if o.lo < r.lo {
-				r.top = o.top
-			} else {
-				r.bottom = o.bottom
-			}
 		}
 		r.lo, r.hi = min(r.lo, o.lo), max(r.hi, o.hi)
 		r.tokens += o.tokens + max(add, 0)
@@ -396,10 +388,10 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			// A neighbour is out of reach when it, or a blank line
 			// between, is read, or it is another chosen unit's.
 			s, e := spanOf(r)
-			if r.lo > 0 && r.lo != r.top && !taken(r, &r.file[r.lo-1]) && !readIn(r.original.Path, r.file[r.lo-1].EndLine+1, s-1) {
+			if r.lo > 0 && !shutAbove(r) && !taken(r, &r.file[r.lo-1]) && !readIn(r.original.Path, r.file[r.lo-1].EndLine+1, s-1) {
 				cands = append(cands, r.lo-1)
 			}
-			if r.hi+1 < len(r.file) && r.hi != r.bottom && !taken(r, &r.file[r.hi+1]) && !readIn(r.original.Path, e+1, r.file[r.hi+1].StartLine-1) {
+			if r.hi+1 < len(r.file) && !shutBelow(r) && !taken(r, &r.file[r.hi+1]) && !readIn(r.original.Path, e+1, r.file[r.hi+1].StartLine-1) {
 				cands = append(cands, r.hi+1)
 			}
 			best, why := -1, map[int]string{}

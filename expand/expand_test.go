@@ -448,7 +448,7 @@ func TestGrowBareHeader(t *testing.T) {
 }
 
 // numbered makes the unit of lines start..end of a file whose line n
-// reads "line n", or is blank when blank says so.
+// reads "line n".
 func numbered(path string, start, end int, sym string) mss.Unit {
 	var b strings.Builder
 	for n := start; n <= end; n++ {
