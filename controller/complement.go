@@ -18,9 +18,9 @@ import (
 // per unit, but sufficiency belongs to the set, so it selects jointly:
 //
 //  1. Requirements: the facets the state names (entities, stack frames,
-//     files, the behaviour its text describes, and, once the agent has read
-//     code, the code that changes together with it) that no observed unit
-//     covers yet (retrieve.Requirements).
+//     files, and, once the agent has read code, the code that changes
+//     together with it) that no observed unit covers yet
+//     (retrieve.Requirements).
 //  2. Greedy coverage: each step takes the unread unit with the largest
 //     gain, gain being the weight of the still-uncovered requirements it
 //     covers (scaled by its relevance: the learned order's estimate, or

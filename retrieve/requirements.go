@@ -11,8 +11,8 @@ import (
 )
 
 // Requirement is one facet of a state that the evidence must cover: an
-// entity it names, a stack-trace frame, a file, the behaviour its text
-// describes, or the code that changes together with what it already read.
+// entity it names, a stack-trace frame, a file, or the code that changes
+// together with what it already read.
 // Requirements already covered by observed units are not returned: the
 // agent has that evidence.
 type Requirement struct {
