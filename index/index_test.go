@@ -472,6 +472,11 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 		if m := openIndex(t, sum.DB).Meta(); useGit && m.Source != "worktree" || !useGit && m.Source != "directory" {
 			t.Errorf("git=%v: source %q", useGit, m.Source)
 		}
+		// Both links are counted as not read, so that a user can see why
+		// they are missing.
+		if want := map[string]int{"symbolic link": 2}; !cmp.Equal(sum.NotRead, want) {
+			t.Errorf("git=%v: not read %v, want %v", useGit, sum.NotRead, want)
+		}
 	}
 	{
 		// In a commit, a symlink is a blob of mode 120000: skipped too.
@@ -484,6 +489,45 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 		sum := build(t, Options{Repo: dir, Rev: "HEAD", DB: filepath.Join(t.TempDir(), "c.db")})
 		if got := distinctPaths(mustUnits(t, sum.DB)); !cmp.Equal(got, []string{"a.py"}) {
 			t.Errorf("commit: indexed %v, want only a.py", got)
+		}
+		if want := map[string]int{"symbolic link": 1}; !cmp.Equal(sum.NotRead, want) {
+			t.Errorf("commit: not read %v, want %v", sum.NotRead, want)
+		}
+	}
+}
+
+// TestSubmoduleNotRead: a submodule (a gitlink in the index or the
+// commit) is counted as not read, in a work tree and in a commit; a tree
+// without links or submodules reports none.
+func TestSubmoduleNotRead(t *testing.T) {
+	inner := t.TempDir()
+	gittest.WriteTree(t, inner, map[string]string{"b.py": "def b():\n    return 2\n"})
+	gittest.Run(t, inner, "init", "-q")
+	gittest.Run(t, inner, "add", "-A")
+	gittest.Run(t, inner, "commit", "-q", "-m", "inner")
+	head := strings.TrimSpace(gittest.Run(t, inner, "rev-parse", "HEAD"))
+	dir := t.TempDir()
+	gittest.WriteTree(t, dir, map[string]string{"a.py": "def a():\n    return 1\n"})
+	gittest.Run(t, dir, "init", "-q")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "plain")
+	plain := build(t, Options{Repo: dir, DB: filepath.Join(t.TempDir(), "p.db")})
+	if plain.NotRead != nil {
+		t.Errorf("no links or submodules: not read %v", plain.NotRead)
+	}
+	// A gitlink, as `git submodule add` records it, with its directory.
+	gittest.Run(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+head+",mod")
+	os.Mkdir(filepath.Join(dir, "mod"), 0o755)
+	gittest.WriteTree(t, filepath.Join(dir, "mod"), map[string]string{"b.py": "def b():\n    return 2\n"})
+	gittest.Run(t, dir, "commit", "-q", "-m", "sub")
+	want := map[string]int{"submodule": 1}
+	for _, rev := range []string{"", "HEAD"} {
+		sum := build(t, Options{Repo: dir, Rev: rev, DB: filepath.Join(t.TempDir(), "s.db")})
+		if got := distinctPaths(mustUnits(t, sum.DB)); !cmp.Equal(got, []string{"a.py"}) {
+			t.Errorf("rev %q: indexed %v, want only a.py", rev, got)
+		}
+		if !cmp.Equal(sum.NotRead, want) {
+			t.Errorf("rev %q: not read %v, want %v", rev, sum.NotRead, want)
 		}
 	}
 }

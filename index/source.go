@@ -154,18 +154,28 @@ func git(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
+// Kinds of entries a tree lists that are not read (Summary.NotRead).
+const (
+	notReadLink      = "symbolic link"
+	notReadSubmodule = "submodule"
+)
+
 // list returns the candidate files, sorted by path: regular files only
-// (no symlinks, no submodules). For a work tree, blob ids are computed
-// from the bytes, which read returns without a second disk read.
-func (s *source) list(ctx context.Context) ([]entry, error) {
+// (no symlinks, no submodules), and how many entries of each kind the
+// tree listed and the build does not read (notReadLink, notReadSubmodule;
+// a file reached through a linked directory counts as a link). For a
+// work tree, blob ids are computed from the bytes, which read returns
+// without a second disk read.
+func (s *source) list(ctx context.Context) ([]entry, map[string]int, error) {
 	if s.commit != "" {
 		return s.listCommit(ctx)
 	}
+	notRead := map[string]int{}
 	var paths []string
 	if s.gitDir != "" {
 		out, err := git(ctx, "", "-C", s.root, "ls-files", "-z", "-c", "-o", "--exclude-standard")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, p := range strings.Split(string(out), "\x00") {
 			if p != "" {
@@ -180,6 +190,9 @@ func (s *source) list(ctx context.Context) ([]entry, error) {
 			if d.IsDir() && (d.Name() == ".git" || d.Name() == ".mss") && p != s.root {
 				return filepath.SkipDir
 			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				notRead[notReadLink]++
+			}
 			if d.Type().IsRegular() {
 				rel, err := filepath.Rel(s.root, p)
 				if err != nil {
@@ -190,7 +203,7 @@ func (s *source) list(ctx context.Context) ([]entry, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	sort.Strings(paths)
@@ -206,29 +219,41 @@ func (s *source) list(ctx context.Context) ([]entry, error) {
 		// to /etc) is not a candidate, and neither is a link itself.
 		st, err := stat.Lstat(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsroot.ErrSymlink) || errors.Is(err, syscall.ENOTDIR) {
-				continue // tracked but deleted, or reached through a link
+			if errors.Is(err, fsroot.ErrSymlink) {
+				notRead[notReadLink]++
+				continue // reached through a link
+			}
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				continue // tracked but deleted
 			}
 			if errors.Is(err, fsroot.ErrBadPath) {
 				continue // git does not list such paths; never read them
 			}
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, nil, fmt.Errorf("%s: %w", p, err)
 		}
-		if !st.Mode().IsRegular() {
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			notRead[notReadLink]++
+			continue
+		case st.IsDir():
+			notRead[notReadSubmodule]++ // git lists a submodule as its directory
+			continue
+		case !st.Mode().IsRegular():
 			continue
 		}
 		out = append(out, entry{path: p, size: st.Size(), stat: statKey(st), mtime: st.ModTime()})
 	}
-	return out, nil
+	return out, notRead, nil
 }
 
-func (s *source) listCommit(ctx context.Context) ([]entry, error) {
+func (s *source) listCommit(ctx context.Context) ([]entry, map[string]int, error) {
 	// No -l: sizes would cost a lookup of every blob; the sizes of the
 	// blobs read come from cat-file.
 	out, err := git(ctx, s.gitDir, "ls-tree", "-r", "-z", "--full-tree", s.commit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	notRead := map[string]int{}
 	var entries []entry
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if rec == "" {
@@ -237,19 +262,26 @@ func (s *source) listCommit(ctx context.Context) ([]entry, error) {
 		// <mode> SP <type> SP <object> TAB <path>
 		tab := strings.IndexByte(rec, '\t')
 		if tab < 0 {
-			return nil, fmt.Errorf("git ls-tree %s: malformed record %q", s.commit, rec)
+			return nil, nil, fmt.Errorf("git ls-tree %s: malformed record %q", s.commit, rec)
 		}
 		f := strings.Fields(rec[:tab])
 		if len(f) != 3 {
-			return nil, fmt.Errorf("git ls-tree %s: malformed record %q", s.commit, rec)
+			return nil, nil, fmt.Errorf("git ls-tree %s: malformed record %q", s.commit, rec)
 		}
-		if f[1] != "blob" || (f[0] != "100644" && f[0] != "100755") {
-			continue // symlinks, submodules
+		switch {
+		case f[0] == "120000":
+			notRead[notReadLink]++
+			continue
+		case f[1] == "commit":
+			notRead[notReadSubmodule]++
+			continue
+		case f[1] != "blob" || (f[0] != "100644" && f[0] != "100755"):
+			continue
 		}
 		entries = append(entries, entry{path: rec[tab+1:], blob: f[2], size: -1})
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].path < entries[j].path })
-	return entries, nil
+	return entries, notRead, nil
 }
 
 // blobID is git's object id of a blob with these bytes.

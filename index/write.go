@@ -111,10 +111,14 @@ type Summary struct {
 	Parsed     int            `json:"parsed"`     // files segmented by this run
 	Reused     int            `json:"reused"`     // files whose units were kept from the previous index
 	Skipped    map[string]int `json:"skipped,omitempty"`
-	Languages  map[string]int `json:"languages"` // units per language ("" = text)
-	Seconds    float64        `json:"seconds"`
-	Commit     string         `json:"commit,omitempty"`
-	DB         string         `json:"db"`
+	// NotRead counts the entries the tree lists that are not files and
+	// are never read or followed: "symbolic link" (a link, or a file
+	// reached through a linked directory) and "submodule".
+	NotRead   map[string]int `json:"not_read,omitempty"`
+	Languages map[string]int `json:"languages"` // units per language ("" = text)
+	Seconds   float64        `json:"seconds"`
+	Commit    string         `json:"commit,omitempty"`
+	DB        string         `json:"db"`
 	// Rebuilt says why an existing index was not updated in place.
 	Rebuilt string `json:"rebuilt,omitempty"`
 }
@@ -198,7 +202,7 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	removeStaleTemps(dbPath)
 
-	entries, err := src.list(ctx)
+	entries, notRead, err := src.list(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: listing files: %w", opts.Repo, err)
 	}
@@ -244,6 +248,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	sum.Seconds = time.Since(t0).Seconds()
 	if len(sum.Skipped) == 0 {
 		sum.Skipped = nil
+	}
+	if len(notRead) > 0 {
+		sum.NotRead = notRead
 	}
 	return sum, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -342,15 +343,18 @@ func printSummary(w io.Writer, s *index.Summary) {
 	}
 	fmt.Fprintf(w, "units    %s\n", strings.Join(parts, ", "))
 	if len(s.Skipped) > 0 {
-		keys := make([]string, 0, len(s.Skipped))
-		for k := range s.Skipped {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts = parts[:0]
-		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s %d", k, s.Skipped[k]))
-		}
-		fmt.Fprintf(w, "skipped  %s files\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "skipped  %s files\n", countsLine(s.Skipped))
 	}
+	if len(s.NotRead) > 0 {
+		fmt.Fprintf(w, "not read %s (never followed)\n", countsLine(s.NotRead))
+	}
+}
+
+// countsLine gives counts by name as "a 1, b 2", names sorted.
+func countsLine(counts map[string]int) string {
+	parts := make([]string, 0, len(counts))
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	}
+	return strings.Join(parts, ", ")
 }

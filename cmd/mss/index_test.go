@@ -83,13 +83,18 @@ func TestIndexLsShow(t *testing.T) {
 		"esc\x1b[31m.txt":  "red\n",
 	}
 	gittest.WriteTree(t, dir, files)
+	// A link, even to a file of the tree, is not read, and says so.
+	if err := os.Symlink("pkg/util.py", filepath.Join(dir, "link.py")); err != nil {
+		t.Fatal(err)
+	}
 	gittest.Run(t, dir, "init", "-q")
 	out, err := runIndex(t, "--repo", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// .mssignore, README.md, main.go, util.py, the ESC file: 5 indexed of 8.
-	if !strings.HasPrefix(out, "indexed 5 of 8 files,") || !strings.Contains(out, "skipped  binary 1, empty 1, ignored 1 files") {
+	if !strings.HasPrefix(out, "indexed 5 of 8 files,") || !strings.Contains(out, "skipped  binary 1, empty 1, ignored 1 files") ||
+		!strings.Contains(out, "\nnot read symbolic link 1 (never followed)\n") {
 		t.Errorf("summary:\n%s", out)
 	}
 	if strings.Contains(out, "\x1b") {
