@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/missingcomplement/mss/internal/benchbuild"
@@ -246,15 +245,5 @@ func printCounts(w io.Writer, label string, m map[string]int) {
 		}
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	sep := ": "
-	fmt.Fprintf(w, "%s%s%s\n", label, sep, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "%s: %s\n", label, countsLine(m))
 }
