@@ -295,7 +295,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		r.grown = true
 		takeIn(r, o)
 		trace = append(trace, mss.TraceStep{Stage: "expand", UnitID: r.original.ID, Reason: fmt.Sprintf(
-			"took in %s:%d-%d %s, chosen too%s (%+d tokens, %d of %d spent)", o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol, where, add, delivered, budget)})
+			"took in %s, chosen too%s (%+d tokens, %d of %d spent)", named(&o.original), where, add, delivered, budget)})
 	}
 	// wholeClass grows runs[i] into its whole class when the class fits
 	// in one unit (Options.WholeClass), taking in the later chosen runs
@@ -350,7 +350,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			if k == 0 {
 				sep = ", taking in "
 			}
-			took += fmt.Sprintf("%s%s:%d-%d %s", sep, o.original.Path, o.original.StartLine, o.original.EndLine, o.original.Symbol)
+			took += sep + named(&o.original)
 		}
 		if len(inside) > 0 {
 			took += ", chosen too"
@@ -433,8 +433,7 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 			progress = true
 			exact := segment.RunTokens(r.file[r.lo : r.hi+1])
 			delivered += exact - r.exact
-			n := &r.file[best]
-			reason := fmt.Sprintf("grown by %s:%d-%d %s (%+d tokens, %d of %d spent)", n.Path, n.StartLine, n.EndLine, n.Symbol, exact-r.exact, delivered, budget)
+			reason := fmt.Sprintf("grown by %s (%+d tokens, %d of %d spent)", named(&r.file[best]), exact-r.exact, delivered, budget)
 			r.exact = exact
 			if w := why[best]; w != "" {
 				reason += ": " + w
@@ -453,6 +452,16 @@ func Grow(units []mss.Unit, src mss.UnitSource, observed []mss.Span, budget int,
 		}
 	}
 	return out, trace
+}
+
+// named is a unit's place and, when it has one, its symbol, as the trace
+// names a piece.
+func named(u *mss.Unit) string {
+	s := fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+	if u.Symbol != "" {
+		s += " " + u.Symbol
+	}
+	return s
 }
 
 // bareHeader reports whether u is the first unit of its file (file, in
