@@ -244,6 +244,37 @@ func TestEntityViewSkipsProse(t *testing.T) {
 	}
 }
 
+// TestEntityViewOneLetterName: a one-letter name is no term of the
+// lexical view, but written alone as code (`h`, `h()`, `h(tag)`) and
+// defined by the repository it reaches the entity view; inside longer
+// code, or as a plain word, it does not.
+func TestEntityViewOneLetterName(t *testing.T) {
+	units := append(corpus(), unit("pkg/render.py", 1, "h", "def h(tag, props):\n    return (tag, props)", []string{"h"}, nil))
+	e := NewEngine(units, nil, Options{})
+	entity := func(text string) bool {
+		q, err := e.prepare(&mss.State{Issue: text}, mss.ObservedOf(&mss.State{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range e.entityView(q) {
+			if e.units[h.idx].ID == "pkg/render.py:1" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, text := range []string{"`h` drops the props", "`h()` drops the props", "calling `h(tag, props)` drops the props"} {
+		if !entity(text) {
+			t.Errorf("%q: the one-letter name written as code missed the entity view", text)
+		}
+	}
+	for _, text := range []string{"h drops the props", "`x = h` drops the props"} {
+		if entity(text) {
+			t.Errorf("%q: reached the entity view", text)
+		}
+	}
+}
+
 // TestSortHitsKeepsBest: the heap path keeps exactly what a full sort
 // would, ties by unit index.
 func TestSortHitsKeepsBest(t *testing.T) {

@@ -37,7 +37,9 @@ var (
 	lineRefRe   = regexp.MustCompile(`([A-Za-z0-9_.~@$/\\-]+\.(?:` + sourceExt + `)):(\d+)`)
 	goFuncRe    = regexp.MustCompile(`(?m)^\s*(?:[A-Za-z0-9_.\-/]+\.)?(?:\(\*?([A-Za-z0-9_]+)\)\.)?([A-Za-z0-9_]+)\([^)]*\)\s*$`)
 	tickRe      = regexp.MustCompile("`([^`\n]{1,200})`")
-	qualRe      = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+`)
+	// letterTickRe is code of a one-letter name alone, called or not.
+	letterTickRe = regexp.MustCompile(`^\s*([A-Za-z])\s*(?:\([^()]*\))?\s*$`)
+	qualRe       = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+`)
 )
 
 // Extract finds the mentions in a state's text. It never fails: text that
@@ -75,6 +77,13 @@ func ExtractText(text string) *Mentions {
 	for _, t := range tickRe.FindAllStringSubmatch(text, -1) {
 		for _, id := range tokenize.Identifiers(t[1]) {
 			boost[id] = max(boost[id], mentionTickBoost+codeLike(id))
+		}
+		// A name of one letter is no term (tokenize), but one written
+		// alone as code, `h` or `h()`, is a name all the same: Vue's
+		// render function, a test's f and g.
+		if g := letterTickRe.FindStringSubmatch(t[1]); g != nil {
+			counts[g[1]]++
+			boost[g[1]] = max(boost[g[1]], mentionTickBoost)
 		}
 	}
 	seenPath := map[string]bool{}
