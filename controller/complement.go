@@ -61,7 +61,7 @@ type Complement struct {
 	// TwinWeight is the tie of two units that define the same name and
 	// are not tied otherwise (twins in two classes or files), against 1
 	// for a reference either way and 0.5 for siblings of one scope. 1 by
-	// default; 0 measured in docs/bench.md, "Twins as companions".
+	// default; 0 measured in docs/measurements.md, "Twins as companions".
 	TwinWeight float64
 	// CounterpartWeight is the tie of two units whose names are the two
 	// sides of one operation (to_json and from_json, lock and unlock) and
@@ -94,7 +94,7 @@ const (
 	DefaultSameFileFactor    = 1.0
 	DefaultStopRelevance     = 0.35
 	// The order's estimate, relative to the best's, at temperature 2;
-	// fitted on the training folds (docs/bench.md, "Relevance from the
+	// fitted on the training folds (docs/measurements.md, "Relevance from the
 	// order's estimate").
 	DefaultOrderTemperature   = 2.0
 	DefaultOrderStopRelevance = 0.05

@@ -61,7 +61,7 @@ const DefaultGrowJoin = true
 const DefaultGrowRefill = true
 
 // DefaultGrowClass: a chosen method or class header grows into its whole
-// class when the class fits in one unit (docs/bench.md, "Reading a small
+// class when the class fits in one unit (docs/measurements.md, "Reading a small
 // class whole").
 const DefaultGrowClass = segment.MaxUnitTokens
 

@@ -4,7 +4,7 @@ package retrieve
 // --order-loss groups` on the training sample (3,167 states of 58
 // repositories in none of the benchmark splits, each state twice: its
 // issue the fix commit's message, and that message with the test the fix
-// adds; docs/bench.md): a linear model and 100 regression trees of depth
+// adds; docs/measurements.md): a linear model and 100 regression trees of depth
 // 3 boosted on it, both on the loss over each state's required groups
 // (FitOrderGroupsTrees). It is the default (Options.Order).
 var LearnedOrder = &OrderModel{Bias: 0, Weights: []float64{

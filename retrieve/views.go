@@ -26,7 +26,7 @@ const (
 const (
 	// ViewDepth is how many units each view ranks. Deeper views lift the
 	// fused pool's recall but, measured on the training split, not the
-	// answers (docs/bench.md, the learned order).
+	// answers (docs/measurements.md, the learned order).
 	ViewDepth = 200
 	// DefaultCandidates is how many fused candidates Candidates returns
 	// when the caller gives no limit.

@@ -599,7 +599,7 @@ func orderModel(name string) (*retrieve.OrderModel, error) {
 }
 
 // orderHelp is the --order flag's help.
-const orderHelp = "candidate order: learned, fused or an order model's file (FILE.json, from mss bench tune --fit-order --order-out) (default learned; fused when the embedding view is on; docs/bench.md, the learned order)"
+const orderHelp = "candidate order: learned, fused or an order model's file (FILE.json, from mss bench tune --fit-order --order-out) (default learned; fused when the embedding view is on; docs/measurements.md, the learned order)"
 
 // repoCounts keeps the term counts of the repositories opened last, one
 // for each worker, so that a repository's next commit counts only the
