@@ -684,3 +684,29 @@ func TestPathsLike(t *testing.T) {
 		t.Errorf("PathsLike() = %q, %v", got, err)
 	}
 }
+
+// TestSubdirectoryOfWorkTree: a directory inside a work tree is indexed
+// alone, by paths relative to it, into its own .mss; a commit of it is
+// refused, since a commit's tree is the whole work tree's.
+func TestSubdirectoryOfWorkTree(t *testing.T) {
+	dir := t.TempDir()
+	gittest.WriteTree(t, dir, map[string]string{"app/pkg/a.py": "def a():\n    return 1\n", "lib/b.py": "def b():\n    return 2\n", "top.py": "x = 1\n"})
+	gittest.Run(t, dir, "init", "-q")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "first")
+	gittest.WriteTree(t, dir, map[string]string{"app/new.py": "def n():\n    return 3\n"}) // untracked, listed
+	sum := build(t, Options{Repo: filepath.Join(dir, "app")})
+	if want := filepath.Join(dir, "app", ".mss", "index.db"); sum.DB != want {
+		t.Errorf("index at %s, want %s", sum.DB, want)
+	}
+	if got := distinctPaths(mustUnits(t, sum.DB)); !cmp.Equal(got, []string{"new.py", "pkg/a.py"}) {
+		t.Errorf("indexed %v, want new.py and pkg/a.py", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".mss")); err == nil {
+		t.Error(".mss written at the work tree's top")
+	}
+	_, err := Build(context.Background(), Options{Repo: filepath.Join(dir, "app"), Rev: "HEAD", DB: filepath.Join(t.TempDir(), "r.db")})
+	if err == nil || !strings.Contains(err.Error(), "directory app of a work tree") {
+		t.Errorf("--rev of a subdirectory: %v", err)
+	}
+}

@@ -76,17 +76,20 @@ func openSource(ctx context.Context, repo, rev string) (*source, error) {
 		return nil, fmt.Errorf("repository %q: %w", repo, ErrNotRepository)
 	}
 	s := &source{}
-	// A work tree, or a git directory?
-	if out, err := git(ctx, "", "-C", abs, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir"); err == nil {
-		f := strings.Fields(string(out))
-		if len(f) == 2 {
+	// A work tree, or a git directory? A directory inside a work tree
+	// is the repository named: its files are listed (git lists those
+	// under the directory it runs in, by paths relative to it), read and
+	// indexed there, and nothing outside it is.
+	if out, err := git(ctx, "", "-C", abs, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix"); err == nil {
+		f := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if len(f) >= 2 {
 			s.gitDir = f[1]
 			if f[0] == "true" {
-				top, err := git(ctx, "", "-C", abs, "rev-parse", "--show-toplevel")
-				if err != nil {
-					return nil, fmt.Errorf("repository %q: %w", repo, err)
-				}
-				s.root = strings.TrimSpace(string(top))
+				s.root = abs
+			}
+			// A commit's tree is the whole work tree's.
+			if len(f) == 3 && f[2] != "" && rev != "" {
+				return nil, fmt.Errorf("repository %q: --rev %s indexes a commit's whole tree, and this is the directory %s of a work tree: name the work tree's top directory or its git directory", repo, rev, strings.TrimSuffix(f[2], "/"))
 			}
 		}
 	}

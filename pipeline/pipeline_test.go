@@ -369,3 +369,68 @@ func querySteps(ans *Answer) []string {
 	}
 	return out
 }
+
+// TestSubdirectoryOfWorkTree: a repository named as a subdirectory of a
+// git work tree is that directory: its files alone are indexed, by paths
+// relative to it, into its own .mss, and every answer is read and
+// verified there; the history view reads the work tree's commits by the
+// same paths.
+func TestSubdirectoryOfWorkTree(t *testing.T) {
+	top := t.TempDir()
+	gittest.Run(t, top, "init", "-q")
+	gittest.WriteTree(t, top, map[string]string{
+		".github/ISSUE_TEMPLATE/bug.md": "---\nname: Bug\n---\n### Steps\n",
+		"app/pkg/parse.py":              "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
+		"app/pkg/fold.py":               "def fold_header(line):\n    return line.strip()\n",
+		"lib/parse.py":                  "def parse_header(line):\n    return line\n",
+	})
+	gittest.Run(t, top, "add", "-A")
+	gittest.Run(t, top, "commit", "-q", "-m", "first")
+	gittest.WriteTree(t, top, map[string]string{
+		"app/pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key, value\n",
+		"app/pkg/fold.py":  "def fold_header(line):\n    return line.strip().lower()\n",
+	})
+	gittest.Run(t, top, "commit", "-q", "-a", "-m", "headers: split once, fold case")
+	app := filepath.Join(top, "app")
+	p, err := Open(context.Background(), Options{Repo: app, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := os.Stat(filepath.Join(app, ".mss", "index.db")); err != nil {
+		t.Errorf("no index in the subdirectory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(top, ".mss")); err == nil {
+		t.Error("an index was written outside the subdirectory named")
+	}
+	st := &mss.State{Issue: "`parse_header` splits a value containing ':'",
+		ObservedSpans: []mss.Span{{Path: "pkg/parse.py", StartLine: 1, EndLine: 3}}}
+	ans, err := p.Recover(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Warnings) != 0 {
+		t.Errorf("warnings %q", ans.Warnings)
+	}
+	var paths []string
+	for _, u := range ans.Units {
+		paths = append(paths, u.Path)
+		if strings.HasPrefix(u.Path, "lib/") || strings.HasPrefix(u.Path, "app/") || strings.HasPrefix(u.Path, "..") {
+			t.Errorf("unit %s is not a path of the subdirectory's own", u.ID)
+		}
+	}
+	if strings.Join(paths, " ") != "pkg/fold.py" {
+		t.Errorf("units of %v, want the unread pkg/fold.py", paths)
+	}
+	q, err := p.Candidates(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := false
+	for _, c := range q.Candidates {
+		history = history || c.Unit.Path == "pkg/fold.py" && c.Signals["history"] > 0
+	}
+	if !history {
+		t.Errorf("the history view did not tie pkg/fold.py to the file read: %+v", q.Candidates)
+	}
+}

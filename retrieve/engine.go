@@ -23,6 +23,11 @@ type Options struct {
 	// Commit (the state's base commit) in the git directory GitDir.
 	GitDir string
 	Commit string
+	// GitPrefix is where the units' files lie in the commits' trees
+	// ("app/" for an index of the work tree's directory app; "": at the
+	// top): the history view reads a commit's files under it by the
+	// path below it, and leaves the others out.
+	GitPrefix string
 	// HistoryCommits bounds how many commits the history view reads
 	// (newest first); 0 means DefaultHistoryCommits.
 	HistoryCommits int
@@ -501,7 +506,7 @@ const (
 func (e *Engine) openHistory() {
 	opts := e.opts
 	if opts.GitDir != "" && opts.Commit != "" && !e.off[ViewHistory] {
-		h, err := loadHistory(opts.GitDir, opts.Commit, historyCommits(opts), e)
+		h, err := loadHistory(opts.GitDir, opts.Commit, opts.GitPrefix, historyCommits(opts), e)
 		if err != nil {
 			e.warn = append(e.warn, fmt.Sprintf("history view off: %v", err))
 		} else {

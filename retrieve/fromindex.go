@@ -90,8 +90,13 @@ func indexOptions(ix *index.Index, opts Options) Options {
 		opts.Commit = meta.Commit
 	}
 	if opts.GitDir == "" && opts.Commit != "" && meta.Repo != "" {
-		if out, err := exec.Command("git", "-C", meta.Repo, "rev-parse", "--absolute-git-dir").Output(); err == nil {
-			opts.GitDir = strings.TrimSpace(string(out))
+		// A work tree's directory lies at a prefix of its commits' trees.
+		if out, err := exec.Command("git", "-C", meta.Repo, "rev-parse", "--absolute-git-dir", "--show-prefix").Output(); err == nil {
+			lines := strings.Split(string(out), "\n")
+			opts.GitDir = strings.TrimSpace(lines[0])
+			if len(lines) > 1 && meta.Source != "commit" {
+				opts.GitPrefix = strings.TrimSpace(lines[1])
+			}
 		}
 	}
 	return opts

@@ -354,7 +354,7 @@ func historyCommits(opts Options) int {
 	return opts.HistoryCommits
 }
 
-func loadHistory(gitDir, commit string, n int, e *Engine) (*history, error) {
+func loadHistory(gitDir, commit, prefix string, n int, e *Engine) (*history, error) {
 	log, err := readHistory(gitDir, commit, n)
 	if err != nil {
 		return nil, err
@@ -365,7 +365,7 @@ func loadHistory(gitDir, commit string, n int, e *Engine) (*history, error) {
 		var keep []string
 		if len(fs) <= histMaxFiles {
 			for _, f := range fs {
-				if e.hasPath(f) {
+				if f, ok := strings.CutPrefix(f, prefix); ok && e.hasPath(f) {
 					keep = append(keep, f)
 				}
 			}

@@ -168,7 +168,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&repo, "repo", "", "repository to index and search (a work tree or a plain directory)")
+	f.StringVar(&repo, "repo", "", "repository to index and search (a work tree, a directory inside one, or a plain directory)")
 	f.StringVar(&db, "db", "", "existing index file to search (instead of --repo)")
 	f.StringVar(&statePath, "state", "", `state card JSON file, "-" for standard input`)
 	f.StringVar(&issue, "issue", "", "without --state: the issue's text, the card's issue field")
