@@ -95,7 +95,7 @@ func indexOptions(ix *index.Index, opts Options) Options {
 			lines := strings.Split(string(out), "\n")
 			opts.GitDir = strings.TrimSpace(lines[0])
 			if len(lines) > 1 && meta.Source != "commit" {
-				opts.GitPrefix = strings.TrimSpace(lines[1])
+				opts.GitPrefix = lines[1] // as git gives it: a name may end in a space
 			}
 		}
 	}
