@@ -244,8 +244,10 @@ func gitLog(gitDir string, args []string, stdin string) ([]string, map[string]co
 		}
 		hash, msg, _ := strings.Cut(head, "\n")
 		var fs []string
+		// One name a line, as git prints it: a name may start or end
+		// with a space.
 		for _, f := range strings.Split(files, "\n") {
-			if f = strings.TrimSpace(f); f != "" {
+			if f != "" {
 				fs = append(fs, gitpath.Unquote(f))
 			}
 		}

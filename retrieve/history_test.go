@@ -197,12 +197,13 @@ func TestGitHistoryFromKeptCommits(t *testing.T) {
 }
 
 // TestGitHistoryPaths: the log gives a path as it is in the tree, though
-// git quotes it (bytes past ASCII, a quote, a backslash), whether the
-// log is read whole or from the commits kept.
+// git quotes it (bytes past ASCII, a quote, a backslash) and though it
+// starts or ends with a space, whether the log is read whole or from the
+// commits kept.
 func TestGitHistoryPaths(t *testing.T) {
 	repo := t.TempDir()
 	gittest.Run(t, repo, "init", "-q", "-b", "main")
-	names := []string{"plain.py", "dir/é.py", `q"uote.py`, `back\slash.py`}
+	names := []string{"plain.py", "dir/é.py", `q"uote.py`, `back\slash.py`, " lead/a.py", "trail.py "}
 	files := map[string]string{}
 	for _, n := range names {
 		files[n] = "x = 1\n"
@@ -216,7 +217,7 @@ func TestGitHistoryPaths(t *testing.T) {
 	head := gittest.Run(t, repo, "rev-parse", "HEAD")
 	gitDir := filepath.Join(repo, ".git")
 
-	want := [][]string{{"dir/é.py"}, {`back\slash.py`, "dir/é.py", "plain.py", `q"uote.py`}}
+	want := [][]string{{"dir/é.py"}, {" lead/a.py", `back\slash.py`, "dir/é.py", "plain.py", `q"uote.py`, "trail.py "}}
 	commitFacts.clear()
 	if _, err := gitHistory(gitDir, first, DefaultHistoryCommits); err != nil {
 		t.Fatal(err)
