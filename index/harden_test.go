@@ -561,3 +561,40 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestUsersMssDirectory: a .mss directory mss did not make, holding a
+// file of the user's named index.db, is not mss's: the file is refused,
+// not rebuilt over as a damaged index, and no marker is written into the
+// directory to make it mss's on a later run. An empty .mss is taken as
+// mss's own.
+func TestUsersMssDirectory(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	mssDir := filepath.Join(dir, ".mss")
+	if err := os.Mkdir(mssDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(mssDir, "index.db")
+	if err := os.WriteFile(notes, []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := Build(context.Background(), Options{Repo: dir}); !errors.Is(err, ErrNotIndex) {
+			t.Errorf("Build over the user's .mss/index.db: %v, want ErrNotIndex", err)
+		}
+	}
+	if got, _ := os.ReadFile(notes); string(got) != "my notes\n" {
+		t.Errorf("the user's index.db now %.40q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(mssDir, ".gitignore")); err == nil {
+		t.Error("a marker was written into the user's .mss")
+	}
+	// An empty .mss is mss's to use.
+	os.Remove(notes)
+	sum := build(t, Options{Repo: dir})
+	if sum.Units == 0 {
+		t.Errorf("nothing indexed into an empty .mss: %+v", sum)
+	}
+	if b, err := os.ReadFile(filepath.Join(mssDir, ".gitignore")); err != nil || !strings.HasPrefix(string(b), mssDirMarker) {
+		t.Errorf("an empty .mss was not marked as mss's: %q, %v", b, err)
+	}
+}

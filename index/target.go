@@ -45,11 +45,14 @@ const DefaultLockWait = 2 * time.Minute
 func defaultIndexPath(root string) (string, bool, error) {
 	dir := filepath.Join(root, ".mss")
 	st, err := os.Lstat(dir)
+	made := false
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		err := os.Mkdir(dir, 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return "", false, fmt.Errorf("index: %w", err)
 		}
+		made = err == nil
 		if st, err = os.Lstat(dir); err != nil {
 			return "", false, fmt.Errorf("index: %w", err)
 		}
@@ -63,14 +66,27 @@ func defaultIndexPath(root string) (string, bool, error) {
 		return "", false, fmt.Errorf("index: %s is not a directory: refusing to write the index (name the index file with --db)", dir)
 	}
 	// Keep the index out of git status; never overwrite a user's file.
+	// The marker says mss made the directory, so it goes only into one
+	// mss made, or one with nothing in it: a .mss of the user's, with
+	// files of theirs, is never taken for mss's, and a file there that
+	// is no index is never rebuilt over.
 	ignore := filepath.Join(dir, ".gitignore")
-	if f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644); err == nil {
-		_, werr := f.WriteString(mssDirMarker + "*\n")
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
+	if !made {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return "", false, fmt.Errorf("index: %w", err)
 		}
-		if werr != nil {
-			return "", false, fmt.Errorf("index: %w", werr)
+		made = len(ents) == 0
+	}
+	if made {
+		if f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644); err == nil {
+			_, werr := f.WriteString(mssDirMarker + "*\n")
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return "", false, fmt.Errorf("index: %w", werr)
+			}
 		}
 	}
 	owned := false
