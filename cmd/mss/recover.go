@@ -215,6 +215,18 @@ func readStateCard(path string, stdin io.Reader) (*mss.State, error) {
 }
 
 func lastReason(tr []mss.TraceStep) string {
+	dropped := 0
+	for _, st := range tr {
+		if st.Stage == "verify" && st.UnitID != "" && strings.HasPrefix(st.Reason, "dropped") {
+			dropped++
+		}
+	}
+	if dropped > 0 {
+		if dropped == 1 {
+			return "the one unit chosen was left out when checked against its file (the warning above says why)"
+		}
+		return fmt.Sprintf("the %d units chosen were left out when checked against their files (the warnings above say why)", dropped)
+	}
 	for i := len(tr) - 1; i >= 0; i-- {
 		if tr[i].UnitID == "" {
 			return tr[i].Reason

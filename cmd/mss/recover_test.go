@@ -292,6 +292,30 @@ func TestRecoverWarnsLeftOut(t *testing.T) {
 	}
 }
 
+// TestRecoverAllLeftOut: when every unit chosen is left out at the
+// check against the files, "no units recovered" says so, not the last
+// step of the selection's trace.
+func TestRecoverAllLeftOut(t *testing.T) {
+	repo := recoverRepo(t)
+	state := `{"issue": "` + "`to_native` fails on str" + `"}`
+	if _, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-"); err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	if err := os.Remove(filepath.Join(repo, "pkg", "util.py")); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runRecover(t, state, "--db", filepath.Join(repo, ".mss", "index.db"), "--state", "-", "--max-units", "1")
+	if err != nil {
+		t.Fatalf("recover --db: %v\n%s", err, stderr)
+	}
+	if strings.Contains(out, "to_native") {
+		t.Errorf("the answer holds a unit whose file is gone:\n%s", out)
+	}
+	if want := "mss: no units recovered: the one unit chosen was left out when checked against its file"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}
+
 // A price setting recover cannot read is refused, as bench repo refuses it.
 func TestRecoverBadPrice(t *testing.T) {
 	repo := recoverRepo(t)
