@@ -227,6 +227,13 @@ func lastReason(tr []mss.TraceStep) string {
 		}
 		return fmt.Sprintf("the %d units chosen were left out when checked against their files (the warnings above say why)", dropped)
 	}
+	// Why the selection chose nothing ("no unread candidate fits the
+	// budget of 3 tokens"), before what it left uncovered.
+	for _, st := range tr {
+		if st.Stage == "select" && st.UnitID == "" && strings.HasPrefix(st.Reason, "no ") {
+			return st.Reason
+		}
+	}
 	for i := len(tr) - 1; i >= 0; i-- {
 		if tr[i].UnitID == "" {
 			return tr[i].Reason

@@ -293,8 +293,8 @@ func TestRecoverWarnsLeftOut(t *testing.T) {
 }
 
 // TestRecoverAllLeftOut: when every unit chosen is left out at the
-// check against the files, "no units recovered" says so, not the last
-// step of the selection's trace.
+// check against the files, or nothing fits the budget, "no units
+// recovered" says so, not the last step of the selection's trace.
 func TestRecoverAllLeftOut(t *testing.T) {
 	repo := recoverRepo(t)
 	state := `{"issue": "` + "`to_native` fails on str" + `"}`
@@ -312,6 +312,14 @@ func TestRecoverAllLeftOut(t *testing.T) {
 		t.Errorf("the answer holds a unit whose file is gone:\n%s", out)
 	}
 	if want := "mss: no units recovered: the one unit chosen was left out when checked against its file"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	// A budget nothing fits: that is the reason, not what stayed uncovered.
+	_, stderr, err = runRecover(t, `{"issue": "`+"`parse_header` fails"+`"}`, "--repo", repo, "--state", "-", "--budget", "3")
+	if err != nil {
+		t.Fatalf("recover --budget 3: %v\n%s", err, stderr)
+	}
+	if want := "mss: no units recovered: no unread candidate fits the budget of 3 tokens\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 }
