@@ -416,6 +416,13 @@ func (s *State) Validate() error {
 			return &StateError{Field: l.name, Msg: fmt.Sprintf("%d bytes in all, limit %d", total, MaxTextBytes)}
 		}
 	}
+	for i, f := range s.OpenedFiles {
+		p, err := CleanPath(f)
+		if err != nil {
+			return &StateError{Field: fmt.Sprintf("opened_files[%d]", i), Msg: err.Error()}
+		}
+		s.OpenedFiles[i] = p
+	}
 	if len(s.ObservedSpans) > MaxObservedSpans {
 		return &StateError{Field: "observed_spans", Msg: fmt.Sprintf("%d spans, limit %d", len(s.ObservedSpans), MaxObservedSpans)}
 	}

@@ -31,6 +31,9 @@ func TestParseStateErrors(t *testing.T) {
 		{"no text", `{"state_id": "x"}`, "state s.json: no text to recover evidence for"},
 		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json:1: field observed_spans[0].path: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
 		{"span lines", `{"issue": "a", "observed_spans": [{"path": "x.go", "start_line": 5, "end_line": 2}]}`, `state s.json:1: field observed_spans[0]: (x.go) lines 5-2 are not a 1-based range`},
+		// An opened file is a repository's file, as a span's path is.
+		{"opened file", "{\"issue\": \"a\",\n \"opened_files\": [\"x.go\",\n  \"../x\"]}", `state s.json:3: field opened_files[1]: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
+		{"opened file absolute", `{"issue": "a", "opened_files": ["/testbed/x.go"]}`, `state s.json:1: field opened_files[0]: not a repository-relative path: "/testbed/x.go" is absolute`},
 		{"too long", big, "state s.json:1: field issue: 262145 bytes, limit 262144"},
 		// What Validate refuses is named by its line too, in a card
 		// written over several lines.
@@ -182,4 +185,16 @@ func FuzzParseState(f *testing.F) {
 			t.Errorf("card changed on a round trip:\n%s\n%s", enc, enc2)
 		}
 	})
+}
+
+// TestOpenedFilesCleaned: an opened file is read in its clean form, as a
+// span's path is.
+func TestOpenedFilesCleaned(t *testing.T) {
+	st, err := ParseState("s.json", []byte(`{"issue": "a", "opened_files": ["./pkg//a.py", "b.py"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(st.OpenedFiles, " "); got != "pkg/a.py b.py" {
+		t.Errorf("opened files %q, want pkg/a.py b.py", got)
+	}
 }

@@ -23,6 +23,10 @@ type Alignment struct {
 	Seen      int      `json:"seen_spans"`      // spans the prefix showed
 	Units     int      `json:"aligned_units"`   // distinct units they overlap
 	Unaligned []string `json:"unaligned_paths"` // paths with seen lines but no overlapping unit, sorted
+	// Outside are the opened files left out of the card: those that are
+	// no repository-relative path, even matched to an indexed one by
+	// their longest suffix (a library's file the agent read), sorted.
+	Outside []string `json:"opened_outside,omitempty"`
 }
 
 // State builds the state card after the first opts.Steps steps.
@@ -90,12 +94,42 @@ func (t *Trajectory) State(opts StateOptions) (*mss.State, *Alignment, error) {
 		seen = append(seen, s.Seen...)
 	}
 	al := &Alignment{Seen: len(seen)}
+	st.OpenedFiles, al.Outside = alignFiles(st.OpenedFiles, opts.Units)
 	if opts.Units == nil {
 		st.ObservedSpans = sortSpans(seen)
 		return &st, al, nil
 	}
 	st.ObservedSpans, al.Units, al.Unaligned = Align(seen, opts.Units)
 	return &st, al, nil
+}
+
+// alignFiles maps opened files to indexed paths as Align maps a span's
+// (with units; as given without), and leaves out, returning them apart,
+// those that are then no repository-relative path: a card names files
+// of the repository only.
+func alignFiles(files []string, units []mss.Unit) (in, outside []string) {
+	byPath := map[string][]mss.Unit{}
+	for _, u := range units {
+		byPath[u.Path] = nil
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		p := f
+		if units != nil {
+			p = resolve(f, byPath)
+		}
+		c, err := mss.CleanPath(p)
+		if err != nil {
+			outside = append(outside, f)
+			continue
+		}
+		if !seen[c] {
+			seen[c] = true
+			in = append(in, c)
+		}
+	}
+	sort.Strings(outside)
+	return in, outside
 }
 
 // Align replaces each seen span by the spans of the units it overlaps.

@@ -213,6 +213,22 @@ func TestAlignSuffixAndUnaligned(t *testing.T) {
 	}
 }
 
+// TestAlignOpenedFiles: opened files map to indexed paths by their
+// longest suffix, as spans do; one that is then no repository-relative
+// path (a library's file the agent read) is left out of the card and
+// named apart, and without an index only relative paths stay.
+func TestAlignOpenedFiles(t *testing.T) {
+	files := []string{"/testbed/widgets/header.py", "/usr/lib/python3/json/__init__.py", "./widgets//header.py", "docs/notes.txt"}
+	in, outside := alignFiles(files, fixtureUnits)
+	if !cmp.Equal(in, []string{"widgets/header.py", "docs/notes.txt"}) || !cmp.Equal(outside, []string{"/usr/lib/python3/json/__init__.py"}) {
+		t.Errorf("with units: in %v, outside %v", in, outside)
+	}
+	in, outside = alignFiles(files, nil)
+	if !cmp.Equal(in, []string{"widgets/header.py", "docs/notes.txt"}) || !cmp.Equal(outside, []string{"/testbed/widgets/header.py", "/usr/lib/python3/json/__init__.py"}) {
+		t.Errorf("without units: in %v, outside %v", in, outside)
+	}
+}
+
 func TestStepOutOfRange(t *testing.T) {
 	tr := parseFile(t, JSONL, "sample.jsonl", Options{})
 	if _, _, err := tr.State(StateOptions{Steps: 9}); err == nil {

@@ -86,6 +86,9 @@ stderr.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "; no unit for %v (kept as given)", al.Unaligned)
 				}
 			}
+			if len(al.Outside) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "; opened files outside the repository left out: %v", al.Outside)
+			}
 			fmt.Fprintln(cmd.ErrOrStderr())
 			return nil
 		},
