@@ -28,8 +28,8 @@ type RecoverArgs struct {
 	LatestTestOutput    string     `json:"latest_test_output,omitempty" jsonschema:"the last test run's output, trimmed"`
 	CurrentDiff         string     `json:"current_diff,omitempty" jsonschema:"the agent's uncommitted diff"`
 	SearchQueries       []string   `json:"search_queries,omitempty" jsonschema:"searches the agent already ran"`
-	OpenedFiles         []string   `json:"opened_files,omitempty" jsonschema:"files the agent opened"`
-	ObservedSpans       []mss.Span `json:"observed_spans,omitempty" jsonschema:"source lines already read"`
+	OpenedFiles         []string   `json:"opened_files,omitempty" jsonschema:"files the agent opened, as repository-relative paths"`
+	ObservedSpans       []mss.Span `json:"observed_spans,omitempty" jsonschema:"source lines already read (paths repository-relative)"`
 	ObservedEvidenceIDs []string   `json:"observed_evidence_ids,omitempty" jsonschema:"unit ids already read"`
 	StateID             string     `json:"state_id,omitempty"`
 	ItemID              string     `json:"item_id,omitempty"`
