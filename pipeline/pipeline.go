@@ -396,6 +396,13 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 		q.Candidates, q.Mentions = retrieve.PoolRank(st, q.Observed, p.pool)
 		return q, nil
 	}
+	seenID := map[string]bool{}
+	for _, id := range st.ObservedEvidenceIDs {
+		if !seenID[id] && !p.eng.HasUnit(id) {
+			q.Warnings = append(q.Warnings, fmt.Sprintf("observed evidence id %q is no unit of the index; it excludes nothing", id))
+		}
+		seenID[id] = true
+	}
 	for _, path := range q.Observed.Paths() {
 		if !p.known[path] {
 			q.Warnings = append(q.Warnings, fmt.Sprintf("observed path %s is not in the index; its spans exclude nothing", path))

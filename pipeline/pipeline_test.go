@@ -434,3 +434,32 @@ func TestSubdirectoryOfWorkTree(t *testing.T) {
 		t.Errorf("the history view did not tie pkg/fold.py to the file read: %+v", q.Candidates)
 	}
 }
+
+// TestWarnsUnknownEvidenceID: an observed evidence id that is no unit of
+// the index excludes nothing, and the answer says so, as it does for a
+// path the index lacks; a known id excludes its unit, unwarned.
+func TestWarnsUnknownEvidenceID(t *testing.T) {
+	p, _ := openTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n",
+	})
+	ctx := context.Background()
+	st := &mss.State{Issue: "`parse_header` fails on values containing ':'"}
+	q, err := p.Candidates(ctx, st, DefaultLimits())
+	if err != nil || len(q.Candidates) == 0 {
+		t.Fatalf("candidates: %v, %d", err, len(q.Candidates))
+	}
+	known := q.Candidates[0].Unit.ID
+	st.ObservedEvidenceIDs = []string{known, "0123456789abcdef", "0123456789abcdef"}
+	ans, err := p.Recover(ctx, st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `observed evidence id "0123456789abcdef" is no unit of the index; it excludes nothing`; len(ans.Warnings) != 1 || ans.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", ans.Warnings, want)
+	}
+	for _, u := range ans.Units {
+		if u.ID == known {
+			t.Errorf("the unit of the known id %s was delivered", known)
+		}
+	}
+}

@@ -136,6 +136,12 @@ func (e *Engine) basePaths(base string) []string {
 	return e.baseName[base]
 }
 
+// HasUnit reports whether the engine holds a unit of this id.
+func (e *Engine) HasUnit(id string) bool {
+	_, ok := e.idIndex(id)
+	return ok
+}
+
 // idIndex finds a unit by id.
 func (e *Engine) idIndex(id string) (int, bool) {
 	if e.x != nil {
