@@ -399,7 +399,7 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	seenID := map[string]bool{}
 	for _, id := range st.ObservedEvidenceIDs {
 		if !seenID[id] && !p.eng.HasUnit(id) {
-			q.Warnings = append(q.Warnings, fmt.Sprintf("observed evidence id %q is no unit of the index; it excludes nothing", id))
+			q.Warnings = append(q.Warnings, fmt.Sprintf("observed evidence id %q is no unit of the index (a grown unit's, or one from before an edit); it excludes nothing: send its lines in observed_spans", id))
 		}
 		seenID[id] = true
 	}

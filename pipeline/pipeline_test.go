@@ -454,7 +454,7 @@ func TestWarnsUnknownEvidenceID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `observed evidence id "0123456789abcdef" is no unit of the index; it excludes nothing`; len(ans.Warnings) != 1 || ans.Warnings[0] != want {
+	if want := `observed evidence id "0123456789abcdef" is no unit of the index (a grown unit's, or one from before an edit); it excludes nothing: send its lines in observed_spans`; len(ans.Warnings) != 1 || ans.Warnings[0] != want {
 		t.Errorf("warnings %q, want [%q]", ans.Warnings, want)
 	}
 	for _, u := range ans.Units {

@@ -30,7 +30,7 @@ type RecoverArgs struct {
 	SearchQueries       []string   `json:"search_queries,omitempty" jsonschema:"searches the agent already ran"`
 	OpenedFiles         []string   `json:"opened_files,omitempty" jsonschema:"files the agent opened, as repository-relative paths"`
 	ObservedSpans       []mss.Span `json:"observed_spans,omitempty" jsonschema:"source lines already read (paths repository-relative)"`
-	ObservedEvidenceIDs []string   `json:"observed_evidence_ids,omitempty" jsonschema:"unit ids already read"`
+	ObservedEvidenceIDs []string   `json:"observed_evidence_ids,omitempty" jsonschema:"ids of index units already read (a grown unit's id names none: send its lines in observed_spans)"`
 	StateID             string     `json:"state_id,omitempty"`
 	ItemID              string     `json:"item_id,omitempty"`
 	InstanceID          string     `json:"instance_id,omitempty"`
