@@ -94,12 +94,16 @@ func (t *Trajectory) State(opts StateOptions) (*mss.State, *Alignment, error) {
 		seen = append(seen, s.Seen...)
 	}
 	al := &Alignment{Seen: len(seen)}
-	st.OpenedFiles, al.Outside = alignFiles(st.OpenedFiles, opts.Units)
-	if opts.Units == nil {
+	var byPath map[string][]mss.Unit // nil: no index to align against
+	if opts.Units != nil {
+		byPath = unitsByPath(opts.Units)
+	}
+	st.OpenedFiles, al.Outside = alignFiles(st.OpenedFiles, byPath)
+	if byPath == nil {
 		st.ObservedSpans = sortSpans(seen)
 		return &st, al, nil
 	}
-	st.ObservedSpans, al.Units, al.Unaligned = Align(seen, opts.Units)
+	st.ObservedSpans, al.Units, al.Unaligned = align(seen, byPath)
 	return &st, al, nil
 }
 
@@ -107,15 +111,11 @@ func (t *Trajectory) State(opts StateOptions) (*mss.State, *Alignment, error) {
 // (with units; as given without), and leaves out, returning them apart,
 // those that are then no repository-relative path: a card names files
 // of the repository only.
-func alignFiles(files []string, units []mss.Unit) (in, outside []string) {
-	byPath := map[string][]mss.Unit{}
-	for _, u := range units {
-		byPath[u.Path] = nil
-	}
+func alignFiles(files []string, byPath map[string][]mss.Unit) (in, outside []string) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		p := f
-		if units != nil {
+		if byPath != nil {
 			p = resolve(f, byPath)
 		}
 		c, err := mss.CleanPath(p)
@@ -138,6 +138,11 @@ func alignFiles(files []string, units []mss.Unit) (in, outside []string) {
 // such as /testbed/). Spans that overlap no unit are kept as given and
 // their paths reported. The result is sorted and free of duplicates.
 func Align(seen []mss.Span, units []mss.Unit) (spans []mss.Span, aligned int, unaligned []string) {
+	return align(seen, unitsByPath(units))
+}
+
+// unitsByPath files units by path, each file's in line order.
+func unitsByPath(units []mss.Unit) map[string][]mss.Unit {
 	byPath := map[string][]mss.Unit{}
 	for _, u := range units {
 		byPath[u.Path] = append(byPath[u.Path], u)
@@ -146,6 +151,11 @@ func Align(seen []mss.Span, units []mss.Unit) (spans []mss.Span, aligned int, un
 		us := byPath[p]
 		sort.Slice(us, func(i, j int) bool { return us[i].StartLine < us[j].StartLine })
 	}
+	return byPath
+}
+
+// align is Align over units filed by path (unitsByPath).
+func align(seen []mss.Span, byPath map[string][]mss.Unit) (spans []mss.Span, aligned int, unaligned []string) {
 	hit := map[string]bool{}
 	miss := map[string]bool{}
 	for _, s := range seen {

@@ -219,7 +219,7 @@ func TestAlignSuffixAndUnaligned(t *testing.T) {
 // named apart, and without an index only relative paths stay.
 func TestAlignOpenedFiles(t *testing.T) {
 	files := []string{"/testbed/widgets/header.py", "/usr/lib/python3/json/__init__.py", "./widgets//header.py", "docs/notes.txt"}
-	in, outside := alignFiles(files, fixtureUnits)
+	in, outside := alignFiles(files, unitsByPath(fixtureUnits))
 	if !cmp.Equal(in, []string{"widgets/header.py", "docs/notes.txt"}) || !cmp.Equal(outside, []string{"/usr/lib/python3/json/__init__.py"}) {
 		t.Errorf("with units: in %v, outside %v", in, outside)
 	}

@@ -111,7 +111,8 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
-			for _, w := range ans.Warnings[len(q.Warnings):] { // what checking the units against the files found
+			leftOut := ans.Warnings[len(q.Warnings):] // what checking the units against the files found
+			for _, w := range leftOut {
 				fmt.Fprintln(cmd.ErrOrStderr(), "mss: warning:", w)
 			}
 			res, cands := &ans.Result, ans.Candidates
@@ -124,7 +125,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 				return writeRecoverJSON(out, res)
 			}
 			if len(res.Units) == 0 {
-				fmt.Fprintln(cmd.ErrOrStderr(), "mss: no units recovered:", lastReason(res.Trace))
+				fmt.Fprintln(cmd.ErrOrStderr(), "mss: no units recovered:", noUnitsReason(res.Trace, len(leftOut)))
 			}
 			if res.Fallback != nil {
 				fmt.Fprintln(out, fallbackHeader(res))
@@ -214,18 +215,15 @@ func readStateCard(path string, stdin io.Reader) (*mss.State, error) {
 	return mss.DecodeState(path, f)
 }
 
-func lastReason(tr []mss.TraceStep) string {
-	dropped := 0
-	for _, st := range tr {
-		if st.Stage == "verify" && st.UnitID != "" && strings.HasPrefix(st.Reason, "dropped") {
-			dropped++
-		}
-	}
-	if dropped > 0 {
-		if dropped == 1 {
-			return "the one unit chosen was left out when checked against its file (the warning above says why)"
-		}
-		return fmt.Sprintf("the %d units chosen were left out when checked against their files (the warnings above say why)", dropped)
+// noUnitsReason says why an answer holds no unit: the chosen units the
+// check against the files left out (leftOut of them, each warned of), or
+// else what the trace says.
+func noUnitsReason(tr []mss.TraceStep, leftOut int) string {
+	switch {
+	case leftOut == 1:
+		return "the one unit chosen was left out when checked against its file (the warning above says why)"
+	case leftOut > 1:
+		return fmt.Sprintf("the %d units chosen were left out when checked against their files (the warnings above say why)", leftOut)
 	}
 	// Why the selection chose nothing ("no unread candidate fits the
 	// budget of 3 tokens"), before what it left uncovered.
