@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
@@ -254,12 +255,26 @@ type recoverUnit struct {
 	// to, from line ContextLine (mss.Unit.Context).
 	Context     string `json:"context,omitempty"`
 	ContextLine int    `json:"context_line,omitempty"`
+
+	// ContentBytes (ContextBytes) is the exact Content (Context), set
+	// when it is not UTF-8 and content shows U+FFFD for the other bytes.
+	ContentBytes []byte `json:"content_bytes,omitempty"`
+	ContextBytes []byte `json:"context_bytes,omitempty"`
+}
+
+// exactBytes is s as bytes when s is not UTF-8 (JSON text cannot carry
+// it), else nil.
+func exactBytes(s string) []byte {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	return []byte(s)
 }
 
 func writeRecoverJSON(w io.Writer, res *mss.Result) error {
 	units := make([]recoverUnit, 0, len(res.Units))
 	for _, u := range res.Units {
-		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content, u.Symbols, u.Context, u.ContextLine})
+		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content, u.Symbols, u.Context, u.ContextLine, exactBytes(u.Content), exactBytes(u.Context)})
 	}
 	trace := res.Trace
 	if trace == nil {

@@ -334,3 +334,31 @@ func TestRecoverBadPrice(t *testing.T) {
 		t.Errorf("recover --set price.m1=abc: %v, want a refusal", err)
 	}
 }
+
+// A Latin-1 file's unit reaches a JSON client byte for byte.
+func TestRecoverJSONBytesNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	src := "def greeting_text():\n    return \"caf\xe9 cr\xe8me\"\n"
+	gittest.WriteTree(t, dir, map[string]string{"pkg/greet.py": src})
+	state := "{\"issue\": \"`greeting_text` returns mangled accents\"}"
+	out, stderr, err := runRecover(t, state, "--repo", dir, "--db", "", "--state", "-", "--json")
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	var got struct {
+		Units []struct {
+			Path         string `json:"path"`
+			Content      string `json:"content"`
+			ContentBytes []byte `json:"content_bytes"`
+		} `json:"units"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(got.Units) != 1 || got.Units[0].Path != "pkg/greet.py" {
+		t.Fatalf("units = %+v, want pkg/greet.py", got.Units)
+	}
+	if u := got.Units[0]; string(u.ContentBytes) != src || !strings.Contains(u.Content, "caf\uFFFD") {
+		t.Errorf("content %q, content_bytes %q; want readable text and the file's bytes %q", u.Content, u.ContentBytes, src)
+	}
+}
