@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/jsonkey"
 	"github.com/missingcomplement/mss/render"
@@ -148,6 +150,33 @@ func checkArgs(req *mcp.CallToolRequest, v any) error {
 	return nil
 }
 
+// outputSchema is the output schema of a tool answering T: T's inferred
+// schema, where a unit may also hold content_bytes and context_bytes,
+// which mss.Unit's JSON adds for content that is not UTF-8 (an inferred
+// schema knows only the struct's fields, and the answer would fail it).
+// The types are fixed, so an error is a programming error, as it is to
+// mcp.AddTool.
+func outputSchema[T any]() *jsonschema.Schema {
+	unit, err := jsonschema.For[mss.Unit](nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range []string{"content_bytes", "context_bytes"} {
+		unit.Properties[name] = &jsonschema.Schema{
+			Type:            "string",
+			ContentEncoding: "base64",
+			Description:     "the exact bytes of " + strings.TrimSuffix(name, "_bytes") + ", set when they are not UTF-8",
+		}
+	}
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[mss.Unit](): unit},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 // NewMCPServer returns an MCP server exposing svc as four tools:
 // recover_evidence, mark_observed, search_code and index_status. Each
 // returns text (what the model reads) and the same answer as structured
@@ -159,8 +188,9 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		Instructions: "Call recover_evidence with your current state to get the few source units your next decision still lacks; report files you read yourself with mark_observed.",
 	})
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "recover_evidence",
-		Description: "Return the missing source evidence (4-8 intact functions/classes with path, lines, source) for your current state, excluding what you have already seen.",
+		Name:         "recover_evidence",
+		Description:  "Return the missing source evidence (4-8 intact functions/classes with path, lines, source) for your current state, excluding what you have already seen.",
+		OutputSchema: outputSchema[RecoverResponse](),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in RecoverArgs) (*mcp.CallToolResult, *RecoverResponse, error) {
 		if err := checkArgs(req, &in); err != nil {
 			return nil, nil, err
@@ -219,8 +249,9 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		return textResult(b.String()), &info, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "search_code",
-		Description: "Lexical/symbol search over the repository's units; returns path:lines symbol.",
+		Name:         "search_code",
+		Description:  "Lexical/symbol search over the repository's units; returns path:lines symbol.",
+		OutputSchema: outputSchema[SearchResponse](),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in SearchArgs) (*mcp.CallToolResult, *SearchResponse, error) {
 		defer reportProgress(ctx, svc, req)()
 		resp, err := svc.Search(ctx, in.Query, in.Limit)

@@ -265,3 +265,42 @@ func TestMCPRefusesRepeatedKeys(t *testing.T) {
 		}
 	}
 }
+
+// A unit from a file that is not UTF-8 passes the tools' output schemas and
+// carries the file's exact bytes in its structured content.
+func TestMCPUnitBytesNotUTF8(t *testing.T) {
+	svc, dir := newTestService(t, nil)
+	src := "def accent_label(s):\n    return s + \" caf\xe9\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "accents.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, svc)
+	for _, call := range []struct {
+		tool string
+		args any
+	}{
+		{"recover_evidence", map[string]any{"issue": "`accent_label` mangles the accent", "max_units": 1}},
+		{"search_code", map[string]any{"query": "accent_label"}},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", call.tool, err, res)
+		}
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Units []struct {
+				Path         string `json:"path"`
+				ContentBytes []byte `json:"content_bytes"`
+			} `json:"units"`
+		}
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatalf("%s: %v\n%s", call.tool, err, raw)
+		}
+		if len(got.Units) == 0 || got.Units[0].Path != "accents.py" || string(got.Units[0].ContentBytes) != src {
+			t.Errorf("%s: structured units %s, want accents.py with its bytes", call.tool, raw)
+		}
+	}
+}
