@@ -340,7 +340,14 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 	for r, ok := range covered {
 		if !ok {
-			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered within budget: " + reqs[r].ID})
+			why := fmt.Sprintf("no candidate covering it fits the %d tokens left", budget-spent)
+			switch {
+			case len(reqs[r].Covers) == 0:
+				why = "no candidate covers it"
+			case len(chosen) >= maxUnits:
+				why = fmt.Sprintf("the answer holds the most units allowed, %d", maxUnits)
+			}
+			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered: " + reqs[r].ID + ", " + why})
 		}
 	}
 	chosen, test := c.addTest(res, req.State, marked, chosen, spent, budget, maxUnits)

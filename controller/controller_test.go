@@ -464,3 +464,31 @@ func TestComplementReadsTheOrdersEstimate(t *testing.T) {
 		}
 	}
 }
+
+// The trace says why a requirement stayed uncovered: the answer was full,
+// or what covers it did not fit.
+func TestComplementSaysWhyUncovered(t *testing.T) {
+	st := &mss.State{Issue: "`parse_header` and `encode_request` both mishandle ':'"}
+	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := request(t, st, 0)
+	req.MaxUnits = 1
+	res, err := c.Select(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !traceHas(res.Trace, "uncovered: entity:") || !traceHas(res.Trace, "the answer holds the most units allowed, 1") {
+		t.Errorf("one unit for two named entities; trace lacks the full answer as the reason:\n%v", res.Trace)
+	}
+	// A budget only the first fits.
+	req = request(t, st, 0)
+	req.Budget = mss.TokenCost(fixture()[0].Content)
+	if res, err = c.Select(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !traceHas(res.Trace, "no candidate covering it fits the ") {
+		t.Errorf("budget for one unit; trace lacks the budget as the reason:\n%v", res.Trace)
+	}
+}
