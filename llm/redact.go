@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -98,11 +99,23 @@ func stripUserinfo(s string) string {
 	return u.String()
 }
 
+// secretWindow is how many characters of a secret in a row count as
+// leaking it: half of it, at least minSecret and at most 12 (an endpoint
+// echoing half a key leaks half a key). A masked echo such as
+// "sk-proj-****abcd" shows fewer and is kept.
+func secretWindow(secret string) int {
+	return min(max(len(secret)/2, minSecret), 12)
+}
+
 // Redactor scrubs a set of secrets from text: the API key, the userinfo
 // of the base URL, and the encodings an endpoint could echo them in (a
-// Basic Authorization header is base64 of "user:password").
+// Basic Authorization header is base64 of "user:password"). Past those
+// exact forms, a run of text that holds secretWindow characters in a row
+// of a secret, as written or once its percent-escapes and JSON \u
+// escapes are read, is scrubbed whole.
 type Redactor struct {
 	secrets []string // longest first, so a key's prefix never survives its key
+	plain   []string // the secrets as given, for the runs
 }
 
 // NewRedactor builds a redactor for key and the credentials of baseURL:
@@ -121,12 +134,19 @@ func NewRedactor(key, baseURL string) *Redactor {
 		add(base64.StdEncoding.EncodeToString([]byte(s)))
 		add(base64.RawURLEncoding.EncodeToString([]byte(s)))
 	}
-	addAll(key)
+	var plain []string
+	addPlain := func(s string) {
+		addAll(s)
+		if len(s) >= minSecret {
+			plain = append(plain, s)
+		}
+	}
+	addPlain(key)
 	if u, err := url.Parse(baseURL); err == nil {
 		for name, vals := range u.Query() {
 			if secretParam(name) {
 				for _, v := range vals {
-					addAll(v)
+					addPlain(v)
 				}
 			}
 		}
@@ -134,18 +154,19 @@ func NewRedactor(key, baseURL string) *Redactor {
 	if u, err := url.Parse(baseURL); err == nil && u.User != nil {
 		name := u.User.Username()
 		pass, _ := u.User.Password()
-		addAll(name)
-		addAll(pass)
+		addPlain(name)
+		addPlain(pass)
 		addAll(name + ":" + pass)
 		add(u.User.String())
 	}
+	sort.Strings(plain)
 	sort.Slice(cand, func(i, j int) bool {
 		if len(cand[i]) != len(cand[j]) {
 			return len(cand[i]) > len(cand[j])
 		}
 		return cand[i] < cand[j]
 	})
-	r := &Redactor{}
+	r := &Redactor{plain: plain}
 	for i, s := range cand {
 		if i == 0 || s != cand[i-1] {
 			r.secrets = append(r.secrets, s)
@@ -154,7 +175,8 @@ func NewRedactor(key, baseURL string) *Redactor {
 	return r
 }
 
-// Redact returns s with every secret replaced by [Redacted].
+// Redact returns s with every secret replaced by [Redacted], and every
+// part of a run of text that leaks one (see Redactor) too.
 func (r *Redactor) Redact(s string) string {
 	if r == nil {
 		return s
@@ -164,5 +186,124 @@ func (r *Redactor) Redact(s string) string {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
 	}
-	return s
+	if len(r.plain) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !runByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && runByte(s[j]) {
+			j++
+		}
+		for _, span := range r.leaks(s[i:j]) {
+			b.WriteString(s[last : i+span[0]])
+			b.WriteString(Redacted)
+			last = i + span[1]
+		}
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// runByte reports whether c can be part of a run of text that spells a
+// key: letters, digits, the punctuation keys and their encodings use, and
+// the escape characters % and \.
+func runByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("-_.~+/=%\\", c) >= 0
+}
+
+// leaks returns the parts of run, in order and apart, that spell a secret
+// whole or secretWindow of its characters in a row, as written or read
+// through its escapes: the secret's characters and the escapes that spell
+// them, nothing around them, so an escape next to a key stays whole.
+func (r *Redactor) leaks(run string) [][2]int {
+	text, at := unescape(run)
+	var covered []bool
+	mark := func(w string) {
+		for k := 0; ; {
+			n := strings.Index(text[k:], w)
+			if n < 0 {
+				return
+			}
+			if covered == nil {
+				covered = make([]bool, len(text))
+			}
+			for m := k + n; m < k+n+len(w); m++ {
+				covered[m] = true
+			}
+			k += n + 1
+		}
+	}
+	for _, p := range r.plain {
+		w := secretWindow(p)
+		for i := 0; i+w <= len(p); i++ {
+			mark(p[i : i+w])
+		}
+	}
+	var spans [][2]int
+	for k := 0; k < len(covered); k++ {
+		if !covered[k] {
+			continue
+		}
+		e := k
+		for e < len(covered) && covered[e] {
+			e++
+		}
+		spans = append(spans, [2]int{at[k], at[e]})
+		k = e
+	}
+	return spans
+}
+
+// unescape reads a run's percent-escapes (%2D) and JSON escapes (\u002d,
+// \/); anything else, a malformed escape included, is kept as written.
+// at[k] is where the byte k of the text read starts in s, and at[len]
+// is len(s).
+func unescape(s string) (string, []int) {
+	at := make([]int, 0, len(s)+1)
+	if !strings.ContainsAny(s, "%\\") {
+		for k := 0; k <= len(s); k++ {
+			at = append(at, k)
+		}
+		return s, at
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '%' && i+2 < len(s):
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				at = append(at, i)
+				i += 2
+				continue
+			}
+		case s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u':
+			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
+				n, _ := b.WriteRune(rune(v))
+				for range n {
+					at = append(at, i)
+				}
+				i += 5
+				continue
+			}
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '/':
+			b.WriteByte('/')
+			at = append(at, i)
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+		at = append(at, i)
+	}
+	return b.String(), append(at, len(s))
 }

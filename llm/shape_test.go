@@ -140,3 +140,30 @@ func TestRedactQueryCredential(t *testing.T) {
 		t.Errorf("Redact left the query credential: %s", got)
 	}
 }
+
+// An endpoint may echo a key escaped or in part; what spells enough of it
+// goes, what shows a few characters (a masked key) stays, and the escapes
+// around a key in a raw JSON reply stay whole.
+func TestRedactEchoes(t *testing.T) {
+	key := "sk-secret-abcdef123456"
+	r := NewRedactor(key, "https://h/v1")
+	for in, want := range map[string]string{
+		"url-enc sk%2Dsecret%2Dabcdef123456 end":   "url-enc [redacted] end",
+		`json "\u0073k-secret-abcdef123456" end`:   `json "[redacted]" end`,
+		"half sk-secret-abcd, tail abcdef123456.":  "half [redacted], tail [redacted].",
+		`{"m":"bad \"sk-secret-abcdef\"\nnext"}`:   `{"m":"bad \"[redacted]\"\nnext"}`,
+		`{"m":"a\nsk-secret-abcdef12"}`:            `{"m":"a\n[redacted]"}`,
+		"masked sk-secr**********3456 stays":       "masked sk-secr**********3456 stays",
+		"plain text with 50% of 100%2 and \\u00zz": "plain text with 50% of 100%2 and \\u00zz",
+	} {
+		if got := r.Redact(in); got != want {
+			t.Errorf("Redact(%s) = %s, want %s", in, got, want)
+		}
+	}
+	// A short key (a local server's placeholder) is matched by 8
+	// characters in a row.
+	r = NewRedactor("local-key-1", "")
+	if got := r.Redact("local-key-1 local-ke local-k"); got != "[redacted] [redacted] local-k" {
+		t.Errorf("short key: %s", got)
+	}
+}
