@@ -145,7 +145,7 @@ func (e *Engine) embeddingView(ctx context.Context, q *query) ([]hit, error) {
 			hs = append(hs, hit{i, float64(s)})
 		}
 	}
-	return sortHits(hs), nil
+	return e.sortHits(hs), nil
 }
 
 func normalize(v []float32) {

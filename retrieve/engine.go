@@ -790,15 +790,15 @@ func (e *Engine) resolveModule(qual string) map[string]float64 {
 	return out
 }
 
-// sortHits orders hits best first, ties by unit index, and keeps the
-// first ViewDepth. The order is total, so keeping the best ViewDepth on a
-// heap first gives what sorting them all would.
-func sortHits(hs []hit) []hit {
+// sortHits orders hits best first, ties by the units' order (orderKey),
+// and keeps the first ViewDepth. The order is total, so keeping the best
+// ViewDepth on a heap first gives what sorting them all would.
+func (e *Engine) sortHits(hs []hit) []hit {
 	better := func(a, b hit) bool {
 		if a.score != b.score {
 			return a.score > b.score
 		}
-		return a.idx < b.idx
+		return e.before(a.idx, b.idx)
 	}
 	if len(hs) > 2*ViewDepth {
 		top := worstFirst{hs: make([]hit, 0, ViewDepth), better: better}
@@ -836,12 +836,12 @@ func (w *worstFirst) Pop() any {
 }
 
 // mapHits turns a score map into sorted hits, dropping non-positive scores.
-func mapHits(m map[int]float64) []hit {
+func (e *Engine) mapHits(m map[int]float64) []hit {
 	hs := make([]hit, 0, len(m))
 	for i, s := range m {
 		if s > 0 && !math.IsNaN(s) {
 			hs = append(hs, hit{i, s})
 		}
 	}
-	return sortHits(hs)
+	return e.sortHits(hs)
 }

@@ -293,7 +293,7 @@ func TestSortHitsKeepsBest(t *testing.T) {
 		if len(want) > ViewDepth {
 			want = want[:ViewDepth]
 		}
-		got := sortHits(hs)
+		got := (&Engine{}).sortHits(hs)
 		if len(got) != len(want) {
 			t.Fatalf("n=%d: %d hits, want %d", n, len(got), len(want))
 		}

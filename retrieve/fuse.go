@@ -99,7 +99,7 @@ func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candida
 		if a.score != b.score {
 			return a.score > b.score
 		}
-		return idx[x] < idx[y]
+		return e.before(idx[x], idx[y])
 	})
 	if len(idx) > limit {
 		idx = idx[:limit]

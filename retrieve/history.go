@@ -458,5 +458,5 @@ func (e *Engine) historyView(q *query, views map[string][]hit) []hit {
 			score[i] = s * (0.1 + 0.9*l)
 		}
 	}
-	return mapHits(score)
+	return e.mapHits(score)
 }

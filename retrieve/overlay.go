@@ -27,6 +27,7 @@ package retrieve
 // the structures again in the background, then swaps in the stored engine.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,6 +71,9 @@ type overlay struct {
 	// direction.
 	remap map[int]int
 	adj   [2]map[int][]edgeTo
+	// key places each added unit among the live units as an engine built
+	// from them numbers them (Engine.before).
+	key []float64
 }
 
 // Overlay returns an engine over the units ix holds now that reads the
@@ -142,6 +146,7 @@ func Overlay(ctx context.Context, base *Engine, ix *index.Index, opts Options) (
 	}
 	x.tables()
 	x.edges(changed)
+	x.orderKeys()
 
 	e := &Engine{opts: indexOptions(ix, opts), m: m, x: x, src: ix}
 	e.off = offViews(e.opts)
@@ -158,6 +163,25 @@ func Overlay(ctx context.Context, base *Engine, ix *index.Index, opts Options) (
 	e.openHistory()
 	e.setEmbedder()
 	return e, nil
+}
+
+// before reports whether unit i comes before unit j in the order an engine
+// built from the units it holds numbers them (path, lines, id): their
+// indices, or for an overlay's added units, their place among the base's.
+// It breaks ties between equal scores, so an overlay ranks as that engine
+// does.
+func (e *Engine) before(i, j int) bool {
+	if e.x == nil {
+		return i < j
+	}
+	ki, kj := float64(i), float64(j)
+	if i >= e.x.n {
+		ki = e.x.key[i-e.x.n]
+	}
+	if j >= e.x.n {
+		kj = e.x.key[j-e.x.n]
+	}
+	return ki < kj
 }
 
 // Overlaid reports an engine made by Overlay.
@@ -192,6 +216,60 @@ func (x *overlay) tables() {
 		}
 	}
 	sort.Strings(x.paths)
+}
+
+// orderKeys places the added units where an engine built from the live
+// units would number them, ordered by path, lines and id: the units of the
+// changed files, in that order, between the last base unit before their
+// path and the first after it (their own old units, which are dead, or the
+// next path's). Ties between equal scores then break as they would there.
+func (x *overlay) orderKeys() {
+	m := x.base.m
+	x.key = make([]float64, len(x.units))
+	paths := make([]string, 0, len(x.byPath))
+	for p, idx := range x.byPath {
+		if len(idx) > 0 {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	// at: the base unit the added unit goes just before; it does not
+	// decrease along paths in order, so a gap's units are consecutive.
+	var at, order []int
+	for _, path := range paths {
+		first, n := m.span(path)
+		if n == 0 {
+			k := sort.Search(m.paths.Len(), func(k int) bool { return m.paths.Key(k) > path })
+			first = m.n
+			if k < m.paths.Len() {
+				first, _ = m.span(m.paths.Key(k))
+			}
+		}
+		us := slices.Clone(x.byPath[path])
+		slices.SortFunc(us, func(a, b int) int {
+			ua, ub := &x.units[a-x.n], &x.units[b-x.n]
+			if c := cmp.Compare(ua.StartLine, ub.StartLine); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(ua.EndLine, ub.EndLine); c != 0 {
+				return c
+			}
+			return strings.Compare(ua.ID, ub.ID)
+		})
+		for _, i := range us {
+			at, order = append(at, first), append(order, i)
+		}
+	}
+	for g := 0; g < len(order); {
+		h := g
+		for h < len(order) && at[h] == at[g] {
+			h++
+		}
+		for k := g; k < h; k++ {
+			x.key[order[k]-x.n] = float64(at[g]) - 1 + float64(k-g+1)/float64(h-g+1)
+		}
+		g = h
+	}
 }
 
 // edges gives each changed file's old units' edges to its units now of

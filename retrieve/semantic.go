@@ -583,5 +583,5 @@ func (e *Engine) semanticView(q *query) []hit {
 			hs = append(hs, hit{i, float64(s)})
 		}
 	}
-	return sortHits(hs)
+	return e.sortHits(hs)
 }

@@ -90,7 +90,7 @@ func (e *Engine) lexicalView(q *query) []hit {
 	for d, s := range q.lex.Scores(terms) {
 		hs = append(hs, hit{int(d), s})
 	}
-	q.lexHits = sortHits(hs)
+	q.lexHits = e.sortHits(hs)
 	return q.lexHits
 }
 
@@ -183,7 +183,7 @@ func (e *Engine) entityView(q *query) []hit {
 			}
 		}
 	}
-	return mapHits(score)
+	return e.mapHits(score)
 }
 
 // recencyView ranks the neighbours of what the agent read last: units of
@@ -220,7 +220,7 @@ func (e *Engine) recencyView(q *query) []hit {
 			}
 		}
 	}
-	return mapHits(score)
+	return e.mapHits(score)
 }
 
 // structuralView ranks units related to the anchors (observed units and
@@ -322,7 +322,7 @@ func (e *Engine) structuralView(q *query, entity []hit) []hit {
 	for _, a := range q.obsOrder {
 		delete(score, a)
 	}
-	return mapHits(score)
+	return e.mapHits(score)
 }
 
 // keepIf gives the units of list that keep accepts, in order: list itself
