@@ -119,11 +119,16 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	if !changed && (d == nil || have == d.Version) {
 		return nil
 	}
-	w.derivedChanged = true
 	base, err := metaValue(w.ctx, w.tx, "base")
 	if err != nil {
 		return err
 	}
+	if !changed && d != nil && w.deferDerive && !w.collect && have == "" && base == d.Version {
+		// Deferred already, and nothing changed since: the base stays
+		// what engines overlay, until something derives on purpose.
+		return nil
+	}
+	w.derivedChanged = true
 	if d != nil && w.deferDerive && !w.collect && changed && (have == d.Version || have == "" && base == d.Version) {
 		d = nil
 	}

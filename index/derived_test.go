@@ -144,6 +144,12 @@ func TestDerivedData(t *testing.T) {
 			t.Fatalf("build %d after the base: calls %d (before %d), derived %q, base %q, files %v", k, cd.calls, calls, m.Derived, m.Base, derivedFiles(db))
 		}
 	}
+	// Nor does a deferring build that finds nothing changed: the next
+	// answer overlays the base again rather than deriving everything.
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-2"), DeferDerive: true})
+	if m := openIndex(t, db).Meta(); cd.calls != calls || m.Derived != "" || m.Base != "test-2" || !cmp.Equal(derivedFiles(db), kept) {
+		t.Fatalf("a deferring build with nothing changed: calls %d (before %d), derived %q, base %q, files %v", cd.calls, calls, m.Derived, m.Base, derivedFiles(db))
+	}
 	// Deriving again drops the base and its file.
 	if err := Derive(t.Context(), db, cd.deriver("test-2")); err != nil {
 		t.Fatal(err)
