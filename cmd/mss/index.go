@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -97,14 +99,19 @@ work tree.`,
 	f.BoolVar(&opts.Rebuild, "rebuild", false, "write the index from scratch, even over a compatible one")
 	f.BoolVar(&opts.IntegrityCheck, "integrity-check", true, "check an existing index with SQLite's quick_check before updating it (rebuild it if damaged)")
 
-	var checkDB string
+	var checkDB, checkRepo string
 	var checkAll bool
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Verify an index: versions, counts, unit hashes and line tiling",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ix, err := index.Open(checkDB)
+			db, err := readIndexPath(checkDB, checkRepo)
+			if err != nil {
+				return err
+			}
+			checkDB = db
+			ix, err := index.Open(db)
 			if err != nil {
 				return err
 			}
@@ -124,11 +131,11 @@ work tree.`,
 			}
 			m := ix.Meta()
 			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s: format %d, feature %d, %d files (%d indexed, %d skipped), %d units, commit %s, retrieval structures %s\n",
-				displayPath(checkDB), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit), orNone(m.Derived))
+				displayPath(checkDB), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit), structuresOf(m))
 			return nil
 		},
 	}
-	check.Flags().StringVar(&checkDB, "db", ".mss/index.db", "index file")
+	readIndexFlags(check, &checkDB, &checkRepo)
 	check.Flags().BoolVar(&checkAll, "all", true, "hash every unit (false: a sample)")
 	cmd.AddCommand(check, newIndexLsCmd(), newIndexShowCmd())
 	return cmd
@@ -138,7 +145,7 @@ work tree.`,
 // unit counts, language and skip reason.
 func newIndexLsCmd() *cobra.Command {
 	var (
-		db          string
+		db, repo    string
 		skippedOnly bool
 		lang        string
 		asJSON      bool
@@ -150,6 +157,10 @@ func newIndexLsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if lang != "" && lang != "text" && !slices.Contains(segment.Languages(), lang) {
 				return fmt.Errorf("--lang %q: want one of %s, text", lang, strings.Join(segment.Languages(), ", "))
+			}
+			db, err := readIndexPath(db, repo)
+			if err != nil {
+				return err
 			}
 			ix, err := index.Open(db)
 			if err != nil {
@@ -199,8 +210,8 @@ func newIndexLsCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	readIndexFlags(cmd, &db, &repo)
 	f := cmd.Flags()
-	f.StringVar(&db, "db", ".mss/index.db", "index file")
 	f.BoolVar(&skippedOnly, "skipped", false, "only files without units, with the reason")
 	f.StringVar(&lang, "lang", "", "only files of this language (python, go, ..., text)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
@@ -210,15 +221,19 @@ func newIndexLsCmd() *cobra.Command {
 // newIndexShowCmd builds "mss index show PATH": one file's units.
 func newIndexShowCmd() *cobra.Command {
 	var (
-		db      string
-		asJSON  bool
-		content bool
+		db, repo string
+		asJSON   bool
+		content  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "show PATH",
 		Short: "List the units of one indexed file",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := readIndexPath(db, repo)
+			if err != nil {
+				return err
+			}
 			ix, err := index.Open(db)
 			if err != nil {
 				return err
@@ -268,11 +283,50 @@ func newIndexShowCmd() *cobra.Command {
 			return nil
 		},
 	}
+	readIndexFlags(cmd, &db, &repo)
 	f := cmd.Flags()
-	f.StringVar(&db, "db", ".mss/index.db", "index file")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&content, "content", false, "also print each unit's content")
 	return cmd
+}
+
+// structuresOf says which retrieval structures an index holds: its own,
+// or those of an earlier build, kept for answers to overlay with the files
+// changed since, until something derives them again.
+func structuresOf(m index.Meta) string {
+	if m.Derived == "" && m.Base != "" {
+		return fmt.Sprintf("%s of an earlier build of %d units, overlaid with the files changed since (mss index derives them again)", m.Base, m.BaseUnits)
+	}
+	return orNone(m.Derived)
+}
+
+// readIndexFlags adds --db and --repo to a command that reads an index.
+func readIndexFlags(cmd *cobra.Command, db, repo *string) {
+	cmd.Flags().StringVar(db, "db", "", "index file (default: <repo>/.mss/index.db, or .mss/index.db here without --repo)")
+	cmd.Flags().StringVar(repo, "repo", "", "work tree whose index to read, as mss index --repo made it (<repo>/.mss/index.db)")
+}
+
+// readIndexPath is the index file a reading command opens: --db as given,
+// else the default index of --repo, or of the current directory.
+func readIndexPath(db, repo string) (string, error) {
+	switch {
+	case db != "" && repo != "":
+		return "", errors.New("--db and --repo both given: name the index file or the work tree, not both")
+	case db != "":
+		return db, nil
+	}
+	dir := repo
+	if dir == "" {
+		dir = "."
+	}
+	p := filepath.Join(dir, ".mss", "index.db")
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		if repo == "" {
+			return "", fmt.Errorf("no index at %s: run this in the work tree, or name it with --repo DIR (or the index file with --db FILE); mss index --repo DIR makes one", p)
+		}
+		return "", fmt.Errorf("no index at %s: mss index --repo %s makes one (a git directory's index is where its --db put it)", displayPath(p), displayPath(repo))
+	}
+	return p, nil
 }
 
 func orDash(s string) string {

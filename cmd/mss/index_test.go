@@ -168,6 +168,25 @@ func TestIndexLsShow(t *testing.T) {
 	if _, err := runIndex(t, "show", "--db", db, "nope.py"); err == nil || !strings.Contains(err.Error(), "not in the index") {
 		t.Errorf("show of an unknown file: %v", err)
 	}
+
+	// --repo names the work tree as mss index --repo does.
+	for _, args := range [][]string{{"check"}, {"ls"}, {"show", "pkg/util.py"}} {
+		viaRepo, err := runIndex(t, append(args, "--repo", dir)...)
+		if err != nil {
+			t.Fatalf("%s --repo: %v", args[0], err)
+		}
+		viaDB, _ := runIndex(t, append(args, "--db", db)...)
+		if args[0] != "check" && viaRepo != viaDB {
+			t.Errorf("%s --repo printed\n%s\nand --db\n%s", args[0], viaRepo, viaDB)
+		}
+	}
+	if _, err := runIndex(t, "ls", "--repo", dir, "--db", db); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("ls with --repo and --db: %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := runIndex(t, "check", "--repo", empty); err == nil || !strings.Contains(err.Error(), "no index at") || !strings.Contains(err.Error(), "mss index --repo") {
+		t.Errorf("check --repo of a tree without an index: %v", err)
+	}
 }
 
 // TestIndexRefusesForeignDB: --db never overwrites a file mss did not write.
