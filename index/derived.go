@@ -41,6 +41,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -171,7 +172,7 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	} else if err := side.finish(blobs); err != nil {
 		return err
 	}
-	w.sidecar = sidecarPath(w.dbPath, id)
+	w.sidecar, w.side = sidecarPath(w.dbPath, id), side
 	return recordDerived(w.ctx, w.tx, d.Version, id)
 }
 
@@ -269,13 +270,17 @@ type scanPlus struct {
 
 func (s scanPlus) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.extra)...) }
 
-// runDeriver derives and writes the file beside dbPath; it returns its id.
-func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, error) {
+// runDeriver derives and writes the file beside dbPath; it returns its id,
+// and the file, whose lock the caller releases once it is recorded.
+func runDeriver(d *Deriver, in *DeriveInput, dbPath string) (string, *sidecarFile, error) {
 	id, side, blobs, err := deriveToSidecar(d, in, dbPath)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return id, side.finish(blobs)
+	if err := side.finish(blobs); err != nil {
+		return "", nil, err
+	}
+	return id, side, nil
 }
 
 // deriveToSidecar derives with d into a new derived file beside dbPath,
@@ -362,10 +367,11 @@ func Derive(ctx context.Context, dbPath string, d *Deriver) error {
 	if err != nil || done {
 		return err
 	}
-	id, err := runDeriver(d, in, dbPath)
+	id, file, err := runDeriver(d, in, dbPath)
 	if err != nil {
 		return err
 	}
+	defer file.release()
 	side := sidecarPath(dbPath, id)
 	recorded := false
 	defer func() {
@@ -439,6 +445,11 @@ type sidecarFile struct {
 	// write-back is reported once, to whichever sync meets it.
 	syncMu  sync.Mutex
 	syncErr error
+	// hold keeps an advisory lock on the file from its creation until it
+	// is recorded or given up (release), so that removeSidecars in another
+	// build neither takes it for a killed writer's leftover while it is
+	// written nor removes it, finished, before it is recorded.
+	hold *os.File
 }
 
 // createSidecar creates the new file of id (newSidecarID) beside dbPath.
@@ -452,7 +463,23 @@ func createSidecar(dbPath, id string) (*sidecarFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	return &sidecarFile{path: p, id: r, f: f, pos: sidecarHeadRoom, at: map[string][2]int{}}, nil
+	s := &sidecarFile{path: p, id: r, f: f, pos: sidecarHeadRoom, at: map[string][2]int{}}
+	if h, err := os.OpenFile(p, os.O_RDONLY|noFollow, 0); err == nil {
+		if ok, _ := tryLock(h); ok {
+			s.hold = h
+		} else {
+			h.Close()
+		}
+	}
+	return s, nil
+}
+
+// release drops the file's lock (hold): it is recorded, or removed.
+func (s *sidecarFile) release() {
+	if s != nil && s.hold != nil {
+		s.hold.Close()
+		s.hold = nil
+	}
 }
 
 // early writes the structure name at the file's end, and begins syncing
@@ -487,6 +514,7 @@ func (s *sidecarFile) abort() {
 	s.syncs.Wait()
 	s.f.Close()
 	os.Remove(s.path)
+	s.release()
 }
 
 // finish writes the structures not given early after those that were, in
@@ -586,8 +614,11 @@ func sidecarHead(id []byte, names []string, blobs map[string][]byte, offs map[st
 func align8(n int) int { return (n + 7) &^ 7 }
 
 // removeSidecars deletes the derived files of dbPath other than those
-// kept (paths; "" keeps none): files named like ours and starting with
-// our magic.
+// kept (paths; "" keeps none): files named like ours that start with our
+// magic, and, where files can be locked, files named like ours that are
+// unfinished (their head is not written yet: a writer was killed). A
+// file whose writer still holds it (sidecarFile.hold) is left alone,
+// finished or not: it is being written, or about to be recorded.
 func removeSidecars(dbPath string, keep ...string) {
 	matches, _ := filepath.Glob(dbPath + ".*.derived")
 	for _, m := range matches {
@@ -599,12 +630,18 @@ func removeSidecars(dbPath string, keep ...string) {
 		if err != nil {
 			continue
 		}
-		head := make([]byte, len(sidecarMagic))
-		_, err = io.ReadFull(f, head)
-		f.Close()
-		if err == nil && string(head) == sidecarMagic {
-			os.Remove(m)
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			head := make([]byte, len(sidecarMagic))
+			n, _ := io.ReadFull(f, head)
+			finished := n == len(head) && string(head) == sidecarMagic
+			unfinished := haveLocks && !bytes.ContainsFunc(head[:n], func(r rune) bool { return r != 0 })
+			if finished || unfinished {
+				if free, err := tryLock(f); err == nil && free {
+					os.Remove(m)
+				}
+			}
 		}
+		f.Close()
 	}
 }
 

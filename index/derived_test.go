@@ -517,3 +517,50 @@ func writeSidecar(dbPath, id string, blobs map[string][]byte) error {
 	}
 	return side.finish(blobs)
 }
+
+// TestDerivedLeftovers: a derived file a killed writer left unfinished
+// (its head never written) goes with the next build that derives; one
+// another writer still holds, unfinished or finished and not yet
+// recorded, stays.
+func TestDerivedLeftovers(t *testing.T) {
+	if !haveLocks {
+		t.Skip("no advisory locks here: unfinished files are left alone")
+	}
+	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	db := filepath.Join(t.TempDir(), "ix.db")
+	cd := &countDeriver{}
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+	name := func(c byte) string { return sidecarPath(db, strings.Repeat(string(c), 32)) }
+	killed, writing, recording := name('a'), name('b'), name('c')
+	os.WriteFile(killed, make([]byte, 4096), 0o644)
+	os.WriteFile(writing, make([]byte, 100), 0o644)
+	os.WriteFile(recording, []byte(sidecarMagic+"rest"), 0o644)
+	var held []*os.File
+	for _, p := range []string{writing, recording} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := tryLock(f); !ok || err != nil {
+			t.Fatalf("lock %s: %v %v", p, ok, err)
+		}
+		held = append(held, f)
+	}
+	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 2\n"), 0o644)
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	if exists(killed) || !exists(writing) || !exists(recording) {
+		t.Fatalf("after a build: killed writer's file there %v (want gone), held files there %v %v (want kept)", exists(killed), exists(writing), exists(recording))
+	}
+	for _, f := range held {
+		f.Close()
+	}
+	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 3\n"), 0o644)
+	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+	if exists(writing) || exists(recording) || len(derivedFiles(db)) != 1 {
+		t.Fatalf("once their writers let go: %v", derivedFiles(db))
+	}
+	if err := openIndex(t, db).Check(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -4,6 +4,9 @@ package index
 
 import "os"
 
+// haveLocks says tryLock takes a real lock.
+const haveLocks = false
+
 const noFollow = 0
 
 // tryLock: no advisory locks here; SQLite's own locking still serialises

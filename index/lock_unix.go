@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// haveLocks says tryLock takes a real lock.
+const haveLocks = true
+
 const noFollow = syscall.O_NOFOLLOW
 
 // tryLock takes an exclusive flock on f without blocking.

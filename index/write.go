@@ -327,6 +327,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 			w.sidecarWritten()
 			os.Remove(w.sidecar)
 		}
+		w.side.release()
 	}()
 
 	// Decide what to parse. For a work tree the bytes are read now to get
@@ -755,6 +756,9 @@ type writer struct {
 	// written in the background (sidecarWritten); sidecarErr keeps it.
 	sidecarDone <-chan error
 	sidecarErr  error
+	// side is the derived file this build wrote (sidecar), locked until
+	// the build is in place or given up.
+	side *sidecarFile
 	// derivedChanged says the derived data recorded was replaced or
 	// removed: files of other ids go once the build is in place.
 	derivedChanged bool
