@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/internal/report"
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ bootstrap interval. summary.json holds the same figures.
 
 The scoring is mss bench score's (score.py's rule); the flags --states,
 --labels, --mirror-root, --k and --budget mean what they mean there.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd.OutOrStdout(), cmd.ErrOrStderr(), &f)
 		},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/render"
@@ -121,7 +122,7 @@ repository track's rule: a unit costs ceil(bytes/4) of its lines at the
 base commit, the answer at k is the longest prefix of at most k units within
 the budget, and a group is covered when a unit on its path overlaps one of
 its changed line ranges. The output is score.py's, figure for figure.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, scores, err := f.scoreFiles(cmd.ErrOrStderr(), preds)
 			if err != nil {
@@ -177,7 +178,7 @@ compare them state by state: the mean difference (method minus baseline), a
 95% interval from a bootstrap that resamples whole repositories (states of
 one repository are not independent), and how many states the method wins,
 ties and loses; overall and per stratum (state type, one group or several).`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if draws < 1 {
 				return fmt.Errorf("--draws %d: want a positive number", draws)
@@ -288,7 +289,7 @@ file per method with the placeholder {method}.
 A rerun skips states already in --output (a torn last line left by a
 killed run is dropped, with a notice). With --labels the finished files
 are scored as score.py scores them.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			om, err := orderModel(order)
 			if err != nil {

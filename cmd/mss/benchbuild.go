@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss/internal/benchbuild"
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/render"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +31,7 @@ func newBenchBuildCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build --out DIR (--instances FILE... --mirror-root DIR | --from-history --repo GITDIR... [--issues FILE...])",
 		Short: "Make repository-track states and labels from SWE-bench-format instances or a repository's history",
-		Args:  cobra.NoArgs,
+		Args:  cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBenchBuild(cmd, f)
 		},

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
@@ -141,7 +142,7 @@ earlier value) on mean complete@5 (+0.1 x complete@8), with
 repository-level cross-validation: each fold leaves whole repositories out,
 is fitted on the others and measured on itself against the control at the
 same fusion. Then it fits on every state and prints the values.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/segment"
 	"github.com/schollz/progressbar/v3"
@@ -46,7 +47,7 @@ incrementally: only files whose git blob changed are parsed again.
 a git directory, bare or .git (indexed at --rev, default HEAD, without a
 checkout). The index goes to --db, by default <repo>/.mss/index.db for a
 work tree.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.MaxFileBytes < 1 {
 				return fmt.Errorf("--max-file-bytes %d: want a positive number of bytes", opts.MaxFileBytes)
@@ -104,7 +105,7 @@ work tree.`,
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Verify an index: versions, counts, unit hashes and line tiling",
-		Args:  cobra.NoArgs,
+		Args:  cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			db, err := readIndexPath(checkDB, checkRepo)
 			if err != nil {
@@ -153,7 +154,7 @@ func newIndexLsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List the files of an index: units, language, and why a file was skipped",
-		Args:  cobra.NoArgs,
+		Args:  cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if lang != "" && lang != "text" && !slices.Contains(segment.Languages(), lang) {
 				return fmt.Errorf("--lang %q: want one of %s, text", lang, strings.Join(segment.Languages(), ", "))

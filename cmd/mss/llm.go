@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/llm"
 	"github.com/missingcomplement/mss/semantic" // registers mss-complement, ssr, ...
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ shape that worked (token field, dropped fields), the refusals on the way,
 the latency, and whether the reply validates against the schema. Exits
 non-zero when a stage cannot produce a valid answer. A cache-only
 configuration is checked without calls (the cache directory must exist).`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := methodOptions()
 			if err != nil {

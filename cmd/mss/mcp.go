@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/server"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ stays usable).
 With --listen it serves the streamable HTTP transport at /mcp instead
 (loopback only unless --allow-remote; bearer token from --token-env).
 Logs go to stderr. See docs/serve.md.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/render"
 	"github.com/spf13/cobra"
@@ -53,7 +54,7 @@ the units, which is slower).
 
 Set MSS_EMBED_BASE_URL and MSS_EMBED_MODEL (and MSS_EMBED_API_KEY) to add
 an embedding view through an OpenAI-compatible endpoint.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if repo == "" && db == "" {
 				return errors.New("name the repository (--repo DIR) or an index (--db FILE)")

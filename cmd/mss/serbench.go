@@ -11,6 +11,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/internal/serbench"
 	"github.com/missingcomplement/mss/pipeline"
@@ -100,7 +101,7 @@ state/method pair twice; every method predicts every state (unless
 observed ids equal to the item's and no required id already observed.
 Every problem is printed as file:line: field: message; the exit status is
 non-zero if there is any.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in.predictions == "" && in.labels == "" {
 				return fmt.Errorf("nothing to validate: give --predictions and/or --labels")
@@ -163,7 +164,7 @@ returned (observed ids keep their slots; nothing is backfilled), distinct
 acceptable ids count toward minimum_required, an alternative minimal set
 completes a state, and group_ndcg divides by the certificate-aware ideal.
 Inputs are validated first; with --items, pool membership is checked too.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, labels, preds, err := in.load(cmd.ErrOrStderr())
 			if err != nil {
@@ -272,7 +273,7 @@ and the number of states won, tied and lost. Strata: all states; by number
 of required groups (1, 2, >=3); by state_type; by whether the state's
 observed evidence overlaps its pool (with/without). The same seed gives the
 same intervals.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opt.Draws < 1 {
 				return fmt.Errorf("--draws %d: want a positive number", opt.Draws)
@@ -347,7 +348,7 @@ come from the global --set key=value flags. Whether observed
 units may be returned is the method's policy (complement skips them; the
 bm25 and similarity baselines, like the release's, do not); with
 --skip-observed they are withheld from every method.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			items, err := serbench.LoadItems(itemsFile)
 			if err != nil {

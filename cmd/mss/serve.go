@@ -18,6 +18,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -213,7 +214,7 @@ Sessions: send the id from the Mss-Session-Id response header (or
 session_id) with later requests; what was delivered and what you report
 reading is then excluded. The tree is re-indexed incrementally when files
 change, so line numbers are always current. See docs/serve.md.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
@@ -254,7 +255,7 @@ running mss serve and print latency percentiles and throughput. States come
 from --states (JSONL of state cards, or a JSON array), used round-robin;
 observed spans in them are sent as is. With --sessions each client keeps
 one session, so later answers exclude what earlier ones delivered.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if clients < 1 || clients > 256 || requests < 1 || requests > 1_000_000 {
 				return errors.New("--clients must be 1..256 and --requests 1..1000000")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/trajectory"
 	"github.com/spf13/cobra"
@@ -41,7 +42,7 @@ at --rev; pass the trajectory's base commit) and --db names the index file
 (an existing one is opened when --repo is absent). Without either, the
 seen lines are printed as the trajectory gives them. A summary goes to
 stderr.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := os.Open(input)
 			if err != nil {

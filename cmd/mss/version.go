@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/missingcomplement/mss/internal/buildinfo"
+	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/spf13/cobra"
 )
 
@@ -19,7 +20,7 @@ its time and whether the work tree had uncommitted changes, and the Go
 version. mss --version prints the same line. A binary built with
 -buildvcs=false, or in a linked git worktree (which the toolchain does not
 stamp), reports "devel" without a revision.`,
-		Args: cobra.NoArgs,
+		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The line cobra prints for --version. (No version template is
 			// set: a template links text/template, whose method lookup by
