@@ -60,6 +60,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/missingcomplement/mss"
@@ -463,15 +464,27 @@ func createSidecar(dbPath, id string) (*sidecarFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	s := &sidecarFile{path: p, id: r, f: f, pos: sidecarHeadRoom, at: map[string][2]int{}}
-	if h, err := os.OpenFile(p, os.O_RDONLY|noFollow, 0); err == nil {
-		if ok, _ := tryLock(h); ok {
-			s.hold = h
-		} else {
+	// Hold it, and make sure what is held is the file just made: a
+	// leftover-removal in another process cannot have taken it for a
+	// killed writer's (it leaves young files alone), but if it did, the
+	// build fails rather than record a file that is not there.
+	h, err := os.OpenFile(p, os.O_RDONLY|noFollow, 0)
+	if err == nil {
+		a, errA := f.Stat()
+		b, errB := h.Stat()
+		ok, errL := tryLock(h)
+		if err = cmp.Or(errA, errB, errL); err == nil && (!ok || !os.SameFile(a, b)) {
+			err = errors.New("another process has it")
+		}
+		if err != nil {
 			h.Close()
 		}
 	}
-	return s, nil
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("index: derived file %s: cannot hold it while it is written: %w", p, err)
+	}
+	return &sidecarFile{path: p, id: r, f: f, pos: sidecarHeadRoom, at: map[string][2]int{}, hold: h}, nil
 }
 
 // release drops the file's lock (hold): it is recorded, or removed.
@@ -613,12 +626,18 @@ func sidecarHead(id []byte, names []string, blobs map[string][]byte, offs map[st
 
 func align8(n int) int { return (n + 7) &^ 7 }
 
+// leftoverAge is how long an unfinished derived file must have been left
+// unwritten before removeSidecars takes it for a killed writer's: a
+// writer holds its file from a moment after making it.
+const leftoverAge = time.Minute
+
 // removeSidecars deletes the derived files of dbPath other than those
 // kept (paths; "" keeps none): files named like ours that start with our
 // magic, and, where files can be locked, files named like ours that are
-// unfinished (their head is not written yet: a writer was killed). A
-// file whose writer still holds it (sidecarFile.hold) is left alone,
-// finished or not: it is being written, or about to be recorded.
+// unfinished (their head is not written yet) and untouched for
+// leftoverAge: a writer was killed. A file whose writer still holds it
+// (sidecarFile.hold) is left alone, finished or not: it is being written,
+// or about to be recorded.
 func removeSidecars(dbPath string, keep ...string) {
 	matches, _ := filepath.Glob(dbPath + ".*.derived")
 	for _, m := range matches {
@@ -634,7 +653,8 @@ func removeSidecars(dbPath string, keep ...string) {
 			head := make([]byte, len(sidecarMagic))
 			n, _ := io.ReadFull(f, head)
 			finished := n == len(head) && string(head) == sidecarMagic
-			unfinished := haveLocks && !bytes.ContainsFunc(head[:n], func(r rune) bool { return r != 0 })
+			unfinished := haveLocks && time.Since(st.ModTime()) > leftoverAge &&
+				!bytes.ContainsFunc(head[:n], func(r rune) bool { return r != 0 })
 			if finished || unfinished {
 				if free, err := tryLock(f); err == nil && free {
 					os.Remove(m)

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -532,9 +533,15 @@ func TestDerivedLeftovers(t *testing.T) {
 	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
 	name := func(c byte) string { return sidecarPath(db, strings.Repeat(string(c), 32)) }
 	killed, writing, recording := name('a'), name('b'), name('c')
+	young := name('d')
 	os.WriteFile(killed, make([]byte, 4096), 0o644)
 	os.WriteFile(writing, make([]byte, 100), 0o644)
 	os.WriteFile(recording, []byte(sidecarMagic+"rest"), 0o644)
+	os.WriteFile(young, make([]byte, 10), 0o644)
+	old := time.Now().Add(-2 * leftoverAge)
+	for _, p := range []string{killed, writing} {
+		os.Chtimes(p, old, old)
+	}
 	var held []*os.File
 	for _, p := range []string{writing, recording} {
 		f, err := os.Open(p)
@@ -549,9 +556,10 @@ func TestDerivedLeftovers(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "a.py"), []byte("def f():\n    return 2\n"), 0o644)
 	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
-	if exists(killed) || !exists(writing) || !exists(recording) {
-		t.Fatalf("after a build: killed writer's file there %v (want gone), held files there %v %v (want kept)", exists(killed), exists(writing), exists(recording))
+	if exists(killed) || !exists(writing) || !exists(recording) || !exists(young) {
+		t.Fatalf("after a build: killed writer's file there %v (want gone), held files there %v %v, a young one %v (want kept)", exists(killed), exists(writing), exists(recording), exists(young))
 	}
+	os.Chtimes(young, old, old)
 	for _, f := range held {
 		f.Close()
 	}
