@@ -26,9 +26,12 @@ type Unit struct {
 	Symbol    string `json:"symbol,omitempty"` // symbol path, e.g. Class.method
 	Kind      string `json:"kind,omitempty"`   // function, method, class, module, window, ...
 	Language  string `json:"language,omitempty"`
-	Content   string `json:"content,omitempty"`
-	Hash      string `json:"hash,omitempty"` // hex sha256 of Content
-	Tokens    int    `json:"tokens"`         // TokenCost(Content)
+	// Content is the unit's lines as the file holds them. In JSON, a
+	// Content that is not UTF-8 also travels whole in content_bytes
+	// (MarshalJSON).
+	Content string `json:"content,omitempty"`
+	Hash    string `json:"hash,omitempty"` // hex sha256 of Content
+	Tokens  int    `json:"tokens"`         // TokenCost(Content)
 
 	// Symbols lists every symbol a delivered unit holds, in line order
 	// (a unit grown into its neighbours holds several).
