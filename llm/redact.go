@@ -110,9 +110,10 @@ func secretWindow(secret string) int {
 // Redactor scrubs a set of secrets from text: the API key, the userinfo
 // of the base URL, and the encodings an endpoint could echo them in (a
 // Basic Authorization header is base64 of "user:password"). Past those
-// exact forms, a run of text that holds secretWindow characters in a row
-// of a secret, as written or once its percent-escapes and JSON \u
-// escapes are read, is scrubbed whole.
+// exact forms, where a run of text holds secretWindow characters in a
+// row of a secret, as written or once its percent-escapes and JSON \u
+// escapes are read, those characters (and the escapes spelling them) are
+// scrubbed.
 type Redactor struct {
 	secrets []string // longest first, so a key's prefix never survives its key
 	plain   []string // the secrets as given, for the runs
