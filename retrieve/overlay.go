@@ -20,8 +20,9 @@ package retrieve
 //     by its unit now of the same symbol (in order); a new symbol has none
 //     until the next derivation (the structural view still finds its
 //     callers and callees by name);
-//   - ties between equal scores may break in another order, as added units
-//     are numbered last.
+//   - ties between equal scores break as they would there: the added
+//     units, numbered last, are ordered among the base's by path, lines
+//     and id (Engine.before).
 //
 // So an overlay is provisional: a server answers from it while it derives
 // the structures again in the background, then swaps in the stored engine.
