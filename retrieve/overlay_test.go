@@ -234,34 +234,31 @@ func TestOverlayTooLarge(t *testing.T) {
 // viewScores runs one view of e for st: unit id -> score.
 func viewScores(t *testing.T, e *Engine, st *mss.State, view string) map[string]float64 {
 	t.Helper()
-	q, err := e.prepare(st, mss.ObservedOf(st))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := e.lexicalView(q)
-	if view == ViewEntity {
-		hs = e.entityView(q)
-	}
 	out := map[string]float64{}
-	for _, h := range hs {
+	for _, h := range viewHits(t, e, st, view) {
 		out[e.unitAt(h.idx).ID] = h.score
 	}
 	return out
 }
 
-// viewOrder is the ids of a view's hits, best first.
-func viewOrder(t *testing.T, e *Engine, st *mss.State, view string) []string {
+// viewHits is the lexical or entity view's hits for st, best first.
+func viewHits(t *testing.T, e *Engine, st *mss.State, view string) []hit {
 	t.Helper()
 	q, err := e.prepare(st, mss.ObservedOf(st))
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := e.lexicalView(q)
 	if view == ViewEntity {
-		hs = e.entityView(q)
+		return e.entityView(q)
 	}
+	return e.lexicalView(q)
+}
+
+// viewOrder is the ids of a view's hits, best first.
+func viewOrder(t *testing.T, e *Engine, st *mss.State, view string) []string {
+	t.Helper()
 	var out []string
-	for _, h := range hs {
+	for _, h := range viewHits(t, e, st, view) {
 		out = append(out, e.unitAt(h.idx).ID)
 	}
 	return out
