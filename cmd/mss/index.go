@@ -111,7 +111,6 @@ work tree.`,
 			if err != nil {
 				return err
 			}
-			checkDB = db
 			ix, err := index.Open(db)
 			if err != nil {
 				return err
@@ -132,7 +131,7 @@ work tree.`,
 			}
 			m := ix.Meta()
 			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s: format %d, feature %d, %d files (%d indexed, %d skipped), %d units, commit %s, retrieval structures %s\n",
-				displayPath(checkDB), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit), structuresOf(m))
+				displayPath(db), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit), structuresOf(m))
 			return nil
 		},
 	}
