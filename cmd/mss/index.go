@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -239,7 +240,7 @@ func newIndexShowCmd() *cobra.Command {
 				return err
 			}
 			defer ix.Close()
-			path := filepath.ToSlash(strings.TrimPrefix(args[0], "./"))
+			path := showPath(args[0], ix.Meta().Root)
 			units, err := ix.FileUnits(path)
 			if err != nil {
 				return err
@@ -298,6 +299,30 @@ func structuresOf(m index.Meta) string {
 		return fmt.Sprintf("%s of an earlier build of %d units, overlaid with the files changed since (mss index derives them again)", m.Base, m.BaseUnits)
 	}
 	return orNone(m.Derived)
+}
+
+// showPath is the repository path show looks up for arg: as given, less
+// a leading ./, or, for an absolute path inside the indexed work tree
+// root, the path relative to it (what a shell's completion gives).
+func showPath(arg, root string) string {
+	if filepath.IsAbs(arg) && root != "" {
+		inside := func(p string) (string, bool) {
+			rel, err := filepath.Rel(root, p)
+			ok := err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+			return filepath.ToSlash(rel), ok
+		}
+		if rel, ok := inside(filepath.Clean(arg)); ok {
+			return rel
+		}
+		// The same file by another name of a directory above it (a
+		// symbolic link such as macOS's /tmp).
+		if real, err := filepath.EvalSymlinks(arg); err == nil {
+			if rel, ok := inside(real); ok {
+				return rel
+			}
+		}
+	}
+	return path.Clean(filepath.ToSlash(strings.TrimPrefix(arg, "./")))
 }
 
 // readIndexFlags adds --db and --repo to a command that reads an index.

@@ -180,6 +180,14 @@ func TestIndexLsShow(t *testing.T) {
 			t.Errorf("%s --repo printed\n%s\nand --db\n%s", args[0], viaRepo, viaDB)
 		}
 	}
+	// An absolute path inside the work tree is its repository path.
+	rel, _ := runIndex(t, "show", "--db", db, "pkg/util.py")
+	if abs, err := runIndex(t, "show", "--db", db, filepath.Join(dir, "pkg", "util.py")); err != nil || abs != rel {
+		t.Errorf("show of the absolute path: %v\n%s\nwant\n%s", err, abs, rel)
+	}
+	if _, err := runIndex(t, "show", "--db", db, filepath.Join(filepath.Dir(dir), "elsewhere.py")); err == nil || !strings.Contains(err.Error(), "not in the index") {
+		t.Errorf("show of a path outside the tree: %v", err)
+	}
 	if _, err := runIndex(t, "ls", "--repo", dir, "--db", db); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("ls with --repo and --db: %v", err)
 	}
