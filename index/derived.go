@@ -119,7 +119,13 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 		return err
 	}
 	if !changed && (d == nil || have == d.Version) {
-		return nil
+		if d == nil || w.derivedIntact() {
+			return nil
+		}
+		// The recorded file is gone or damaged: derive it again.
+		if w.sum != nil {
+			w.sum.Rederived = "its derived file was missing or damaged"
+		}
 	}
 	base, err := metaValue(w.ctx, w.tx, "base")
 	if err != nil {
@@ -175,6 +181,18 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	}
 	w.sidecar, w.side = sidecarPath(w.dbPath, id), side
 	return recordDerived(w.ctx, w.tx, d.Version, id)
+}
+
+// derivedIntact reports whether the derived file the index records is
+// there and its head and directory read back (readSidecar; its tables
+// are checked by Check).
+func (w *writer) derivedIntact() bool {
+	id, err := metaValue(w.ctx, w.tx, "derived_id")
+	if err != nil || id == "" {
+		return false
+	}
+	_, err = readSidecar(w.dbPath, id, &sidecar{})
+	return err == nil
 }
 
 // sidecarWritten waits for the derived file written in the background,

@@ -572,3 +572,37 @@ func TestDerivedLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDerivedFileRepaired: a build that changes no unit derives the
+// structures again when the file the index records is damaged or gone,
+// and says so.
+func TestDerivedFileRepaired(t *testing.T) {
+	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	for _, damage := range []string{"truncated", "removed"} {
+		t.Run(damage, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "ix.db")
+			cd := &countDeriver{}
+			build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+			f := derivedFiles(db)[0]
+			if damage == "removed" {
+				os.Remove(f)
+			} else {
+				b, _ := os.ReadFile(f)
+				os.WriteFile(f, b[:len(sidecarMagic)+20], 0o644)
+			}
+			calls := cd.calls
+			sum := build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+			if cd.calls != calls+1 || sum.Rederived == "" || sum.Parsed != 0 {
+				t.Fatalf("derives %d (before %d), rederived %q, parsed %d; want one derivation, said, nothing parsed", cd.calls, calls, sum.Rederived, sum.Parsed)
+			}
+			if err := openIndex(t, db).Check(); err != nil {
+				t.Fatal(err)
+			}
+			// Intact, the next build derives nothing.
+			sum = build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
+			if cd.calls != calls+1 || sum.Rederived != "" {
+				t.Fatalf("an intact file derived again: %d calls, %q", cd.calls, sum.Rederived)
+			}
+		})
+	}
+}

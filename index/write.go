@@ -121,6 +121,9 @@ type Summary struct {
 	DB        string         `json:"db"`
 	// Rebuilt says why an existing index was not updated in place.
 	Rebuilt string `json:"rebuilt,omitempty"`
+	// Rederived says why the retrieval structures were derived again
+	// though no unit changed: the file recorded was missing or damaged.
+	Rederived string `json:"rederived,omitempty"`
 }
 
 func (o *Options) maxBytes() int64 {
@@ -319,6 +322,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	w.dbPath, w.started = dbPath, started
 	w.collect = old == nil && opts.Derive != nil
 	w.deferDerive = opts.DeferDerive
+	w.sum = sum
 	defer func() {
 		switch {
 		case ok && w.derivedChanged:
@@ -764,6 +768,8 @@ type writer struct {
 	derivedChanged bool
 	// deferDerive is Options.DeferDerive.
 	deferDerive bool
+	// sum is the build's summary.
+	sum *Summary
 	// collect keeps every unit written (a new index's, for its Deriver,
 	// which then need not read them back).
 	collect bool

@@ -29,7 +29,7 @@ func FromIndex(ix *index.Index, opts Options) (*Engine, error) {
 			return e, nil
 		}
 		// The units are the truth; the stored structures only save time.
-		warn = append(warn, fmt.Sprintf("stored retrieval structures unreadable (%v); built from the units instead, which is slower (re-run mss index --rebuild to repair)", err))
+		warn = append(warn, fmt.Sprintf("stored retrieval structures unreadable (%v); built from the units instead, which is slower (mss index derives them again)", err))
 	}
 	// The engine's history view finds the log kept, or waits for this
 	// read to finish; an error is reported there.

@@ -399,6 +399,9 @@ func printSummary(w io.Writer, s *index.Summary) {
 	if s.Rebuilt != "" {
 		fmt.Fprintf(w, "rebuilt  %s\n", s.Rebuilt)
 	}
+	if s.Rederived != "" {
+		fmt.Fprintf(w, "derived  again: %s\n", s.Rederived)
+	}
 	type count struct {
 		name string
 		n    int
