@@ -186,12 +186,15 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 // derivedIntact reports whether the derived file the index records is
 // there and its head and directory read back (readSidecar; its tables
 // are checked by Check).
-func (w *writer) derivedIntact() bool {
-	id, err := metaValue(w.ctx, w.tx, "derived_id")
+func (w *writer) derivedIntact() bool { return recordedIntact(w.ctx, w.tx, w.dbPath) }
+
+// recordedIntact is derivedIntact for the index at dbPath, read through q.
+func recordedIntact(ctx context.Context, q querier, dbPath string) bool {
+	id, err := metaValue(ctx, q, "derived_id")
 	if err != nil || id == "" {
 		return false
 	}
-	_, err = readSidecar(w.dbPath, id, &sidecar{})
+	_, err = readSidecar(dbPath, id, &sidecar{})
 	return err == nil
 }
 
@@ -369,7 +372,7 @@ func Derive(ctx context.Context, dbPath string, d *Deriver) error {
 		if err != nil {
 			return nil, 0, false, err
 		}
-		if have == d.Version {
+		if have == d.Version && recordedIntact(ctx, tx, dbPath) {
 			return nil, 0, true, nil
 		}
 		gen, err := unitsGen(ctx, tx)

@@ -598,10 +598,18 @@ func TestDerivedFileRepaired(t *testing.T) {
 			if err := openIndex(t, db).Check(); err != nil {
 				t.Fatal(err)
 			}
-			// Intact, the next build derives nothing.
+			// Intact, the next build derives nothing, nor does Derive.
 			sum = build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
-			if cd.calls != calls+1 || sum.Rederived != "" {
-				t.Fatalf("an intact file derived again: %d calls, %q", cd.calls, sum.Rederived)
+			if err := Derive(t.Context(), db, cd.deriver("test-1")); err != nil || cd.calls != calls+1 || sum.Rederived != "" {
+				t.Fatalf("an intact file derived again: %d calls, %q, %v", cd.calls, sum.Rederived, err)
+			}
+			// Derive, as a server calls it, repairs the file too.
+			os.Remove(derivedFiles(db)[0])
+			if err := Derive(t.Context(), db, cd.deriver("test-1")); err != nil || cd.calls != calls+2 {
+				t.Fatalf("Derive over a missing file: %v, %d calls (before %d)", err, cd.calls, calls)
+			}
+			if err := openIndex(t, db).Check(); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
