@@ -94,7 +94,8 @@ type Options struct {
 	// means DefaultLockWait.
 	LockWait time.Duration
 	// Logf, if set, is told of events worth a log line: an index rebuilt
-	// because it was corrupt, foreign or tracked by git.
+	// because it was corrupt, foreign or tracked by git; retrieval
+	// structures derived again because their file was missing or damaged.
 	Logf func(format string, args ...any)
 
 	// ownFramework is set by a build whose tree is a test framework's own
@@ -433,6 +434,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	}
 	if err := w.derive(opts.Derive, changed, src); err != nil {
 		return err
+	}
+	if sum.Rederived != "" && opts.Logf != nil {
+		opts.Logf("index %s: %s; deriving its retrieval structures again", dbPath, sum.Rederived)
 	}
 
 	// Totals and per-language counts come from the final tables, so reused

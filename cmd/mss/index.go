@@ -325,6 +325,14 @@ func showPath(arg, root string) string {
 	return path.Clean(filepath.ToSlash(strings.TrimPrefix(arg, "./")))
 }
 
+// stderrLogf writes an index build's events (an index rebuilt, its
+// structures derived again, and why) as "mss: " lines to w.
+func stderrLogf(w io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, "mss: "+format+"\n", args...)
+	}
+}
+
 // readIndexFlags adds --db and --repo to a command that reads an index.
 func readIndexFlags(cmd *cobra.Command, db, repo *string) {
 	cmd.Flags().StringVar(db, "db", "", "index file (default: <repo>/.mss/index.db, or .mss/index.db here without --repo)")

@@ -89,6 +89,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 				return err
 			}
 			o := pipeline.Options{Controller: ctl, Repo: repo, Overlay: !exact}
+			o.Index.Logf = stderrLogf(cmd.ErrOrStderr())
 			if o.Engine.Order, err = orderModel(order); err != nil {
 				return err
 			}

@@ -362,3 +362,29 @@ func TestRecoverJSONBytesNotUTF8(t *testing.T) {
 		t.Errorf("content %q, content_bytes %q; want readable text and the file's bytes %q", u.Content, u.ContentBytes, src)
 	}
 }
+
+// A damaged index is rebuilt, or its structures derived again, and
+// recover says so on stderr and answers.
+func TestRecoverSaysIndexRepaired(t *testing.T) {
+	repo := recoverRepo(t)
+	state := `{"issue": "parse_header fails on values containing ':'"}`
+	if _, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-"); err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	db := filepath.Join(repo, ".mss", "index.db")
+	derived, _ := filepath.Glob(db + ".*.derived")
+	if len(derived) != 1 {
+		t.Fatalf("derived files %v", derived)
+	}
+	os.WriteFile(derived[0], []byte("damaged"), 0o644)
+	out, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-")
+	if err != nil || !strings.Contains(out, "parse_header") || !strings.Contains(stderr, "derived file was missing or damaged; deriving its retrieval structures again") {
+		t.Errorf("over a damaged derived file: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr)
+	}
+	b, _ := os.ReadFile(db)
+	os.WriteFile(db, b[:len(b)/3], 0o644)
+	out, stderr, err = runRecover(t, state, "--repo", repo, "--state", "-")
+	if err != nil || !strings.Contains(out, "parse_header") || !strings.Contains(stderr, "corrupt") || !strings.Contains(stderr, "rebuilding it") {
+		t.Errorf("over a damaged index: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr)
+	}
+}

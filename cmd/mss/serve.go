@@ -127,6 +127,7 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 	}
 	loader.Index.IncludeVendored = sf.includeVendored
 	loader.Index.IncludeGenerated = sf.includeGenerated
+	loader.Index.Logf = stderrLogf(stderr)
 	var ignore []string
 	if sf.db != "" {
 		ignore = append(ignore, sf.db) // with its journals and temporary files
