@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/llm"
 )
@@ -35,13 +36,15 @@ type OpenAIEmbedder struct {
 	client *llm.Client
 	err    error // a bad base URL, reported by the first Embed
 	model  string
+	base   string // as given; printed redacted
+	env    bool   // made from the environment (NewEmbedderFromEnv)
 }
 
 // NewOpenAIEmbedder builds an embedder for baseURL and model; apiKey may be
 // empty for local servers that do not check it.
 func NewOpenAIEmbedder(baseURL, model, apiKey string) *OpenAIEmbedder {
 	c, err := llm.New(llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Retries: 2}, nil, nil)
-	return &OpenAIEmbedder{client: c, err: err, model: model}
+	return &OpenAIEmbedder{client: c, err: err, model: model, base: baseURL}
 }
 
 // NewEmbedderFromEnv returns the embedder named by MSS_EMBED_BASE_URL and
@@ -51,13 +54,26 @@ func NewEmbedderFromEnv() Embedder {
 	if base == "" || model == "" {
 		return nil
 	}
-	return NewOpenAIEmbedder(base, model, os.Getenv(EnvEmbedAPIKey))
+	o := NewOpenAIEmbedder(base, model, os.Getenv(EnvEmbedAPIKey))
+	o.env = true
+	return o
+}
+
+// fail is err as Embed reports it: the endpoint (redacted) and model it
+// concerns and, for an embedder made from the environment, how to answer
+// without it.
+func (o *OpenAIEmbedder) fail(err error) error {
+	err = fmt.Errorf("endpoint %s, model %s: %w", llm.RedactURL(o.base), o.model, err)
+	if o.env {
+		err = fmt.Errorf("%w (unset %s to answer without the embedding view)", err, EnvEmbedBaseURL)
+	}
+	return err
 }
 
 // Embed implements Embedder.
 func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if o.err != nil {
-		return nil, fmt.Errorf("embeddings (model %s): %w", o.model, o.err)
+		return nil, o.fail(o.err)
 	}
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += embedBatch {
@@ -65,7 +81,11 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		batch := make([]string, end-start)
 		for i, t := range texts[start:end] {
 			if len(t) > embedMaxChars {
-				t = t[:embedMaxChars]
+				cut := embedMaxChars
+				for cut > 0 && !utf8.RuneStart(t[cut]) {
+					cut-- // not inside a character
+				}
+				t = t[:cut]
 			}
 			if t == "" {
 				t = " "
@@ -74,7 +94,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		}
 		vecs, err := o.client.Embed(ctx, batch)
 		if err != nil {
-			return nil, fmt.Errorf("embeddings (model %s): %w", o.model, err)
+			return nil, o.fail(err)
 		}
 		out = append(out, vecs...)
 	}

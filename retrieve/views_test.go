@@ -3,9 +3,12 @@ package retrieve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,10 +156,44 @@ func TestEmbeddingView(t *testing.T) {
 	if NewEmbedderFromEnv() != nil {
 		t.Error("embedder built without a model")
 	}
-	// A failing endpoint is an error, not a silent fallback.
+	// A failing endpoint is an error, not a silent fallback; it names the
+	// endpoint and model and, made from the environment, how to do without.
 	bad := NewOpenAIEmbedder(srv.URL, "other-model", "k")
-	if _, err := NewEngine(units, nil, Options{Embedder: bad}).Candidates(context.Background(), &mss.State{Issue: "alpha"}, 0); err == nil {
-		t.Error("failing endpoint: want an error")
+	_, err = NewEngine(units, nil, Options{Embedder: bad}).Candidates(context.Background(), &mss.State{Issue: "alpha"}, 0)
+	if err == nil || !strings.Contains(err.Error(), "endpoint "+srv.URL+", model other-model: ") || strings.Contains(err.Error(), EnvEmbedBaseURL) {
+		t.Errorf("failing endpoint: %v", err)
+	}
+	t.Setenv(EnvEmbedModel, "other-model")
+	_, err = NewEngine(units, nil, Options{Embedder: NewEmbedderFromEnv()}).Candidates(context.Background(), &mss.State{Issue: "alpha"}, 0)
+	if err == nil || !strings.Contains(err.Error(), "(unset "+EnvEmbedBaseURL+" to answer without the embedding view)") {
+		t.Errorf("failing endpoint from the environment: %v", err)
+	}
+}
+
+// TestEmbedCutsWholeCharacters: a text longer than the endpoint takes is
+// cut before a character, never inside one (the request would carry
+// U+FFFD for its first byte).
+func TestEmbedCutsWholeCharacters(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		got = append(got, req.Input...)
+		data := make([]map[string]any, len(req.Input))
+		for i := range data {
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": []float64{1, 0}}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "m"})
+	}))
+	defer srv.Close()
+	text := strings.Repeat("a", embedMaxChars-1) + "é and more"
+	if _, err := NewOpenAIEmbedder(srv.URL, "m", "k").Embed(context.Background(), []string{text}); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("a", embedMaxChars-1); len(got) != 1 || got[0] != want {
+		t.Errorf("sent %d texts; the first ends %q, want %d a's", len(got), got[0][max(0, len(got[0])-5):], embedMaxChars-1)
 	}
 }
 
