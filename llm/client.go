@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Mode is how a request asks for structured output.
@@ -524,6 +525,9 @@ func responseFrom(raw []byte, req *Request) (*Response, error) {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // not inside a character
+		}
 		s = s[:n] + "…"
 	}
 	return s

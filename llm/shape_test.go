@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss/llm/llmtest"
@@ -165,5 +166,14 @@ func TestRedactEchoes(t *testing.T) {
 	r = NewRedactor("local-key-1", "")
 	if got := r.Redact("local-key-1 local-ke local-k"); got != "[redacted] [redacted] local-k" {
 		t.Errorf("short key: %s", got)
+	}
+}
+
+// TestOneLineWholeCharacters: an endpoint's message shortened for an error
+// is cut before a character, never inside one.
+func TestOneLineWholeCharacters(t *testing.T) {
+	got := oneLine("ab\n  cé d", 5)
+	if got != "ab c…" || !utf8.ValidString(got) {
+		t.Errorf("oneLine = %q", got)
 	}
 }
