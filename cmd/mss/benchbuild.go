@@ -179,6 +179,14 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 			}
 		}
 	}
+	if read == 0 && len(bad) > 0 {
+		// Every record was bad: a wrong file or format, not a dataset
+		// with a few unusable records. Nothing is written.
+		for _, r := range bad {
+			fmt.Fprintf(stderr, "bad record: %s\n", r)
+		}
+		return fmt.Errorf("no usable instance (the bad records are above); nothing written to %s", f.out)
+	}
 	if err := b.Write(f.out); err != nil {
 		return err
 	}

@@ -52,6 +52,17 @@ func TestBenchBuildInstances(t *testing.T) {
 		!strings.Contains(errOut, "bad record skipped: "+in+":2: field base_commit: missing") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
+	// A file of bad records only is an error, and nothing is written.
+	onlyBad := filepath.Join(dir, "bad.jsonl")
+	benchJSONL(t, onlyBad, map[string]any{"instance_id": "acme__tool-4", "repo": "acme/tool", "problem_statement": "x", "patch": patch})
+	none := filepath.Join(dir, "none")
+	_, errOut, err = runBench(t, newBenchBuildCmd, "--instances", onlyBad, "--mirror-root", root, "--out", none)
+	if err == nil || !strings.Contains(err.Error(), "no usable instance") || !strings.Contains(errOut, "bad record: "+onlyBad+":1: field base_commit: missing") {
+		t.Errorf("only bad records: %v\n%s", err, errOut)
+	}
+	if _, serr := os.Stat(none); serr == nil {
+		t.Errorf("%s written though no instance was usable", none)
+	}
 	states, err := os.ReadFile(filepath.Join(out, "states.jsonl"))
 	if err != nil {
 		t.Fatal(err)
