@@ -21,16 +21,19 @@ type unitWire struct {
 	ContextBytes []byte `json:"context_bytes,omitempty"`
 }
 
+// ExactBytes is s as bytes when s is not UTF-8, which JSON text cannot
+// carry (a unit's content_bytes), else nil.
+func ExactBytes(s string) []byte {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	return []byte(s)
+}
+
 // MarshalJSON encodes the unit, adding content_bytes (context_bytes) when
 // Content (Context) is not UTF-8.
 func (u Unit) MarshalJSON() ([]byte, error) {
-	w := unitWire{unitFields: unitFields(u)}
-	if !utf8.ValidString(u.Content) {
-		w.ContentBytes = []byte(u.Content)
-	}
-	if !utf8.ValidString(u.Context) {
-		w.ContextBytes = []byte(u.Context)
-	}
+	w := unitWire{unitFields: unitFields(u), ContentBytes: ExactBytes(u.Content), ContextBytes: ExactBytes(u.Context)}
 	// The caller's encoder decides on HTML escaping; json.Marshal would
 	// escape < > & here whatever it was told.
 	var b bytes.Buffer

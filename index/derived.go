@@ -119,7 +119,7 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 		return err
 	}
 	if !changed && (d == nil || have == d.Version) {
-		if d == nil || w.derivedIntact() {
+		if d == nil || recordedIntact(w.ctx, w.tx, w.dbPath) {
 			return nil
 		}
 		// The recorded file is gone or damaged: derive it again.
@@ -183,12 +183,9 @@ func (w *writer) derive(d *Deriver, changed bool, src *source) error {
 	return recordDerived(w.ctx, w.tx, d.Version, id)
 }
 
-// derivedIntact reports whether the derived file the index records is
-// there and its head and directory read back (readSidecar; its tables
-// are checked by Check).
-func (w *writer) derivedIntact() bool { return recordedIntact(w.ctx, w.tx, w.dbPath) }
-
-// recordedIntact is derivedIntact for the index at dbPath, read through q.
+// recordedIntact reports whether the derived file the index at dbPath
+// records (read through q) is there and its head and directory read back
+// (readSidecar; its tables are checked by Check).
 func recordedIntact(ctx context.Context, q querier, dbPath string) bool {
 	id, err := metaValue(ctx, q, "derived_id")
 	if err != nil || id == "" {

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/missingcomplement/mss/internal/textcut"
 )
 
 // Mode is how a request asks for structured output.
@@ -525,10 +526,7 @@ func responseFrom(raw []byte, req *Request) (*Response, error) {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n-- // not inside a character
-		}
-		s = s[:n] + "…"
+		s = textcut.Head(s, n) + "…"
 	}
 	return s
 }

@@ -6,8 +6,8 @@ import (
 	"math"
 	"os"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/missingcomplement/mss/internal/textcut"
 	"github.com/missingcomplement/mss/llm"
 )
 
@@ -80,13 +80,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		end := min(start+embedBatch, len(texts))
 		batch := make([]string, end-start)
 		for i, t := range texts[start:end] {
-			if len(t) > embedMaxChars {
-				cut := embedMaxChars
-				for cut > 0 && !utf8.RuneStart(t[cut]) {
-					cut-- // not inside a character
-				}
-				t = t[:cut]
-			}
+			t = textcut.Head(t, embedMaxChars)
 			if t == "" {
 				t = " "
 			}

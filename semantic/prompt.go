@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/textcut"
 )
 
 // Prompts are built from data. Everything that comes from outside (issue
@@ -151,10 +151,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
+	cut := len(textcut.Head(s, n))
 	if i := strings.LastIndexByte(s[:cut], '\n'); i > n/2 {
 		cut = i + 1
 	}
@@ -166,11 +163,7 @@ func clip(s string, n int) string {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		cut := n
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
+		s = textcut.Head(s, n) + "..."
 	}
 	return s
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
@@ -264,19 +263,10 @@ type recoverUnit struct {
 	ContextBytes []byte `json:"context_bytes,omitempty"`
 }
 
-// exactBytes is s as bytes when s is not UTF-8 (JSON text cannot carry
-// it), else nil.
-func exactBytes(s string) []byte {
-	if utf8.ValidString(s) {
-		return nil
-	}
-	return []byte(s)
-}
-
 func writeRecoverJSON(w io.Writer, res *mss.Result) error {
 	units := make([]recoverUnit, 0, len(res.Units))
 	for _, u := range res.Units {
-		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content, u.Symbols, u.Context, u.ContextLine, exactBytes(u.Content), exactBytes(u.Context)})
+		units = append(units, recoverUnit{u.Path, u.StartLine, u.EndLine, u.Symbol, u.Tokens, u.Content, u.Symbols, u.Context, u.ContextLine, mss.ExactBytes(u.Content), mss.ExactBytes(u.Context)})
 	}
 	trace := res.Trace
 	if trace == nil {
