@@ -28,8 +28,9 @@ import (
 //     size factor (a giant unit spends budget a focused one would not) and
 //     an optional same-file factor, plus a companion bonus for units tied
 //     by name to a chosen one (callers, callees, twins, siblings: the
-//     other edit sites of one change). Units overlapping a chosen one are
-//     redundant and skipped.
+//     other edit sites of one change), plus a reach bonus for a unit whose
+//     growth would take in further relevant candidates (see reacher). Units
+//     overlapping a chosen one are redundant and skipped.
 //  3. Adaptive size: at least MinUnits; past that it stops once every
 //     requirement is covered and the best remaining gain is weak.
 //  4. Render: units are delivered intact within the token budget.
@@ -83,6 +84,13 @@ type Complement struct {
 	// OrderStopRelevance is StopRelevance when relevance is the order's
 	// estimate.
 	OrderStopRelevance float64
+	// ReachWeight scales the reach bonus: the relevance of the unchosen
+	// candidates a unit's growth would take in, its tied neighbours
+	// within ReachShare of the budget (see reacher). 0 turns it off.
+	ReachWeight float64
+	// ReachShare is how far reach looks, on both sides of a unit together,
+	// as a share of the budget.
+	ReachShare float64
 }
 
 // Complement defaults.
@@ -101,6 +109,10 @@ const (
 	DefaultPairWeight         = 0.5
 	DefaultTwinWeight         = 1.0
 	DefaultCounterpartWeight  = 0.0
+	// The reach bonus, fitted on the training folds (docs/measurements.md,
+	// "What a unit's growth would take in").
+	DefaultReachWeight = 1.0
+	DefaultReachShare  = 0.05
 	// complementPool bounds how deep the policy looks into the fused order.
 	complementPool = 80
 	// sizeSoftShare: units up to this share of the budget cost nothing
@@ -116,7 +128,8 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 	c := &Complement{RelevanceWeight: DefaultRelevanceWeight, CoverageWeight: DefaultCoverageWeight, CompanionWeight: DefaultCompanionWeight,
 		ObservedCompanion: DefaultObservedCompanion, SameFileFactor: DefaultSameFileFactor, StopRelevance: DefaultStopRelevance,
 		PairWeight: DefaultPairWeight, TwinWeight: DefaultTwinWeight, CounterpartWeight: DefaultCounterpartWeight,
-		OrderTemperature: DefaultOrderTemperature, OrderStopRelevance: DefaultOrderStopRelevance}
+		OrderTemperature: DefaultOrderTemperature, OrderStopRelevance: DefaultOrderStopRelevance,
+		ReachWeight: DefaultReachWeight, ReachShare: DefaultReachShare}
 	g, rest, err := parseGrowth(NameComplement, opts.Settings, true)
 	if err != nil {
 		return nil, err
@@ -151,8 +164,15 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 			c.OrderTemperature = f
 		case "order_stop_relevance":
 			c.OrderStopRelevance = f
+		case "reach_weight":
+			c.ReachWeight = f
+		case "reach_share":
+			if f > 1 {
+				return nil, fmt.Errorf("complement: setting %s=%q: want a share of the budget, 0 to 1", k, v)
+			}
+			c.ReachShare = f
 		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight, counterpart_weight, order_temperature, order_stop_relevance)", k, strings.Join(growKeys, ", "))
+			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight, counterpart_weight, order_temperature, order_stop_relevance, reach_weight, reach_share)", k, strings.Join(growKeys, ", "))
 		}
 	}
 	return c, nil
@@ -171,8 +191,8 @@ func (c *Complement) counterpartConfig() string {
 func (c *Complement) Name() string { return NameComplement }
 
 func (c *Complement) config() string {
-	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g twin_weight=%g%s order_temperature=%g order_stop_relevance=%g",
-		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight, c.TwinWeight, c.counterpartConfig(), c.OrderTemperature, c.OrderStopRelevance)
+	return fmt.Sprintf("%s relevance_weight=%g coverage_weight=%g companion_weight=%g observed_companion=%g same_file_factor=%g stop_relevance=%g pair_weight=%g twin_weight=%g%s order_temperature=%g order_stop_relevance=%g reach_weight=%g reach_share=%g",
+		c.Growth.config(), c.RelevanceWeight, c.CoverageWeight, c.CompanionWeight, c.ObservedCompanion, c.SameFileFactor, c.StopRelevance, c.PairWeight, c.TwinWeight, c.counterpartConfig(), c.OrderTemperature, c.OrderStopRelevance, c.ReachWeight, c.ReachShare)
 }
 
 // Select implements mss.Controller.
@@ -237,6 +257,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	// those that fit room tokens and overlap no chosen unit (index -1:
 	// none).
 	tw := tieWeights{twin: c.TwinWeight, counterpart: c.CounterpartWeight}
+	reach := c.reacher(req, marked, pool, reqs, rels, budget)
 	pick := func(chosen []int, room int) choice {
 		best := choice{i: -1}
 		for _, i := range pool {
@@ -291,12 +312,18 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 					}
 				}
 			}
+			var reached []int
+			if reach != nil {
+				var r float64
+				r, reached = reach(i, chosen)
+				t.reach = c.ReachWeight * r * rel
+			}
 			if cost > soft {
 				t.size = math.Sqrt(float64(soft) / float64(cost))
 			}
 			t.sameFile = math.Pow(c.SameFileFactor, float64(perFile[u.Path]))
 			if gain := t.gain(); best.i < 0 || gain > best.gain {
-				best = choice{i: i, gain: gain, rel: rel, covers: cov, comp: compOf, terms: t}
+				best = choice{i: i, gain: gain, rel: rel, covers: cov, comp: compOf, reached: reached, terms: t}
 			}
 		}
 		return best
@@ -334,6 +361,9 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			if ch.terms.tie != "" {
 				why += " (" + ch.terms.tie + ")"
 			}
+		}
+		if ch.terms.reach > 0 {
+			why += "; " + reachReason(marked, ch.reached)
 		}
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: u.ID,
 			Reason: fmt.Sprintf("%s; gain %.3f%s; %s", why, ch.gain, ch.terms, rankReason(best, &marked[best]))})
@@ -519,27 +549,29 @@ func pairWhy(b *mss.Unit) string {
 
 // choice is a candidate pick found: its index (-1: none), gain,
 // relevance, the requirements it newly covers, the chosen or read unit
-// it is a companion of (-1: none) and the terms of its gain.
+// it is a companion of (-1: none), the candidates its growth would take
+// in and the terms of its gain.
 type choice struct {
 	i         int
 	gain, rel float64
 	covers    []int
 	comp      int
+	reached   []int
 	terms     gainTerms
 }
 
 // gainTerms are the labelled terms of a candidate's gain: the sum of
-// relevance, coverage, companion and pair, times the size and same-file
-// factors; tie names the companion's or pair's tie.
+// relevance, coverage, companion, pair and reach, times the size and
+// same-file factors; tie names the companion's or pair's tie.
 type gainTerms struct {
-	relevance, coverage, companion, pair float64
-	size, sameFile                       float64
-	tie                                  string
+	relevance, coverage, companion, pair, reach float64
+	size, sameFile                              float64
+	tie                                         string
 }
 
 // gain is the candidate's gain the terms make.
 func (t gainTerms) gain() float64 {
-	return (t.relevance + t.coverage + t.companion + t.pair) * t.size * t.sameFile
+	return (t.relevance + t.coverage + t.companion + t.pair + t.reach) * t.size * t.sameFile
 }
 
 // String gives the terms as " = relevance r + coverage c …", the sum in
@@ -550,7 +582,7 @@ func (t gainTerms) String() string {
 	for _, term := range []struct {
 		name string
 		v    float64
-	}{{"relevance", t.relevance}, {"coverage", t.coverage}, {"companion", t.companion}, {"pair", t.pair}} {
+	}{{"relevance", t.relevance}, {"coverage", t.coverage}, {"companion", t.companion}, {"pair", t.pair}, {"reach", t.reach}} {
 		if term.v != 0 {
 			terms = append(terms, fmt.Sprintf("%s %.3f", term.name, term.v))
 		}

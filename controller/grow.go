@@ -203,24 +203,7 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 	_, minUnits, _ := req.Limits()
 	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge, HeldTies: g.HeldTies, WholeClass: g.Class}
 	if !g.Untied {
-		ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
-		for i := range marked {
-			if _, ok := ties.Ranked[marked[i].Unit.ID]; !ok && !marked[i].Observed {
-				ties.Ranked[marked[i].Unit.ID] = i + 1
-			}
-		}
-		for _, r := range retrieve.Requirements(req.State, req.Mentions, marked) {
-			// A named file ties every unit in it, which is no tie at all.
-			if r.Kind == retrieve.RequirementFile {
-				continue
-			}
-			for _, i := range r.Covers {
-				if _, ok := ties.Required[marked[i].Unit.ID]; !ok {
-					ties.Required[marked[i].Unit.ID] = r.ID
-				}
-			}
-		}
-		opt.Tie = ties.Why
+		opt.Tie = g.tie(marked, retrieve.Requirements(req.State, req.Mentions, marked))
 	}
 	rate := func(u *mss.Unit) float64 { return score[u.ID] }
 	if g.ByPosition {
@@ -247,6 +230,35 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 		res.Units = grown
 		res.Trace = append(res.Trace, steps...)
 	}
+}
+
+// tie gives what ties a neighbour to a chosen unit in growth
+// (expand.Ties): covering one of reqs, the state's unresolved
+// requirements over cands (a named file's aside: it would tie every unit
+// in it), a fused rank within MaxRank, or a name; nil when growth is
+// untied, which admits every neighbour.
+func (g Growth) tie(cands []mss.Candidate, reqs []retrieve.Requirement) func(chosen, n *mss.Unit) string {
+	if g.Untied {
+		return nil
+	}
+	ties := &expand.Ties{Required: map[string]string{}, Ranked: map[string]int{}, MaxRank: g.MaxRank}
+	for i := range cands {
+		if _, ok := ties.Ranked[cands[i].Unit.ID]; !ok && !cands[i].Observed {
+			ties.Ranked[cands[i].Unit.ID] = i + 1
+		}
+	}
+	for _, r := range reqs {
+		// A named file ties every unit in it, which is no tie at all.
+		if r.Kind == retrieve.RequirementFile {
+			continue
+		}
+		for _, i := range r.Covers {
+			if _, ok := ties.Required[cands[i].Unit.ID]; !ok {
+				ties.Required[cands[i].Unit.ID] = r.ID
+			}
+		}
+	}
+	return ties.Why
 }
 
 // keptUnits keeps the units a source gave for each file while one answer

@@ -41,6 +41,8 @@ var defaultTuneParams = []repobench.Param{
 	{Setting: "same_file_factor", Grid: []float64{0.6, 0.8, 1, 1.2}},
 	{Setting: "pair_weight", Grid: []float64{0, 0.25, 0.5, 1}},
 	{Setting: "twin_weight", Grid: []float64{0, 0.5, 1}},
+	{Setting: "reach_weight", Grid: []float64{0, 0.5, 1, 2}},
+	{Setting: "reach_share", Grid: []float64{0.025, 0.05, 0.1, 0.2, 0.4}},
 	{Setting: "grow_rank", Grid: []float64{0, 20, 40, 80}, Shared: true},
 	{Setting: "grow_class", Grid: []float64{0, 300, 600, 1000, 1500}, Shared: true},
 	{View: "lexical", Grid: []float64{0.5, 1, 1.5, 2}},
@@ -56,7 +58,7 @@ var defaultTuneParams = []repobench.Param{
 var defaultTuneStart = repobench.Point{
 	"coverage_weight": 0.5, "companion_weight": 0.5, "observed_companion": 1, "stop_relevance": 0.35, "same_file_factor": 1,
 	"order_temperature": 2, "order_stop_relevance": 0.05,
-	"pair_weight": 0.5, "twin_weight": 1, "grow_rank": 0, "grow_class": 1500,
+	"pair_weight": 0.5, "twin_weight": 1, "reach_weight": 1, "reach_share": 0.05, "grow_rank": 0, "grow_class": 1500,
 	"fusion.lexical": 1, "fusion.entity": 1.4, "fusion.structural": 0.8, "fusion.recency": 0.6,
 	"fusion.history": 0.4, "fusion.semantic": 0.6, "fusion.k": 20,
 }
