@@ -63,6 +63,28 @@ var defaultTuneStart = repobench.Point{
 	"fusion.history": 0.4, "fusion.semantic": 0.6, "fusion.k": 20,
 }
 
+// tuneParams gives the parameters of defaultTuneParams that names names,
+// in their fitting order (all of them for none).
+func tuneParams(names []string) ([]repobench.Param, error) {
+	if len(names) == 0 {
+		return defaultTuneParams, nil
+	}
+	var out []repobench.Param
+	known := make([]string, len(defaultTuneParams))
+	for i, p := range defaultTuneParams {
+		known[i] = p.Name()
+		if slices.Contains(names, p.Name()) {
+			out = append(out, p)
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("--params %q: not a parameter --fit fits (known: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return out, nil
+}
+
 // variant is a method run under a label with its own settings, and the
 // fusion its cached candidates are re-fused with (zero: as cached).
 type variant struct {
@@ -119,6 +141,7 @@ func newBenchTuneCmd() *cobra.Command {
 		orderLoss              string
 		orderTrees             int
 		orderOut               string
+		params                 []string
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -143,7 +166,8 @@ does (the values --fit prints replay as they were measured).
 earlier value) on mean complete@5 (+0.1 x complete@8), with
 repository-level cross-validation: each fold leaves whole repositories out,
 is fitted on the others and measured on itself against the control at the
-same fusion. Then it fits on every state and prints the values.`,
+same fusion. Then it fits on every state and prints the values. --params
+fits only the parameters it names, the others held at the shipped values.`,
 		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -153,6 +177,13 @@ same fusion. Then it fits on every state and prints the values.`,
 			out := cmd.OutOrStdout()
 			if f.labels == "" && (fit || len(replay) > 0) {
 				return fmt.Errorf("--labels is required with --fit and --replay")
+			}
+			if len(params) > 0 && !fit {
+				return fmt.Errorf("--params goes with --fit")
+			}
+			tp, err := tuneParams(params)
+			if err != nil {
+				return err
 			}
 			if !slices.Contains(repobench.OrderLosses, orderLoss) {
 				return fmt.Errorf("--order-loss %q: want one of %s", orderLoss, strings.Join(repobench.OrderLosses, ", "))
@@ -231,7 +262,7 @@ same fusion. Then it fits on every state and prints the values.`,
 			if !fit && !fitOrder {
 				return nil
 			}
-			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: defaultTuneParams, Replay: rp,
+			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: tp, Replay: rp,
 				Scorer: &repobench.Scorer{Source: l.Source, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.Labels,
 				Workers: workers, MaxRounds: rounds, OrderLoss: orderLoss, OrderTrees: orderTrees,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
@@ -273,6 +304,7 @@ same fusion. Then it fits on every state and prints the values.`,
 	fl.IntVar(&folds, "folds", 5, "cross-validation folds (whole repositories each)")
 	fl.IntVar(&workers, "workers", 1, "states answered at once while fitting")
 	fl.IntVar(&rounds, "rounds", 2, "most rounds of coordinate ascent")
+	fl.StringSliceVar(&params, "params", nil, "with --fit: the parameters fitted, comma-separated (default: all of them; the others stay at the shipped values)")
 	cmd.MarkFlagRequired("cache")
 	return cmd
 }

@@ -288,3 +288,42 @@ func TestOrderModelArg(t *testing.T) {
 		}
 	}
 }
+
+// --fit --params fits only the parameters it names; a name --fit does not
+// know, or --params without --fit, is refused before any work.
+func TestBenchTuneFitParams(t *testing.T) {
+	fx := newBenchFixture(t)
+	cache := filepath.Join(fx.dir, "cache.jsonl")
+	args := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--folds", "2", "--rounds", "1"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fit", "--params", "reach_weight,reach_width"}, `--params "reach_width": not a parameter`},
+		{[]string{"--params", "reach_weight"}, "--params goes with --fit"},
+	} {
+		if _, _, err := runBench(t, newBenchTuneCmd, append(args, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(cache); err == nil {
+		t.Error("a refused run built the cache")
+	}
+	out, log, err := runBench(t, newBenchTuneCmd, append(args, "--fit", "--params", "reach_share,reach_weight")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "fitted on all") {
+		t.Errorf("no fitted values printed:\n%s", out)
+	}
+	tried := map[string]bool{}
+	for _, l := range strings.Split(log, "\n") {
+		if _, rest, ok := strings.Cut(l, ": "); ok && strings.HasPrefix(l, "round ") {
+			name, _, _ := strings.Cut(rest, "=")
+			tried[name] = true
+		}
+	}
+	if len(tried) != 2 || !tried["reach_weight"] || !tried["reach_share"] {
+		t.Errorf("parameters tried %v, want reach_weight and reach_share alone; log:\n%s", tried, log)
+	}
+}

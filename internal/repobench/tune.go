@@ -200,11 +200,12 @@ func (t *Tuner) Fit(ctx context.Context, states []*mss.State, start Point) (Poin
 				if err != nil {
 					return nil, 0, err
 				}
-				if o := Objective(rows); o > best+1e-9 {
-					best, cur, changed = o, try, true
-					if t.Log != nil {
-						t.Log(fmt.Sprintf("round %d: %s=%g -> objective %.4f", round, name, v, o))
-					}
+				o, kept := Objective(rows), ""
+				if o > best+1e-9 {
+					best, cur, changed, kept = o, try, true, " (kept)"
+				}
+				if t.Log != nil {
+					t.Log(fmt.Sprintf("round %d: %s=%g -> objective %.4f%s", round, name, v, o, kept))
 				}
 			}
 		}
