@@ -142,6 +142,7 @@ func newBenchTuneCmd() *cobra.Command {
 		orderTrees             int
 		orderOut               string
 		params                 []string
+		fitBudgets             []int
 	)
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -167,7 +168,9 @@ earlier value) on mean complete@5 (+0.1 x complete@8), with
 repository-level cross-validation: each fold leaves whole repositories out,
 is fitted on the others and measured on itself against the control at the
 same fusion. Then it fits on every state and prints the values. --params
-fits only the parameters it names, the others held at the shipped values.`,
+fits only the parameters it names, the others held at the shipped values;
+--fit-budgets takes the objective over the answers cut to each budget it
+names, as score.py --budget cuts them, rather than at --budget alone.`,
 		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -180,6 +183,14 @@ fits only the parameters it names, the others held at the shipped values.`,
 			}
 			if len(params) > 0 && !fit {
 				return fmt.Errorf("--params goes with --fit")
+			}
+			if len(fitBudgets) > 0 && !fit {
+				return fmt.Errorf("--fit-budgets goes with --fit")
+			}
+			for _, b := range fitBudgets {
+				if b <= 0 || b > f.budget {
+					return fmt.Errorf("--fit-budgets %d: want a budget from 1 to --budget (%d)", b, f.budget)
+				}
 			}
 			tp, err := tuneParams(params)
 			if err != nil {
@@ -264,7 +275,7 @@ fits only the parameters it names, the others held at the shipped values.`,
 			}
 			t := &repobench.Tuner{Method: method, Base: mopts.Settings, Params: tp, Replay: rp,
 				Scorer: &repobench.Scorer{Source: l.Source, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.Labels,
-				Workers: workers, MaxRounds: rounds, OrderLoss: orderLoss, OrderTrees: orderTrees,
+				Workers: workers, MaxRounds: rounds, OrderLoss: orderLoss, OrderTrees: orderTrees, Cuts: fitBudgets,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
 			fs := repobench.Folds(l.States, folds)
 			if fitOrder {
@@ -304,6 +315,7 @@ fits only the parameters it names, the others held at the shipped values.`,
 	fl.IntVar(&folds, "folds", 5, "cross-validation folds (whole repositories each)")
 	fl.IntVar(&workers, "workers", 1, "states answered at once while fitting")
 	fl.IntVar(&rounds, "rounds", 2, "most rounds of coordinate ascent")
+	fl.IntSliceVar(&fitBudgets, "fit-budgets", nil, "with --fit: take the objective as the mean over the answers cut to each of these budgets (e.g. 2048,4096,6144; default: --budget alone)")
 	fl.StringSliceVar(&params, "params", nil, "with --fit: the parameters fitted, comma-separated (default: all of them; the others stay at the shipped values)")
 	cmd.MarkFlagRequired("cache")
 	return cmd

@@ -290,7 +290,8 @@ func TestOrderModelArg(t *testing.T) {
 }
 
 // --fit --params fits only the parameters it names; a name --fit does not
-// know, or --params without --fit, is refused before any work.
+// know, a budget to cut to above --budget, or --params or --fit-budgets
+// without --fit, is refused before any work.
 func TestBenchTuneFitParams(t *testing.T) {
 	fx := newBenchFixture(t)
 	cache := filepath.Join(fx.dir, "cache.jsonl")
@@ -301,6 +302,8 @@ func TestBenchTuneFitParams(t *testing.T) {
 	}{
 		{[]string{"--fit", "--params", "reach_weight,reach_width"}, `--params "reach_width": not a parameter`},
 		{[]string{"--params", "reach_weight"}, "--params goes with --fit"},
+		{[]string{"--fit", "--fit-budgets", "2048,9000"}, "--fit-budgets 9000: want a budget from 1 to --budget (6144)"},
+		{[]string{"--fit-budgets", "2048"}, "--fit-budgets goes with --fit"},
 	} {
 		if _, _, err := runBench(t, newBenchTuneCmd, append(args, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
@@ -309,7 +312,7 @@ func TestBenchTuneFitParams(t *testing.T) {
 	if _, err := os.Stat(cache); err == nil {
 		t.Error("a refused run built the cache")
 	}
-	out, log, err := runBench(t, newBenchTuneCmd, append(args, "--fit", "--params", "reach_share,reach_weight")...)
+	out, log, err := runBench(t, newBenchTuneCmd, append(args, "--fit", "--params", "reach_share,reach_weight", "--fit-budgets", "2048,6144")...)
 	if err != nil {
 		t.Fatal(err)
 	}

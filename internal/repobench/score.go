@@ -41,6 +41,8 @@ type StateScore struct {
 	Groups    int  // required groups
 	Missing   bool // no prediction: every figure is zero
 	Metrics   map[string]float64
+	// Cuts are the figures of the answer cut to each of Tuner.Cuts.
+	Cuts map[int]map[string]float64
 	// Prediction is the answer scored, when Tuner.Evaluate made one (nil
 	// for a state the cache lacks).
 	Prediction *Prediction

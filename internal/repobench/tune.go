@@ -80,6 +80,11 @@ type Tuner struct {
 	OrderTrees int
 	// Log, when set, receives one line per evaluated step.
 	Log func(string)
+	// Cuts are the budgets the fit's objective is taken at: each answer,
+	// made at the scorer's budget, is cut to each of them as score.py
+	// --budget cuts it, and the objective is the mean of Objective over
+	// them. None: the scorer's budget alone.
+	Cuts []int
 }
 
 // Objective is the figure the fit maximizes: mean complete@5, with mean
@@ -87,6 +92,30 @@ type Tuner struct {
 func Objective(rows []StateScore) float64 {
 	m := meanOf(rows)
 	return m[Key(Complete, 5)] + 0.1*m[Key(Complete, 8)]
+}
+
+// objective is the figure Fit maximizes over rows: Objective, or its mean
+// over the cuts when there are any.
+func (t *Tuner) objective(rows []StateScore) float64 {
+	if len(t.Cuts) == 0 {
+		return Objective(rows)
+	}
+	sum := 0.0
+	for _, b := range t.Cuts {
+		m := meanOfCut(rows, b)
+		sum += m[Key(Complete, 5)] + 0.1*m[Key(Complete, 8)]
+	}
+	return sum / float64(len(t.Cuts))
+}
+
+// meanOfCut is meanOf the rows' figures at cut b.
+func meanOfCut(rows []StateScore, b int) map[string]float64 {
+	cut := make([]StateScore, len(rows))
+	for i, r := range rows {
+		cut[i] = r
+		cut[i].Metrics = r.Cuts[b]
+	}
+	return meanOf(cut)
 }
 
 // split turns a point into a method's settings and a fusion; only the
@@ -149,8 +178,20 @@ func (t *Tuner) Evaluate(ctx context.Context, states []*mss.State, method string
 					}
 				}
 				var m map[string]float64
+				var cuts map[int]map[string]float64
 				if err == nil {
 					m, err = t.Scorer.ScoreState(st, t.Labels[st.StateID], units)
+				}
+				for _, b := range t.Cuts {
+					if err != nil {
+						break
+					}
+					sc := *t.Scorer
+					sc.Budget = b
+					if cuts == nil {
+						cuts = map[int]map[string]float64{}
+					}
+					cuts[b], err = sc.ScoreState(st, t.Labels[st.StateID], units)
 				}
 				if err != nil {
 					mu.Lock()
@@ -161,7 +202,7 @@ func (t *Tuner) Evaluate(ctx context.Context, states []*mss.State, method string
 					continue
 				}
 				rows[i] = StateScore{StateID: st.StateID, Repo: st.Repo, StateType: st.StateType,
-					Groups: len(t.Labels[st.StateID].RequiredGroups), Metrics: m, Prediction: p}
+					Groups: len(t.Labels[st.StateID].RequiredGroups), Metrics: m, Cuts: cuts, Prediction: p}
 			}
 		}()
 	}
@@ -181,7 +222,7 @@ func (t *Tuner) Fit(ctx context.Context, states []*mss.State, start Point) (Poin
 	if err != nil {
 		return nil, 0, err
 	}
-	best := Objective(rows)
+	best := t.objective(rows)
 	rounds := t.MaxRounds
 	if rounds <= 0 {
 		rounds = 2
@@ -200,7 +241,7 @@ func (t *Tuner) Fit(ctx context.Context, states []*mss.State, start Point) (Poin
 				if err != nil {
 					return nil, 0, err
 				}
-				o, kept := Objective(rows), ""
+				o, kept := t.objective(rows), ""
 				if o > best+1e-9 {
 					best, cur, changed, kept = o, try, true, " (kept)"
 				}

@@ -68,6 +68,17 @@ func TestTunerFitsAndCrossValidates(t *testing.T) {
 	if pt["pick"] != 1 || obj != 0.75*1.1 {
 		t.Errorf("fit = %v objective %g, want pick=1 objective %g", pt, obj, 0.75*1.1)
 	}
+	// Cut to 1 token, no answer holds anything: the objective over the
+	// cuts 1 and 6,144 is half the one at 6,144.
+	tu.Cuts = []int{1, 6144}
+	pt, obj, err = tu.Fit(context.Background(), states, Point{"pick": 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt["pick"] != 1 || obj != 0.75*1.1/2 {
+		t.Errorf("fit over cuts = %v objective %g, want pick=1 objective %g", pt, obj, 0.75*1.1/2)
+	}
+	tu.Cuts = nil
 	folds := Folds(states, 5)
 	if len(folds) != 2 {
 		t.Fatalf("%d folds, want 2 (two repositories)", len(folds))
