@@ -234,9 +234,10 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 
 // tie gives what ties a neighbour to a chosen unit in growth
 // (expand.Ties): covering one of reqs, the state's unresolved
-// requirements over cands (a named file's aside: it would tie every unit
+// requirements over cands (but a named file, which would tie every unit
 // in it), a fused rank within MaxRank, or a name; nil when growth is
-// untied, which admits every neighbour.
+// untied, which admits every neighbour. The policy's reach asks the
+// same.
 func (g Growth) tie(cands []mss.Candidate, reqs []retrieve.Requirement) func(chosen, n *mss.Unit) string {
 	if g.Untied {
 		return nil

@@ -63,7 +63,7 @@ var defaultTuneStart = repobench.Point{
 	"fusion.history": 0.4, "fusion.semantic": 0.6, "fusion.k": 20,
 }
 
-// tuneParams gives the parameters of defaultTuneParams that names names,
+// tuneParams gives the parameters of defaultTuneParams that names lists,
 // in their fitting order (all of them for none).
 func tuneParams(names []string) ([]repobench.Param, error) {
 	if len(names) == 0 {
@@ -316,7 +316,7 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 	fl.IntVar(&workers, "workers", 1, "states answered at once while fitting")
 	fl.IntVar(&rounds, "rounds", 2, "most rounds of coordinate ascent")
 	fl.IntSliceVar(&fitBudgets, "fit-budgets", nil, "with --fit: take the objective as the mean over the answers cut to each of these budgets (e.g. 2048,4096,6144; default: --budget alone)")
-	fl.StringSliceVar(&params, "params", nil, "with --fit: the parameters fitted, comma-separated (default: all of them; the others stay at the shipped values)")
+	fl.StringSliceVar(&params, "params", nil, "with --fit: the parameters fitted, comma-separated (default: all; those not named stay at the shipped values)")
 	cmd.MarkFlagRequired("cache")
 	return cmd
 }
