@@ -83,7 +83,7 @@ func (r *ranker) Select(ctx context.Context, req *mss.Request) (*mss.Result, err
 		}
 	}
 	deliver(res, units, budget, maxUnits)
-	r.growth.apply(res, req, budget, inOrder(idx))
+	r.growth.apply(res, req, budget, inOrder(idx), nil)
 	return res, nil
 }
 
@@ -195,7 +195,7 @@ func (m *MMR) Select(ctx context.Context, req *mss.Request) (*mss.Result, error)
 		units[k] = req.Candidates[i].Unit
 	}
 	deliver(res, units, budget, maxUnits)
-	m.Growth.apply(res, req, budget, inOrder(pool))
+	m.Growth.apply(res, req, budget, inOrder(pool), nil)
 	return res, nil
 }
 

@@ -257,7 +257,11 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	// those that fit room tokens and overlap no chosen unit (index -1:
 	// none).
 	tw := tieWeights{twin: c.TwinWeight, counterpart: c.CounterpartWeight}
-	reach := c.reacher(req, marked, pool, reqs, rels, budget)
+	var src *keptUnits // the file units reach and growth read
+	if req.Source != nil {
+		src = newKeptUnits(req.Source)
+	}
+	reach := c.reacher(req, src, marked, pool, reqs, rels, budget)
 	pick := func(chosen []int, room int) choice {
 		best := choice{i: -1}
 		for _, i := range pool {
@@ -414,7 +418,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			return -1
 		}
 	}
-	c.Growth.apply(res, req, budget, next)
+	c.Growth.apply(res, req, budget, next, src)
 	if test >= 0 {
 		keepLast(res, &marked[test].Unit)
 	}

@@ -145,7 +145,7 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 // with the same code as every embedded method. It has no further choices
 // of the method's to refill the places joins free with: those stay empty.
 func Grow(res *mss.Result, req *mss.Request, budget int) {
-	defaultGrowth(true).apply(res, req, budget, nil)
+	defaultGrowth(true).apply(res, req, budget, nil, nil)
 }
 
 // config describes the growth settings for a result's Config.
@@ -180,26 +180,26 @@ func (g Growth) config() string {
 // gives the index's units. Candidates the state has read (flagged, named
 // or overlapping a span) are never grown into, and the requirements they
 // resolve do not tie anything. next gives the method's further choices,
-// for Refill (nil: none).
-func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next further) {
+// for Refill (nil: none). src keeps the file units the method read
+// already (nil: none yet).
+func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next further, src *keptUnits) {
 	if !g.On || req.Source == nil || len(res.Units) == 0 {
 		return
 	}
 	obs := newObservedSet(req.State)
 	marked := make([]mss.Candidate, len(req.Candidates))
 	copy(marked, req.Candidates)
-	spans := append([]mss.Span(nil), req.State.ObservedSpans...)
 	score := make(map[string]float64, len(marked))
 	for i := range marked {
 		c := &marked[i]
 		if obs.has(c) {
 			c.Observed = true
-			spans = append(spans, c.Unit.Span())
 		}
 		if _, ok := score[c.Unit.ID]; !ok {
 			score[c.Unit.ID] = c.Score
 		}
 	}
+	spans := readSpans(req.State, marked)
 	_, minUnits, _ := req.Limits()
 	opt := expand.Options{MaxUnitTokens: int(g.MaxShare * float64(budget)), Join: g.Join, MinUnits: minUnits, BridgeLines: g.Bridge, HeldTies: g.HeldTies, WholeClass: g.Class}
 	if !g.Untied {
@@ -210,7 +210,9 @@ func (g Growth) apply(res *mss.Result, req *mss.Request, budget int, next furthe
 		rate = nil
 	}
 	chosen := len(res.Units) // what refills bring the answer back to
-	src := &keptUnits{src: req.Source, got: map[string][]mss.Unit{}}
+	if src == nil {
+		src = newKeptUnits(req.Source)
+	}
 	grown, steps := expand.Grow(res.Units, src, spans, budget, rate, opt)
 	res.Units = grown
 	res.Trace = append(res.Trace, steps...)
@@ -263,11 +265,27 @@ func (g Growth) tie(cands []mss.Candidate, reqs []retrieve.Requirement) func(cho
 }
 
 // keptUnits keeps the units a source gave for each file while one answer
-// is grown: growth and refill take turns asking for the same files, and a
-// stored engine reads them from the index each time.
+// is made: the policy's reach, growth and refill ask for the same files,
+// and a stored engine reads them from the index each time.
 type keptUnits struct {
 	src mss.UnitSource
 	got map[string][]mss.Unit
+}
+
+func newKeptUnits(src mss.UnitSource) *keptUnits {
+	return &keptUnits{src: src, got: map[string][]mss.Unit{}}
+}
+
+// readSpans gives the lines the state has read: its observed spans and
+// the units of the candidates marked Observed.
+func readSpans(st *mss.State, marked []mss.Candidate) []mss.Span {
+	spans := slices.Clone(st.ObservedSpans)
+	for i := range marked {
+		if marked[i].Observed {
+			spans = append(spans, marked[i].Unit.Span())
+		}
+	}
+	return spans
 }
 
 func (k *keptUnits) FileUnits(path string) []mss.Unit {

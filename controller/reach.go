@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/retrieve"
@@ -20,25 +21,20 @@ import (
 // it covers an open requirement, is i's header, or they share a name),
 // unread, and the units taken on both sides cost at most ReachShare of
 // the budget. It gives those candidates too. reacher gives nil when
-// ReachWeight is 0, growth is off or the request gives no file units.
-func (c *Complement) reacher(req *mss.Request, marked []mss.Candidate, pool []int, reqs []retrieve.Requirement, rels []float64, budget int) func(i int, chosen []int) (float64, []int) {
-	if c.ReachWeight <= 0 || c.ReachShare <= 0 || !c.Growth.On || req.Source == nil {
+// ReachWeight is 0, growth is off or the request gives no file units
+// (src nil); src keeps the file units read for growth to read again.
+func (c *Complement) reacher(req *mss.Request, src *keptUnits, marked []mss.Candidate, pool []int, reqs []retrieve.Requirement, rels []float64, budget int) func(i int, chosen []int) (float64, []int) {
+	if c.ReachWeight <= 0 || c.ReachShare <= 0 || !c.Growth.On || src == nil {
 		return nil
 	}
 	limit := int(c.ReachShare * float64(budget))
 	tie := c.Growth.tie(marked, reqs)
-	read := append([]mss.Span(nil), req.State.ObservedSpans...)
-	for i := range marked {
-		if marked[i].Observed {
-			read = append(read, marked[i].Unit.Span())
-		}
-	}
+	read := readSpans(req.State, marked)
 	inFile := map[string][]int{}
 	for _, i := range pool {
 		p := marked[i].Unit.Path
 		inFile[p] = append(inFile[p], i)
 	}
-	src := &keptUnits{src: req.Source, got: map[string][]mss.Unit{}}
 	runs := map[int][]int{}
 	run := func(i int) []int {
 		if r, ok := runs[i]; ok {
@@ -48,7 +44,7 @@ func (c *Complement) reacher(req *mss.Request, marked []mss.Candidate, pool []in
 		var got []int
 		// Only a file that holds another pool candidate can give any.
 		if len(inFile[u.Path]) > 1 {
-			got = c.reachIn(src.FileUnits(u.Path), u, i, inFile[u.Path], marked, read, tie, limit)
+			got = reachIn(src.FileUnits(u.Path), u, i, inFile[u.Path], marked, read, tie, limit)
 		}
 		runs[i] = got
 		return got
@@ -68,7 +64,7 @@ func (c *Complement) reacher(req *mss.Request, marked []mss.Candidate, pool []in
 
 // reachIn gives the candidates of others (i aside) that the run growth
 // would take next to u holds; file is u's file's units in line order.
-func (c *Complement) reachIn(file []mss.Unit, u *mss.Unit, i int, others []int, marked []mss.Candidate, read []mss.Span, tie func(chosen, n *mss.Unit) string, limit int) []int {
+func reachIn(file []mss.Unit, u *mss.Unit, i int, others []int, marked []mss.Candidate, read []mss.Span, tie func(chosen, n *mss.Unit) string, limit int) []int {
 	at := -1
 	for k := range file {
 		if file[k].StartLine <= u.StartLine && file[k].EndLine >= u.StartLine {
@@ -87,7 +83,7 @@ func (c *Complement) reachIn(file []mss.Unit, u *mss.Unit, i int, others []int, 
 			if n.StartLine <= u.EndLine && n.EndLine >= u.StartLine {
 				continue // a part of u itself
 			}
-			if spent+unitCost(n) > limit || overlapsSpan(read, n) || tie != nil && tie(u, n) == "" {
+			if spent+unitCost(n) > limit || slices.ContainsFunc(read, n.Overlaps) || tie != nil && tie(u, n) == "" {
 				break
 			}
 			spent += unitCost(n)
@@ -96,21 +92,11 @@ func (c *Complement) reachIn(file []mss.Unit, u *mss.Unit, i int, others []int, 
 	}
 	var got []int
 	for _, j := range others {
-		if j != i && overlapsSpan(taken, &marked[j].Unit) {
+		if j != i && slices.ContainsFunc(taken, marked[j].Unit.Overlaps) {
 			got = append(got, j)
 		}
 	}
 	return got
-}
-
-// overlapsSpan says whether u overlaps one of spans.
-func overlapsSpan(spans []mss.Span, u *mss.Unit) bool {
-	for _, s := range spans {
-		if s.Path == u.Path && s.StartLine <= u.EndLine && s.EndLine >= u.StartLine {
-			return true
-		}
-	}
-	return false
 }
 
 // reachReason names the candidates a choice's growth would take in.

@@ -186,11 +186,15 @@ func (t *Tuner) Evaluate(ctx context.Context, states []*mss.State, method string
 					if err != nil {
 						break
 					}
-					sc := *t.Scorer
-					sc.Budget = b
 					if cuts == nil {
 						cuts = map[int]map[string]float64{}
 					}
+					if b == t.Scorer.budget() {
+						cuts[b] = m // the answer as made
+						continue
+					}
+					sc := *t.Scorer
+					sc.Budget = b
 					cuts[b], err = sc.ScoreState(st, t.Labels[st.StateID], units)
 				}
 				if err != nil {
