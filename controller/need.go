@@ -23,7 +23,7 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		return chosen, -1
 	}
 	for _, i := range chosen {
-		if retrieve.Classify(marked[i].Unit.Path) == retrieve.ClassTest {
+		if retrieve.ClassifyUnit(&marked[i].Unit) == retrieve.ClassTest {
 			return chosen, -1
 		}
 	}
@@ -36,7 +36,7 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 	best, bestNamed := -1, false
 	for i := range marked {
 		u := &marked[i].Unit
-		if marked[i].Observed || retrieve.Classify(u.Path) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
+		if marked[i].Observed || retrieve.ClassifyUnit(u) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
 			continue
 		}
 		named := namesTest(u, names)

@@ -66,6 +66,7 @@ func TestTestNeed(t *testing.T) {
 		{mss.State{InformationNeed: "contest results"}, false, ""},
 		{mss.State{LatestTestOutput: "FAILED tests/test_a.py::test_b - x"}, true, "tests/test_a.py test_a test_b"},
 		{mss.State{LatestTestOutput: "--- FAIL: TestParse (0.00s)"}, true, "TestParse"},
+		{mss.State{LatestTestOutput: "running 2 tests\ntest tests::parses ... ok\ntest header::tests::splits_colons ... FAILED\n\nfailures:\n\n---- header::tests::splits_colons stdout ----\n"}, true, "splits_colons"},
 	} {
 		asked, names := retrieve.TestNeed(&tt.st)
 		if asked != tt.asked || strings.Join(names, " ") != tt.names {
@@ -149,4 +150,50 @@ func unitIDs(us []mss.Unit) string {
 		ids[i] = u.ID
 	}
 	return strings.Join(ids, " ")
+}
+
+// TestInlineTestsComeBackWhenAsked: in Rust, tests live beside the code
+// they test; a #[test] function in src/ is the test a state asking for
+// tests gets, and a state that does not ask keeps the budget for code.
+func TestInlineTestsComeBackWhenAsked(t *testing.T) {
+	rust := func(start int, symbol, content string) mss.Unit {
+		u := unit("src/header.rs", start, symbol, content)
+		u.Language = "rust"
+		return u
+	}
+	units := []mss.Unit{
+		rust(1, "parse_header", "pub fn parse_header(line: &str) -> (String, String) {\n    let (k, v) = line.split_once(':').unwrap();\n    (k.trim().into(), v.into())\n}"),
+		rust(10, "parse_headers", "pub fn parse_headers(lines: &[&str]) -> Vec<(String, String)> {\n    lines.iter().map(|l| parse_header(l)).collect()\n}"),
+		rust(20, "header_value", "pub fn header_value(v: &str) -> &str {\n    v.trim()\n}"),
+		rust(30, "parses_colons", "#[test]\nfn parses_colons() {\n    assert_eq!(parse_header(\"a:b:c\").1, \"b:c\");\n}"),
+	}
+	isTest := func(res *mss.Result) bool {
+		return slices.ContainsFunc(res.Units, func(u mss.Unit) bool { return retrieve.ClassifyUnit(&u) == retrieve.ClassTest })
+	}
+	run := func(st *mss.State) *mss.Result {
+		req := requestOver(t, units, st, 6144)
+		req.MaxUnits = 2
+		c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Select(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	plain := &mss.State{Issue: "`parse_header` cuts values with ':' in `parse_headers`"}
+	if res := run(plain); isTest(res) {
+		t.Errorf("a state that does not ask for tests got one: %v", paths(res.Units))
+	}
+	asks := &mss.State{Issue: plain.Issue, InformationNeed: "Which tests cover header parsing?"}
+	res := run(asks)
+	if len(res.Units) != 2 || res.Units[1].Symbol != "parses_colons" {
+		t.Errorf("a state asking for tests: got %v, want 2 units, the last the #[test] function", paths(res.Units))
+	}
+	failed := &mss.State{Issue: plain.Issue, LatestTestOutput: "test header::tests::parses_colons ... FAILED"}
+	if res := run(failed); !isTest(res) {
+		t.Errorf("cargo test output naming a failed test: got %v, want the test", paths(res.Units))
+	}
 }

@@ -3,6 +3,9 @@ package retrieve
 import (
 	"path"
 	"strings"
+
+	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // PathClass says what kind of file a path is, as far as its name tells.
@@ -68,6 +71,17 @@ var (
 		"demos": true, "bench": true, "benches": true, "benchmark": true, "benchmarks": true, "tutorial": true}
 	docExt = map[string]bool{".md": true, ".rst": true, ".txt": true, ".adoc": true, ".html": true}
 )
+
+// ClassifyUnit assigns a unit its path's class, but test for a unit its
+// text opens as test code in a source file (segment.TestCode: a Rust
+// #[test] function or #[cfg(test)] module beside the code it tests).
+func ClassifyUnit(u *mss.Unit) PathClass {
+	c := Classify(u.Path)
+	if c == ClassSource && segment.TestCode(u.Content, u.Language) {
+		return ClassTest
+	}
+	return c
+}
 
 // Classify assigns a path class from directory and file names alone.
 func Classify(p string) PathClass {

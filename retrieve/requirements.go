@@ -309,6 +309,11 @@ var testNeedRe = regexp.MustCompile(`(?i)\b(tests?|testing|test ?cases?|unit ?te
 // it(...)/describe blocks are not named.
 var testNameRe = regexp.MustCompile(`\b(test_[A-Za-z0-9_]+|Test[A-Z][A-Za-z0-9_]*|[A-Z][A-Za-z0-9]*Tests?)\b`)
 
+// cargoTestRe finds the tests cargo test reports failing, by their path
+// ("test tests::parses ... FAILED", "---- tests::parses stdout ----"),
+// whatever their names: a Rust test is a function marked #[test].
+var cargoTestRe = regexp.MustCompile(`(?m)^(?:test ([A-Za-z_][A-Za-z0-9_:]*) \.\.\. FAILED|---- ([A-Za-z_][A-Za-z0-9_:]*) stdout ----)`)
+
 // TestNeed says whether the state asks for tests: its information need or
 // subgoal names tests, or its latest test output points at a test (a test
 // file or a test name). Names lists the test names and test file paths
@@ -333,6 +338,13 @@ func TestNeed(s *mss.State) (asked bool, names []string) {
 		}
 		for _, g := range testNameRe.FindAllStringSubmatch(out, -1) {
 			add(g[1])
+		}
+		for _, g := range cargoTestRe.FindAllStringSubmatch(out, -1) {
+			p := g[1] + g[2]
+			if i := strings.LastIndex(p, "::"); i >= 0 {
+				p = p[i+2:]
+			}
+			add(p)
 		}
 	}
 	return asked || len(names) > 0, names

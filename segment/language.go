@@ -2,6 +2,7 @@ package segment
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -56,6 +57,14 @@ type grammar struct {
 	// paths (Go's, Python's, Java's java and javax): what a file imports
 	// from one qualifies what it selects (walker.importNames).
 	stdlib set
+	// testMark, when set, matches a line of the attributes that open a
+	// definition and make it test code wherever its file is (Rust's
+	// #[test] functions and #[cfg(test)] modules beside the source they
+	// test); see TestCode.
+	testMark *regexp.Regexp
+	// attrLine matches a line that is an attribute or decorator alone,
+	// part of what opens a definition (TestCode reads past them).
+	attrLine *regexp.Regexp
 }
 
 type set map[string]bool
@@ -151,6 +160,10 @@ var (
 		attach:      newSet("line_comment", "block_comment", "attribute_item"),
 		imports:     newSet("use_declaration", "extern_crate_declaration", "mod_item"),
 		mask:        maskRustBodies,
+		// #[test], #[bench], #[tokio::test], #[rstest], #[test_case(..)],
+		// and code compiled only for tests: #[cfg(test)], #[cfg(all(test, ..))].
+		testMark: regexp.MustCompile(`^\s*#\[\s*(cfg\s*\(\s*(all\s*\(\s*)?test\b|([A-Za-z_]\w*::)*(test|bench|rstest|test_case|quickcheck|proptest)\b)`),
+		attrLine: regexp.MustCompile(`^\s*#!?\[.*\]\s*$`),
 	}
 	cGrammar = &grammar{
 		name:        "c",
@@ -213,6 +226,15 @@ var byExt = map[string]*grammar{
 	".cuh":  cppGrammar,
 }
 
+// byName holds each grammar by its name.
+var byName = func() map[string]*grammar {
+	m := map[string]*grammar{}
+	for _, g := range byExt {
+		m[g.name] = g
+	}
+	return m
+}()
+
 func grammarFor(p string) *grammar {
 	return byExt[strings.ToLower(path.Ext(p))]
 }
@@ -235,6 +257,38 @@ func Language(p string) string {
 		return g.name
 	}
 	return ""
+}
+
+// TestCode reports whether a unit's text is test code by what opens it,
+// in a language that writes tests beside the code they test: one of the
+// attribute lines before its first line of code (comments and blank lines
+// between are read past) marks it, as Rust's #[test] marks a test
+// function and #[cfg(test)] a module of tests. It is false for a
+// language whose tests only their files' names tell (see
+// retrieve.Classify), and for a unit that merely holds such a line below
+// its first line of code.
+func TestCode(text, lang string) bool {
+	g := byName[lang]
+	if g == nil || g.testMark == nil {
+		return false
+	}
+	block := false // inside a /* */ comment
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		switch {
+		case block:
+			block = !strings.Contains(t, "*/")
+		case t == "" || strings.HasPrefix(t, "//"):
+		case strings.HasPrefix(t, "/*"):
+			block = !strings.Contains(t[2:], "*/")
+		case g.testMark.MatchString(t):
+			return true
+		case g.attrLine.MatchString(t):
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // Languages lists the languages File parses, sorted.
