@@ -302,15 +302,33 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 				t.companion = c.CompanionWeight * comp * rel
 			}
 			// A declaration and its definition (a C or C++ header and its
-			// source, an interface or trait method and its implementation)
-			// are read together, however the definition ranks.
+			// source, an interface or trait method and its implementation,
+			// a TypeScript or Python stub's type and the code it types) are
+			// read together, however the definition ranks.
 			if c.PairWeight > 0 {
 				for _, j := range chosen {
-					if pairs(names, j, i, defs) {
+					if pairs(names, j, i, defs, false) {
 						t.pair = c.PairWeight * rels[j]
 						if compOf < 0 {
 							compOf = j
 							t.tie = pairWhy(u)
+						}
+						break
+					}
+				}
+				// The agent read one side: the other is the complement,
+				// credited as a read companion is. A type declaration
+				// file's unit pairs with a read unit it declares, not
+				// with a chosen one, which it would take a place from
+				// (docs/measurements.md, "Declaration files").
+				for _, j := range observed {
+					if pairs(names, j, i, defs, true) {
+						if v := c.PairWeight * c.ObservedCompanion; v > t.pair {
+							t.pair = v
+							if compOf < 0 {
+								compOf = j
+								t.tie = pairWhy(u)
+							}
 						}
 						break
 					}
@@ -545,7 +563,7 @@ type tieWeights struct{ twin, counterpart float64 }
 
 // pairWhy names the side of a declaration-definition pair b is on.
 func pairWhy(b *mss.Unit) string {
-	if declares(b) {
+	if declares(b) || declFile(b) {
 		return "its declaration"
 	}
 	return "its definition"

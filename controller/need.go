@@ -112,11 +112,37 @@ func declares(u *mss.Unit) bool {
 // pairs reports whether the unit of candidate a declares what b's
 // defines, or the other way round: the same name, one a declaration and
 // the other not. defs counts the candidates defining each name; a name
-// many define pairs nothing.
-func pairs(names *tieNames, a, b int, defs map[string]int) bool {
+// many define pairs nothing. With declFiles, a unit of a type
+// declaration file (.d.ts, .pyi) also pairs with a unit of another file
+// whose name it declares, as its own name or as a member of its type
+// (interface Dayjs in types/plugin/utc.d.ts declares utcOffset, which
+// proto.utcOffset in src/plugin/utc/index.js defines).
+func pairs(names *tieNames, a, b int, defs map[string]int, declFiles bool) bool {
 	an, bn := names.name[a], names.name[b]
-	if an == "" || an != bn || defs[an] > maxTwins+3 {
+	ua, ub := &names.cands[a].Unit, &names.cands[b].Unit
+	if an != "" && an == bn && defs[an] <= maxTwins+3 && declares(ua) != declares(ub) {
+		return true
+	}
+	if !declFiles {
 		return false
 	}
-	return declares(&names.cands[a].Unit) != declares(&names.cands[b].Unit)
+	da, db := declFile(ua), declFile(ub)
+	if da == db {
+		return false
+	}
+	if db {
+		a, b, ua = b, a, ub
+	}
+	n := names.name[b]
+	if n == "" || defs[n] > maxTwins+3 {
+		return false
+	}
+	named := func(r string) bool { return strings.EqualFold(lastPart(r), n) } // n is lower case
+	return names.name[a] == n || slices.ContainsFunc(names.refs[a], named) || slices.ContainsFunc(ua.Defines, named)
+}
+
+// declFile reports a unit of a type declaration file (.d.ts, .pyi),
+// which restates the types of what the source defines.
+func declFile(u *mss.Unit) bool {
+	return retrieve.Classify(u.Path) == retrieve.ClassDeclaration
 }

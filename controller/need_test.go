@@ -100,7 +100,7 @@ func TestRRFGrowIsRRFWithGrowth(t *testing.T) {
 
 // pairUnits pairs two units as an answer pairs two of its candidates.
 func pairUnits(a, b *mss.Unit, defs map[string]int) bool {
-	return pairs(newTieNames([]mss.Candidate{{Unit: *a}, {Unit: *b}}), 0, 1, defs)
+	return pairs(newTieNames([]mss.Candidate{{Unit: *a}, {Unit: *b}}), 0, 1, defs, true)
 }
 
 func TestPairs(t *testing.T) {
@@ -115,6 +115,68 @@ func TestPairs(t *testing.T) {
 	}
 	if pairUnits(&def, &other, defs) {
 		t.Error("two definitions pair")
+	}
+	// A type declaration file declares the source's names: as a member of
+	// its type, or by the same name.
+	typed := mss.Unit{Path: "types/plugin/utc.d.ts", Symbol: "Dayjs", Defines: []string{"Dayjs"},
+		References: []string{"isUTC", "utc", "utcOffset"}, Content: "interface Dayjs {\n  utc(): Dayjs\n  utcOffset(offset: number): Dayjs\n}\n"}
+	impl2 := mss.Unit{Path: "src/plugin/utc/index.js", Symbol: "proto.utcOffset", Defines: []string{"utcOffset"},
+		Content: "proto.utcOffset = function (input) {\n  return this\n}\n"}
+	local := mss.Unit{Path: "src/plugin/utc/index.js", Symbol: "proto.local", Defines: []string{"local"},
+		Content: "proto.local = function () {\n  return this\n}\n"}
+	stub := mss.Unit{Path: "src/attr/__init__.pyi", Symbol: "attrib", Defines: []string{"attrib"}, Content: "def attrib(default: Any = ...) -> Any: ...\n"}
+	attrib := mss.Unit{Path: "src/attr/_make.py", Symbol: "attrib", Defines: []string{"attrib"}, Content: "def attrib(default=NOTHING):\n    return _CountingAttr(default)\n"}
+	if !pairUnits(&typed, &impl2, defs) || !pairUnits(&impl2, &typed, defs) || !pairUnits(&attrib, &stub, defs) {
+		t.Error("a type declaration file's declaration and the code it types do not pair")
+	}
+	if pairUnits(&typed, &local, defs) {
+		t.Error("a declaration file's type pairs with code whose name it does not declare")
+	}
+	if pairUnits(&typed, &impl2, map[string]int{"utcoffset": maxTwins + 4}) {
+		t.Error("a name many candidates define pairs")
+	}
+}
+
+// TestReadDefinitionBringsDeclaration: a state that read an
+// implementation gets the type declaration file's unit declaring it,
+// though a plain ranking puts other code first.
+func TestReadDefinitionBringsDeclaration(t *testing.T) {
+	units := []mss.Unit{
+		unit("src/plugin/utc/index.js", 1, "proto.utcOffset", "proto.utcOffset = function (input, keepLocalTime) {\n  return offsetOf(input)\n}"),
+		unit("src/plugin/utc/index.js", 10, "proto.utc", "proto.utc = function (keepLocalTime) {\n  return offsetOf(0)\n}"),
+		unit("src/plugin/utc/index.js", 20, "offsetOf", "function offsetOf(input) {\n  return input * 60\n}"),
+		unit("src/index.js", 1, "parseDate", "function parseDate(input) {\n  return new Date(input)\n}"),
+		unit("types/plugin/utc.d.ts", 1, "Dayjs", "interface Dayjs {\n  utc(keepLocalTime?: boolean): Dayjs\n  utcOffset(offset: number): Dayjs\n}"),
+	}
+	for i := range units {
+		u := &units[i]
+		u.Language = "javascript"
+		if strings.HasSuffix(u.Path, ".d.ts") {
+			u.Language, u.Kind = "typescript", "type"
+			u.Defines, u.References = []string{"Dayjs"}, []string{"Dayjs", "boolean", "keepLocalTime", "number", "offset", "utc", "utcOffset"}
+		} else {
+			u.Defines = []string{u.Symbol[strings.LastIndex(u.Symbol, ".")+1:]}
+		}
+	}
+	st := &mss.State{Issue: "utcOffset(input, keepLocalTime) should keep the local time of day",
+		ObservedSpans: []mss.Span{{Path: "src/plugin/utc/index.js", StartLine: 1, EndLine: 3}}}
+	req := requestOver(t, units, st, 6144)
+	req.MaxUnits = 2
+	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Select(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Units, func(u mss.Unit) bool { return u.Path == "types/plugin/utc.d.ts" }) {
+		t.Errorf("the read implementation's declaration is not in the answer: %v", paths(res.Units))
+	}
+	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
+		return strings.HasPrefix(s.UnitID, "types/plugin/utc.d.ts") && strings.Contains(s.Reason, " + pair 0.500")
+	}) {
+		t.Errorf("no trace step credits the declaration's pair: %+v", res.Trace)
 	}
 }
 
