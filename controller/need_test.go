@@ -28,6 +28,23 @@ func selectWith(t *testing.T, method string, settings map[string]string, st *mss
 	return res
 }
 
+// selectOver answers st from units with complement, growth off, in at
+// most maxUnits units of 6,144 tokens.
+func selectOver(t *testing.T, units []mss.Unit, st *mss.State, maxUnits int) *mss.Result {
+	t.Helper()
+	req := requestOver(t, units, st, 6144)
+	req.MaxUnits = maxUnits
+	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Select(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestTestsComeBackWhenAsked(t *testing.T) {
 	isTest := func(res *mss.Result) bool {
 		for _, u := range res.Units {
@@ -160,16 +177,7 @@ func TestReadDefinitionBringsDeclaration(t *testing.T) {
 	}
 	st := &mss.State{Issue: "utcOffset(input, keepLocalTime) should keep the local time of day",
 		ObservedSpans: []mss.Span{{Path: "src/plugin/utc/index.js", StartLine: 1, EndLine: 3}}}
-	req := requestOver(t, units, st, 6144)
-	req.MaxUnits = 2
-	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Select(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := selectOver(t, units, st, 2)
 	if !slices.ContainsFunc(res.Units, func(u mss.Unit) bool { return u.Path == "types/plugin/utc.d.ts" }) {
 		t.Errorf("the read implementation's declaration is not in the answer: %v", paths(res.Units))
 	}
@@ -232,19 +240,7 @@ func TestInlineTestsComeBackWhenAsked(t *testing.T) {
 	isTest := func(res *mss.Result) bool {
 		return slices.ContainsFunc(res.Units, func(u mss.Unit) bool { return retrieve.ClassifyUnit(&u) == retrieve.ClassTest })
 	}
-	run := func(st *mss.State) *mss.Result {
-		req := requestOver(t, units, st, 6144)
-		req.MaxUnits = 2
-		c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := c.Select(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
+	run := func(st *mss.State) *mss.Result { return selectOver(t, units, st, 2) }
 	plain := &mss.State{Issue: "`parse_header` cuts values with ':' in `parse_headers`"}
 	if res := run(plain); isTest(res) {
 		t.Errorf("a state that does not ask for tests got one: %v", paths(res.Units))
