@@ -143,6 +143,9 @@ package index
 //	feature 26: and read as code what a string interpolates: a template
 //	           literal's ${...} (JavaScript, TypeScript) and a Python
 //	           f-string's replacement fields.
+//	feature 27: a TypeScript declaration file's (.d.ts) interfaces and
+//	           declared classes are split into their members, and an
+//	           exported declared class (export declare class) is a class.
 
 import (
 	"context"
@@ -162,7 +165,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 26
+	FeatureVersion = 27
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -187,6 +187,17 @@ var (
 		attach:      newSet("comment"),
 		imports:     newSet("preproc_include"),
 	}
+	// dtsGrammar parses a TypeScript declaration file (.d.ts), which
+	// lists an API: its interfaces and declared classes are split into
+	// their members, one declaration each (utcOffset of interface Dayjs,
+	// as the implementation proto.utcOffset is a unit of its own).
+	dtsGrammar = func() *grammar {
+		g := *typescriptGrammar
+		g.funcs = newSet(append(jsFuncs, "method_signature")...)
+		g.classes = newSet("class_declaration", "abstract_class_declaration", "class", "interface_declaration")
+		g.types = newSet("type_alias_declaration", "enum_declaration")
+		return &g
+	}()
 	tsxGrammar = func() *grammar {
 		g := *typescriptGrammar
 		g.name = "tsx"
@@ -243,10 +254,20 @@ func grammarFor(p string) *grammar {
 // but C++ for a ".h" file whose code is C++ (usesCpp).
 func grammarOf(p string, src []byte) *grammar {
 	g := grammarFor(p)
+	if g == typescriptGrammar && declarationFile(p) {
+		return dtsGrammar
+	}
 	if g == cGrammar && strings.EqualFold(path.Ext(p), ".h") && usesCpp(src) {
 		return cppGrammar
 	}
 	return g
+}
+
+// declarationFile reports a TypeScript declaration file: x.d.ts, x.d.mts,
+// x.d.cts.
+func declarationFile(p string) bool {
+	b := strings.ToLower(path.Base(p))
+	return strings.HasSuffix(b, ".d.ts") || strings.HasSuffix(b, ".d.mts") || strings.HasSuffix(b, ".d.cts")
 }
 
 // Language names the grammar that segments path: "python", "go",

@@ -773,6 +773,10 @@ func (w *walker) classify(n *node) (kind string, inner *node, name string) {
 		}
 		for _, c := range namedChildren(n) {
 			k, in, nm := w.classify(c)
+			if k == "transparent" && c.Type() == "ambient_declaration" && c.NamedChildCount() == 1 {
+				// export declare class X {...}: the declaration inside.
+				k, in, nm = w.classify(c.NamedChild(0))
+			}
 			if k == KindFunction || k == KindClass || k == KindType || k == KindValue {
 				if nm == "" {
 					if d := n.ChildByFieldName("declarator"); d != nil {
