@@ -3,6 +3,7 @@ package segment
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -193,7 +194,7 @@ var (
 	// as the implementation proto.utcOffset is a unit of its own).
 	dtsGrammar = func() *grammar {
 		g := *typescriptGrammar
-		g.funcs = newSet(append(jsFuncs, "method_signature")...)
+		g.funcs = newSet(append(slices.Clone(jsFuncs), "method_signature")...)
 		g.classes = newSet("class_declaration", "abstract_class_declaration", "class", "interface_declaration")
 		g.types = newSet("type_alias_declaration", "enum_declaration")
 		return &g
