@@ -306,33 +306,30 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			// a TypeScript or Python stub's type and the code it types) are
 			// read together, however the definition ranks.
 			if c.PairWeight > 0 {
-				for _, j := range chosen {
-					if pairs(names, j, i, defs, false) {
-						t.pair = c.PairWeight * rels[j]
-						if compOf < 0 {
-							compOf = j
-							t.tie = pairWhy(u)
+				// credit gives the pair of the first of js that pairs
+				// with i the bonus v(j) when it is more than the bonus
+				// so far (at least, for a chosen one).
+				credit := func(js []int, declFiles bool, v func(j int) float64, atLeast bool) {
+					for _, j := range js {
+						if !pairs(names, j, i, defs, declFiles) {
+							continue
 						}
-						break
+						if w := v(j); w > t.pair || atLeast && w == t.pair {
+							t.pair = w
+							if compOf < 0 {
+								compOf, t.tie = j, pairWhy(u)
+							}
+						}
+						return
 					}
 				}
+				credit(chosen, false, func(j int) float64 { return c.PairWeight * rels[j] }, true)
 				// The agent read one side: the other is the complement,
 				// credited as a read companion is. A type declaration
 				// file's unit pairs with a read unit it declares, not
 				// with a chosen one, which it would take a place from
 				// (docs/measurements.md, "Declaration files").
-				for _, j := range observed {
-					if pairs(names, j, i, defs, true) {
-						if v := c.PairWeight * c.ObservedCompanion; v > t.pair {
-							t.pair = v
-							if compOf < 0 {
-								compOf = j
-								t.tie = pairWhy(u)
-							}
-						}
-						break
-					}
-				}
+				credit(observed, true, func(int) float64 { return c.PairWeight * c.ObservedCompanion }, false)
 			}
 			var reached []int
 			if reach != nil {
@@ -541,14 +538,18 @@ type tieNames struct {
 	name  []string
 	tail  []string
 	refs  [][]string
+	// decl marks the units of type declaration files (.d.ts, .pyi),
+	// which restate the types of what the source defines.
+	decl []bool
 }
 
 func newTieNames(cands []mss.Candidate) *tieNames {
 	n := len(cands)
-	t := &tieNames{cands: cands, name: make([]string, n), tail: make([]string, n), refs: make([][]string, n)}
+	t := &tieNames{cands: cands, name: make([]string, n), tail: make([]string, n), refs: make([][]string, n), decl: make([]bool, n)}
 	for i := range cands {
 		u := &cands[i].Unit
 		t.name[i], t.tail[i] = unitName(u), lastPart(u.Symbol)
+		t.decl[i] = retrieve.Classify(u.Path) == retrieve.ClassDeclaration
 		t.refs[i] = make([]string, len(u.References))
 		for k, r := range u.References {
 			t.refs[i][k] = lastPart(r)
@@ -563,7 +564,7 @@ type tieWeights struct{ twin, counterpart float64 }
 
 // pairWhy names the side of a declaration-definition pair b is on.
 func pairWhy(b *mss.Unit) string {
-	if declares(b) || declFile(b) {
+	if declares(b) || retrieve.Classify(b.Path) == retrieve.ClassDeclaration {
 		return "its declaration"
 	}
 	return "its definition"

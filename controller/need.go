@@ -126,11 +126,10 @@ func pairs(names *tieNames, a, b int, defs map[string]int, declFiles bool) bool 
 	if !declFiles {
 		return false
 	}
-	da, db := declFile(ua), declFile(ub)
-	if da == db {
+	if names.decl[a] == names.decl[b] {
 		return false
 	}
-	if db {
+	if names.decl[b] {
 		a, b, ua = b, a, ub
 	}
 	n := names.name[b]
@@ -139,10 +138,4 @@ func pairs(names *tieNames, a, b int, defs map[string]int, declFiles bool) bool 
 	}
 	named := func(r string) bool { return strings.EqualFold(lastPart(r), n) } // n is lower case
 	return names.name[a] == n || slices.ContainsFunc(names.refs[a], named) || slices.ContainsFunc(ua.Defines, named)
-}
-
-// declFile reports a unit of a type declaration file (.d.ts, .pyi),
-// which restates the types of what the source defines.
-func declFile(u *mss.Unit) bool {
-	return retrieve.Classify(u.Path) == retrieve.ClassDeclaration
 }

@@ -90,7 +90,11 @@ type Tuner struct {
 // Objective is the figure the fit maximizes: mean complete@5, with mean
 // complete@8 as a tie-breaker worth a tenth.
 func Objective(rows []StateScore) float64 {
-	m := meanOf(rows)
+	return objectiveOf(meanOf(rows))
+}
+
+// objectiveOf is Objective's figure from the mean figures m.
+func objectiveOf(m map[string]float64) float64 {
 	return m[Key(Complete, 5)] + 0.1*m[Key(Complete, 8)]
 }
 
@@ -102,8 +106,7 @@ func (t *Tuner) objective(rows []StateScore) float64 {
 	}
 	sum := 0.0
 	for _, b := range t.Cuts {
-		m := meanOfCut(rows, b)
-		sum += m[Key(Complete, 5)] + 0.1*m[Key(Complete, 8)]
+		sum += objectiveOf(meanOfCut(rows, b))
 	}
 	return sum / float64(len(t.Cuts))
 }
