@@ -91,6 +91,10 @@ func TestClassify(t *testing.T) {
 		"api/service.pb.go":                  ClassGenerated,
 		"src/main/java/com/google/Gson.java": ClassSource,
 		"types/index.d.ts":                   ClassDeclaration,
+		"index.d.cts":                        ClassDeclaration,
+		"typings/esm.d.mts":                  ClassDeclaration,
+		"stubs/requests/api.pyi":             ClassDeclaration,
+		"src/index.mts":                      ClassSource,
 	}
 	for p, want := range tests {
 		if got := Classify(p); got != want {

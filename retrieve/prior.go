@@ -21,8 +21,9 @@ const (
 	ClassExample   PathClass = "example"
 	ClassVendor    PathClass = "vendor"
 	ClassGenerated PathClass = "generated"
-	// ClassDeclaration is a type declaration file (.d.ts, .pyi) that
-	// restates names an implementation defines.
+	// ClassDeclaration is a type declaration file (.d.ts, .d.mts, .d.cts,
+	// .pyi; segment.DeclarationFile) that restates names an
+	// implementation defines.
 	ClassDeclaration PathClass = "declaration"
 )
 
@@ -114,7 +115,7 @@ func Classify(p string) PathClass {
 	if docExt[ext] {
 		return ClassDoc
 	}
-	if strings.HasSuffix(base, ".d.ts") || ext == ".pyi" {
+	if segment.DeclarationFile(base) {
 		return ClassDeclaration
 	}
 	for _, d := range dirs {

@@ -255,7 +255,7 @@ func grammarFor(p string) *grammar {
 // but C++ for a ".h" file whose code is C++ (usesCpp).
 func grammarOf(p string, src []byte) *grammar {
 	g := grammarFor(p)
-	if g == typescriptGrammar && declarationFile(p) {
+	if g == typescriptGrammar && DeclarationFile(p) {
 		return dtsGrammar
 	}
 	if g == cGrammar && strings.EqualFold(path.Ext(p), ".h") && usesCpp(src) {
@@ -264,11 +264,13 @@ func grammarOf(p string, src []byte) *grammar {
 	return g
 }
 
-// declarationFile reports a TypeScript declaration file: x.d.ts, x.d.mts,
-// x.d.cts.
-func declarationFile(p string) bool {
+// DeclarationFile reports a type declaration file, which restates the
+// names an implementation defines: TypeScript's x.d.ts, x.d.mts and
+// x.d.cts, and Python's stubs, x.pyi. Case is ignored.
+func DeclarationFile(p string) bool {
 	b := strings.ToLower(path.Base(p))
-	return strings.HasSuffix(b, ".d.ts") || strings.HasSuffix(b, ".d.mts") || strings.HasSuffix(b, ".d.cts")
+	return strings.HasSuffix(b, ".d.ts") || strings.HasSuffix(b, ".d.mts") || strings.HasSuffix(b, ".d.cts") ||
+		strings.HasSuffix(b, ".pyi")
 }
 
 // Language names the grammar that segments path: "python", "go",
