@@ -108,11 +108,7 @@ work tree.`,
 		Short: "Verify an index: versions, counts, unit hashes and line tiling",
 		Args:  cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := readIndexPath(checkDB, checkRepo)
-			if err != nil {
-				return err
-			}
-			ix, err := index.Open(db)
+			ix, err := openReadIndex(checkDB, checkRepo)
 			if err != nil {
 				return err
 			}
@@ -132,7 +128,7 @@ work tree.`,
 			}
 			m := ix.Meta()
 			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s: format %d, feature %d, %d files (%d indexed, %d skipped), %d units, commit %s, retrieval structures %s\n",
-				displayPath(db), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit), structuresOf(m))
+				displayPath(ix.Path()), m.FormatVersion, m.FeatureVersion, m.Files, indexed, m.Files-indexed, m.Units, orNone(m.Commit), structuresOf(m))
 			return nil
 		},
 	}
@@ -159,11 +155,7 @@ func newIndexLsCmd() *cobra.Command {
 			if lang != "" && lang != "text" && !slices.Contains(segment.Languages(), lang) {
 				return fmt.Errorf("--lang %q: want one of %s, text", lang, strings.Join(segment.Languages(), ", "))
 			}
-			db, err := readIndexPath(db, repo)
-			if err != nil {
-				return err
-			}
-			ix, err := index.Open(db)
+			ix, err := openReadIndex(db, repo)
 			if err != nil {
 				return err
 			}
@@ -231,11 +223,7 @@ func newIndexShowCmd() *cobra.Command {
 		Short: "List the units of one indexed file",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := readIndexPath(db, repo)
-			if err != nil {
-				return err
-			}
-			ix, err := index.Open(db)
+			ix, err := openReadIndex(db, repo)
 			if err != nil {
 				return err
 			}
@@ -337,6 +325,15 @@ func stderrLogf(w io.Writer) func(format string, args ...any) {
 func readIndexFlags(cmd *cobra.Command, db, repo *string) {
 	cmd.Flags().StringVar(db, "db", "", "index file (default: <repo>/.mss/index.db, or .mss/index.db here without --repo)")
 	cmd.Flags().StringVar(repo, "repo", "", "work tree whose index to read, as mss index --repo made it (<repo>/.mss/index.db)")
+}
+
+// openReadIndex opens the index a reading command reads (readIndexPath).
+func openReadIndex(db, repo string) (*index.Index, error) {
+	p, err := readIndexPath(db, repo)
+	if err != nil {
+		return nil, err
+	}
+	return index.Open(p)
 }
 
 // readIndexPath is the index file a reading command opens: --db as given,
