@@ -538,7 +538,7 @@ type tieNames struct {
 	name  []string
 	tail  []string
 	refs  [][]string
-	// decl marks the units of type declaration files (.d.ts, .pyi),
+	// decl marks the units of type declaration files (segment.DeclarationFile),
 	// which restate the types of what the source defines.
 	decl []bool
 }

@@ -113,7 +113,7 @@ func declares(u *mss.Unit) bool {
 // defines, or the other way round: the same name, one a declaration and
 // the other not. defs counts the candidates defining each name; a name
 // many define pairs nothing. With declFiles, a unit of a type
-// declaration file (.d.ts, .pyi) also pairs with a unit of another file
+// declaration file (segment.DeclarationFile) also pairs with a unit of another file
 // whose name it declares, as its own name or as a member of its type
 // (interface Dayjs in types/plugin/utc.d.ts declares utcOffset, which
 // proto.utcOffset in src/plugin/utc/index.js defines).
