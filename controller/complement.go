@@ -399,7 +399,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered: " + reqs[r].ID + ", " + why})
 		}
 	}
-	chosen, test := c.addTest(res, req.State, marked, chosen, spent, budget, maxUnits)
+	chosen, test := c.addTest(res, req.State, marked, names, defs, &uses, chosen, spent, budget, maxUnits)
 	units := make([]mss.Unit, len(chosen))
 	for k, i := range chosen {
 		units[k] = marked[i].Unit

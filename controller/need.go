@@ -8,17 +8,20 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/segment"
 )
 
 // addTest makes sure an answer to a state that asks for tests holds one:
-// when no chosen unit is test code, the test candidate the state's test
-// output names (else the best-ranked unread one) that fits the budget goes
-// last, in place of the last chosen unit when the answer is full. Placed
-// last, it never displaces the code a shorter prefix of the answer holds.
-// It returns the chosen candidates and the test's index among the
-// candidates (-1: none added).
-func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, chosen []int, spent, budget, maxUnits int) ([]int, int) {
-	asked, names := retrieve.TestNeed(st)
+// when no chosen unit is test code, an unread test candidate that fits
+// the budget goes last, in place of the last chosen unit when the answer
+// is full. It is the test the state's test output names; else a test of
+// the chosen code, one that uses a name the first chosen unit it can
+// defines (a test calling RegisterFlagCompletionFunc, for an answer that
+// chose it); else the best-ranked test. Placed last, it never displaces
+// the code a shorter prefix of the answer holds. It returns the chosen
+// candidates and the test's index among the candidates (-1: none added).
+func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, names *tieNames, defs map[string]int, uses *segment.UseCache, chosen []int, spent, budget, maxUnits int) ([]int, int) {
+	asked, testNames := retrieve.TestNeed(st)
 	if !asked {
 		return chosen, -1
 	}
@@ -33,15 +36,25 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		dropped = chosen[len(chosen)-1]
 		free += unitCost(&marked[dropped].Unit)
 	}
-	best, bestNamed := -1, false
+	code := chosen
+	if dropped >= 0 {
+		code = chosen[:len(chosen)-1]
+	}
+	// best is the test chosen so far: named by the output, or else of
+	// the bestTie-th chosen unit (len(code): of none), or else the first.
+	best, bestNamed, bestTie, bestWhy := -1, false, len(code), ""
 	for i := range marked {
 		u := &marked[i].Unit
 		if marked[i].Observed || retrieve.ClassifyUnit(u) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
 			continue
 		}
-		named := namesTest(u, names)
-		if best < 0 || named && !bestNamed {
-			best, bestNamed = i, named
+		if namesTest(u, testNames) {
+			best, bestNamed = i, true
+			break
+		}
+		k, why := testOf(names, i, code, defs, uses)
+		if best < 0 || k < bestTie {
+			best, bestTie, bestWhy = i, k, why
 		}
 	}
 	if best < 0 {
@@ -53,12 +66,28 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[dropped].Unit.ID, Reason: "dropped for the test the state asks for"})
 	}
 	why := "the state asks for tests"
-	if bestNamed {
+	switch {
+	case bestNamed:
 		why = "the test output points at it"
+	case bestWhy != "":
+		why += "; a test of " + marked[code[bestTie]].Unit.ID + " (" + bestWhy + ")"
 	}
 	res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[best].Unit.ID,
 		Reason: fmt.Sprintf("test: %s; %s", why, rankReason(best, &marked[best]))})
 	return append(chosen, best), best
+}
+
+// testOf finds the first of the chosen units the test candidate i uses
+// a name of, by the tie a caller has to its callee: its place in chosen
+// and the tie ("it uses RegisterFlagCompletionFunc"), or len(chosen)
+// and "" when it uses none.
+func testOf(names *tieNames, i int, chosen []int, defs map[string]int, uses *segment.UseCache) (int, string) {
+	for k, j := range chosen {
+		if w, why := tie(names, i, j, defs, tieWeights{}, uses); w >= 1 && strings.HasPrefix(why, "it uses ") {
+			return k, why
+		}
+	}
+	return len(chosen), ""
 }
 
 // keepLast moves the delivered unit that holds test (the test addTest

@@ -255,3 +255,32 @@ func TestInlineTestsComeBackWhenAsked(t *testing.T) {
 		t.Errorf("cargo test output naming a failed test: got %v, want the test", paths(res.Units))
 	}
 }
+
+// TestTheTestOfTheChosenCode: of the tests a state asking for tests
+// could get, the one that calls the chosen code comes before a test the
+// ranking puts first for its words alone.
+func TestTheTestOfTheChosenCode(t *testing.T) {
+	units := []mss.Unit{
+		unit("src/parse.py", 1, "parse_header", "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key.strip(), value"),
+		unit("src/send.py", 1, "encode_request", "def encode_request(req):\n    return req.method + ' ' + req.url"),
+		unit("tests/test_words.py", 1, "test_header_values_colon", "def test_header_values_colon():\n    # cuts header values with a colon: tests cover header values\n    assert split_words('cuts header values with a colon') == ['cuts', 'header', 'values', 'colon']"),
+		unit("tests/test_parse.py", 1, "test_colon", "def test_colon():\n    assert parse_header('a: b:c') == ('a', ' b:c')"),
+	}
+	for i := range units {
+		u := &units[i]
+		u.Language = "python"
+		u.Defines = []string{u.Symbol}
+	}
+	units[2].References = []string{"split_words"}
+	units[3].References = []string{"parse_header"}
+	st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}
+	res := selectOver(t, units, st, 2)
+	if len(res.Units) != 2 || res.Units[1].Symbol != "test_colon" {
+		t.Fatalf("got %v, want parse_header and then test_colon, the test that calls it", paths(res.Units))
+	}
+	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
+		return s.UnitID == units[3].ID && strings.Contains(s.Reason, "a test of "+units[0].ID+" (it uses parse_header)")
+	}) {
+		t.Errorf("no trace step says whose test it is: %+v", res.Trace)
+	}
+}
