@@ -124,15 +124,12 @@ func namesTest(u *mss.Unit, names []string) bool {
 	return false
 }
 
-// headerExt are the extensions of C and C++ header files.
-var headerExt = map[string]bool{".h": true, ".hh": true, ".hpp": true, ".hxx": true}
-
 // declares reports whether a unit is a declaration without a body: a
 // function in a C or C++ header whose text opens no block, or a method
 // signature ending in ";" (a Java interface method, a Rust trait method).
 func declares(u *mss.Unit) bool {
 	body := strings.Contains(u.Content, "{")
-	if headerExt[path.Ext(u.Path)] {
+	if segment.HeaderFile(u.Path) {
 		return !body
 	}
 	return !body && strings.HasSuffix(strings.TrimSpace(u.Content), ";")

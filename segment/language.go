@@ -273,6 +273,16 @@ func DeclarationFile(p string) bool {
 		strings.HasSuffix(b, ".pyi")
 }
 
+// HeaderFile reports a C or C++ header, whose declarations a source
+// file defines: x.h, x.hh, x.hpp, x.hxx, x.h++, x.cuh. Case is ignored.
+func HeaderFile(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".h", ".hh", ".hpp", ".hxx", ".h++", ".cuh":
+		return true
+	}
+	return false
+}
+
 // Language names the grammar that segments path: "python", "go",
 // "javascript", "typescript", "tsx", "java", "rust", "c", "cpp"; or "" for a
 // file segmented as plain text.

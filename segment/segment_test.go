@@ -149,6 +149,36 @@ func TestLanguage(t *testing.T) {
 	}
 }
 
+// TestFileKinds: which paths are C and C++ headers, and which type
+// declaration files; both kinds are of the language table alone.
+func TestFileKinds(t *testing.T) {
+	for _, tc := range []struct {
+		path         string
+		header, decl bool
+	}{
+		{"include/zlib.h", true, false},
+		{"src/core.HPP", true, false},
+		{"x.hh", true, false},
+		{"x.h++", true, false},
+		{"kernels/reduce.cuh", true, false},
+		{"x.c", false, false},
+		{"x.inl", false, false},
+		{"types/index.d.ts", false, true},
+		{"index.d.cts", false, true},
+		{"typings/esm.D.MTS", false, true},
+		{"stubs/api.pyi", false, true},
+		{"src/index.ts", false, false},
+		{"src/d.ts/index.js", false, false},
+	} {
+		if got := HeaderFile(tc.path); got != tc.header {
+			t.Errorf("HeaderFile(%q) = %v, want %v", tc.path, got, tc.header)
+		}
+		if got := DeclarationFile(tc.path); got != tc.decl {
+			t.Errorf("DeclarationFile(%q) = %v, want %v", tc.path, got, tc.decl)
+		}
+	}
+}
+
 func TestHeaderPicksCPP(t *testing.T) {
 	src, err := os.ReadFile("testdata/src/sample.h")
 	if err != nil {
