@@ -297,6 +297,15 @@ func newResolver(files map[string]string) *resolver {
 	return r
 }
 
+// tsSource gives the TypeScript sources a JavaScript module's name stands
+// for in a TypeScript import, by its extension.
+var tsSource = map[string][]string{
+	".js":  {".ts", ".tsx"},
+	".jsx": {".tsx"},
+	".mjs": {".mts"},
+	".cjs": {".cts"},
+}
+
 // lookup finds a file by exact path or, failing that, a unique suffix.
 func (r *resolver) lookup(cands ...string) []string {
 	for _, c := range cands {
@@ -337,7 +346,21 @@ func (r *resolver) resolve(from, imp string) []string {
 		}
 		p := path.Join(dir, imp)
 		var cands []string
-		for _, ext := range []string{"", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", "/index.js", "/index.ts", "/index.tsx"} {
+		// TypeScript's ECMAScript modules import a source by the name it
+		// compiles to: ./types.js is types.ts, ./a.mjs is a.mts. From
+		// TypeScript that source comes first; from JavaScript the file
+		// named.
+		ext := path.Ext(p)
+		if ts := tsSource[ext]; ts != nil {
+			stem := strings.TrimSuffix(p, ext)
+			for _, e := range ts {
+				cands = append(cands, stem+e)
+			}
+			if segment.Language(from) == "javascript" {
+				cands = append([]string{p}, cands...)
+			}
+		}
+		for _, ext := range []string{"", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".mts", ".cts", "/index.js", "/index.ts", "/index.tsx", "/index.jsx", "/index.mjs", "/index.mts"} {
 			cands = append(cands, p+ext)
 		}
 		for _, c := range cands {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,6 +92,39 @@ func words(q Query) []string {
 	} {
 		if got := have[[2]string{id(tc.from), id(tc.to)}]; got != tc.want {
 			t.Errorf("edge %s -> %s: %v, want %v", tc.from, tc.to, got, tc.want)
+		}
+	}
+}
+
+// TestResolveScriptImports: a relative import finds its file with or
+// without an extension or an index file, and TypeScript's ECMAScript
+// modules name a source by the file it compiles to.
+func TestResolveScriptImports(t *testing.T) {
+	files := map[string]string{}
+	for _, p := range []string{
+		"source/core/index.ts", "source/types.ts", "source/as-promise/index.ts", "source/view.tsx",
+		"lib/esm.mts", "lib/util.js", "lib/util.ts", "web/app.js", "web/fmt.js", "web/widgets/index.jsx",
+	} {
+		files[p] = ""
+	}
+	r := newResolver(files)
+	for _, tc := range []struct{ from, imp, want string }{
+		{"source/index.ts", "./types.js", "source/types.ts"},
+		{"source/index.ts", "./core/index.js", "source/core/index.ts"},
+		{"source/index.ts", "./as-promise", "source/as-promise/index.ts"},
+		{"source/index.ts", "./view.js", "source/view.tsx"},
+		{"source/index.ts", "./types", "source/types.ts"},
+		{"lib/index.mts", "./esm.mjs", "lib/esm.mts"},
+		{"lib/index.ts", "./util.js", "lib/util.ts"},
+		{"lib/index.js", "./util.js", "lib/util.js"},
+		{"web/app.js", "./fmt", "web/fmt.js"},
+		{"web/app.js", "./widgets", "web/widgets/index.jsx"},
+		{"web/app.js", "./missing.js", ""},
+		{"web/app.js", "fmt", ""},
+	} {
+		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
+		if got != tc.want {
+			t.Errorf("resolve(%q, %q) = %q, want %q", tc.from, tc.imp, got, tc.want)
 		}
 	}
 }

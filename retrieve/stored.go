@@ -64,7 +64,9 @@ import (
 // engine-4: a term's vector with few entries that are not zero is stored
 // sparse (semTermLen). engine-5: the facts hold the names a unit only
 // selects (x.name), and the index edges resolve them (segment.RefersTo).
-const storedVersion = "engine-5"
+// engine-6: a TypeScript module's import of ./x.js is an edge to x.ts
+// (x.mjs to x.mts), as TypeScript resolves it.
+const storedVersion = "engine-6"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
