@@ -384,7 +384,17 @@ func (r *resolver) resolve(from, imp string) []string {
 		}
 		return nil
 	case "java":
-		return r.lookup(strings.ReplaceAll(imp, ".", "/") + ".java")
+		// A static import names a member of its class (org.junit.Assert.
+		// assertEquals), and an import may name a nested class
+		// (java.util.Map.Entry): the file is the outermost class's, a
+		// name or two before the end.
+		parts := strings.Split(imp, ".")
+		for k := len(parts); k >= max(2, len(parts)-2); k-- {
+			if m := r.lookup(strings.Join(parts[:k], "/") + ".java"); m != nil {
+				return m
+			}
+		}
+		return nil
 	case "rust":
 		parts := strings.Split(strings.SplitN(imp, "{", 2)[0], "::")
 		var clean []string

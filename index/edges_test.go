@@ -96,14 +96,16 @@ func words(q Query) []string {
 	}
 }
 
-// TestResolveScriptImports: a relative import finds its file with or
-// without an extension or an index file, and TypeScript's ECMAScript
-// modules name a source by the file it compiles to.
-func TestResolveScriptImports(t *testing.T) {
+// TestResolveImports: a relative import finds its file with or without
+// an extension or an index file, TypeScript's ECMAScript modules name a
+// source by the file it compiles to, and a Java import of a member or a
+// nested class is its outermost class's file.
+func TestResolveImports(t *testing.T) {
 	files := map[string]string{}
 	for _, p := range []string{
 		"source/core/index.ts", "source/types.ts", "source/as-promise/index.ts", "source/view.tsx",
 		"lib/esm.mts", "lib/util.js", "lib/util.ts", "web/app.js", "web/fmt.js", "web/widgets/index.jsx",
+		"src/main/java/com/acme/Strings.java", "src/main/java/com/acme/Outer.java",
 	} {
 		files[p] = ""
 	}
@@ -121,6 +123,11 @@ func TestResolveScriptImports(t *testing.T) {
 		{"web/app.js", "./widgets", "web/widgets/index.jsx"},
 		{"web/app.js", "./missing.js", ""},
 		{"web/app.js", "fmt", ""},
+		{"src/main/java/com/acme/App.java", "com.acme.Strings", "src/main/java/com/acme/Strings.java"},
+		{"src/main/java/com/acme/App.java", "com.acme.Strings.isBlank", "src/main/java/com/acme/Strings.java"},
+		{"src/main/java/com/acme/App.java", "com.acme.Outer.Inner.LIMIT", "src/main/java/com/acme/Outer.java"},
+		{"src/main/java/com/acme/App.java", "com.acme.util.Missing.run", ""},
+		{"src/main/java/com/acme/App.java", "java.util.List", ""},
 	} {
 		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
 		if got != tc.want {

@@ -65,8 +65,10 @@ import (
 // sparse (semTermLen). engine-5: the facts hold the names a unit only
 // selects (x.name), and the index edges resolve them (segment.RefersTo).
 // engine-6: a TypeScript module's import of ./x.js is an edge to x.ts
-// (x.mjs to x.mts), as TypeScript resolves it.
-const storedVersion = "engine-6"
+// (x.mjs to x.mts), as TypeScript resolves it. engine-7: a Java import of
+// a member or a nested class (static imports) is an edge to its
+// outermost class's file.
+const storedVersion = "engine-7"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
