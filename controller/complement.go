@@ -538,8 +538,9 @@ type tieNames struct {
 	name  []string
 	tail  []string
 	refs  [][]string
-	// decl marks the units of type declaration files (segment.DeclarationFile),
-	// which restate the types of what the source defines.
+	// decl marks the units of type declaration files
+	// (segment.DeclarationFile), which restate the types of what the
+	// source defines.
 	decl []bool
 }
 

@@ -15,11 +15,12 @@ import (
 // when no chosen unit is test code, an unread test candidate that fits
 // the budget goes last, in place of the last chosen unit when the answer
 // is full. It is the test the state's test output names; else a test of
-// the chosen code, one that uses a name the first chosen unit it can
-// defines (a test calling RegisterFlagCompletionFunc, for an answer that
-// chose it); else the best-ranked test. Placed last, it never displaces
-// the code a shorter prefix of the answer holds. It returns the chosen
-// candidates and the test's index among the candidates (-1: none added).
+// the chosen code, one that uses a name a chosen unit defines, the
+// earliest chosen unit first (a test calling RegisterFlagCompletionFunc,
+// for an answer that chose it); else the best-ranked test. Placed last,
+// it never displaces the code a shorter prefix of the answer holds. It
+// returns the chosen candidates and the test's index among the
+// candidates (-1: none added).
 func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, names *tieNames, defs map[string]int, uses *segment.UseCache, chosen []int, spent, budget, maxUnits int) ([]int, int) {
 	asked, testNames := retrieve.TestNeed(st)
 	if !asked {
@@ -139,8 +140,9 @@ func declares(u *mss.Unit) bool {
 // defines, or the other way round: the same name, one a declaration and
 // the other not. defs counts the candidates defining each name; a name
 // many define pairs nothing. With declFiles, a unit of a type
-// declaration file (segment.DeclarationFile) also pairs with a unit of another file
-// whose name it declares, as its own name or as a member of its type
+// declaration file (segment.DeclarationFile) also pairs with a unit of
+// another file whose name it declares, as its own name or as a member of
+// its type
 // (interface Dayjs in types/plugin/utc.d.ts declares utcOffset, which
 // proto.utcOffset in src/plugin/utc/index.js defines).
 func pairs(names *tieNames, a, b int, defs map[string]int, declFiles bool) bool {
