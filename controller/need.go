@@ -142,9 +142,8 @@ func declares(u *mss.Unit) bool {
 // many define pairs nothing. With declFiles, a unit of a type
 // declaration file (segment.DeclarationFile) also pairs with a unit of
 // another file whose name it declares, as its own name or as a member of
-// its type
-// (interface Dayjs in types/plugin/utc.d.ts declares utcOffset, which
-// proto.utcOffset in src/plugin/utc/index.js defines).
+// its type (interface Dayjs in types/plugin/utc.d.ts declares
+// utcOffset, which proto.utcOffset in src/plugin/utc/index.js defines).
 func pairs(names *tieNames, a, b int, defs map[string]int, declFiles bool) bool {
 	an, bn := names.name[a], names.name[b]
 	ua, ub := &names.cands[a].Unit, &names.cands[b].Unit
