@@ -276,10 +276,13 @@ type resolver struct {
 	files  map[string]string   // path -> anything
 	suffix map[string][]string // "/"-suffix of a path -> paths
 	dirs   map[string][]string // directory -> its files
+	// dirSuffix maps a directory's path and each "/"-suffix of it to the
+	// directories that end so, in order.
+	dirSuffix map[string][]string
 }
 
 func newResolver(files map[string]string) *resolver {
-	r := &resolver{files: files, suffix: map[string][]string{}, dirs: map[string][]string{}}
+	r := &resolver{files: files, suffix: map[string][]string{}, dirs: map[string][]string{}, dirSuffix: map[string][]string{}}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -292,6 +295,14 @@ func newResolver(files map[string]string) *resolver {
 			}
 		}
 		d := path.Dir(p)
+		if _, ok := r.dirs[d]; !ok && d != "." {
+			r.dirSuffix[d] = append(r.dirSuffix[d], d)
+			for i := 0; i < len(d); i++ {
+				if d[i] == '/' {
+					r.dirSuffix[d[i+1:]] = append(r.dirSuffix[d[i+1:]], d)
+				}
+			}
+		}
 		r.dirs[d] = append(r.dirs[d], p)
 	}
 	return r
@@ -394,7 +405,17 @@ func (r *resolver) resolve(from, imp string) []string {
 				return m
 			}
 		}
-		return nil
+		// import com.acme.util.* names a package: the classes of its
+		// directory, in every source root that has it (main and test).
+		var out []string
+		for _, d := range r.dirSuffix[strings.Join(parts, "/")] {
+			for _, f := range r.dirs[d] {
+				if strings.HasSuffix(f, ".java") {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
 	case "rust":
 		parts := strings.Split(strings.SplitN(imp, "{", 2)[0], "::")
 		var clean []string

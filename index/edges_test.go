@@ -98,14 +98,17 @@ func words(q Query) []string {
 
 // TestResolveImports: a relative import finds its file with or without
 // an extension or an index file, TypeScript's ECMAScript modules name a
-// source by the file it compiles to, and a Java import of a member or a
-// nested class is its outermost class's file.
+// source by the file it compiles to, a Java import of a member or a
+// nested class is its outermost class's file, and one of a package (its
+// wildcard import) is the package's classes.
 func TestResolveImports(t *testing.T) {
 	files := map[string]string{}
 	for _, p := range []string{
 		"source/core/index.ts", "source/types.ts", "source/as-promise/index.ts", "source/view.tsx",
 		"lib/esm.mts", "lib/util.js", "lib/util.ts", "web/app.js", "web/fmt.js", "web/widgets/index.jsx",
 		"src/main/java/com/acme/Strings.java", "src/main/java/com/acme/Outer.java",
+		"src/main/java/com/acme/util/A.java", "src/main/java/com/acme/util/B.java", "src/main/java/com/acme/util/notes.txt",
+		"src/main/java/com/acme/util/sub/C.java", "src/test/java/com/acme/util/ATest.java",
 	} {
 		files[p] = ""
 	}
@@ -128,6 +131,8 @@ func TestResolveImports(t *testing.T) {
 		{"src/main/java/com/acme/App.java", "com.acme.Outer.Inner.LIMIT", "src/main/java/com/acme/Outer.java"},
 		{"src/main/java/com/acme/App.java", "com.acme.util.Missing.run", ""},
 		{"src/main/java/com/acme/App.java", "java.util.List", ""},
+		{"src/main/java/com/acme/App.java", "com.acme.util", "src/main/java/com/acme/util/A.java,src/main/java/com/acme/util/B.java,src/test/java/com/acme/util/ATest.java"},
+		{"src/main/java/com/acme/App.java", "org.junit", ""},
 	} {
 		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
 		if got != tc.want {

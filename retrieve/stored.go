@@ -67,8 +67,9 @@ import (
 // engine-6: a TypeScript module's import of ./x.js is an edge to x.ts
 // (x.mjs to x.mts), as TypeScript resolves it. engine-7: a Java import of
 // a member or a nested class (static imports) is an edge to its
-// outermost class's file.
-const storedVersion = "engine-7"
+// outermost class's file. engine-8: a Java wildcard import (com.x.*) is
+// an edge to each class of the package's directories.
+const storedVersion = "engine-8"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
