@@ -317,7 +317,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 						if w := v(j); w > t.pair || atLeast && w == t.pair {
 							t.pair = w
 							if compOf < 0 {
-								compOf, t.tie = j, pairWhy(u)
+								compOf, t.tie = j, pairWhy(names, i)
 							}
 						}
 						return
@@ -496,19 +496,11 @@ func tie(names *tieNames, a, b int, defs map[string]int, tw tieWeights, uses *se
 	if an == "" || bn == "" {
 		return 0, ""
 	}
-	if defs[bn] <= maxTwins {
-		for k, r := range names.refs[a] {
-			if strings.EqualFold(r, bn) && uses.Refers(ua, bn, ub) {
-				return 1, "it uses " + ua.References[k]
-			}
-		}
+	if ref := usesName(names, a, b, defs, uses); ref != "" {
+		return 1, "it uses " + ref
 	}
-	if defs[an] <= maxTwins {
-		for k, r := range names.refs[b] {
-			if strings.EqualFold(r, an) && uses.Refers(ub, an, ua) {
-				return 1, "this uses " + ub.References[k]
-			}
-		}
+	if ref := usesName(names, b, a, defs, uses); ref != "" {
+		return 1, "this uses " + ref
 	}
 	w, why := 0.0, ""
 	// A name many candidates define (String, format, a locale's fields)
@@ -527,6 +519,23 @@ func tie(names *tieNames, a, b int, defs map[string]int, tw tieWeights, uses *se
 		}
 	}
 	return w, why
+}
+
+// usesName gives the reference by which candidate a's unit uses the name
+// b's unit defines (as a caller its callee), or "" when it does not or
+// the name is one many candidates define.
+func usesName(names *tieNames, a, b int, defs map[string]int, uses *segment.UseCache) string {
+	bn := names.name[b]
+	if bn == "" || defs[bn] > maxTwins {
+		return ""
+	}
+	ua, ub := &names.cands[a].Unit, &names.cands[b].Unit
+	for k, r := range names.refs[a] {
+		if strings.EqualFold(r, bn) && uses.Refers(ua, bn, ub) {
+			return ua.References[k]
+		}
+	}
+	return ""
 }
 
 // tieNames keeps what tie and pairs compare of each candidate, worked out
@@ -563,9 +572,10 @@ func newTieNames(cands []mss.Candidate) *tieNames {
 // twin's and a counterpart's.
 type tieWeights struct{ twin, counterpart float64 }
 
-// pairWhy names the side of a declaration-definition pair b is on.
-func pairWhy(b *mss.Unit) string {
-	if declares(b) || retrieve.Classify(b.Path) == retrieve.ClassDeclaration {
+// pairWhy names the side of a declaration-definition pair candidate b
+// is on.
+func pairWhy(names *tieNames, b int) string {
+	if declares(&names.cands[b].Unit) || names.decl[b] {
 		return "its declaration"
 	}
 	return "its definition"

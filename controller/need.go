@@ -79,13 +79,17 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 }
 
 // testOf finds the first of the chosen units the test candidate i uses
-// a name of, by the tie a caller has to its callee: its place in chosen
-// and the tie ("it uses RegisterFlagCompletionFunc"), or len(chosen)
-// and "" when it uses none.
+// a name of, as a caller its callee (usesName): its place in chosen and
+// the tie ("it uses RegisterFlagCompletionFunc"), or len(chosen) and ""
+// when it uses none. A test without a name of its own ties to nothing,
+// as in tie.
 func testOf(names *tieNames, i int, chosen []int, defs map[string]int, uses *segment.UseCache) (int, string) {
+	if names.name[i] == "" {
+		return len(chosen), ""
+	}
 	for k, j := range chosen {
-		if w, why := tie(names, i, j, defs, tieWeights{}, uses); w >= 1 && strings.HasPrefix(why, "it uses ") {
-			return k, why
+		if ref := usesName(names, i, j, defs, uses); ref != "" {
+			return k, "it uses " + ref
 		}
 	}
 	return len(chosen), ""

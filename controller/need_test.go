@@ -45,6 +45,15 @@ func selectOver(t *testing.T, units []mss.Unit, st *mss.State, maxUnits int) *ms
 	return res
 }
 
+// defining gives each of units the language lang and, as the name it
+// defines, its symbol's last part.
+func defining(lang string, units []mss.Unit) {
+	for i := range units {
+		units[i].Language = lang
+		units[i].Defines = []string{lastPart(units[i].Symbol)}
+	}
+}
+
 func TestTestsComeBackWhenAsked(t *testing.T) {
 	isTest := func(res *mss.Result) bool {
 		for _, u := range res.Units {
@@ -165,16 +174,10 @@ func TestReadDefinitionBringsDeclaration(t *testing.T) {
 		unit("src/index.js", 1, "parseDate", "function parseDate(input) {\n  return new Date(input)\n}"),
 		unit("types/plugin/utc.d.ts", 1, "Dayjs", "interface Dayjs {\n  utc(keepLocalTime?: boolean): Dayjs\n  utcOffset(offset: number): Dayjs\n}"),
 	}
-	for i := range units {
-		u := &units[i]
-		u.Language = "javascript"
-		if strings.HasSuffix(u.Path, ".d.ts") {
-			u.Language, u.Kind = "typescript", "type"
-			u.Defines, u.References = []string{"Dayjs"}, []string{"Dayjs", "boolean", "keepLocalTime", "number", "offset", "utc", "utcOffset"}
-		} else {
-			u.Defines = []string{u.Symbol[strings.LastIndex(u.Symbol, ".")+1:]}
-		}
-	}
+	defining("javascript", units)
+	d := &units[4]
+	d.Language, d.Kind = "typescript", "type"
+	d.Defines, d.References = []string{"Dayjs"}, []string{"Dayjs", "boolean", "keepLocalTime", "number", "offset", "utc", "utcOffset"}
 	st := &mss.State{Issue: "utcOffset(input, keepLocalTime) should keep the local time of day",
 		ObservedSpans: []mss.Span{{Path: "src/plugin/utc/index.js", StartLine: 1, EndLine: 3}}}
 	res := selectOver(t, units, st, 2)
@@ -266,11 +269,7 @@ func TestTheTestOfTheChosenCode(t *testing.T) {
 		unit("tests/test_words.py", 1, "test_header_values_colon", "def test_header_values_colon():\n    # cuts header values with a colon: tests cover header values\n    assert split_words('cuts header values with a colon') == ['cuts', 'header', 'values', 'colon']"),
 		unit("tests/test_parse.py", 1, "test_colon", "def test_colon():\n    assert parse_header('a: b:c') == ('a', ' b:c')"),
 	}
-	for i := range units {
-		u := &units[i]
-		u.Language = "python"
-		u.Defines = []string{u.Symbol}
-	}
+	defining("python", units)
 	units[2].References = []string{"split_words"}
 	units[3].References = []string{"parse_header"}
 	st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}

@@ -289,23 +289,25 @@ func newResolver(files map[string]string) *resolver {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		for i := 0; i < len(p); i++ {
-			if p[i] == '/' {
-				r.suffix[p[i+1:]] = append(r.suffix[p[i+1:]], p)
-			}
-		}
+		addSuffixes(r.suffix, p)
 		d := path.Dir(p)
 		if _, ok := r.dirs[d]; !ok && d != "." {
 			r.dirSuffix[d] = append(r.dirSuffix[d], d)
-			for i := 0; i < len(d); i++ {
-				if d[i] == '/' {
-					r.dirSuffix[d[i+1:]] = append(r.dirSuffix[d[i+1:]], d)
-				}
-			}
+			addSuffixes(r.dirSuffix, d)
 		}
 		r.dirs[d] = append(r.dirs[d], p)
 	}
 	return r
+}
+
+// addSuffixes appends p to m under each "/"-suffix of p (b/c and c of
+// a/b/c).
+func addSuffixes(m map[string][]string, p string) {
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			m[p[i+1:]] = append(m[p[i+1:]], p)
+		}
+	}
 }
 
 // tsSource gives the TypeScript sources a JavaScript module's name stands
