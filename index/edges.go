@@ -21,14 +21,16 @@ package index
 //     (Python dotted modules and relative imports, JavaScript relative
 //     specifiers, Go package directories, Java classes, Rust module paths,
 //     C/C++ includes), matching a repository path exactly or by a unique
-//     path suffix (so "pkg.mod" finds "src/pkg/mod.py"). The edge goes from
-//     the importing unit to the first unit of each imported file.
+//     path suffix (so "pkg.mod" finds "src/pkg/mod.py"), and by what the
+//     repository's manifests say (resolve.go, manifest.go): a tsconfig's
+//     path aliases, a workspace package's or a Cargo crate's name. The
+//     edge goes from the importing unit to the first unit of each
+//     imported file.
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path"
 	"runtime"
 	"slices"
 	"sort"
@@ -56,13 +58,21 @@ type nameRow struct {
 	// lower-cased name.
 	selectable bool
 	sel        map[string]segment.NameUse
+	// line is the unit's first line; text its text when its file is a
+	// manifest the resolver reads (manifestFile), else "".
+	line int
+	text string
 }
 
 // newNameRow holds what resolving u's names into edges reads.
 func newNameRow(u *mss.Unit, calls []string) nameRow {
-	return nameRow{id: u.ID, path: u.Path, symbol: u.Symbol, defines: u.Defines, refs: u.References,
+	r := nameRow{id: u.ID, path: u.Path, symbol: u.Symbol, defines: u.Defines, refs: u.References,
 		calls: calls, imports: u.Imports, selectable: segment.Selectable(u.Symbol, u.Kind),
-		sel: segment.Selections(u.Content, u.Language, u.References)}
+		sel: segment.Selections(u.Content, u.Language, u.References), line: u.StartLine}
+	if manifestFile(u.Path) {
+		r.text = u.Content
+	}
+	return r
 }
 
 // newDeriveInput is what a Deriver reads of units and their name rows.
@@ -98,7 +108,10 @@ func readNameRows(ctx context.Context, db querier, selections bool) ([]nameRow, 
 	if selections {
 		content = "content"
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, path, symbol, kind, language, `+content+`, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
+	// A manifest's text is read either way (newNameRow keeps it); the
+	// pattern only narrows which rows send it.
+	content = `CASE WHEN path LIKE '%.json' OR path LIKE '%Cargo.toml' OR path LIKE '%go.mod' THEN content ELSE ` + content + ` END`
+	rows, err := db.QueryContext(ctx, `SELECT id, path, symbol, kind, language, start_line, `+content+`, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +120,7 @@ func readNameRows(ctx context.Context, db querier, selections bool) ([]nameRow, 
 	for rows.Next() {
 		var u mss.Unit
 		var d, rf, c, im string
-		if err := rows.Scan(&u.ID, &u.Path, &u.Symbol, &u.Kind, &u.Language, &u.Content, &d, &rf, &c, &im); err != nil {
+		if err := rows.Scan(&u.ID, &u.Path, &u.Symbol, &u.Kind, &u.Language, &u.StartLine, &u.Content, &d, &rf, &c, &im); err != nil {
 			return nil, err
 		}
 		u.Defines, u.References, u.Imports = splitList(d), splitList(rf), splitList(im)
@@ -144,7 +157,7 @@ func edgesOf(rows []nameRow) []Edge {
 			firstUnit[r.path] = r.id
 		}
 	}
-	res := newResolver(firstUnit)
+	res := newResolver(firstUnit, manifestTexts(rows))
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(rows)/1024))
 	inParts := func(f func(k, lo, hi int)) {
 		var wg sync.WaitGroup
@@ -248,7 +261,7 @@ func (ix *Index) FileImports() ([]FileImport, error) {
 	for _, r := range rows {
 		files[r.path] = r.id
 	}
-	res := newResolver(files)
+	res := newResolver(files, manifestTexts(rows))
 	seen := map[FileImport]bool{}
 	var out []FileImport
 	for _, r := range rows {
@@ -269,175 +282,4 @@ func (ix *Index) FileImports() ([]FileImport, error) {
 		return out[i].To < out[j].To
 	})
 	return out, nil
-}
-
-// resolver maps import strings to repository files.
-type resolver struct {
-	files  map[string]string   // path -> anything
-	suffix map[string][]string // "/"-suffix of a path -> paths
-	dirs   map[string][]string // directory -> its files
-	// dirSuffix maps a directory's path and each "/"-suffix of it to the
-	// directories that end so, in order.
-	dirSuffix map[string][]string
-}
-
-func newResolver(files map[string]string) *resolver {
-	r := &resolver{files: files, suffix: map[string][]string{}, dirs: map[string][]string{}, dirSuffix: map[string][]string{}}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		addSuffixes(r.suffix, p)
-		d := path.Dir(p)
-		if _, ok := r.dirs[d]; !ok && d != "." {
-			r.dirSuffix[d] = append(r.dirSuffix[d], d)
-			addSuffixes(r.dirSuffix, d)
-		}
-		r.dirs[d] = append(r.dirs[d], p)
-	}
-	return r
-}
-
-// addSuffixes appends p to m under each "/"-suffix of p (b/c and c of
-// a/b/c).
-func addSuffixes(m map[string][]string, p string) {
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			m[p[i+1:]] = append(m[p[i+1:]], p)
-		}
-	}
-}
-
-// tsSource gives the TypeScript sources a JavaScript module's name stands
-// for in a TypeScript import, by its extension.
-var tsSource = map[string][]string{
-	".js":  {".ts", ".tsx"},
-	".jsx": {".tsx"},
-	".mjs": {".mts"},
-	".cjs": {".cts"},
-}
-
-// lookup finds a file by exact path or, failing that, a unique suffix.
-func (r *resolver) lookup(cands ...string) []string {
-	for _, c := range cands {
-		if _, ok := r.files[c]; ok {
-			return []string{c}
-		}
-	}
-	for _, c := range cands {
-		if m := r.suffix[c]; len(m) == 1 {
-			return m
-		}
-	}
-	return nil
-}
-
-func (r *resolver) resolve(from, imp string) []string {
-	dir := path.Dir(from)
-	switch segment.Language(from) {
-	case "python":
-		if strings.HasPrefix(imp, ".") {
-			n := len(imp) - len(strings.TrimLeft(imp, "."))
-			base := dir
-			for i := 1; i < n; i++ {
-				base = path.Dir(base)
-			}
-			rest := strings.ReplaceAll(strings.TrimLeft(imp, "."), ".", "/")
-			p := path.Join(base, rest)
-			if rest == "" {
-				return r.lookup(path.Join(base, "__init__.py"))
-			}
-			return r.lookup(p+".py", p+"/__init__.py")
-		}
-		p := strings.ReplaceAll(imp, ".", "/")
-		return r.lookup(p+".py", p+"/__init__.py")
-	case "javascript", "typescript", "tsx":
-		if !strings.HasPrefix(imp, ".") {
-			return nil
-		}
-		p := path.Join(dir, imp)
-		var cands []string
-		// TypeScript's ECMAScript modules import a source by the name it
-		// compiles to: ./types.js is types.ts, ./a.mjs is a.mts. From
-		// TypeScript that source comes first; from JavaScript the file
-		// named.
-		ext := path.Ext(p)
-		if ts := tsSource[ext]; ts != nil {
-			stem := strings.TrimSuffix(p, ext)
-			for _, e := range ts {
-				cands = append(cands, stem+e)
-			}
-			if segment.Language(from) == "javascript" {
-				cands = append([]string{p}, cands...)
-			}
-		}
-		for _, ext := range []string{"", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".mts", ".cts", "/index.js", "/index.ts", "/index.tsx", "/index.jsx", "/index.mjs", "/index.mts"} {
-			cands = append(cands, p+ext)
-		}
-		for _, c := range cands {
-			if _, ok := r.files[c]; ok {
-				return []string{c}
-			}
-		}
-		return nil
-	case "go":
-		parts := strings.Split(imp, "/")
-		for k := 0; k < len(parts); k++ {
-			if fs, ok := r.dirs[strings.Join(parts[k:], "/")]; ok {
-				var out []string
-				for _, f := range fs {
-					if strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go") {
-						out = append(out, f)
-					}
-				}
-				return out
-			}
-		}
-		return nil
-	case "java":
-		// A static import names a member of its class (org.junit.Assert.
-		// assertEquals), and an import may name a nested class
-		// (java.util.Map.Entry): the file is the outermost class's, a
-		// name or two before the end.
-		parts := strings.Split(imp, ".")
-		for k := len(parts); k >= max(2, len(parts)-2); k-- {
-			if m := r.lookup(strings.Join(parts[:k], "/") + ".java"); m != nil {
-				return m
-			}
-		}
-		// import com.acme.util.* names a package: the classes of its
-		// directory, in every source root that has it (main and test).
-		var out []string
-		for _, d := range r.dirSuffix[strings.Join(parts, "/")] {
-			for _, f := range r.dirs[d] {
-				if strings.HasSuffix(f, ".java") {
-					out = append(out, f)
-				}
-			}
-		}
-		return out
-	case "rust":
-		parts := strings.Split(strings.SplitN(imp, "{", 2)[0], "::")
-		var clean []string
-		for _, p := range parts {
-			if p != "" && p != "crate" && p != "self" && p != "super" && p != "*" {
-				clean = append(clean, p)
-			}
-		}
-		for k := len(clean); k > 0; k-- {
-			p := strings.Join(clean[:k], "/")
-			if m := r.lookup(p+".rs", p+"/mod.rs"); m != nil {
-				return m
-			}
-		}
-		return nil
-	case "c", "cpp":
-		if m := r.lookup(path.Join(dir, imp)); m != nil {
-			return m
-		}
-		return r.lookup(imp)
-	}
-	return nil
 }

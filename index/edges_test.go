@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 // TestEdgesOfAnySplit: the edges of many rows are the same whether they
@@ -109,10 +111,11 @@ func TestResolveImports(t *testing.T) {
 		"src/main/java/com/acme/Strings.java", "src/main/java/com/acme/Outer.java",
 		"src/main/java/com/acme/util/A.java", "src/main/java/com/acme/util/B.java", "src/main/java/com/acme/util/notes.txt",
 		"src/main/java/com/acme/util/sub/C.java", "src/test/java/com/acme/util/ATest.java",
+		"pkg/util/u.go", "pkg/util/u_test.go",
 	} {
 		files[p] = ""
 	}
-	r := newResolver(files)
+	r := newResolver(files, nil)
 	for _, tc := range []struct{ from, imp, want string }{
 		{"source/index.ts", "./types.js", "source/types.ts"},
 		{"source/index.ts", "./core/index.js", "source/core/index.ts"},
@@ -133,10 +136,168 @@ func TestResolveImports(t *testing.T) {
 		{"src/main/java/com/acme/App.java", "java.util.List", ""},
 		{"src/main/java/com/acme/App.java", "com.acme.util", "src/main/java/com/acme/util/A.java,src/main/java/com/acme/util/B.java,src/test/java/com/acme/util/ATest.java"},
 		{"src/main/java/com/acme/App.java", "org.junit", ""},
+		{"main.go", "github.com/acme/tool/pkg/util", "pkg/util/u.go"},
+		{"main.go", "strings", ""},
 	} {
 		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
 		if got != tc.want {
 			t.Errorf("resolve(%q, %q) = %q, want %q", tc.from, tc.imp, got, tc.want)
 		}
+	}
+}
+
+// TestResolveByManifests resolves what only a manifest can: a
+// TypeScript path alias (in a tsconfig with comments and a trailing
+// comma, or one extended), a workspace package's name, a Rust crate of
+// the workspace or a module of the importing file's own crate, and a Go
+// package of the repository's modules, where a path under none of them
+// is no file (the standard library's context is not context/).
+func TestResolveByManifests(t *testing.T) {
+	files := map[string]string{}
+	for _, p := range []string{
+		"packages/shared/src/index.ts", "packages/shared/src/general.ts", "packages/shared/index.js",
+		"packages/vue/src/index.ts", "packages/vue/server-renderer/index.mjs", "packages/runtime/src/a.ts",
+		"app/src/main.ts", "app/src/util.ts", "cli/index.js", "cli/typings/index.d.ts", "libs/fmt/lib/main.js", "libs/fmt/index.js", "web/app.js",
+		"src/lib.rs", "src/distr/mod.rs", "src/distr/uniform.rs", "src/rngs.rs", "src/rngs/std.rs", "benches/bench.rs",
+		"rand_core/src/lib.rs", "rand_core/src/block.rs", "crates/my-util/src/lib.rs",
+		"acme.go", "acme_test.go", "cmd/tool/main.go", "api/client.go", "context/remote.go", "tools/gen/gen.go",
+	} {
+		files[p] = ""
+	}
+	manifests := map[string]string{
+		"tsconfig.json": `{
+  // the workspace's packages, by their sources
+  "compilerOptions": {
+    "paths": {
+      "@vue/*": ["./packages/*/src"],
+      "vue": ["./packages/vue/src"], /* exact */
+    },
+  },
+}`,
+		"tsconfig.base.json":            `{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["app/src/*"]}}}`,
+		"app/tsconfig.json":             `{"extends": ["@tsconfig/node18/tsconfig.json", "../tsconfig.base"], "include": ["src"]}`,
+		"loop/tsconfig.json":            `{"extends": "./tsconfig.json"}`,
+		"packages/shared/package.json":  `{"name": "@vue/shared", "main": "index.js", "types": "dist/shared.d.ts"}`,
+		"packages/vue/package.json":     `{"name": "vue", "main": "index.js"}`,
+		"libs/fmt/package.json":         `{"name": "fmt-lib", "source": "lib/main.js", "main": "index.js"}`,
+		"cli/package.json":              `{"name": "cli", "types": "typings/index.d.ts", "main": "index.js"}`,
+		"Cargo.toml":                    "[package]\nname = \"rand\" # the crate\n\n[workspace]\nmembers = [\"rand_core\", \"crates/*\"]\n",
+		"rand_core/Cargo.toml":          "[package]\nname = \"rand_core\"\nversion = \"0.9.0\"\n",
+		"crates/my-util/Cargo.toml":     "[package]\nname = \"my-util\"\n\n[dependencies]\nname = \"not-this\"\n",
+		"packages/private/package.json": `{"private": true}`,
+		"go.mod":                        "// the module\nmodule example.com/acme // v1\n\ngo 1.22\n",
+		"tools/go.mod":                  "module \"example.com/acme/tools\"\n",
+	}
+	r := newResolver(files, manifests)
+	for _, tc := range []struct{ from, imp, want string }{
+		{"packages/runtime/src/a.ts", "@vue/shared", "packages/shared/src/index.ts"},
+		{"packages/runtime/src/a.ts", "vue", "packages/vue/src/index.ts"},
+		{"packages/runtime/src/a.ts", "@vue/shared/src/general", "packages/shared/src/general.ts"},
+		{"app/src/main.ts", "@/util", "app/src/util.ts"},
+		{"app/src/main.ts", "@/missing", ""},
+		{"loop/x.ts", "@/util", ""},
+		{"web/app.js", "fmt-lib", "libs/fmt/lib/main.js"},
+		{"web/app.js", "@vue/shared", "packages/shared/src/index.ts"},
+		{"web/app.js", "vue/server-renderer", "packages/vue/server-renderer/index.mjs"},
+		{"web/app.js", "cli", "cli/index.js"},
+		{"web/app.js", "lodash", ""},
+		{"web/app.js", "lodash/fp", ""},
+		{"src/distr/uniform.rs", "crate::rngs::std::StdRng", "src/rngs/std.rs"},
+		{"src/distr/uniform.rs", "super::Distribution", "src/distr/mod.rs"},
+		{"src/distr/mod.rs", "super::rngs::StdRng", "src/rngs.rs"},
+		{"src/lib.rs", "self::distr::uniform::{Uniform, UniformInt}", "src/distr/uniform.rs"},
+		{"benches/bench.rs", "rand::distr::Uniform", "src/distr/mod.rs"},
+		{"src/lib.rs", "rand_core::block::BlockRng", "rand_core/src/block.rs"},
+		{"src/lib.rs", "my_util::{a, b}", "crates/my-util/src/lib.rs"},
+		{"src/lib.rs", "core::fmt", ""},
+		{"src/lib.rs", "not_this::X", ""},
+		{"cmd/tool/main.go", "example.com/acme", "acme.go"},
+		{"cmd/tool/main.go", "example.com/acme/api", "api/client.go"},
+		{"cmd/tool/main.go", "example.com/acme/tools/gen", "tools/gen/gen.go"},
+		{"api/client.go", "context", ""},
+		{"api/client.go", "github.com/other/sdk/api", ""},
+	} {
+		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
+		if got != tc.want {
+			t.Errorf("resolve(%q, %q) = %q, want %q", tc.from, tc.imp, got, tc.want)
+		}
+	}
+}
+
+func TestPlainJSON(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\"a\": 1, // one\n \"b\": [2, 3,],}", "{\"a\": 1, \n \"b\": [2, 3]}"},
+		{`{"u": "http://x/*y*/", /* c */ "v": "a,}"}`, `{"u": "http://x/*y*/",   "v": "a,}"}`},
+		{`{"s": "q\"//", "t": 1}`, `{"s": "q\"//", "t": 1}`},
+	} {
+		if got := string(plainJSON(tc.in)); got != tc.want {
+			t.Errorf("plainJSON(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestImportsByManifests indexes a workspace whose imports only its
+// manifests resolve, the compiler options long enough to be stored in
+// several windows, and follows an edit of them.
+func TestImportsByManifests(t *testing.T) {
+	var include strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&include, "    \"packages/p%d/src\",\n", i)
+	}
+	tsconfig := func(target string) string {
+		return "{\n  \"compilerOptions\": {\n    \"paths\": {\n      \"@acme/*\": [\"./packages/*/" + target + "\"]\n    }\n  },\n  \"include\": [\n" +
+			include.String() + "  ],\n}\n"
+	}
+	dir, _ := newRepo(t, map[string]string{
+		"tsconfig.json":              tsconfig("src"),
+		"packages/core/package.json": `{"name": "@acme/core", "main": "dist/index.js"}` + "\n",
+		"packages/core/src/index.ts": "export function start(): number {\n  return 1\n}\n",
+		"packages/core/lib/index.ts": "export function start(): number {\n  return 2\n}\n",
+		"packages/app/src/main.ts":   "import { start } from '@acme/core'\n\nexport function main(): number {\n  return start()\n}\n",
+		"Cargo.toml":                 "[workspace]\nmembers = [\"engine\", \"cli\"]\n",
+		"engine/Cargo.toml":          "[package]\nname = \"acme-engine\"\n",
+		"engine/src/lib.rs":          "pub mod plan;\n",
+		"engine/src/plan.rs":         "pub fn plan() -> u32 {\n    1\n}\n",
+		"cli/Cargo.toml":             "[package]\nname = \"acme-cli\"\n",
+		"cli/src/main.rs":            "use acme_engine::plan::plan;\n\nfn main() {\n    plan();\n}\n",
+	})
+	build(t, Options{Repo: dir})
+	imports := func() []FileImport {
+		t.Helper()
+		ix := openIndex(t, filepath.Join(dir, ".mss", "index.db"))
+		imps, err := ix.FileImports()
+		if err != nil {
+			t.Fatal(err)
+		}
+		units, edges := unitsAndEdges(t, ix)
+		windows := 0
+		for _, u := range units {
+			if u.Path == "tsconfig.json" {
+				windows++
+			}
+		}
+		if windows < 2 {
+			t.Fatalf("tsconfig.json is %d units; the test wants it in several", windows)
+		}
+		first := map[string]string{}
+		for i := len(units) - 1; i >= 0; i-- {
+			first[units[i].Path] = units[i].ID
+		}
+		for _, fi := range imps {
+			if !slices.Contains(edges, Edge{first[fi.From], first[fi.To], EdgeImport}) {
+				t.Errorf("file import %+v has no import edge", fi)
+			}
+		}
+		return imps
+	}
+	want := []FileImport{{"cli/src/main.rs", "engine/src/plan.rs"}, {"packages/app/src/main.ts", "packages/core/src/index.ts"}}
+	if diff := cmp.Diff(want, imports()); diff != "" {
+		t.Errorf("file imports (-want +got):\n%s", diff)
+	}
+	gittest.WriteTree(t, dir, map[string]string{"tsconfig.json": tsconfig("lib")})
+	build(t, Options{Repo: dir})
+	want[1].To = "packages/core/lib/index.ts"
+	if diff := cmp.Diff(want, imports()); diff != "" {
+		t.Errorf("after the edit, file imports (-want +got):\n%s", diff)
 	}
 }

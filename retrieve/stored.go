@@ -68,8 +68,12 @@ import (
 // (x.mjs to x.mts), as TypeScript resolves it. engine-7: a Java import of
 // a member or a nested class (static imports) is an edge to its
 // outermost class's file. engine-8: a Java wildcard import (com.x.*) is
-// an edge to each class of the package's directories.
-const storedVersion = "engine-8"
+// an edge to each class of the package's directories. engine-9: imports
+// resolve by the manifests too (a tsconfig's paths and baseUrl, a
+// workspace package's name, a Cargo crate's name and root, a go.mod's
+// module path), and a Rust path from crate, self or super by the module
+// files below its root.
+const storedVersion = "engine-9"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
