@@ -112,6 +112,7 @@ func TestResolveImports(t *testing.T) {
 		"src/main/java/com/acme/util/A.java", "src/main/java/com/acme/util/B.java", "src/main/java/com/acme/util/notes.txt",
 		"src/main/java/com/acme/util/sub/C.java", "src/test/java/com/acme/util/ATest.java",
 		"pkg/util/u.go", "pkg/util/u_test.go",
+		"src/lib/common.h", "src/lib/odb.c", "src/util/common.h", "tests/common.h", "tests/odb/loose.c", "include/api.h",
 	} {
 		files[p] = ""
 	}
@@ -138,6 +139,11 @@ func TestResolveImports(t *testing.T) {
 		{"src/main/java/com/acme/App.java", "org.junit", ""},
 		{"main.go", "github.com/acme/tool/pkg/util", "pkg/util/u.go"},
 		{"main.go", "strings", ""},
+		{"src/lib/odb.c", "common.h", "src/lib/common.h"},
+		{"tests/odb/loose.c", "common.h", "tests/common.h"},
+		{"src/lib/odb.c", "api.h", "include/api.h"},
+		{"src/cli/main.c", "common.h", ""},
+		{"src/lib/odb.c", "stdio.h", ""},
 	} {
 		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
 		if got != tc.want {

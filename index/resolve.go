@@ -200,7 +200,10 @@ func (r *resolver) resolve(from, imp string) []string {
 		if m := r.lookup(path.Join(dir, imp)); m != nil {
 			return m
 		}
-		return r.lookup(imp)
+		if m := r.lookup(imp); m != nil {
+			return m
+		}
+		return nearest(dir, r.suffix[imp])
 	}
 	return nil
 }
@@ -502,4 +505,38 @@ func (r *resolver) goPackage(imp string) []string {
 		}
 	}
 	return out
+}
+
+// nearest is the one of paths whose directory shares the most leading
+// directories with dir (libgit2's src/cli/unix/sighandler.c includes the
+// common.h of src/cli/, not that of src/libgit2/ or include/git2/), or
+// nil when none shares more than the others.
+func nearest(dir string, paths []string) []string {
+	best, bestN, tied := "", -1, false
+	for _, p := range paths {
+		n := sharedDirs(dir, path.Dir(p))
+		switch {
+		case n > bestN:
+			best, bestN, tied = p, n, false
+		case n == bestN:
+			tied = true
+		}
+	}
+	if best == "" || tied {
+		return nil
+	}
+	return []string{best}
+}
+
+// sharedDirs counts the leading directories a and b share.
+func sharedDirs(a, b string) int {
+	if a == "." || b == "." {
+		return 0
+	}
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	return n
 }

@@ -72,8 +72,9 @@ import (
 // resolve by the manifests too (a tsconfig's paths and baseUrl, a
 // workspace package's name, a Cargo crate's name and root, a go.mod's
 // module path), and a Rust path from crate, self or super by the module
-// files below its root.
-const storedVersion = "engine-9"
+// files below its root. engine-10: a C or C++ include that several files
+// end with is the one nearest the including file's directory.
+const storedVersion = "engine-10"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
