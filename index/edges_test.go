@@ -104,8 +104,7 @@ func words(q Query) []string {
 // nested class is its outermost class's file, and one of a package (its
 // wildcard import) is the package's classes.
 func TestResolveImports(t *testing.T) {
-	files := map[string]string{}
-	for _, p := range []string{
+	checkResolve(t, []string{
 		"source/core/index.ts", "source/types.ts", "source/as-promise/index.ts", "source/view.tsx",
 		"lib/esm.mts", "lib/util.js", "lib/util.ts", "web/app.js", "web/fmt.js", "web/widgets/index.jsx",
 		"src/main/java/com/acme/Strings.java", "src/main/java/com/acme/Outer.java",
@@ -113,11 +112,7 @@ func TestResolveImports(t *testing.T) {
 		"src/main/java/com/acme/util/sub/C.java", "src/test/java/com/acme/util/ATest.java",
 		"pkg/util/u.go", "pkg/util/u_test.go",
 		"src/lib/common.h", "src/lib/odb.c", "src/util/common.h", "tests/common.h", "tests/odb/loose.c", "include/api.h",
-	} {
-		files[p] = ""
-	}
-	r := newResolver(files, nil)
-	for _, tc := range []struct{ from, imp, want string }{
+	}, nil, []resolveCase{
 		{"source/index.ts", "./types.js", "source/types.ts"},
 		{"source/index.ts", "./core/index.js", "source/core/index.ts"},
 		{"source/index.ts", "./as-promise", "source/as-promise/index.ts"},
@@ -144,12 +139,7 @@ func TestResolveImports(t *testing.T) {
 		{"src/lib/odb.c", "api.h", "include/api.h"},
 		{"src/cli/main.c", "common.h", ""},
 		{"src/lib/odb.c", "stdio.h", ""},
-	} {
-		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
-		if got != tc.want {
-			t.Errorf("resolve(%q, %q) = %q, want %q", tc.from, tc.imp, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestResolveByManifests resolves what only a manifest can: a
@@ -159,16 +149,13 @@ func TestResolveImports(t *testing.T) {
 // package of the repository's modules, where a path under none of them
 // is no file (the standard library's context is not context/).
 func TestResolveByManifests(t *testing.T) {
-	files := map[string]string{}
-	for _, p := range []string{
+	files := []string{
 		"packages/shared/src/index.ts", "packages/shared/src/general.ts", "packages/shared/index.js",
 		"packages/vue/src/index.ts", "packages/vue/server-renderer/index.mjs", "packages/runtime/src/a.ts",
 		"app/src/main.ts", "app/src/util.ts", "cli/index.js", "cli/typings/index.d.ts", "libs/fmt/lib/main.js", "libs/fmt/index.js", "web/app.js",
 		"src/lib.rs", "src/distr/mod.rs", "src/distr/uniform.rs", "src/rngs.rs", "src/rngs/std.rs", "benches/bench.rs",
 		"rand_core/src/lib.rs", "rand_core/src/block.rs", "crates/my-util/src/lib.rs",
 		"acme.go", "acme_test.go", "cmd/tool/main.go", "api/client.go", "context/remote.go", "tools/gen/gen.go",
-	} {
-		files[p] = ""
 	}
 	manifests := map[string]string{
 		"tsconfig.json": `{
@@ -194,8 +181,7 @@ func TestResolveByManifests(t *testing.T) {
 		"go.mod":                        "// the module\nmodule example.com/acme // v1\n\ngo 1.22\n",
 		"tools/go.mod":                  "module \"example.com/acme/tools\"\n",
 	}
-	r := newResolver(files, manifests)
-	for _, tc := range []struct{ from, imp, want string }{
+	checkResolve(t, files, manifests, []resolveCase{
 		{"packages/runtime/src/a.ts", "@vue/shared", "packages/shared/src/index.ts"},
 		{"packages/runtime/src/a.ts", "vue", "packages/vue/src/index.ts"},
 		{"packages/runtime/src/a.ts", "@vue/shared/src/general", "packages/shared/src/general.ts"},
@@ -222,7 +208,23 @@ func TestResolveByManifests(t *testing.T) {
 		{"cmd/tool/main.go", "example.com/acme/tools/gen", "tools/gen/gen.go"},
 		{"api/client.go", "context", ""},
 		{"api/client.go", "github.com/other/sdk/api", ""},
-	} {
+	})
+}
+
+// resolveCase is an import of from and the files it resolves to, joined
+// by commas.
+type resolveCase struct{ from, imp, want string }
+
+// checkResolve resolves each case in a repository of the files paths
+// and the manifests' texts.
+func checkResolve(t *testing.T, paths []string, manifests map[string]string, cases []resolveCase) {
+	t.Helper()
+	files := map[string]string{}
+	for _, p := range paths {
+		files[p] = ""
+	}
+	r := newResolver(files, manifests)
+	for _, tc := range cases {
 		got := strings.Join(r.resolve(tc.from, tc.imp), ",")
 		if got != tc.want {
 			t.Errorf("resolve(%q, %q) = %q, want %q", tc.from, tc.imp, got, tc.want)
