@@ -175,7 +175,7 @@ func TestResolveByManifests(t *testing.T) {
 		"libs/fmt/package.json":         `{"name": "fmt-lib", "source": "lib/main.js", "main": "index.js"}`,
 		"cli/package.json":              `{"name": "cli", "types": "typings/index.d.ts", "main": "index.js"}`,
 		"Cargo.toml":                    "[package]\nname = \"rand\" # the crate\n\n[workspace]\nmembers = [\"rand_core\", \"crates/*\"]\n",
-		"rand_core/Cargo.toml":          "[package]\nname = \"rand_core\"\nversion = \"0.9.0\"\n",
+		"rand_core/Cargo.toml":          "[package] # the core\nname = 'rand_core'\nversion = \"0.9.0\"\n",
 		"crates/my-util/Cargo.toml":     "[package]\nname = \"my-util\"\n\n[dependencies]\nname = \"not-this\"\n",
 		"packages/private/package.json": `{"private": true}`,
 		"go.mod":                        "// the module\nmodule example.com/acme // v1\n\ngo 1.22\n",

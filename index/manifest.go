@@ -256,7 +256,9 @@ func cargoCrate(p, text string) (name, root string, ok bool) {
 	for line := range strings.Lines(text) {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "[") {
-			section = strings.Trim(t, "[] \t")
+			// [package], [[bin]], [lib] # a comment
+			section, _, _ = strings.Cut(strings.TrimLeft(t, "["), "]")
+			section = strings.TrimSpace(section)
 			continue
 		}
 		k, v, found := strings.Cut(t, "=")
@@ -265,13 +267,16 @@ func cargoCrate(p, text string) (name, root string, ok bool) {
 		}
 		k = strings.TrimSpace(k)
 		v = strings.TrimSpace(v)
-		if i := strings.IndexByte(v, '#'); i >= 0 && !strings.HasPrefix(v, "\"") {
-			v = strings.TrimSpace(v[:i])
-		}
-		if len(v) < 2 || v[0] != '"' || !strings.Contains(v[1:], "\"") {
+		// A basic or a literal string ("x" or 'x'); anything else is
+		// no name or path.
+		if len(v) < 2 || v[0] != '"' && v[0] != '\'' {
 			continue
 		}
-		v = v[1 : 1+strings.IndexByte(v[1:], '"')]
+		end := strings.IndexByte(v[1:], v[0])
+		if end < 0 {
+			continue
+		}
+		v = v[1 : 1+end]
 		switch {
 		case section == "package" && k == "name":
 			name, ok = v, true

@@ -73,8 +73,10 @@ import (
 // workspace package's name, a Cargo crate's name and root, a go.mod's
 // module path), and a Rust path from crate, self or super by the module
 // files below its root. engine-10: a C or C++ include that several files
-// end with is the one nearest the including file's directory.
-const storedVersion = "engine-10"
+// end with is the one nearest the including file's directory. engine-11:
+// a Cargo.toml's names may be literal strings ('x'), and a section's
+// header may carry a comment.
+const storedVersion = "engine-11"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.
