@@ -146,6 +146,9 @@ package index
 //	feature 27: a TypeScript declaration file's (.d.ts) interfaces and
 //	           declared classes are split into their members, and an
 //	           exported declared class (export declare class) is a class.
+//	feature 28: a JavaScript or TypeScript export list (export { a, b },
+//	           export { a } from './x') defines none of the names it
+//	           lists.
 
 import (
 	"context"
@@ -165,7 +168,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 27
+	FeatureVersion = 28
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

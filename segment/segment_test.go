@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -385,6 +386,25 @@ func TestRustSignatureDefinesNothing(t *testing.T) {
 	}
 	if defined == 0 {
 		t.Error("no unit defines compare")
+	}
+}
+
+// TestExportListDefinesNothing: a barrel file's export lists, of names
+// from other modules or of its own, define none of them; what the module
+// declares, it defines.
+func TestExportListDefinesNothing(t *testing.T) {
+	src := "export { ref, isRef as isReference } from './ref'\nexport * from './watch'\nexport type { Ref } from './ref'\n\n" +
+		"export const version = '3'\nfunction local(): number {\n  return 1\n}\nexport { local }\n"
+	for _, p := range []string{"src/index.ts", "src/index.js"} {
+		r := Segment(p, []byte(src))
+		var defined []string
+		for _, u := range r.Units {
+			defined = append(defined, u.Defines...)
+		}
+		sort.Strings(defined)
+		if want := []string{"local", "version"}; !cmp.Equal(defined, want) {
+			t.Errorf("%s: the units define %v, want %v", p, defined, want)
+		}
 	}
 }
 
