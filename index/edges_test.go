@@ -309,3 +309,29 @@ func TestImportsByManifests(t *testing.T) {
 		t.Errorf("after the edit, file imports (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzManifests: any text as a manifest parses or is passed over, and
+// imports resolve against it without a panic, to files of the repository
+// only.
+func FuzzManifests(f *testing.F) {
+	f.Add(`{"compilerOptions": {"baseUrl": "..", "paths": {"@/*": ["src/*", "*"], "*": ["./**/*"]}}, "extends": ["./a", "b"]}`, "@/x")
+	f.Add("{\"name\": \"@a/b\", // c\n \"main\": \"../../x.js\",}", "@a/b/c")
+	f.Add("[package]\nname = 'x-y' # c\n[lib]\npath = \"../lib.rs\"\nname = \"", "x_y::a::b")
+	f.Add("module \"example.com/m\"\n", "example.com/m/sub")
+	f.Fuzz(func(t *testing.T, text, imp string) {
+		files := map[string]string{"src/a.ts": "", "src/x.ts": "", "src/lib.rs": "", "src/a/b.rs": "", "sub/m.go": "", "a.c": "", "inc/x.h": ""}
+		manifests := map[string]string{}
+		for _, p := range []string{"tsconfig.json", "src/jsconfig.json", "package.json", "src/package.json", "Cargo.toml", "go.mod"} {
+			files[p] = ""
+			manifests[p] = text
+		}
+		r := newResolver(files, manifests)
+		for _, from := range []string{"src/a.ts", "src/lib.rs", "src/a/b.rs", "sub/m.go", "a.c"} {
+			for _, p := range r.resolve(from, imp) {
+				if _, ok := files[p]; !ok {
+					t.Fatalf("resolve(%q, %q) gave %q, no file of the repository", from, imp, p)
+				}
+			}
+		}
+	})
+}
