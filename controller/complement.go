@@ -522,11 +522,12 @@ func tie(names *tieNames, a, b int, defs map[string]int, tw tieWeights, uses *se
 }
 
 // usesName gives the reference by which candidate a's unit uses the name
-// b's unit defines (as a caller its callee), or "" when it does not or
-// the name is one many candidates define.
+// b's unit defines (as a caller its callee), or "" when it does not, the
+// name is one many candidates define, or either unit has no name of its
+// own (as in tie).
 func usesName(names *tieNames, a, b int, defs map[string]int, uses *segment.UseCache) string {
 	bn := names.name[b]
-	if bn == "" || defs[bn] > maxTwins {
+	if names.name[a] == "" || bn == "" || defs[bn] > maxTwins {
 		return ""
 	}
 	ua, ub := &names.cands[a].Unit, &names.cands[b].Unit

@@ -81,12 +81,8 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 // testOf finds the first of the chosen units the test candidate i uses
 // a name of, as a caller its callee (usesName): its place in chosen and
 // the tie ("it uses RegisterFlagCompletionFunc"), or len(chosen) and ""
-// when it uses none. A test without a name of its own ties to nothing,
-// as in tie.
+// when it uses none.
 func testOf(names *tieNames, i int, chosen []int, defs map[string]int, uses *segment.UseCache) (int, string) {
-	if names.name[i] == "" {
-		return len(chosen), ""
-	}
 	for k, j := range chosen {
 		if ref := usesName(names, i, j, defs, uses); ref != "" {
 			return k, "it uses " + ref

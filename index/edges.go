@@ -58,9 +58,8 @@ type nameRow struct {
 	// lower-cased name.
 	selectable bool
 	sel        map[string]segment.NameUse
-	// line is the unit's first line; text its text when its file is a
-	// manifest the resolver reads (manifestFile), else "".
-	line int
+	// text is the unit's text when its file is a manifest the resolver
+	// reads (manifestFile), else "".
 	text string
 }
 
@@ -68,7 +67,7 @@ type nameRow struct {
 func newNameRow(u *mss.Unit, calls []string) nameRow {
 	r := nameRow{id: u.ID, path: u.Path, symbol: u.Symbol, defines: u.Defines, refs: u.References,
 		calls: calls, imports: u.Imports, selectable: segment.Selectable(u.Symbol, u.Kind),
-		sel: segment.Selections(u.Content, u.Language, u.References), line: u.StartLine}
+		sel: segment.Selections(u.Content, u.Language, u.References)}
 	if manifestFile(u.Path) {
 		r.text = u.Content
 	}
@@ -108,10 +107,9 @@ func readNameRows(ctx context.Context, db querier, selections bool) ([]nameRow, 
 	if selections {
 		content = "content"
 	}
-	// A manifest's text is read either way (newNameRow keeps it); the
-	// pattern only narrows which rows send it.
-	content = `CASE WHEN path LIKE '%.json' OR path LIKE '%Cargo.toml' OR path LIKE '%go.mod' THEN content ELSE ` + content + ` END`
-	rows, err := db.QueryContext(ctx, `SELECT id, path, symbol, kind, language, start_line, `+content+`, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
+	// A manifest's text is read either way (newNameRow keeps it).
+	content = `CASE WHEN ` + manifestLike + ` THEN content ELSE ` + content + ` END`
+	rows, err := db.QueryContext(ctx, `SELECT id, path, symbol, kind, language, `+content+`, defines, refs, calls, imports FROM units ORDER BY path, start_line`)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +118,7 @@ func readNameRows(ctx context.Context, db querier, selections bool) ([]nameRow, 
 	for rows.Next() {
 		var u mss.Unit
 		var d, rf, c, im string
-		if err := rows.Scan(&u.ID, &u.Path, &u.Symbol, &u.Kind, &u.Language, &u.StartLine, &u.Content, &d, &rf, &c, &im); err != nil {
+		if err := rows.Scan(&u.ID, &u.Path, &u.Symbol, &u.Kind, &u.Language, &u.Content, &d, &rf, &c, &im); err != nil {
 			return nil, err
 		}
 		u.Defines, u.References, u.Imports = splitList(d), splitList(rf), splitList(im)

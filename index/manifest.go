@@ -27,27 +27,18 @@ func manifestFile(p string) bool {
 	return (strings.HasPrefix(b, "tsconfig") || strings.HasPrefix(b, "jsconfig")) && strings.HasSuffix(b, ".json")
 }
 
-// manifestTexts joins the texts of rows of manifest files, by path, in
-// line order.
+// manifestLike is an SQL condition on a unit's path that holds for every
+// manifest's (and for some other files': manifestFile decides).
+const manifestLike = `(path LIKE '%.json' OR path LIKE '%Cargo.toml' OR path LIKE '%go.mod')`
+
+// manifestTexts joins the texts of rows of manifest files, by path. The
+// rows are in path and line order (edgesOf), and a file's units tile it.
 func manifestTexts(rows []nameRow) map[string]string {
-	type part struct {
-		line int
-		text string
-	}
-	parts := map[string][]part{}
+	out := map[string]string{}
 	for _, r := range rows {
 		if r.text != "" {
-			parts[r.path] = append(parts[r.path], part{r.line, r.text})
+			out[r.path] += r.text
 		}
-	}
-	out := make(map[string]string, len(parts))
-	for p, ps := range parts {
-		sort.SliceStable(ps, func(i, j int) bool { return ps[i].line < ps[j].line })
-		var b strings.Builder
-		for _, x := range ps {
-			b.WriteString(x.text)
-		}
-		out[p] = b.String()
 	}
 	return out
 }
@@ -143,6 +134,53 @@ func parseTSConfig(p, text string) *tsConfig {
 		})
 	}
 	return c
+}
+
+// tsOptions are the compiler options resolution reads from a config and
+// the files it extends: paths (longest prefix first) and baseUrl.
+type tsOptions struct {
+	paths   []tsPath
+	baseURL string
+	hasBase bool
+}
+
+// options resolves c's options through the files it extends (configs, by
+// path): each is c's own, or that of the nearest extended file that
+// gives it, depth first from the last of a list, as later files override
+// earlier ones.
+func (c *tsConfig) options(configs map[string]*tsConfig) *tsOptions {
+	o := &tsOptions{}
+	if p := c.extended(configs, func(x *tsConfig) bool { return x.hasPath }); p != nil {
+		o.paths = p.paths
+	}
+	if b := c.extended(configs, func(x *tsConfig) bool { return x.hasBase }); b != nil {
+		o.baseURL, o.hasBase = b.baseURL, true
+	}
+	return o
+}
+
+// extended is the first of c and the files it extends, depth first from
+// the last of a list, that has what has asks for; each file is visited
+// once, which also ends a cycle.
+func (c *tsConfig) extended(configs map[string]*tsConfig, has func(*tsConfig) bool) *tsConfig {
+	seen := map[*tsConfig]bool{}
+	var find func(c *tsConfig) *tsConfig
+	find = func(c *tsConfig) *tsConfig {
+		if c == nil || seen[c] {
+			return nil
+		}
+		seen[c] = true
+		if has(c) {
+			return c
+		}
+		for i := len(c.extends) - 1; i >= 0; i-- {
+			if f := find(configs[c.extends[i]]); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	return find(c)
 }
 
 // match gives the paths a specifier maps to by e, or nil.

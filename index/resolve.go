@@ -18,14 +18,14 @@ type resolver struct {
 	dirSuffix map[string][]string
 
 	// From the manifests (manifest.go): the TypeScript or JavaScript
-	// compiler options of each directory that has them, by path and by
-	// directory; the workspace's packages by name; each crate's root
-	// file by the crate's name and by its manifest's directory.
-	tsConfigs  map[string]*tsConfig
-	tsConfigAt map[string]*tsConfig
-	packages   map[string]*jsPackage
-	crates     map[string]string
-	crateAt    map[string]string
+	// compiler options of each directory whose config gives paths or a
+	// baseUrl (itself or through the files it extends); the workspace's
+	// packages by name; each crate's root file by the crate's name and by
+	// its manifest's directory.
+	tsOptionsAt map[string]*tsOptions
+	packages    map[string]*jsPackage
+	crates      map[string]string
+	crateAt     map[string]string
 	// goMods are the Go modules go.mod files declare, the longest path
 	// first.
 	goMods []goModule
@@ -35,8 +35,9 @@ type resolver struct {
 // languages' rules and the manifests' texts (by path).
 func newResolver(files map[string]string, manifests map[string]string) *resolver {
 	r := &resolver{files: files, suffix: map[string][]string{}, dirs: map[string][]string{}, dirSuffix: map[string][]string{},
-		tsConfigs: map[string]*tsConfig{}, tsConfigAt: map[string]*tsConfig{}, packages: map[string]*jsPackage{},
+		tsOptionsAt: map[string]*tsOptions{}, packages: map[string]*jsPackage{},
 		crates: map[string]string{}, crateAt: map[string]string{}}
+	tsConfigs, tsConfigAt := map[string]*tsConfig{}, map[string]*tsConfig{}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -91,13 +92,18 @@ func newResolver(files map[string]string, manifests map[string]string) *resolver
 			}
 		default:
 			if c := parseTSConfig(p, text); c != nil {
-				r.tsConfigs[p] = c
+				tsConfigs[p] = c
 				// tsconfig.json, the compiler's own, is the directory's;
 				// else jsconfig.json.
-				if b == "tsconfig.json" || b == "jsconfig.json" && r.tsConfigAt[c.dir] == nil {
-					r.tsConfigAt[c.dir] = c
+				if b == "tsconfig.json" || b == "jsconfig.json" && tsConfigAt[c.dir] == nil {
+					tsConfigAt[c.dir] = c
 				}
 			}
+		}
+	}
+	for dir, c := range tsConfigAt {
+		if o := c.options(tsConfigs); o.paths != nil || o.hasBase {
+			r.tsOptionsAt[dir] = o
 		}
 	}
 	sort.SliceStable(r.goMods, func(i, j int) bool { return len(r.goMods[i].path) > len(r.goMods[j].path) })
@@ -246,21 +252,19 @@ func (r *resolver) jsFile(p, from string) []string {
 // The code comes before its declarations: main before types.
 // Anything else is no file of the repository's.
 func (r *resolver) jsBare(from, spec string) []string {
-	if c := r.tsConfigFor(path.Dir(from)); c != nil {
-		if paths := r.tsPaths(c); paths != nil {
-			for _, e := range paths {
-				if ts := e.match(spec); ts != nil {
-					for _, t := range ts {
-						if f := r.jsFile(t, from); f != nil {
-							return f
-						}
+	if o := r.tsOptionsFor(path.Dir(from)); o != nil {
+		for _, e := range o.paths {
+			if ts := e.match(spec); ts != nil {
+				for _, t := range ts {
+					if f := r.jsFile(t, from); f != nil {
+						return f
 					}
-					break
 				}
+				break
 			}
 		}
-		if base, ok := r.tsBase(c); ok {
-			if f := r.jsFile(path.Join(base, spec), from); f != nil {
+		if o.hasBase {
+			if f := r.jsFile(path.Join(o.baseURL, spec), from); f != nil {
 				return f
 			}
 		}
@@ -298,66 +302,18 @@ func (r *resolver) firstJSFile(from string, ps ...string) []string {
 	return nil
 }
 
-// tsConfigFor is the compiler options that apply in dir: those of the
-// nearest directory at or above it that gives paths or a baseUrl, itself
-// or through the file it extends.
-func (r *resolver) tsConfigFor(dir string) *tsConfig {
+// tsOptionsFor is the compiler options that apply in dir: those of the
+// nearest directory at or above it whose config gives paths or a baseUrl.
+func (r *resolver) tsOptionsFor(dir string) *tsOptions {
 	for {
-		if c := r.tsConfigAt[dir]; c != nil {
-			if _, ok := r.tsBase(c); ok || r.tsPaths(c) != nil {
-				return c
-			}
+		if o := r.tsOptionsAt[dir]; o != nil {
+			return o
 		}
 		if dir == "." || dir == "/" {
 			return nil
 		}
 		dir = path.Dir(dir)
 	}
-}
-
-// tsPaths is c's paths, or those of the nearest file it extends that
-// gives them (of a list, the last that does, as later files override
-// earlier ones).
-func (r *resolver) tsPaths(c *tsConfig) []tsPath {
-	found := r.tsExtended(c, func(c *tsConfig) bool { return c.hasPath })
-	if found == nil {
-		return nil
-	}
-	return found.paths
-}
-
-// tsBase is c's baseUrl, or that of the nearest file it extends that
-// gives one (of a list, the last that does).
-func (r *resolver) tsBase(c *tsConfig) (string, bool) {
-	found := r.tsExtended(c, func(c *tsConfig) bool { return c.hasBase })
-	if found == nil {
-		return "", false
-	}
-	return found.baseURL, true
-}
-
-// tsExtended is the first of c and the files it extends, depth first
-// from the last of a list, that gives what has asks for; each file is
-// visited once, which also ends a cycle.
-func (r *resolver) tsExtended(c *tsConfig, has func(*tsConfig) bool) *tsConfig {
-	seen := map[*tsConfig]bool{}
-	var find func(c *tsConfig) *tsConfig
-	find = func(c *tsConfig) *tsConfig {
-		if c == nil || seen[c] {
-			return nil
-		}
-		seen[c] = true
-		if has(c) {
-			return c
-		}
-		for i := len(c.extends) - 1; i >= 0; i-- {
-			if f := find(r.tsConfigs[c.extends[i]]); f != nil {
-				return f
-			}
-		}
-		return nil
-	}
-	return find(c)
 }
 
 // rust resolves a use path (crate::a::b, super::x, rand_core::block::

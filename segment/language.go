@@ -207,35 +207,48 @@ var (
 	}()
 )
 
-var byExt = map[string]*grammar{
-	".py":   pythonGrammar,
-	".pyi":  pythonGrammar,
-	".go":   goGrammar,
-	".js":   javascriptGrammar,
-	".mjs":  javascriptGrammar,
-	".cjs":  javascriptGrammar,
-	".jsx":  javascriptGrammar,
-	".ts":   typescriptGrammar,
-	".mts":  typescriptGrammar,
-	".cts":  typescriptGrammar,
-	".tsx":  tsxGrammar,
-	".java": javaGrammar,
-	".rs":   rustGrammar,
-	".c":    cGrammar,
-	".h":    cGrammar, // C++ when its code is (usesCpp), or when C does not fit
-	".cc":   cppGrammar,
-	".cpp":  cppGrammar,
-	".cxx":  cppGrammar,
-	".c++":  cppGrammar,
-	".hh":   cppGrammar,
-	".hpp":  cppGrammar,
-	".hxx":  cppGrammar,
-	".h++":  cppGrammar,
-	".ipp":  cppGrammar,
-	".tpp":  cppGrammar,
-	".inl":  cppGrammar,
-	".cu":   cppGrammar,
-	".cuh":  cppGrammar,
+// byExt is the grammar of each extension; C and C++ headers' are in
+// headerExt.
+var byExt = func() map[string]*grammar {
+	m := map[string]*grammar{
+		".py":   pythonGrammar,
+		".pyi":  pythonGrammar,
+		".go":   goGrammar,
+		".js":   javascriptGrammar,
+		".mjs":  javascriptGrammar,
+		".cjs":  javascriptGrammar,
+		".jsx":  javascriptGrammar,
+		".ts":   typescriptGrammar,
+		".mts":  typescriptGrammar,
+		".cts":  typescriptGrammar,
+		".tsx":  tsxGrammar,
+		".java": javaGrammar,
+		".rs":   rustGrammar,
+		".c":    cGrammar,
+		".cc":   cppGrammar,
+		".cpp":  cppGrammar,
+		".cxx":  cppGrammar,
+		".c++":  cppGrammar,
+		".ipp":  cppGrammar,
+		".tpp":  cppGrammar,
+		".inl":  cppGrammar,
+		".cu":   cppGrammar,
+	}
+	for e, g := range headerExt {
+		m[e] = g
+	}
+	return m
+}()
+
+// headerExt is the grammar of each extension of a C or C++ header, whose
+// declarations a source file defines.
+var headerExt = map[string]*grammar{
+	".h":   cGrammar, // C++ when its code is (usesCpp), or when C does not fit
+	".hh":  cppGrammar,
+	".hpp": cppGrammar,
+	".hxx": cppGrammar,
+	".h++": cppGrammar,
+	".cuh": cppGrammar,
 }
 
 // byName holds each grammar by its name.
@@ -273,14 +286,12 @@ func DeclarationFile(p string) bool {
 		strings.HasSuffix(b, ".pyi")
 }
 
-// HeaderFile reports a C or C++ header, whose declarations a source
-// file defines: x.h, x.hh, x.hpp, x.hxx, x.h++, x.cuh. Case is ignored.
+// HeaderFile reports a C or C++ header (headerExt), whose declarations a
+// source file defines: x.h, x.hh, x.hpp, x.hxx, x.h++, x.cuh. Case is
+// ignored.
 func HeaderFile(p string) bool {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".h", ".hh", ".hpp", ".hxx", ".h++", ".cuh":
-		return true
-	}
-	return false
+	_, ok := headerExt[strings.ToLower(path.Ext(p))]
+	return ok
 }
 
 // Language names the grammar that segments path: "python", "go",
