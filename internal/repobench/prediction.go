@@ -14,7 +14,19 @@ type PredUnit struct {
 	StartLine int    `json:"start_line"`
 	EndLine   int    `json:"end_line"`
 	Symbol    string `json:"symbol,omitempty"`
-	Tokens    int    `json:"tokens,omitempty"` // the method's own count; scoring recomputes it
+	// Symbols lists every symbol the unit holds, in line order, when it
+	// holds more than its Symbol (a unit grown into its neighbours).
+	Symbols []string `json:"symbols,omitempty"`
+	Tokens  int      `json:"tokens,omitempty"` // the method's own count; scoring recomputes it
+}
+
+// predUnit is a delivered unit as a prediction names it.
+func predUnit(u *mss.Unit) PredUnit {
+	p := PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens}
+	if len(u.Symbols) > 1 {
+		p.Symbols = u.Symbols
+	}
+	return p
 }
 
 // Prediction is one line of a predictions file: a method's units for one

@@ -168,7 +168,7 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 	units, _ = render.Fit(units, budget, maxUnits)
 	p = &Prediction{StateID: st.StateID, Method: method, Config: res.Config, Units: make([]PredUnit, 0, len(units)), Candidates: len(cands)}
 	for _, u := range units {
-		p.Units = append(p.Units, PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens})
+		p.Units = append(p.Units, predUnit(&u))
 	}
 	return p, nil
 }

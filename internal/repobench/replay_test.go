@@ -21,7 +21,7 @@ func (joinAll) Select(_ context.Context, req *mss.Request) (*mss.Result, error) 
 	a, b := req.Candidates[0].Unit, req.Candidates[1].Unit
 	content := a.Content + "\n" + b.Content
 	return &mss.Result{Units: []mss.Unit{
-		{ID: "joined", Path: a.Path, StartLine: a.StartLine, EndLine: b.EndLine, Symbol: a.Symbol, Content: content, Tokens: mss.TokenCost(content)},
+		{ID: "joined", Path: a.Path, StartLine: a.StartLine, EndLine: b.EndLine, Symbol: a.Symbol, Symbols: []string{a.Symbol, b.Symbol}, Content: content, Tokens: mss.TokenCost(content)},
 		req.Candidates[2].Unit,
 	}}, nil
 }
@@ -31,7 +31,7 @@ func (joinAll) Select(_ context.Context, req *mss.Request) (*mss.Result, error) 
 // joined over a blank line is delivered with the file's own bytes (CRLF
 // line ends, spaces on the blank line) and costs what they cost; an
 // observed unit is dropped either way. Without them, units keep their
-// cached text.
+// cached text. A unit that holds several symbols names them all.
 func TestReplayVerifies(t *testing.T) {
 	tmp := t.TempDir()
 	work := filepath.Join(tmp, "work")
@@ -69,7 +69,7 @@ func TestReplayVerifies(t *testing.T) {
 	}
 	repos := NewSource(root)
 	defer repos.Close()
-	want := []PredUnit{{Path: "w.py", StartLine: 1, EndLine: 5, Symbol: "f", Tokens: mss.TokenCost(src)}}
+	want := []PredUnit{{Path: "w.py", StartLine: 1, EndLine: 5, Symbol: "f", Tokens: mss.TokenCost(src), Symbols: []string{"f", "g"}}}
 	if diff := cmp.Diff(want, answer(&Replay{Cache: cache, Files: repos})); diff != "" {
 		t.Errorf("verified against the files (-want +got):\n%s", diff)
 	}

@@ -455,7 +455,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 			Fallback:   res.Fallback,
 		}
 		for _, u := range res.Units {
-			p.Units = append(p.Units, PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens})
+			p.Units = append(p.Units, predUnit(&u))
 		}
 		if err := rec.write(o, p); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -100,7 +101,7 @@ func TestRunOrderResumeAndRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ps.ByMethod["first"]
-	if len(got) != 3 || got["s1"].Units[0] != (PredUnit{Path: "a.py", StartLine: 7, EndLine: 8, Symbol: fx.c2[:7]}) || got["s1"].Config != "v1" {
+	if len(got) != 3 || !reflect.DeepEqual(got["s1"].Units[0], PredUnit{Path: "a.py", StartLine: 7, EndLine: 8, Symbol: fx.c2[:7]}) || got["s1"].Config != "v1" {
 		t.Errorf("predictions = %+v", got)
 	}
 	data, _ := os.ReadFile(out)
