@@ -45,9 +45,8 @@ func manifestTexts(rows []nameRow) map[string]string {
 
 // tsConfig is what resolution reads of a tsconfig.json or jsconfig.json.
 type tsConfig struct {
-	dir     string // the file's directory
-	baseURL string // the resolved baseUrl, "" when unset
-	hasBase bool
+	dir     string   // the file's directory
+	baseURL string   // the resolved baseUrl, "" when unset
 	paths   []tsPath // longest prefix first
 	hasPath bool
 	extends []string // the resolved paths of the files it extends, in order
@@ -97,14 +96,14 @@ func parseTSConfig(p, text string) *tsConfig {
 		c.extends = append(c.extends, path.Join(dir, ext))
 	}
 	if b := raw.CompilerOptions.BaseURL; b != nil {
-		c.baseURL, c.hasBase = path.Join(dir, *b), true
+		c.baseURL = path.Join(dir, *b) // never "": dir is at least "."
 	}
 	if raw.CompilerOptions.Paths != nil {
 		c.hasPath = true
 		// Targets are relative to baseUrl when it is set, else to the
 		// file that gives them.
 		root := dir
-		if c.hasBase {
+		if c.baseURL != "" {
 			root = c.baseURL
 		}
 		for pat, ts := range raw.CompilerOptions.Paths {
@@ -137,11 +136,11 @@ func parseTSConfig(p, text string) *tsConfig {
 }
 
 // tsOptions are the compiler options resolution reads from a config and
-// the files it extends: paths (longest prefix first) and baseUrl.
+// the files it extends: paths (longest prefix first) and baseUrl ("" when
+// none gives it).
 type tsOptions struct {
 	paths   []tsPath
 	baseURL string
-	hasBase bool
 }
 
 // options resolves c's options through the files it extends (configs, by
@@ -153,8 +152,8 @@ func (c *tsConfig) options(configs map[string]*tsConfig) *tsOptions {
 	if p := c.extended(configs, func(x *tsConfig) bool { return x.hasPath }); p != nil {
 		o.paths = p.paths
 	}
-	if b := c.extended(configs, func(x *tsConfig) bool { return x.hasBase }); b != nil {
-		o.baseURL, o.hasBase = b.baseURL, true
+	if b := c.extended(configs, func(x *tsConfig) bool { return x.baseURL != "" }); b != nil {
+		o.baseURL = b.baseURL
 	}
 	return o
 }

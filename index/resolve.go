@@ -102,7 +102,7 @@ func newResolver(files map[string]string, manifests map[string]string) *resolver
 		}
 	}
 	for dir, c := range tsConfigAt {
-		if o := c.options(tsConfigs); o.paths != nil || o.hasBase {
+		if o := c.options(tsConfigs); o.paths != nil || o.baseURL != "" {
 			r.tsOptionsAt[dir] = o
 		}
 	}
@@ -263,7 +263,7 @@ func (r *resolver) jsBare(from, spec string) []string {
 				break
 			}
 		}
-		if o.hasBase {
+		if o.baseURL != "" {
 			if f := r.jsFile(path.Join(o.baseURL, spec), from); f != nil {
 				return f
 			}

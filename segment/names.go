@@ -71,12 +71,11 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 		add(n.ChildByFieldName("name"))
 		return
 	case "package_declaration", "package_clause", "import_declaration", "import_statement", "import_from_statement",
-		"future_import_statement", "use_declaration", "preproc_include", "extern_crate_declaration":
-		return
-	case "export_clause":
-		// export { ref, watch } (from './ref'): a list of names declared
-		// elsewhere, in this module or the one it names. A barrel file's
-		// index.ts defines none of what it re-exports.
+		"future_import_statement", "use_declaration", "preproc_include", "extern_crate_declaration",
+		// export { ref, watch } (from './ref') lists names declared
+		// elsewhere, in this module or the one it names: a barrel
+		// file's index.ts defines none of what it re-exports.
+		"export_clause":
 		return
 	case "call", "call_expression", "argument_list", "arguments", "block", "compound_statement",
 		"statement_block", "lambda", "arrow_function", "function_definition", "function_declaration":
