@@ -68,7 +68,9 @@ type Options struct {
 	HeldTies bool
 	// WholeClass grows a chosen method or class header, first, into the
 	// whole of its class (the contiguous units of the class, its header
-	// and its members) when that class costs at most this many tokens,
+	// and its members; for a nested class, the outermost class around it
+	// that fits, segment.WholeClass) when that class costs at most this
+	// many tokens,
 	// fits in one unit by the segmenter's limits (segment.MaxUnitLines,
 	// segment.MaxUnitTokens) and the budget allows: a small class is read
 	// whole. A later chosen unit inside the class is taken in (a join);

@@ -39,6 +39,13 @@ func classRun(file []mss.Unit, lo, hi int) (int, int, string) {
 		}
 		class = c
 	}
+	lo, hi = runOf(file, lo, hi, class)
+	return lo, hi, class
+}
+
+// runOf widens file[lo..hi] to the contiguous run of class's units: its
+// header units and the classes and methods named class.something.
+func runOf(file []mss.Unit, lo, hi int, class string) (int, int) {
 	in := func(u *mss.Unit) bool {
 		return u.Kind == KindClass && u.Symbol == class ||
 			(u.Kind == KindClass || u.Kind == KindMethod) && strings.HasPrefix(u.Symbol, class+".")
@@ -49,7 +56,26 @@ func classRun(file []mss.Unit, lo, hi int) (int, int, string) {
 	for hi+1 < len(file) && in(&file[hi+1]) {
 		hi++
 	}
-	return lo, hi, class
+	return lo, hi
+}
+
+// outerClass is the class enclosing a nested class's run file[lo..hi]
+// (class is "Outer.Inner"): the run of Outer's units around it, when
+// one of them is Outer's own header. ok is false for a class nested in
+// no class of the file (a namespace or a module prefix is no class).
+func outerClass(file []mss.Unit, lo, hi int, class string) (olo, ohi int, outer string, ok bool) {
+	i := strings.LastIndexByte(class, '.')
+	if i <= 0 {
+		return lo, hi, "", false
+	}
+	outer = class[:i]
+	olo, ohi = runOf(file, lo, hi, outer)
+	for j := olo; j <= ohi; j++ {
+		if file[j].Kind == KindClass && file[j].Symbol == outer {
+			return olo, ohi, outer, true
+		}
+	}
+	return lo, hi, "", false
 }
 
 // RunTokens is what a run of a file's whole units costs delivered as one
@@ -67,15 +93,28 @@ func RunTokens(run []mss.Unit) int {
 
 // WholeClass is the class run around file[lo..hi] (classRun) when the
 // class fits in one unit: at most MaxUnitLines lines, and at most
-// MaxUnitTokens and maxTokens tokens (RunTokens). ok is false when the
-// units are in no one class, or it does not fit.
+// MaxUnitTokens and maxTokens tokens (RunTokens). A nested class is read
+// within the outermost class around it that fits too: a method of
+// URL.RegexMemoizer gives the whole of URL when URL fits, and the whole
+// of URL.RegexMemoizer when only that fits. ok is false when the units
+// are in no one class, or their own class does not fit.
 func WholeClass(file []mss.Unit, lo, hi, maxTokens int) (clo, chi int, class string, ok bool) {
+	fits := func(lo, hi int) bool {
+		if file[hi].EndLine-file[lo].StartLine+1 > MaxUnitLines {
+			return false
+		}
+		t := RunTokens(file[lo : hi+1])
+		return t <= MaxUnitTokens && t <= maxTokens
+	}
 	clo, chi, class = classRun(file, lo, hi)
-	if class == "" || file[chi].EndLine-file[clo].StartLine+1 > MaxUnitLines {
+	if class == "" || !fits(clo, chi) {
 		return lo, hi, "", false
 	}
-	if t := RunTokens(file[clo : chi+1]); t > MaxUnitTokens || t > maxTokens {
-		return lo, hi, "", false
+	for {
+		olo, ohi, outer, ok := outerClass(file, clo, chi, class)
+		if !ok || !fits(olo, ohi) {
+			return clo, chi, class, true
+		}
+		clo, chi, class = olo, ohi, outer
 	}
-	return clo, chi, class, true
 }

@@ -21,6 +21,9 @@ func TestWholeClass(t *testing.T) {
 		u(20, 5, "h", KindFunction),
 		u(26, 2, "C", KindClass),
 		u(28, 250, "C.big", KindMethod),
+		u(280, 1, "ns.K", KindClass),
+		u(281, 2, "ns.K.m", KindMethod),
+		u(284, 2, "ns.L", KindClass),
 	}
 	tests := []struct {
 		name       string
@@ -33,7 +36,9 @@ func TestWholeClass(t *testing.T) {
 	}{
 		{"a method", 2, 2, 1500, 1, 4, "A", true},
 		{"the header", 1, 1, 1500, 1, 4, "A", true},
-		{"a nested method: its own class", 4, 4, 1500, 3, 4, "A.B", true},
+		{"a nested method: the outer class, which fits", 4, 4, 1500, 1, 4, "A", true},
+		{"a nested method: its own class, when only that fits", 4, 4, 15, 3, 4, "A.B", true},
+		{"a nested class in a namespace: the class alone", 9, 9, 1500, 8, 9, "ns.K", true},
 		{"header and method", 1, 2, 1500, 1, 4, "A", true},
 		{"over the cap", 2, 2, 10, 2, 2, "", false},
 		{"a function", 5, 5, 1500, 5, 5, "", false},
