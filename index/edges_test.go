@@ -198,6 +198,8 @@ func TestResolveByManifests(t *testing.T) {
 		{"src/distr/uniform.rs", "super::Distribution", "src/distr/mod.rs"},
 		{"src/distr/mod.rs", "super::rngs::StdRng", "src/rngs.rs"},
 		{"src/lib.rs", "self::distr::uniform::{Uniform, UniformInt}", "src/distr/uniform.rs"},
+		{"src/rngs.rs", "self::std", "src/rngs/std.rs"}, // mod std; in src/rngs.rs
+		{"src/distr/mod.rs", "self::uniform", "src/distr/uniform.rs"},
 		{"benches/bench.rs", "rand::distr::Uniform", "src/distr/mod.rs"},
 		{"src/lib.rs", "rand_core::block::BlockRng", "rand_core/src/block.rs"},
 		{"src/lib.rs", "my_util::{a, b}", "crates/my-util/src/lib.rs"},
@@ -298,13 +300,14 @@ func TestImportsByManifests(t *testing.T) {
 		}
 		return imps
 	}
-	want := []FileImport{{"cli/src/main.rs", "engine/src/plan.rs"}, {"packages/app/src/main.ts", "packages/core/src/index.ts"}}
+	// engine/src/lib.rs declares its module plan (pub mod plan;).
+	want := []FileImport{{"cli/src/main.rs", "engine/src/plan.rs"}, {"engine/src/lib.rs", "engine/src/plan.rs"}, {"packages/app/src/main.ts", "packages/core/src/index.ts"}}
 	if diff := cmp.Diff(want, imports()); diff != "" {
 		t.Errorf("file imports (-want +got):\n%s", diff)
 	}
 	gittest.WriteTree(t, dir, map[string]string{"tsconfig.json": tsconfig("lib")})
 	build(t, Options{Repo: dir})
-	want[1].To = "packages/core/lib/index.ts"
+	want[2].To = "packages/core/lib/index.ts"
 	if diff := cmp.Diff(want, imports()); diff != "" {
 		t.Errorf("after the edit, file imports (-want +got):\n%s", diff)
 	}

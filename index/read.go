@@ -149,6 +149,8 @@ package index
 //	feature 28: a JavaScript or TypeScript export list (export { a, b },
 //	           export { a } from './x') defines none of the names it
 //	           lists.
+//	feature 29: a Rust module declared by its name alone (mod plan;) is
+//	           an import of the module's file (self::plan).
 
 import (
 	"context"
@@ -168,7 +170,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 28
+	FeatureVersion = 29
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

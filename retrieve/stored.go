@@ -75,8 +75,9 @@ import (
 // files below its root. engine-10: a C or C++ include that several files
 // end with is the one nearest the including file's directory. engine-11:
 // a Cargo.toml's names may be literal strings ('x'), and a section's
-// header may carry a comment.
-const storedVersion = "engine-11"
+// header may carry a comment. engine-12: a Rust mod plan; is an edge to
+// the module's file (plan.rs or plan/mod.rs beside the declaring file).
+const storedVersion = "engine-12"
 
 // Deriver computes the stored engine of an index when its units change
 // (index.Options.Derive): FromIndex then opens it without recomputing.

@@ -269,6 +269,13 @@ func (w *walker) importNames(n *node) []string {
 		if nm := n.ChildByFieldName("name"); nm != nil {
 			out = append(out, nm.Content(src))
 		}
+	case "mod_item":
+		// mod plan; declares the module in plan.rs (or plan/mod.rs)
+		// beside the file, as use self::plan names it; a module with a
+		// body (mod tests { … }) is in the file itself.
+		if nm := n.ChildByFieldName("name"); nm != nil && n.ChildByFieldName("body") == nil {
+			out = append(out, "self::"+nm.Content(src))
+		}
 	case "preproc_include":
 		if p := n.ChildByFieldName("path"); p != nil {
 			out = append(out, unquote(p.Content(src)))

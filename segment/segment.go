@@ -637,7 +637,7 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 		pendStart, pendEnd = -1, -1
 		lastEnd = ce
 		kind, inner, name := w.classify(c)
-		if kind == "" && w.g.imports[typ] {
+		if (kind == "" || kind == "transparent") && w.g.imports[typ] { // Rust's mod plan; is both
 			for _, m := range w.importNames(c) {
 				w.imports = append(w.imports, named{m, cs})
 			}

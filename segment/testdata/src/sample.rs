@@ -41,3 +41,7 @@ fn compute(n: u32) -> u32 {
 }
 
 const LIMIT: usize = 10;
+
+mod plan;
+#[cfg(test)]
+pub(crate) mod tests;
