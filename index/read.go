@@ -151,6 +151,10 @@ package index
 //	           lists.
 //	feature 29: a Rust module declared by its name alone (mod plan;) is
 //	           an import of the module's file (self::plan).
+//	feature 30: a C or C++ test written as a macro with a body is a unit
+//	           of its own, named by the macro's head (TEST(Suite, Name),
+//	           TEST_CASE("name")) and defining no name; Catch2's
+//	           TEST_CASE("name") { … } is no longer module code.
 
 import (
 	"context"
@@ -170,7 +174,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 29
+	FeatureVersion = 30
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

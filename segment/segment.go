@@ -616,7 +616,9 @@ func (f *file) segment(g *grammar, root *node) *Result {
 func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 	var out []span
 	pendStart, pendEnd, lastEnd := -1, -1, -1
-	for _, c := range namedChildren(parent) {
+	children := namedChildren(parent)
+	for i := 0; i < len(children); i++ {
+		c := children[i]
 		typ := c.Type()
 		cs, ce := w.f.rows(c)
 		if w.g.attach[typ] {
@@ -637,6 +639,20 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 		pendStart, pendEnd = -1, -1
 		lastEnd = ce
 		kind, inner, name := w.classify(c)
+		if kind == "" {
+			// A C or C++ test: a macro call and the block it opens.
+			if nm, ok := w.macroBlock(children, i); ok {
+				body := children[i+1]
+				i++
+				_, lastEnd = w.f.rows(body)
+				out = append(out, span{start: start, end: lastEnd, kind: KindFunction, symbol: nm, node: body})
+				continue
+			}
+		}
+		testName := ""
+		if kind == KindFunction && !inClass && (w.g.name == "c" || w.g.name == "cpp") {
+			testName = w.testMacroName(inner) // TEST(Suite, Name), as written
+		}
 		if (kind == "" || kind == "transparent") && w.g.imports[typ] { // Rust's mod plan; is both
 			for _, m := range w.importNames(c) {
 				w.imports = append(w.imports, named{m, cs})
@@ -652,6 +668,9 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 			k := KindFunction
 			if inClass {
 				k = KindMethod
+			}
+			if testName != "" { // a test defines no name of the code's
+				sym, def = testName, nil
 			}
 			out = append(out, span{start: start, end: ce, kind: k, symbol: sym, node: inner, defs: def})
 		case KindType, KindValue:
