@@ -70,10 +70,9 @@ type Options struct {
 	// whole of its class (the contiguous units of the class, its header
 	// and its members; for a nested class, the outermost class around it
 	// that fits, segment.WholeClass) when that class costs at most this
-	// many tokens,
-	// fits in one unit by the segmenter's limits (segment.MaxUnitLines,
-	// segment.MaxUnitTokens) and the budget allows: a small class is read
-	// whole. A later chosen unit inside the class is taken in (a join);
+	// many tokens, fits in one unit by the segmenter's limits
+	// (segment.MaxUnitLines, segment.MaxUnitTokens) and the budget
+	// allows: a small class is read whole. A later chosen unit inside the class is taken in (a join);
 	// an earlier one, or a read line inside it, leaves the unit as it
 	// was. 0: no unit grows this way.
 	WholeClass int

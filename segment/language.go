@@ -66,6 +66,10 @@ type grammar struct {
 	// attrLine matches a line that is an attribute or decorator alone,
 	// part of what opens a definition (TestCode reads past them).
 	attrLine *regexp.Regexp
+	// macroTests: a macro in capitals with a body at the top of a file
+	// is a test, a unit of its own named by the macro's head (C and C++:
+	// TEST(Suite, Name) { … }, TEST_CASE("name") { … }; testmacro.go).
+	macroTests bool
 }
 
 type set map[string]bool
@@ -176,6 +180,7 @@ var (
 		wrappers:    newSet("declaration"),
 		attach:      newSet("comment"),
 		imports:     newSet("preproc_include"),
+		macroTests:  true,
 	}
 	cppGrammar = &grammar{
 		name:        "cpp",
@@ -187,6 +192,7 @@ var (
 		wrappers:    newSet("template_declaration", "declaration", "field_declaration"),
 		attach:      newSet("comment"),
 		imports:     newSet("preproc_include"),
+		macroTests:  true,
 	}
 	// dtsGrammar parses a TypeScript declaration file (.d.ts), which
 	// lists an API: its interfaces and declared classes are split into

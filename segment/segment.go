@@ -649,10 +649,6 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 				continue
 			}
 		}
-		testName := ""
-		if kind == KindFunction && !inClass && (w.g.name == "c" || w.g.name == "cpp") {
-			testName = w.testMacroName(inner) // TEST(Suite, Name), as written
-		}
 		if (kind == "" || kind == "transparent") && w.g.imports[typ] { // Rust's mod plan; is both
 			for _, m := range w.importNames(c) {
 				w.imports = append(w.imports, named{m, cs})
@@ -668,9 +664,8 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 			k := KindFunction
 			if inClass {
 				k = KindMethod
-			}
-			if testName != "" { // a test defines no name of the code's
-				sym, def = testName, nil
+			} else if t := w.testMacroName(inner); t != "" {
+				sym, def = t, nil // TEST(Suite, Name): a test defines no name of the code's
 			}
 			out = append(out, span{start: start, end: ce, kind: k, symbol: sym, node: inner, defs: def})
 		case KindType, KindValue:

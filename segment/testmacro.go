@@ -33,7 +33,7 @@ const maxHead = 120
 // return type, a parameter with a type and a name, a name in lower
 // case).
 func (w *walker) testMacroName(fn *node) string {
-	if fn.Type() != "function_definition" || fn.ChildByFieldName("type") != nil {
+	if !w.g.macroTests || fn.Type() != "function_definition" || fn.ChildByFieldName("type") != nil {
 		return ""
 	}
 	d := fn.ChildByFieldName("declarator")
@@ -66,7 +66,7 @@ func (w *walker) testMacroName(fn *node) string {
 // up to its first string, the test's name: TEST_CASE("name"),
 // TEST_CASE_METHOD(Fixture, "name").
 func (w *walker) macroBlock(kids []*node, i int) (name string, ok bool) {
-	if w.g.name != "c" && w.g.name != "cpp" || i+1 >= len(kids) {
+	if !w.g.macroTests || i+1 >= len(kids) {
 		return "", false
 	}
 	st, body := kids[i], kids[i+1]
