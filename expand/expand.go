@@ -72,9 +72,9 @@ type Options struct {
 	// that fits, segment.WholeClass) when that class costs at most this
 	// many tokens, fits in one unit by the segmenter's limits
 	// (segment.MaxUnitLines, segment.MaxUnitTokens) and the budget
-	// allows: a small class is read whole. A later chosen unit inside the class is taken in (a join);
-	// an earlier one, or a read line inside it, leaves the unit as it
-	// was. 0: no unit grows this way.
+	// allows: a small class is read whole. A later chosen unit inside
+	// the class is taken in (a join); an earlier one, or a read line
+	// inside it, leaves the unit as it was. 0: no unit grows this way.
 	WholeClass int
 	// Fixed: the first this many units are delivered as they are,
 	// neither grown nor joined, though they count against the budget and

@@ -56,7 +56,7 @@ func (w *walker) testMacroName(fn *node) string {
 	if len(args) == 0 {
 		return ""
 	}
-	return head(id.Content(src), args)
+	return macroHead(id.Content(src), args)
 }
 
 // macroBlock reports whether kids[i] and kids[i+1] are a C or C++ macro
@@ -93,12 +93,12 @@ func (w *walker) macroBlock(kids []*node, i int) (name string, ok bool) {
 			break
 		}
 	}
-	return head(fn.Content(src), args), true
+	return macroHead(fn.Content(src), args), true
 }
 
-// head writes a macro's head, MACRO(a, b), keeping the arguments that
+// macroHead writes a macro's head, MACRO(a, b), keeping the arguments that
 // fit in maxHead bytes (and the macro's bare name when none does).
-func head(macro string, args []string) string {
+func macroHead(macro string, args []string) string {
 	for n := len(args); n > 0; n-- {
 		if h := macro + "(" + strings.Join(args[:n], ", ") + ")"; len(h) <= maxHead {
 			return h
