@@ -50,8 +50,11 @@ import (
 	"github.com/missingcomplement/mss/segment"
 )
 
-// DefaultMaxFileBytes caps the size of an indexed file.
-const DefaultMaxFileBytes = 1 << 20
+// DefaultMaxFileBytes caps the size of an indexed file. 2 MiB, as zoekt's
+// default: the largest hand-written sources run past 1 MiB (picocli's
+// CommandLine.java, 1.2 MB, holds most of that project's code), while
+// what is larger is most often generated, vendored or data.
+const DefaultMaxFileBytes = 2 << 20
 
 // Options configure Build.
 type Options struct {

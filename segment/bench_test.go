@@ -17,7 +17,7 @@ type treeFile struct {
 }
 
 // treeFiles reads the files under root that a grammar parses, leaving
-// out .git and files over 1 MiB (as an index leaves them out by
+// out .git and files over 2 MiB (as an index leaves them out by
 // default).
 func treeFiles(tb testing.TB, root string) []treeFile {
 	tb.Helper()
@@ -36,7 +36,7 @@ func treeFiles(tb testing.TB, root string) []treeFile {
 			return nil
 		}
 		src, err := os.ReadFile(p)
-		if err != nil || len(src) > 1<<20 {
+		if err != nil || len(src) > 2<<20 {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
@@ -57,7 +57,7 @@ func treeFiles(tb testing.TB, root string) []treeFile {
 //
 //	MSS_BENCH_TREE=/path/to/checkout go test -run '^$' -bench SegmentTree -benchtime 3x ./segment/
 //
-// It skips when MSS_BENCH_TREE is unset. Files over 1 MiB are left out,
+// It skips when MSS_BENCH_TREE is unset. Files over 2 MiB are left out,
 // as an index leaves them out by default.
 func BenchmarkSegmentTree(b *testing.B) {
 	root := os.Getenv("MSS_BENCH_TREE")
