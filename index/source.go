@@ -529,12 +529,23 @@ func underDirs(p string) (vendor, framework, outsideTests bool) {
 	return vendor, framework, outsideTests
 }
 
-// generatedNames are file names and suffixes of machine-written files.
+// generatedSuffixes are the name endings of machine-written files.
 var generatedSuffixes = []string{
 	".pb.go", ".pb.cc", ".pb.h", "_pb2.py", "_pb2_grpc.py", "_pb2.pyi", ".pb.gw.go", "_grpc.pb.go",
 	".generated.go", "_generated.go", ".gen.go", "_gen.go", ".g.dart", "_string.go",
-	"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "cargo.lock", "poetry.lock", "go.sum", "composer.lock",
 }
+
+// lockFiles are package managers' lock files, by lower-cased name.
+var lockFiles = map[string]bool{
+	"package-lock.json": true, "npm-shrinkwrap.json": true, "yarn.lock": true, "pnpm-lock.yaml": true,
+	"bun.lockb": true, "cargo.lock": true, "go.sum": true, "poetry.lock": true, "pipfile.lock": true,
+	"uv.lock": true, "pdm.lock": true, "composer.lock": true, "gemfile.lock": true,
+}
+
+// LockFile reports whether the file at p is a package manager's lock
+// file (package-lock.json, Cargo.lock, go.sum, uv.lock, ...): written by
+// a tool, and never evidence of the code.
+func LockFile(p string) bool { return lockFiles[strings.ToLower(path.Base(p))] }
 
 // generated reports whether a file was written by a tool: by name, by
 // what its opening comments (and a Python module's docstring) say, within
@@ -552,6 +563,9 @@ func generated(p string, data []byte) bool {
 		return true
 	}
 	base := strings.ToLower(path.Base(p))
+	if lockFiles[base] {
+		return true
+	}
 	for _, s := range generatedSuffixes {
 		if strings.HasSuffix(base, s) {
 			if s == "_string.go" && !bytes.Contains(data, []byte("DO NOT EDIT")) {

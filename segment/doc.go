@@ -50,8 +50,8 @@
 // Syntax errors do not stop this: tree-sitter recovers, and error nodes
 // are looked through like namespaces. Files with no grammar
 // (configuration, documentation, templates), files that do not parse (more
-// than one syntax error per maxErrorDensity non-blank lines: not in the
-// grammar's language) and files whose parse fails are cut into line
+// than one non-blank line in maxErrorDensity in a syntax error: not in
+// the grammar's language) and files whose parse fails are cut into line
 // windows of at most windowLines lines, preferring to cut after a blank
 // line. Nothing is dropped silently: the Result says which path a file
 // took.

@@ -41,9 +41,13 @@ const (
 	parsePerMiB  = 8 * time.Second
 	parseTimeout = 10 * time.Second
 
-	// maxErrorDensity: a file with more than one syntax error per this
-	// many non-blank lines is not in the grammar's language (or is a
-	// template); it is cut into windows.
+	// maxErrorDensity: a file where more than one non-blank line in this
+	// many is in a syntax error is not in the grammar's language (or is
+	// a template); it is cut into windows. Lines, not error nodes, are
+	// counted: one line of macro arguments the grammar cannot read
+	// (rapidjson's RAPIDJSON_STRING_(Null, 'n', 'u', 'l', 'l')) makes an
+	// error node of every argument, and fifty such lines must not turn a
+	// header of 3,000 well-formed lines into windows.
 	maxErrorDensity = 3
 )
 
@@ -166,7 +170,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 		}
 	}
 	defer tree.Close()
-	if maxErrorDensity*errorSites(tree.RootNode()) > f.nonBlankLines() {
+	if maxErrorDensity*f.errorLines(tree.RootNode()) > f.nonBlankLines() {
 		return f.windows(g.name, FallbackSyntaxErrors)
 	}
 	root, done := flatten(tree)
@@ -445,6 +449,35 @@ func errorSites(n *sitter.Node) int {
 		total += errorSites(c)
 	}
 	return total
+}
+
+// errorLines counts the non-blank lines on which a syntax error node or
+// a node the parser had to invent begins. Not the lines an error node
+// spans: where a macro derails the grammar, tree-sitter may hold a whole
+// namespace of well-formed code in one error node, which segmenting
+// looks through.
+func (f *file) errorLines(root *sitter.Node) int {
+	on := make([]bool, f.nlines())
+	var mark func(n *sitter.Node)
+	mark = func(n *sitter.Node) {
+		if !n.HasError() && !n.IsMissing() {
+			return
+		}
+		if r := int(n.StartPoint().Row); (n.IsError() || n.IsMissing()) && r < len(on) {
+			on[r] = true
+		}
+		for _, c := range sitterChildren(n) {
+			mark(c)
+		}
+	}
+	mark(root)
+	n := 0
+	for i, e := range on {
+		if e && !f.blank(i) {
+			n++
+		}
+	}
+	return n
 }
 
 // sitterChildren returns n's children in one pass of a tree cursor:

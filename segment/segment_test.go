@@ -312,6 +312,34 @@ func TestSyntaxErrorsFallBack(t *testing.T) {
 	}
 }
 
+// A block of macro calls the grammar cannot read makes an error node of
+// every argument; the rest of the header is well formed, and is segmented
+// as code, not cut into windows.
+func TestMacroArgumentsDoNotWindow(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("namespace json {\nclass Schema {\npublic:\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "    int Get%d() const {\n        return value_ + %d;\n    }\n\n", i, i)
+	}
+	for i := range 30 {
+		fmt.Fprintf(&b, "    STRING_(Name%d, 'n', 'a', 'm', 'e', 's', 't', 'r', 'i', 'n', 'g')\n", i)
+	}
+	b.WriteString("private:\n    int value_;\n};\n}\n")
+	src := []byte(b.String())
+	r := Segment("schema.h", src)
+	if r.Fallback != "" {
+		t.Fatalf("fallback %q: a header of well-formed methods and a block of macro calls was cut into windows", r.Fallback)
+	}
+	checkTiling(t, "schema.h", src, r.Units)
+	found := false
+	for _, u := range r.Units {
+		found = found || u.Symbol == "Schema.Get7"
+	}
+	if !found {
+		t.Errorf("no unit for Schema.Get7 among %d units", len(r.Units))
+	}
+}
+
 func TestStableIDs(t *testing.T) {
 	a := File("m.py", []byte("def f1():\n    return 1\n\n\ndef f2():\n    return 2\n"))
 	b := File("m.py", []byte("def f1():\n    return 1\n\n\ndef f2():\n    return 3\n"))

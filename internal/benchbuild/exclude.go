@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/segment"
 )
 
@@ -32,10 +33,7 @@ var (
 	vendorDirs = map[string]bool{"vendor": true, "vendored": true, "third_party": true, "third-party": true,
 		"thirdparty": true, "3rdparty": true, "external": true, "extern": true, "deps": true, "node_modules": true, "bower_components": true,
 		"bundled": true}
-	genDirs   = map[string]bool{"dist": true, "build": true, "single_include": true, "generated": true, "gen": true, "out": true, "lib-cov": true}
-	lockFiles = map[string]bool{"package-lock.json": true, "yarn.lock": true, "pnpm-lock.yaml": true,
-		"Cargo.lock": true, "go.sum": true, "poetry.lock": true, "Pipfile.lock": true, "composer.lock": true,
-		"Gemfile.lock": true, "uv.lock": true, "pdm.lock": true, "bun.lockb": true, "npm-shrinkwrap.json": true}
+	genDirs  = map[string]bool{"dist": true, "build": true, "single_include": true, "generated": true, "gen": true, "out": true, "lib-cov": true}
 	testFile = regexp.MustCompile(`(^test_.*\.py$|_test\.py$|^conftest\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|` +
 		`^Test.*\.java$|.*Tests?\.java$|.*TestCase\.java$|.*IT\.java$|_test\.(c|cc|cpp|cxx|h|hpp)$|^test_.*\.(c|cc|cpp|h|hpp)$|_tests?\.rs$|` +
 		`_spec\.rb$|_test\.rb$)`)
@@ -46,7 +44,7 @@ var (
 // Only files the index parses with a grammar are source code.
 func PathReason(p string) string {
 	base := path.Base(p)
-	if lockFiles[base] {
+	if index.LockFile(p) {
 		return SkipLockFile
 	}
 	dirs := strings.Split(path.Dir(p), "/")
