@@ -1,10 +1,14 @@
 package index
 
 import (
-	"github.com/missingcomplement/mss/internal/gittest"
+	"fmt"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 func TestIgnoreMatch(t *testing.T) {
@@ -96,5 +100,50 @@ func TestMssIgnore(t *testing.T) {
 	}
 	if got := distinctPaths(mustUnits(t, sum.DB)); !contains(got, "scratch/tmp.py") {
 		t.Errorf("scratch/tmp.py not indexed after un-ignoring: %v", got)
+	}
+}
+
+// TestSizeCaps: source a grammar parses is indexed up to MaxFileBytes,
+// other text up to MaxTextBytes, in a work tree and in a commit.
+func TestSizeCaps(t *testing.T) {
+	var code, text strings.Builder
+	code.WriteString("package big\n")
+	for i := 0; code.Len() < 1500<<10; i++ {
+		fmt.Fprintf(&code, "\n// F%d returns its number.\nfunc F%d() int {\n\treturn %d\n}\n", i, i, i)
+	}
+	for text.Len() < 1500<<10 {
+		text.WriteString("<path d=\"M0 0 L10 10 L20 0 Z\" fill=\"#336699\" stroke=\"none\"/>\n")
+	}
+	files := map[string]string{
+		"big.go":    code.String(),
+		"logo.svg":  text.String(),
+		"README.md": "# big\n",
+	}
+	dir, rev := newRepo(t, files)
+	for _, c := range []struct {
+		opts     Options
+		indexed  []string
+		tooLarge int
+	}{
+		{Options{}, []string{"README.md", "big.go"}, 1},
+		{Options{MaxTextBytes: 2 << 20}, []string{"README.md", "big.go", "logo.svg"}, 0},
+		{Options{MaxFileBytes: 1 << 20, MaxTextBytes: 2 << 20}, []string{"README.md"}, 2},
+	} {
+		for _, commit := range []bool{false, true} {
+			opts := c.opts
+			opts.Repo, opts.DB = dir, filepath.Join(t.TempDir(), "i.db")
+			if commit {
+				opts.Rev = rev
+			}
+			sum := build(t, opts)
+			if sum.Skipped[skipLarge] != c.tooLarge {
+				t.Errorf("max %d, text %d, commit=%v: skipped %v, want %d too large", c.opts.MaxFileBytes, c.opts.MaxTextBytes, commit, sum.Skipped, c.tooLarge)
+			}
+			got := distinctPaths(mustUnits(t, sum.DB))
+			sort.Strings(got)
+			if !slices.Equal(got, c.indexed) {
+				t.Errorf("max %d, text %d, commit=%v: indexed %v, want %v", c.opts.MaxFileBytes, c.opts.MaxTextBytes, commit, got, c.indexed)
+			}
+		}
 	}
 }

@@ -56,6 +56,12 @@ import (
 // what is larger is most often generated, vendored or data.
 const DefaultMaxFileBytes = 2 << 20
 
+// DefaultMaxTextBytes caps the size of an indexed file no grammar parses
+// (documentation, configuration, data). Past 1 MiB such a file is most
+// often an asset written as text (rich's 1.2 MB logo.ai and 1.1 MB
+// logo.svg) or a data set, whose windows only crowd the code out.
+const DefaultMaxTextBytes = 1 << 20
+
 // Options configure Build.
 type Options struct {
 	Repo string // a working tree, or a git directory (bare or .git)
@@ -63,6 +69,7 @@ type Options struct {
 	DB   string // index file; default <repo>/.mss/index.db for a work tree
 
 	MaxFileBytes     int64 // 0 means DefaultMaxFileBytes
+	MaxTextBytes     int64 // files no grammar parses, within MaxFileBytes too; 0 means DefaultMaxTextBytes
 	IncludeVendored  bool  // index vendor/, third_party/, node_modules/, bundled test frameworks, minified files
 	IncludeGenerated bool  // index generated files (protobuf output, lock files, "Code generated" headers)
 
@@ -137,6 +144,23 @@ func (o *Options) maxBytes() int64 {
 	return o.MaxFileBytes
 }
 
+func (o *Options) maxTextBytes() int64 {
+	if o.MaxTextBytes <= 0 {
+		return DefaultMaxTextBytes
+	}
+	return o.MaxTextBytes
+}
+
+// limit is the largest file at path p that is indexed: MaxFileBytes for
+// source a grammar parses, and for other text the smaller of that and
+// MaxTextBytes.
+func (o *Options) limit(p string) int64 {
+	if segment.Language(p) != "" {
+		return o.maxBytes()
+	}
+	return min(o.maxBytes(), o.maxTextBytes())
+}
+
 // optionsHash identifies the options that change an index's content, and
 // whether the tree was a test framework's own: when that changes, every
 // file's skip is decided again.
@@ -145,8 +169,8 @@ func (o *Options) optionsHash() string {
 	if o.ownFramework {
 		own = " own-framework"
 	}
-	h := sha256.Sum256([]byte(fmt.Sprintf("max=%d vendored=%t generated=%t feature=%d%s",
-		o.maxBytes(), o.IncludeVendored, o.IncludeGenerated, FeatureVersion, own)))
+	h := sha256.Sum256([]byte(fmt.Sprintf("max=%d text=%d vendored=%t generated=%t feature=%d%s",
+		o.maxBytes(), o.maxTextBytes(), o.IncludeVendored, o.IncludeGenerated, FeatureVersion, own)))
 	return hex.EncodeToString(h[:8])
 }
 
@@ -352,7 +376,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 		switch {
 		case ignore.match(e.path):
 			e.blob = skipIgnored
-		case src.commit == "" && e.size > opts.maxBytes():
+		case src.commit == "" && e.size > opts.limit(e.path):
 			e.blob = "size:" + strconv.FormatInt(e.size, 10)
 		case src.commit == "" && old == nil:
 			// parseAll reads it and takes its blob id.
@@ -485,7 +509,7 @@ func skipByName(e entry, o *Options) string {
 		return skipIgnored
 	case !o.IncludeVendored && vendored(e.path, o.ownFramework):
 		return skipVendored
-	case e.size > o.maxBytes():
+	case e.size > o.limit(e.path):
 		return skipLarge
 	}
 	return ""
@@ -494,7 +518,7 @@ func skipByName(e entry, o *Options) string {
 // skipByContent says why a file is left out after reading it, or "".
 func skipByContent(e entry, data []byte, o *Options) string {
 	switch {
-	case e.size > o.maxBytes():
+	case e.size > o.limit(e.path):
 		return skipLarge
 	case isBinary(data):
 		return skipBinary

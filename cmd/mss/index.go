@@ -53,6 +53,9 @@ work tree.`,
 			if opts.MaxFileBytes < 1 {
 				return fmt.Errorf("--max-file-bytes %d: want a positive number of bytes", opts.MaxFileBytes)
 			}
+			if opts.MaxTextBytes < 1 {
+				return fmt.Errorf("--max-text-bytes %d: want a positive number of bytes", opts.MaxTextBytes)
+			}
 			if opts.Workers < 0 {
 				return fmt.Errorf("--workers %d: want a positive number, or 0 for all CPUs", opts.Workers)
 			}
@@ -94,6 +97,7 @@ work tree.`,
 	f.StringVar(&opts.Rev, "rev", "", "commit to index from git (default: the work tree's files; HEAD for a git directory)")
 	f.StringVar(&opts.DB, "db", "", "index file (default <repo>/.mss/index.db for a work tree)")
 	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", index.DefaultMaxFileBytes, "skip files larger than this")
+	f.Int64Var(&opts.MaxTextBytes, "max-text-bytes", index.DefaultMaxTextBytes, "skip files no grammar parses (documentation, configuration, data) larger than this")
 	f.BoolVar(&opts.IncludeVendored, "include-vendored", false, "index vendored code (vendor/, third_party/, node_modules/, copied-in test frameworks such as gtest and Catch2, *.min.js)")
 	f.BoolVar(&opts.IncludeGenerated, "include-generated", false, "index generated files (protobuf output, lock files, \"Code generated\" headers)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel parsers (default: all CPUs)")
