@@ -104,7 +104,8 @@ func TestMssIgnore(t *testing.T) {
 }
 
 // TestSizeCaps: source a grammar parses is indexed up to MaxFileBytes,
-// other text up to MaxTextBytes, in a work tree and in a commit.
+// other text up to MaxTextBytes, in a work tree and in a commit; the
+// summary names the source left out.
 func TestSizeCaps(t *testing.T) {
 	var code, text strings.Builder
 	code.WriteString("package big\n")
@@ -121,13 +122,14 @@ func TestSizeCaps(t *testing.T) {
 	}
 	dir, rev := newRepo(t, files)
 	for _, c := range []struct {
-		opts     Options
-		indexed  []string
-		tooLarge int
+		opts        Options
+		indexed     []string
+		tooLarge    int
+		largeSource []string
 	}{
-		{Options{}, []string{"README.md", "big.go"}, 1},
-		{Options{MaxTextBytes: 2 << 20}, []string{"README.md", "big.go", "logo.svg"}, 0},
-		{Options{MaxFileBytes: 1 << 20, MaxTextBytes: 2 << 20}, []string{"README.md"}, 2},
+		{Options{}, []string{"README.md", "big.go"}, 1, nil},
+		{Options{MaxTextBytes: 2 << 20}, []string{"README.md", "big.go", "logo.svg"}, 0, nil},
+		{Options{MaxFileBytes: 1 << 20, MaxTextBytes: 2 << 20}, []string{"README.md"}, 2, []string{"big.go"}},
 	} {
 		for _, commit := range []bool{false, true} {
 			opts := c.opts
@@ -138,6 +140,16 @@ func TestSizeCaps(t *testing.T) {
 			sum := build(t, opts)
 			if sum.Skipped[skipLarge] != c.tooLarge {
 				t.Errorf("max %d, text %d, commit=%v: skipped %v, want %d too large", c.opts.MaxFileBytes, c.opts.MaxTextBytes, commit, sum.Skipped, c.tooLarge)
+			}
+			var large []string
+			for _, f := range sum.LargeSource {
+				large = append(large, f.Path)
+				if f.Bytes != int64(len(files[f.Path])) {
+					t.Errorf("%s: %d bytes reported, want %d", f.Path, f.Bytes, len(files[f.Path]))
+				}
+			}
+			if !slices.Equal(large, c.largeSource) {
+				t.Errorf("max %d, text %d, commit=%v: large source %v, want %v", c.opts.MaxFileBytes, c.opts.MaxTextBytes, commit, large, c.largeSource)
 			}
 			got := distinctPaths(mustUnits(t, sum.DB))
 			sort.Strings(got)

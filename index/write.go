@@ -135,6 +135,16 @@ type Summary struct {
 	// Rederived says why the retrieval structures were derived again
 	// though no unit changed: the file recorded was missing or damaged.
 	Rederived string `json:"rederived,omitempty"`
+	// LargeSource lists the files a grammar parses that were left out as
+	// too large, largest first: code the index does not hold, which
+	// Options.MaxFileBytes (mss index --max-file-bytes) can bring in.
+	LargeSource []SkippedFile `json:"large_source,omitempty"`
+}
+
+// SkippedFile is a file left out of an index, and its size.
+type SkippedFile struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
 }
 
 func (o *Options) maxBytes() int64 {
@@ -1026,6 +1036,23 @@ func (w *writer) finish(sum *Summary, src *source, o *Options) error {
 		sum.Skipped[SkipReason(s)] += n
 	}
 	rows.Close()
+	if sum.Skipped[skipLarge] > 0 {
+		rows, err = w.tx.QueryContext(w.ctx, `SELECT path, size FROM files WHERE status = ? ORDER BY size DESC, path`, skipLarge)
+		if err != nil {
+			return fmt.Errorf("index: counting: %w", err)
+		}
+		for rows.Next() {
+			var f SkippedFile
+			if err := rows.Scan(&f.Path, &f.Bytes); err != nil {
+				rows.Close()
+				return fmt.Errorf("index: counting: %w", err)
+			}
+			if segment.Language(f.Path) != "" {
+				sum.LargeSource = append(sum.LargeSource, f)
+			}
+		}
+		rows.Close()
+	}
 	source := "commit"
 	commit := src.commit
 	switch {

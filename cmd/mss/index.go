@@ -436,6 +436,19 @@ func printSummary(w io.Writer, s *index.Summary) {
 	if len(s.Skipped) > 0 {
 		fmt.Fprintf(w, "skipped  %s files\n", countsLine(s.Skipped))
 	}
+	if n := len(s.LargeSource); n > 0 {
+		// Code left out for its size is the one skip that hides source;
+		// name it, and how to bring it in.
+		const shown = 3
+		var names []string
+		for _, f := range s.LargeSource[:min(n, shown)] {
+			names = append(names, fmt.Sprintf("%s (%d bytes)", f.Path, f.Bytes))
+		}
+		if n > shown {
+			names = append(names, fmt.Sprintf("and %d more", n-shown))
+		}
+		fmt.Fprintf(w, "too large: %s; --max-file-bytes raises the cap\n", strings.Join(names, ", "))
+	}
 	if len(s.NotRead) > 0 {
 		fmt.Fprintf(w, "not read %s (never followed)\n", countsLine(s.NotRead))
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 func runIndex(t *testing.T, args ...string) (string, error) {
@@ -227,5 +228,32 @@ func TestIndexBadCounts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo, ".mss")); err == nil {
 		t.Error("a refused run wrote an index")
+	}
+}
+
+// TestIndexNamesLargeSource: source left out for its size is named in
+// the summary, the three largest, with how to bring it in.
+func TestIndexNamesLargeSource(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package big\n")
+	for i := 0; b.Len() < 3000; i++ {
+		b.WriteString("\nfunc F" + strconv.Itoa(i) + "() {}\n")
+	}
+	files := map[string]string{"small.go": "package big\n\nfunc Small() {}\n", "notes.txt": strings.Repeat("words\n", 1000)}
+	for _, n := range []string{"a.go", "b.go", "c.go", "d.go"} {
+		files[n] = b.String()
+	}
+	dir := t.TempDir()
+	gittest.WriteTree(t, dir, files)
+	out, err := runIndex(t, "--repo", dir, "--max-file-bytes", "2000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "too large: a.go (" // the largest first; equal sizes by path
+	if !strings.Contains(out, want) || !strings.Contains(out, "and 1 more; --max-file-bytes raises the cap") {
+		t.Errorf("summary does not name the source left out:\n%s", out)
+	}
+	if strings.Contains(out, "notes.txt (") {
+		t.Errorf("text named as large source:\n%s", out)
 	}
 }
