@@ -11,12 +11,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
+	"github.com/missingcomplement/mss/internal/gittest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -419,5 +422,32 @@ func TestNoAbsolutePathWithoutToken(t *testing.T) {
 				t.Errorf("%s: want the index named by its base name:\n%s", route, data)
 			}
 		}
+	}
+}
+
+// TestLargeSourceReported: source left out as too large is named in the
+// index info (health, index_status) and in the build's log.
+func TestLargeSourceReported(t *testing.T) {
+	dir := writeFixture(t)
+	big := "package big\n" + strings.Repeat("\nfunc F() {}\n", 4000)
+	gittest.WriteTree(t, dir, map[string]string{"big/big.go": big})
+	var logged []string
+	var mu sync.Mutex
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir, Index: index.Options{MaxFileBytes: 40000}}, ScanInterval: -1,
+		Logf: func(f string, a ...any) { mu.Lock(); logged = append(logged, fmt.Sprintf(f, a...)); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	svc.Wait(context.Background())
+	in := svc.Info()
+	if len(in.LargeSource) != 1 || in.LargeSource[0].Path != "big/big.go" || in.LargeSource[0].Bytes != int64(len(big)) {
+		t.Errorf("large source %+v, want big/big.go of %d bytes", in.LargeSource, len(big))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := fmt.Sprintf("mss: source left out as too large: big/big.go (%d bytes)", len(big))
+	if !slices.Contains(logged, want) {
+		t.Errorf("log %q does not name big/big.go", logged)
 	}
 }

@@ -49,7 +49,7 @@ func (l *IndexLoader) Load(ctx context.Context) (Snapshot, error) {
 		return nil, err
 	}
 	sum := p.Summary()
-	s := newSnapshot(p, IndexInfo{DB: sum.DB, Changed: sum.Parsed, Skipped: sum.Skipped})
+	s := newSnapshot(p, IndexInfo{DB: sum.DB, Changed: sum.Parsed, Skipped: sum.Skipped, LargeSource: sum.LargeSource})
 	l.mu.Lock()
 	l.last = s.info
 	l.mu.Unlock()
@@ -74,7 +74,7 @@ func (l *IndexLoader) Rederive(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newSnapshot(p, IndexInfo{DB: last.DB, Skipped: last.Skipped}), nil
+	return newSnapshot(p, IndexInfo{DB: last.DB, Skipped: last.Skipped, LargeSource: last.LargeSource}), nil
 }
 
 // newSnapshot completes info from the pipeline's index and phases.

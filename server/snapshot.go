@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/pipeline"
 )
 
@@ -64,6 +65,9 @@ type IndexInfo struct {
 	Changed int `json:"changed_files"`
 	// Skipped counts files left out of the index, by reason.
 	Skipped map[string]int `json:"skipped,omitempty"`
+	// LargeSource lists the files a grammar parses that were left out as
+	// too large, largest first (index.Summary.LargeSource).
+	LargeSource []index.SkippedFile `json:"large_source,omitempty"`
 }
 
 // Public is in without the index file's absolute path (its base name

@@ -181,6 +181,13 @@ func (s *Service) logBuild(snap Snapshot, err error, took time.Duration) {
 		skipped += n
 	}
 	s.logf("mss: indexed %s: %d files, %d units, %d skipped, %d parsed, in %s", s.root, in.Files, in.Units, skipped, in.Changed, took.Round(time.Millisecond))
+	if n := len(in.LargeSource); n > 0 {
+		f, more := in.LargeSource[0], ""
+		if n > 1 {
+			more = fmt.Sprintf(", and %d more", n-1)
+		}
+		s.logf("mss: source left out as too large: %s (%d bytes)%s", f.Path, f.Bytes, more)
+	}
 }
 
 // unknownPaths warns about observed span paths the index holds no unit
