@@ -446,7 +446,7 @@ func TestLargeSourceReported(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := fmt.Sprintf("mss: source left out as too large: big/big.go (%d bytes)", len(big))
+	want := fmt.Sprintf("mss: source left out as too large: big/big.go (%d bytes); --max-file-bytes raises the cap", len(big))
 	if !slices.Contains(logged, want) {
 		t.Errorf("log %q does not name big/big.go", logged)
 	}

@@ -186,7 +186,7 @@ func (s *Service) logBuild(snap Snapshot, err error, took time.Duration) {
 		if n > 1 {
 			more = fmt.Sprintf(", and %d more", n-1)
 		}
-		s.logf("mss: source left out as too large: %s (%d bytes)%s", f.Path, f.Bytes, more)
+		s.logf("mss: source left out as too large: %s (%d bytes)%s; --max-file-bytes raises the cap", f.Path, f.Bytes, more)
 	}
 }
 

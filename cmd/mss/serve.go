@@ -18,6 +18,7 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
+	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,8 @@ type serviceFlags struct {
 	bodyTimeout         time.Duration
 	includeVendored     bool
 	includeGenerated    bool
+	maxFileBytes        int64
+	maxTextBytes        int64
 	maxBudget, maxUnits int
 }
 
@@ -60,6 +63,8 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.IntVar(&sf.maxUnits, "max-units", server.DefaultMaxUnitsCap, "largest max_units a request may ask for")
 	f.BoolVar(&sf.includeVendored, "include-vendored", false, "index vendored code too")
 	f.BoolVar(&sf.includeGenerated, "include-generated", false, "index generated files too")
+	f.Int64Var(&sf.maxFileBytes, "max-file-bytes", index.DefaultMaxFileBytes, "skip files larger than this (as mss index)")
+	f.Int64Var(&sf.maxTextBytes, "max-text-bytes", index.DefaultMaxTextBytes, "skip files no grammar parses larger than this (as mss index)")
 	f.StringVar(&sf.listen, "listen", listenDefault, "HTTP address to listen on (loopback unless --allow-remote)")
 	f.StringVar(&sf.tokenEnv, "token-env", "MSS_SERVE_TOKEN", "environment variable holding the bearer token HTTP clients must send (unset or empty: no token)")
 	f.BoolVar(&sf.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (a token is then required)")
@@ -78,6 +83,7 @@ func (sf *serviceFlags) check() error {
 		{"max-sessions", int64(sf.maxSessions)}, {"max-spans", int64(sf.maxSpans)},
 		{"max-budget", int64(sf.maxBudget)}, {"max-units", int64(sf.maxUnits)},
 		{"max-body", sf.maxBody}, {"max-concurrent", int64(sf.maxConcurrent)},
+		{"max-file-bytes", sf.maxFileBytes}, {"max-text-bytes", sf.maxTextBytes},
 	} {
 		if l.v <= 0 {
 			return fmt.Errorf("--%s %d: want a positive number", l.flag, l.v)
@@ -127,6 +133,7 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 	}
 	loader.Index.IncludeVendored = sf.includeVendored
 	loader.Index.IncludeGenerated = sf.includeGenerated
+	loader.Index.MaxFileBytes, loader.Index.MaxTextBytes = sf.maxFileBytes, sf.maxTextBytes
 	loader.Index.Logf = stderrLogf(stderr)
 	var ignore []string
 	if sf.db != "" {

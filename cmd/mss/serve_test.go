@@ -41,6 +41,8 @@ func TestServeRefusesBadLimits(t *testing.T) {
 		{[]string{"--max-budget", "-5"}, "", "--max-budget -5"},
 		{[]string{"--session-ttl", "0s"}, "", "--session-ttl 0s"},
 		{[]string{"--body-timeout", "-1s"}, "", "--body-timeout -1s"},
+		{[]string{"--max-file-bytes", "0"}, "", "--max-file-bytes 0"},
+		{[]string{"--max-text-bytes", "-1"}, "", "--max-text-bytes -1"},
 		{nil, " ", "MSS_SERVE_TOKEN: the bearer token is blank"},
 		{nil, "\t", "MSS_SERVE_TOKEN: the bearer token is blank"},
 	} {
