@@ -147,6 +147,19 @@ type SkippedFile struct {
 	Bytes int64  `json:"bytes"`
 }
 
+// NameFiles names the first most files with their sizes, and how many
+// more there are: "a.go (3000 bytes), b.go (2900 bytes), and 2 more".
+func NameFiles(files []SkippedFile, most int) string {
+	var names []string
+	for _, f := range files[:min(len(files), most)] {
+		names = append(names, fmt.Sprintf("%s (%d bytes)", f.Path, f.Bytes))
+	}
+	if len(files) > most {
+		names = append(names, fmt.Sprintf("and %d more", len(files)-most))
+	}
+	return strings.Join(names, ", ")
+}
+
 func (o *Options) maxBytes() int64 {
 	if o.MaxFileBytes <= 0 {
 		return DefaultMaxFileBytes

@@ -435,42 +435,38 @@ func includedRanges(text []byte, holes [][2]int) []sitter.Range {
 	return append(out, sitter.Range{StartByte: uint32(at), EndByte: uint32(len(text)), StartPoint: pt, EndPoint: advance(pt, at, len(text))})
 }
 
-// errorSites counts the places a grammar did not fit: syntax error nodes
-// and nodes the parser had to invent.
-func errorSites(n *sitter.Node) int {
+// eachErrorSite calls visit with every place under n a grammar did not
+// fit: syntax error nodes and nodes the parser had to invent.
+func eachErrorSite(n *sitter.Node, visit func(*sitter.Node)) {
 	if !n.HasError() && !n.IsMissing() {
-		return 0
+		return
 	}
-	total := 0
 	if n.IsError() || n.IsMissing() {
-		total++
+		visit(n)
 	}
 	for _, c := range sitterChildren(n) {
-		total += errorSites(c)
+		eachErrorSite(c, visit)
 	}
+}
+
+// errorSites counts the places a grammar did not fit.
+func errorSites(n *sitter.Node) int {
+	total := 0
+	eachErrorSite(n, func(*sitter.Node) { total++ })
 	return total
 }
 
-// errorLines counts the non-blank lines on which a syntax error node or
-// a node the parser had to invent begins. Not the lines an error node
-// spans: where a macro derails the grammar, tree-sitter may hold a whole
-// namespace of well-formed code in one error node, which segmenting
-// looks through.
+// errorLines counts the non-blank lines on which a place the grammar did
+// not fit begins. Not the lines an error node spans: where a macro
+// derails the grammar, tree-sitter may hold a whole namespace of
+// well-formed code in one error node, which segmenting looks through.
 func (f *file) errorLines(root *sitter.Node) int {
 	on := make([]bool, f.nlines())
-	var mark func(n *sitter.Node)
-	mark = func(n *sitter.Node) {
-		if !n.HasError() && !n.IsMissing() {
-			return
-		}
-		if r := int(n.StartPoint().Row); (n.IsError() || n.IsMissing()) && r < len(on) {
+	eachErrorSite(root, func(n *sitter.Node) {
+		if r := int(n.StartPoint().Row); r < len(on) {
 			on[r] = true
 		}
-		for _, c := range sitterChildren(n) {
-			mark(c)
-		}
-	}
-	mark(root)
+	})
 	n := 0
 	for i, e := range on {
 		if e && !f.blank(i) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
 )
 
 // Index states, as Status reports them.
@@ -181,12 +182,8 @@ func (s *Service) logBuild(snap Snapshot, err error, took time.Duration) {
 		skipped += n
 	}
 	s.logf("mss: indexed %s: %d files, %d units, %d skipped, %d parsed, in %s", s.root, in.Files, in.Units, skipped, in.Changed, took.Round(time.Millisecond))
-	if n := len(in.LargeSource); n > 0 {
-		f, more := in.LargeSource[0], ""
-		if n > 1 {
-			more = fmt.Sprintf(", and %d more", n-1)
-		}
-		s.logf("mss: source left out as too large: %s (%d bytes)%s; --max-file-bytes raises the cap", f.Path, f.Bytes, more)
+	if len(in.LargeSource) > 0 {
+		s.logf("mss: source left out as too large: %s; --max-file-bytes raises the cap", index.NameFiles(in.LargeSource, 1))
 	}
 }
 

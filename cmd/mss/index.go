@@ -96,8 +96,7 @@ work tree.`,
 	f.StringVar(&opts.Repo, "repo", ".", "repository: a work tree or a git directory (bare or .git)")
 	f.StringVar(&opts.Rev, "rev", "", "commit to index from git (default: the work tree's files; HEAD for a git directory)")
 	f.StringVar(&opts.DB, "db", "", "index file (default <repo>/.mss/index.db for a work tree)")
-	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", index.DefaultMaxFileBytes, "skip files larger than this")
-	f.Int64Var(&opts.MaxTextBytes, "max-text-bytes", index.DefaultMaxTextBytes, "skip files no grammar parses (documentation, configuration, data) larger than this")
+	sizeFlags(cmd, &opts.MaxFileBytes, &opts.MaxTextBytes)
 	f.BoolVar(&opts.IncludeVendored, "include-vendored", false, "index vendored code (vendor/, third_party/, node_modules/, copied-in test frameworks such as gtest and Catch2, *.min.js)")
 	f.BoolVar(&opts.IncludeGenerated, "include-generated", false, "index generated files (protobuf output, lock files, \"Code generated\" headers)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel parsers (default: all CPUs)")
@@ -436,22 +435,22 @@ func printSummary(w io.Writer, s *index.Summary) {
 	if len(s.Skipped) > 0 {
 		fmt.Fprintf(w, "skipped  %s files\n", countsLine(s.Skipped))
 	}
-	if n := len(s.LargeSource); n > 0 {
+	if len(s.LargeSource) > 0 {
 		// Code left out for its size is the one skip that hides source;
 		// name it, and how to bring it in.
-		const shown = 3
-		var names []string
-		for _, f := range s.LargeSource[:min(n, shown)] {
-			names = append(names, fmt.Sprintf("%s (%d bytes)", f.Path, f.Bytes))
-		}
-		if n > shown {
-			names = append(names, fmt.Sprintf("and %d more", n-shown))
-		}
-		fmt.Fprintf(w, "too large: %s; --max-file-bytes raises the cap\n", strings.Join(names, ", "))
+		fmt.Fprintf(w, "too large: %s; --max-file-bytes raises the cap\n", index.NameFiles(s.LargeSource, 3))
 	}
 	if len(s.NotRead) > 0 {
 		fmt.Fprintf(w, "not read %s (never followed)\n", countsLine(s.NotRead))
 	}
+}
+
+// sizeFlags registers the size caps of indexed files, as mss index, mss
+// serve and mss mcp take them.
+func sizeFlags(cmd *cobra.Command, maxFile, maxText *int64) {
+	f := cmd.Flags()
+	f.Int64Var(maxFile, "max-file-bytes", index.DefaultMaxFileBytes, "skip files larger than this")
+	f.Int64Var(maxText, "max-text-bytes", index.DefaultMaxTextBytes, "skip files no grammar parses (documentation, configuration, data) larger than this")
 }
 
 // countsLine gives counts by name as "a 1, b 2", names sorted.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers the embedded methods
-	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,8 +62,7 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 	f.IntVar(&sf.maxUnits, "max-units", server.DefaultMaxUnitsCap, "largest max_units a request may ask for")
 	f.BoolVar(&sf.includeVendored, "include-vendored", false, "index vendored code too")
 	f.BoolVar(&sf.includeGenerated, "include-generated", false, "index generated files too")
-	f.Int64Var(&sf.maxFileBytes, "max-file-bytes", index.DefaultMaxFileBytes, "skip files larger than this (as mss index)")
-	f.Int64Var(&sf.maxTextBytes, "max-text-bytes", index.DefaultMaxTextBytes, "skip files no grammar parses larger than this (as mss index)")
+	sizeFlags(cmd, &sf.maxFileBytes, &sf.maxTextBytes)
 	f.StringVar(&sf.listen, "listen", listenDefault, "HTTP address to listen on (loopback unless --allow-remote)")
 	f.StringVar(&sf.tokenEnv, "token-env", "MSS_SERVE_TOKEN", "environment variable holding the bearer token HTTP clients must send (unset or empty: no token)")
 	f.BoolVar(&sf.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (a token is then required)")
