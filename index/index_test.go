@@ -496,6 +496,41 @@ func TestSymlinksAndPlainDirectory(t *testing.T) {
 	}
 }
 
+// TestGitRefusedIsNoDirectory: a work tree git cannot read (here git is
+// missing; an owner git distrusts fails the same way) is an error, never
+// indexed as a plain directory: that would read what .gitignore keeps
+// out and replace the index of the work tree. A cancelled build is its
+// cancellation, too.
+func TestGitRefusedIsNoDirectory(t *testing.T) {
+	dir, _ := newRepo(t, map[string]string{".gitignore": ".env\n", "a.py": "def a():\n    return 1\n"})
+	gittest.WriteTree(t, dir, map[string]string{".env": "TOKEN = 'kept out'\n", "sub/b.py": "def b():\n    return 2\n"})
+	sum := build(t, Options{Repo: dir})
+	before := mustUnits(t, sum.DB)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, Options{Repo: dir}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled build: %v, want context.Canceled", err)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	for _, repo := range []string{dir, filepath.Join(dir, "sub")} {
+		_, err := Build(context.Background(), Options{Repo: repo, DB: sum.DB})
+		if err == nil || !strings.Contains(err.Error(), "git cannot read") {
+			t.Errorf("%s without git: %v, want an error saying git cannot read it", repo, err)
+		}
+	}
+	if got := mustUnits(t, sum.DB); !cmp.Equal(distinctPaths(got), distinctPaths(before)) {
+		t.Errorf("the index changed: %v, want %v", distinctPaths(got), distinctPaths(before))
+	}
+	// A directory git does not keep is still read as one.
+	plain := t.TempDir()
+	gittest.WriteTree(t, plain, map[string]string{"c.py": "def c():\n    return 3\n"})
+	if got := distinctPaths(mustUnits(t, build(t, Options{Repo: plain}).DB)); !cmp.Equal(got, []string{"c.py"}) {
+		t.Errorf("plain directory without git: %v", got)
+	}
+}
+
 // TestSubmoduleNotRead: a submodule (a gitlink in the index or the
 // commit) is counted as not read, in a work tree and in a commit; a tree
 // without links or submodules reports none.

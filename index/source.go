@@ -94,6 +94,18 @@ func openSource(ctx context.Context, repo, rev string) (*source, error) {
 		}
 	}
 	if s.gitDir == "" && s.root == "" {
+		// git could not say. A directory git keeps (a .git here or
+		// above, or a git directory itself) is not read as plain files
+		// when git refuses it (a missing git, an owner git distrusts, a
+		// cancelled build): that would index what .gitignore keeps out,
+		// and replace the index of its commits with a directory's.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if kept := gitKept(abs); kept != "" {
+			_, err := git(ctx, "", "-C", abs, "rev-parse", "--is-inside-work-tree")
+			return nil, fmt.Errorf("repository %q: git cannot read %s: %w", repo, kept, err)
+		}
 		if rev != "" {
 			return nil, fmt.Errorf("repository %q: --rev %s given but it is not a git repository", repo, rev)
 		}
@@ -112,6 +124,35 @@ func openSource(ctx context.Context, repo, rev string) (*source, error) {
 		return s, nil
 	}
 	return s, s.openRoot()
+}
+
+// gitKept returns the entry that makes dir a git repository (a .git in
+// dir or a directory above it, or dir itself when it is a git
+// directory), or "" when there is none.
+func gitKept(dir string) string {
+	if IsGitDir(dir) {
+		return dir
+	}
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return filepath.Join(d, ".git")
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
+}
+
+// IsGitDir reports whether dir looks like a git directory: a HEAD file
+// and an objects directory.
+func IsGitDir(dir string) bool {
+	if fi, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil || fi.IsDir() {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, "objects"))
+	return err == nil && fi.IsDir()
 }
 
 // openRoot opens the work tree for confined reads.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/missingcomplement/mss/index"
 )
 
 // ErrNoMirror is returned (wrapped) when no git directory of a repository
@@ -28,7 +30,7 @@ func FindGitDir(root, repo string) (string, error) {
 		filepath.Join(root, base+".git"),
 	}
 	for _, d := range looked {
-		if isGitDir(d) {
+		if index.IsGitDir(d) {
 			return d, nil
 		}
 	}
@@ -51,20 +53,11 @@ func FindGitDir(root, repo string) (string, error) {
 		default:
 			continue
 		}
-		if isGitDir(d) {
+		if index.IsGitDir(d) {
 			return d, nil
 		}
 		looked = append(looked, d)
 	}
 	return "", fmt.Errorf("repository %s: %w: looked in %s (names matched case-insensitively)",
 		repo, ErrNoMirror, strings.Join(looked, ", "))
-}
-
-// isGitDir reports whether d looks like a git directory: HEAD and objects/.
-func isGitDir(d string) bool {
-	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || fi.IsDir() {
-		return false
-	}
-	fi, err := os.Stat(filepath.Join(d, "objects"))
-	return err == nil && fi.IsDir()
 }
