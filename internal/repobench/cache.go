@@ -204,7 +204,7 @@ func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 			// A last line without its newline is torn when it is the
 			// start of a record (a killed run); anything else is not a
 			// cache this command wrote.
-			if len(line) > 0 && !tornRecord(line, cacheRecordStart) {
+			if len(line) > 0 && !tornRecord(line, cacheRecordStart, good == 0) {
 				return 0, fmt.Errorf("%s:%d: not a cache record, and the file does not end with a newline: not a file this command writes", path, n)
 			}
 			return good, nil

@@ -244,14 +244,18 @@ func TestPoolCompleteAndDiagnose(t *testing.T) {
 func TestTornLineOnlyOurs(t *testing.T) {
 	known := map[string]bool{"s1": true}
 	for name, data := range map[string]string{
-		"notes, one line":       "precious notes without a newline",
-		"notes, two lines":      "precious notes\nwithout a newline",
-		"record then notes":     `{"state_id":"s1","method":"m","units":[]}` + "\nprecious tail",
-		"notes then torn":       "precious notes\n" + `{"state_id":"s1","met`,
-		"other JSON, one line":  `{"name": "not a record"}`,
-		"other JSON then torn":  `{"name": "not a record"}` + "\n" + `{"kind":"state","sta`,
-		"record of other kind":  `{"kind":"state","state_id":"s1"}` + "\n" + `{"state_id":"s1","met`,
-		"record, foreign short": `{"kind":"file","key":"k"}` + "\n" + `{"n`,
+		"notes, one line":         "precious notes without a newline",
+		"notes, two lines":        "precious notes\nwithout a newline",
+		"record then notes":       `{"state_id":"s1","method":"m","units":[]}` + "\nprecious tail",
+		"notes then torn":         "precious notes\n" + `{"state_id":"s1","met`,
+		"other JSON, one line":    `{"name": "not a record"}`,
+		"other JSON then torn":    `{"name": "not a record"}` + "\n" + `{"kind":"state","sta`,
+		"record of other kind":    `{"kind":"state","state_id":"s1"}` + "\n" + `{"state_id":"s1","met`,
+		"record, foreign short":   `{"kind":"file","key":"k"}` + "\n" + `{"n`,
+		"record-shaped, one line": `{"state_id":"s1"}`,
+		"record-shaped, kind":     `{"kind":"state","state_id":"s1"}`,
+		"a brace alone":           `{`,
+		"a short start alone":     `{"state_`,
 	} {
 		dir := t.TempDir()
 		pred := filepath.Join(dir, "pred.jsonl")
@@ -290,4 +294,27 @@ func TestSlots(t *testing.T) {
 	if want := (Slots{Units: 6, New: 2, Repeat: 2, None: 2}); s != want {
 		t.Errorf("slots %+v, want %+v", s, want)
 	}
+}
+
+// A run killed while writing its first record leaves that record's start
+// alone in the file: it is dropped, for the predictions and the cache.
+func TestTornFirstRecordDropped(t *testing.T) {
+	dir := t.TempDir()
+	pred := filepath.Join(dir, "pred.jsonl")
+	writeFile(t, pred, `{"state_id":"s1","meth`)
+	var notices []string
+	done, err := Resume(pred, "m", map[string]bool{"s1": true}, func(s string) { notices = append(notices, s) })
+	if err != nil || len(done) != 0 || len(notices) != 1 {
+		t.Fatalf("Resume: %v, %d done, notices %q", err, len(done), notices)
+	}
+	if got, _ := os.ReadFile(pred); len(got) != 0 {
+		t.Errorf("predictions left %q, want the torn record dropped", got)
+	}
+	cache := filepath.Join(dir, "cache.jsonl")
+	writeFile(t, cache, cacheRecordStart+`"state","sta`)
+	cw, err := CreateCache(cache)
+	if err != nil {
+		t.Fatalf("CreateCache: %v", err)
+	}
+	cw.Close()
 }

@@ -83,7 +83,7 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 		}
 		return done, nil
 	}
-	if !tornRecord(tail, predictionStart) {
+	if !tornRecord(tail, predictionStart, len(done) == 0) {
 		return nil, fmt.Errorf("%s:%d: not a prediction record, and the file does not end with a newline: not a file this command writes; use another --output", path, lineNo)
 	}
 	if err := os.Truncate(path, int64(cut)); err != nil {
@@ -99,13 +99,16 @@ const predictionStart = `{"state_id":`
 
 // tornRecord reports whether tail, a last line without its newline, can
 // be the start of a record whose encoding begins with start: what a run
-// killed while writing it leaves.
-func tornRecord(tail []byte, start string) bool {
-	if len(tail) == 0 {
+// killed while writing it leaves. A whole JSON value is no torn record,
+// and a file with no whole record before tail (alone) must hold all of
+// start: one that holds less, or a JSON value of its own, was not
+// written by the command and is left as it is.
+func tornRecord(tail []byte, start string, alone bool) bool {
+	if len(tail) == 0 || json.Valid(tail) {
 		return false
 	}
 	if len(tail) <= len(start) {
-		return strings.HasPrefix(start, string(tail))
+		return !alone && strings.HasPrefix(start, string(tail))
 	}
 	return strings.HasPrefix(string(tail), start)
 }
