@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -247,6 +248,23 @@ type Controller interface {
 type MethodOptions struct {
 	// Settings are method-specific key/value options (from flags or files).
 	Settings map[string]string
+}
+
+// OperationalSetting reports whether a setting changes how a run is
+// carried out but not what any method answers: where model responses are
+// cached (cache_dir), whether the network may be used (cache_only, which
+// --cache-only sets), how many calls run at once (concurrency), and what
+// tokens cost (price.<model>). Every method of a command is given the
+// same settings; these are neither read nor refused by a method that
+// calls no model, and are left out of the configuration recorded with
+// predictions, so that a replay from the cache writes the same bytes as
+// the run that filled it.
+func OperationalSetting(k string) bool {
+	switch k {
+	case "cache_dir", "cache_only", "concurrency":
+		return true
+	}
+	return strings.HasPrefix(k, "price.")
 }
 
 // MethodFactory builds a controller.

@@ -114,7 +114,7 @@ func NewMMR(opts mss.MethodOptions) (*MMR, error) {
 		switch k {
 		case "lambda":
 			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f < 0 || f > 1 {
+			if err != nil || !(f >= 0 && f <= 1) { // NaN too
 				return nil, fmt.Errorf("mmr: setting lambda=%q: want a number in [0,1]", v)
 			}
 			m.Lambda = f

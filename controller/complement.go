@@ -137,43 +137,45 @@ func NewComplement(opts mss.MethodOptions) (*Complement, error) {
 	c.Growth = g
 	for _, k := range sortedSettings(rest) {
 		v := rest[k]
+		var dst *float64
+		switch k {
+		case "relevance_weight":
+			dst = &c.RelevanceWeight
+		case "coverage_weight":
+			dst = &c.CoverageWeight
+		case "companion_weight":
+			dst = &c.CompanionWeight
+		case "observed_companion":
+			dst = &c.ObservedCompanion
+		case "same_file_factor":
+			dst = &c.SameFileFactor
+		case "stop_relevance":
+			dst = &c.StopRelevance
+		case "pair_weight":
+			dst = &c.PairWeight
+		case "twin_weight":
+			dst = &c.TwinWeight
+		case "counterpart_weight":
+			dst = &c.CounterpartWeight
+		case "order_temperature":
+			dst = &c.OrderTemperature
+		case "order_stop_relevance":
+			dst = &c.OrderStopRelevance
+		case "reach_weight":
+			dst = &c.ReachWeight
+		case "reach_share":
+			dst = &c.ReachShare
+		default:
+			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight, counterpart_weight, order_temperature, order_stop_relevance, reach_weight, reach_share)", k, strings.Join(growKeys, ", "))
+		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil, fmt.Errorf("complement: setting %s=%q: want a non-negative number", k, v)
 		}
-		switch k {
-		case "relevance_weight":
-			c.RelevanceWeight = f
-		case "coverage_weight":
-			c.CoverageWeight = f
-		case "companion_weight":
-			c.CompanionWeight = f
-		case "observed_companion":
-			c.ObservedCompanion = f
-		case "same_file_factor":
-			c.SameFileFactor = f
-		case "stop_relevance":
-			c.StopRelevance = f
-		case "pair_weight":
-			c.PairWeight = f
-		case "twin_weight":
-			c.TwinWeight = f
-		case "counterpart_weight":
-			c.CounterpartWeight = f
-		case "order_temperature":
-			c.OrderTemperature = f
-		case "order_stop_relevance":
-			c.OrderStopRelevance = f
-		case "reach_weight":
-			c.ReachWeight = f
-		case "reach_share":
-			if f > 1 {
-				return nil, fmt.Errorf("complement: setting %s=%q: want a share of the budget, 0 to 1", k, v)
-			}
-			c.ReachShare = f
-		default:
-			return nil, fmt.Errorf("complement: unknown setting %q (known: %s, relevance_weight, coverage_weight, companion_weight, observed_companion, same_file_factor, stop_relevance, pair_weight, twin_weight, counterpart_weight, order_temperature, order_stop_relevance, reach_weight, reach_share)", k, strings.Join(growKeys, ", "))
+		if k == "reach_share" && f > 1 {
+			return nil, fmt.Errorf("complement: setting %s=%q: want a share of the budget, 0 to 1", k, v)
 		}
+		*dst = f
 	}
 	return c, nil
 }

@@ -215,6 +215,48 @@ func TestDeterministicAndSettings(t *testing.T) {
 	}
 }
 
+// TestSettingsOfOtherStages: every method of a command is given the same
+// settings, so the ones meant for other stages (cache_only is what
+// --cache-only sets) are not refused, while an unknown key is, as unknown,
+// and a bad value of a known key names the key.
+func TestSettingsOfOtherStages(t *testing.T) {
+	shared := []map[string]string{
+		{"cache_only": "true"},
+		{"cache_dir": ".mss-cache", "cache_only": "true", "concurrency": "8", "price.gpt-4.1": "2,8"},
+	}
+	for _, m := range []string{NameComplement, NameBM25, NameRRF, NameRRFGrow, NameMMR, NameSimilarity} {
+		for _, s := range shared {
+			if _, err := mss.NewMethod(m, mss.MethodOptions{Settings: s}); err != nil {
+				t.Errorf("%s with %v: %v", m, s, err)
+			}
+		}
+		if _, err := mss.NewMethod(m, mss.MethodOptions{Settings: map[string]string{"bogus": "abc", "cache_only": "true"}}); err == nil || !strings.Contains(err.Error(), "unknown setting") || !strings.Contains(err.Error(), "bogus") {
+			t.Errorf("%s with bogus=abc: err = %v, want an unknown-setting error", m, err)
+		}
+	}
+	for _, tc := range []struct {
+		method string
+		s      map[string]string
+		want   string
+	}{
+		{NameComplement, map[string]string{"coverage_weight": "abc"}, `complement: setting coverage_weight="abc": want a non-negative number`},
+		{NameComplement, map[string]string{"relevance_weight": "NaN"}, `complement: setting relevance_weight="NaN": want a non-negative number`},
+		{NameComplement, map[string]string{"reach_share": "2"}, `complement: setting reach_share="2": want a share of the budget, 0 to 1`},
+		{NameComplement, map[string]string{"reach_share": "NaN"}, `complement: setting reach_share="NaN": want a non-negative number`},
+		{NameMMR, map[string]string{"lambda": "NaN"}, `mmr: setting lambda="NaN": want a number in [0,1]`},
+		{NameMMR, map[string]string{"lambda": "nan"}, `mmr: setting lambda="nan": want a number in [0,1]`},
+		{NameMMR, map[string]string{"lambda": "+Inf"}, `mmr: setting lambda="+Inf": want a number in [0,1]`},
+		{NameMMR, map[string]string{"grow_max_share": "NaN"}, `mmr: setting grow_max_share="NaN": want a share in (0, 1]`},
+	} {
+		if _, err := mss.NewMethod(tc.method, mss.MethodOptions{Settings: tc.s}); err == nil || err.Error() != tc.want {
+			t.Errorf("%s with %v: err = %v, want %s", tc.method, tc.s, err, tc.want)
+		}
+	}
+	if m, err := NewMMR(mss.MethodOptions{Settings: map[string]string{"lambda": "0.5"}}); err != nil || m.Lambda != 0.5 {
+		t.Errorf("lambda=0.5: %v, %v", m, err)
+	}
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {

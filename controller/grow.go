@@ -75,7 +75,7 @@ var growKeys = []string{"grow", "grow_order", "grow_max_share", "grow_tied", "gr
 
 // parseGrowth reads the growth settings from a method's settings; on says
 // whether growth is on when "grow" is not given. It returns the settings
-// it did not read.
+// it did not read, less the operational ones (mss.OperationalSetting).
 func parseGrowth(method string, settings map[string]string, on bool) (Growth, map[string]string, error) {
 	g := defaultGrowth(on)
 	rest := map[string]string{}
@@ -133,7 +133,9 @@ func parseGrowth(method string, settings map[string]string, on bool) (Growth, ma
 			}
 			g.MaxShare = f
 		default:
-			rest[k] = v
+			if !mss.OperationalSetting(k) {
+				rest[k] = v
+			}
 		}
 	}
 	return g, rest, nil

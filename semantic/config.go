@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -264,7 +265,7 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 		} else if from != "" {
 			sc.OmitTemperature = false
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || f < 0 || f > 2 {
+			if err != nil || !(f >= 0 && f <= 2) { // NaN too
 				fail(from, "%q is not a temperature in [0,2]", v)
 			} else {
 				sc.Temperature = f
@@ -406,10 +407,15 @@ func known(k string) bool {
 }
 
 // parseDuration accepts Go durations ("90s", "1m") and bare seconds ("90").
+// NaN, infinite, negative and overflowing seconds are refused.
 func parseDuration(v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		return time.Duration(n * float64(time.Second)), nil
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		ns := n * float64(time.Second)
+		if !(ns >= 0 && ns < float64(math.MaxInt64)) { // NaN and ±Inf too
+			return 0, fmt.Errorf("%q is not a duration from 0 to %v (e.g. 90s)", v, time.Duration(math.MaxInt64))
+		}
+		return time.Duration(ns), nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {

@@ -504,6 +504,44 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// TestParseConfigRefusesNonFinite: a temperature or a duration that is
+// NaN, infinite, negative or past what a time.Duration holds is an error
+// naming the setting or environment variable, from either path, never a
+// panic (Hash marshals the temperature) or a negative duration.
+func TestParseConfigRefusesNonFinite(t *testing.T) {
+	for _, k := range []string{"MSS_LLM_TEMPERATURE", "MSS_PROPOSE_TEMPERATURE", "MSS_LLM_TIMEOUT", "MSS_LLM_BACKOFF", "MSS_LLM_BACKOFF_MAX"} {
+		t.Setenv(k, "")
+	}
+	for _, tc := range []struct{ key, val string }{
+		{"temperature", "NaN"}, {"temperature", "nan"}, {"propose.temperature", "NaN"}, {"fast.temperature", "+Inf"}, {"temperature", "-Inf"},
+		{"timeout", "inf"}, {"timeout", "NaN"}, {"timeout", "1e300"}, {"timeout", "1e10"}, {"timeout", "-1"}, {"expand.timeout", "+Inf"},
+		{"backoff", "inf"}, {"backoff", "NaN"}, {"backoff_max", "1e10"}, {"backoff_max", "-Inf"},
+	} {
+		if _, err := ParseConfig(mss.MethodOptions{Settings: map[string]string{tc.key: tc.val}}); err == nil || !strings.Contains(err.Error(), "setting "+tc.key+": ") {
+			t.Errorf("setting %s=%s: err = %v, want an error naming the setting", tc.key, tc.val, err)
+		}
+	}
+	for _, tc := range []struct{ name, val string }{
+		{"MSS_LLM_TEMPERATURE", "nan"}, {"MSS_PROPOSE_TEMPERATURE", "NaN"}, {"MSS_LLM_TEMPERATURE", "inf"},
+		{"MSS_LLM_TIMEOUT", "1e10"}, {"MSS_LLM_TIMEOUT", "Inf"}, {"MSS_LLM_BACKOFF", "inf"}, {"MSS_LLM_BACKOFF_MAX", "NaN"},
+	} {
+		t.Run(tc.name+"="+tc.val, func(t *testing.T) {
+			t.Setenv(tc.name, tc.val)
+			if _, err := ParseConfig(mss.MethodOptions{}); err == nil || !strings.Contains(err.Error(), "environment variable "+tc.name+": ") {
+				t.Errorf("err = %v, want an error naming %s", err, tc.name)
+			}
+		})
+	}
+	// The longest duration that fits is still a duration.
+	c, err := ParseConfig(mss.MethodOptions{Settings: map[string]string{"timeout": "9e9", "backoff": "0.5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Propose.Timeout != 9e9*time.Second || c.Backoff != 500*time.Millisecond {
+		t.Errorf("timeout %v, backoff %v; want %v, 500ms", c.Propose.Timeout, c.Backoff, 9e9*time.Second)
+	}
+}
+
 func TestModelRequired(t *testing.T) {
 	for _, k := range []string{"MSS_PROPOSE_MODEL", "MSS_LLM_MODEL", "MSS_FAST_MODEL"} {
 		t.Setenv(k, "")

@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,7 +154,7 @@ func ParsePrices(settings map[string]string) (map[string]Price, error) {
 			p.In, err1 = strconv.ParseFloat(strings.TrimSpace(in), 64)
 			p.Out, err2 = strconv.ParseFloat(strings.TrimSpace(outs), 64)
 		}
-		if !ok || model == "" || err1 != nil || err2 != nil || p.In < 0 || p.Out < 0 {
+		if !ok || model == "" || err1 != nil || err2 != nil || !(p.In >= 0 && p.Out >= 0) || math.IsInf(p.In, 1) || math.IsInf(p.Out, 1) {
 			return nil, fmt.Errorf("setting %s=%q: want price.<model>=<input>,<output> in dollars per million tokens", k, settings[k])
 		}
 		out[model] = p

@@ -63,7 +63,7 @@ func TestCost(t *testing.T) {
 	if want := 2.0 + 0.8 + 1.0; got != want || !cmp.Equal(unpriced, []string{"other"}) {
 		t.Errorf("cost = %v, unpriced %v; want %v, [other]", got, unpriced, want)
 	}
-	for _, bad := range []string{"2", "a,b", "-1,2", ""} {
+	for _, bad := range []string{"2", "a,b", "-1,2", "", "NaN,NaN", "1,NaN", "NaN,1", "Inf,1", "1,+Inf", "-Inf,1"} {
 		if _, err := ParsePrices(map[string]string{"price.m": bad}); err == nil {
 			t.Errorf("price %q accepted", bad)
 		}

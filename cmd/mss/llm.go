@@ -137,20 +137,11 @@ func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
 	return mss.MethodOptions{Settings: s}, nil
 }
 
-// operationalSettings change how a run is carried out (where responses are
-// cached, whether the network may be used, how many calls run at once) but
-// not what any method answers, so they are left out of the configuration
-// recorded with predictions: a replay from the cache then writes the same
-// bytes as the run that filled it.
-// Prices (price.<model>) are operational too. A URL's userinfo is a
-// credential and is masked.
-var operationalSettings = map[string]bool{"cache_dir": true, "cache_only": true, "concurrency": true}
-
 // recordedSettings returns the settings that define a method's answers.
 func recordedSettings(s map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range s {
-		if operationalSettings[k] || strings.HasPrefix(k, "price.") {
+		if mss.OperationalSetting(k) {
 			continue
 		}
 		if strings.Contains(v, "@") {
