@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -332,5 +334,29 @@ func TestLimiterBoundsConcurrency(t *testing.T) {
 	}
 	if NewLimiter(0) != nil || NewLimiter(0).Cap() != 0 {
 		t.Error("NewLimiter(0) should not limit")
+	}
+}
+
+// TestRetryAfterBounded: the wait an endpoint asks for is read as a
+// duration that is never negative and never wraps, whatever it sends.
+func TestRetryAfterBounded(t *testing.T) {
+	for _, tc := range []struct {
+		key, val string
+		want     time.Duration
+	}{
+		{"Retry-After", "2", 2 * time.Second},
+		{"Retry-After-Ms", "250", 250 * time.Millisecond},
+		{"Retry-After", "-3", 0},
+		{"Retry-After", "NaN", 0},
+		{"Retry-After", "1e300", math.MaxInt64},
+		{"Retry-After", "+Inf", math.MaxInt64},
+		{"Retry-After-Ms", "1e30", math.MaxInt64},
+		{"Retry-After", "soon", 0},
+	} {
+		h := http.Header{}
+		h.Set(tc.key, tc.val)
+		if got := retryAfter(h); got != tc.want {
+			t.Errorf("%s: %s gives %v, want %v", tc.key, tc.val, got, tc.want)
+		}
 	}
 }

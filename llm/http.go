@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -107,16 +108,16 @@ func rawString(r json.RawMessage) string {
 // retry-after-ms.
 func retryAfter(h http.Header) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+		if ms, err := strconv.ParseFloat(v, 64); err == nil {
+			return wait(ms, time.Millisecond)
 		}
 	}
 	v := h.Get("Retry-After")
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		return wait(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
@@ -124,6 +125,19 @@ func retryAfter(h http.Header) time.Duration {
 		}
 	}
 	return 0
+}
+
+// wait is n units as a duration: 0 for a negative or NaN n, the longest
+// duration for one past it (the caller caps it at its backoff).
+func wait(n float64, unit time.Duration) time.Duration {
+	d := n * float64(unit)
+	switch {
+	case !(d > 0):
+		return 0
+	case d >= float64(math.MaxInt64):
+		return math.MaxInt64
+	}
+	return time.Duration(d)
 }
 
 // call posts body with retries and returns the raw 2xx body and the
