@@ -94,8 +94,14 @@ func TestClobberRefusal(t *testing.T) {
 	if h := Probe(empty, true); h.State != StateOK {
 		t.Errorf("Probe = %+v", h)
 	}
-	if h := Probe(notes, false); h.State != StateNotIndex {
-		t.Errorf("Probe of notes.md = %+v", h)
+	// Read, they are no index either, and not a damaged one.
+	for _, target := range []string{notes, otherDB, subdir} {
+		if _, err := Open(target); !errors.Is(err, ErrNotIndex) || errors.Is(err, ErrCorrupt) {
+			t.Errorf("Open %s: %v, want ErrNotIndex and not ErrCorrupt", target, err)
+		}
+		if h := Probe(target, false); h.State != StateNotIndex {
+			t.Errorf("Probe of %s = %+v", target, h)
+		}
 	}
 }
 

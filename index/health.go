@@ -160,9 +160,6 @@ func Probe(path string, check bool) Health {
 		if s == "" {
 			s = StateUnreadable
 		}
-		if s == StateCorrupt && !isIndexFile(path) {
-			s = StateNotIndex // someone else's file, not a damaged index
-		}
 		return Health{State: s, Detail: err.Error(), Checked: now}
 	}
 	defer ix.Close()

@@ -174,6 +174,7 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/safefile"
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 )
 
@@ -274,12 +275,17 @@ func dsn(path string, readOnly bool) string {
 }
 
 // Open opens an index for reading. It fails with ErrVersionMismatch for an
-// index of another version, ErrCorrupt for a file that is not one or is
-// damaged, ErrBusy when another process holds a lock past the timeout and
+// index of another version, ErrNotIndex for a file that is not one (not a
+// regular file, not SQLite, another program's database), ErrCorrupt for
+// an index that is damaged, ErrBusy when another process holds a lock past the timeout and
 // ErrHotJournal for an interrupted update that cannot be rolled back.
 func Open(path string) (*Index, error) {
-	if _, err := os.Stat(path); err != nil {
+	st, err := os.Stat(path)
+	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("open index %s: %s, not an index file: %w", path, safefile.Kind(st.Mode()), ErrNotIndex)
 	}
 	// Read-write, so that SQLite can roll back the journal an interrupted
 	// update left behind (query_only keeps this connection from writing);
@@ -299,7 +305,16 @@ func Open(path string) (*Index, error) {
 	m, err := readMeta(db)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open index %s: %w", path, classify(path, err))
+		if cerr := classify(path, err); !errors.Is(cerr, ErrCorrupt) || isIndexFile(path) {
+			return nil, fmt.Errorf("open index %s: %w", path, cerr)
+		}
+		// Someone else's file (text, another program's database), not a
+		// damaged index.
+		what := "not an SQLite database"
+		if _, ok := sqliteHead(path); ok {
+			what = "an SQLite database mss did not write"
+		}
+		return nil, fmt.Errorf("open index %s: %s: %w", path, what, ErrNotIndex)
 	}
 	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
 		db.Close()

@@ -167,17 +167,24 @@ func checkTarget(dbPath string, owned bool) (damaged bool, err error) {
 	return false, refuse("exists and is not an mss index")
 }
 
-// isIndexFile reports whether the file at p is an mss index: SQLite with
-// mss's application id, or an older index with mss's meta table.
-func isIndexFile(p string) bool {
+// sqliteHead returns the first 100 bytes of the file at p (SQLite's
+// database header), and whether they are an SQLite header.
+func sqliteHead(p string) ([]byte, bool) {
 	f, err := os.Open(p)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	head := make([]byte, 100)
 	_, err = io.ReadFull(f, head)
 	f.Close()
-	if err != nil || !bytes.HasPrefix(head, sqliteMagic) {
+	return head, err == nil && bytes.HasPrefix(head, sqliteMagic)
+}
+
+// isIndexFile reports whether the file at p is an mss index: SQLite with
+// mss's application id, or an older index with mss's meta table.
+func isIndexFile(p string) bool {
+	head, ok := sqliteHead(p)
+	if !ok {
 		return false
 	}
 	id := uint32(head[68])<<24 | uint32(head[69])<<16 | uint32(head[70])<<8 | uint32(head[71])
