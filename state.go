@@ -90,16 +90,9 @@ func ParseState(source string, data []byte) (*State, error) {
 		}
 		return nil, &StateError{Source: source, Msg: what + "; want one JSON object"}
 	}
-	if !utf8.Valid(data) {
-		off := 0
-		for off < len(data) {
-			r, n := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			off += n
-		}
-		return nil, &StateError{Source: source, Line: lineAt(data, int64(off)), Msg: "not UTF-8 text"}
+	if err := CheckUTF8(data); err != nil {
+		err.Source = source
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -149,20 +142,85 @@ func ParseState(source string, data []byte) (*State, error) {
 	return &st, nil
 }
 
+// CheckUTF8 refuses data that is not UTF-8 text: encoding/json would
+// read each such byte as U+FFFD without a word. The error names the line
+// of the first such byte and, when it is in a field's value, the field
+// (as Validate names fields). ParseState runs it on every card; a surface
+// that decodes a card, or any text from a user, inside its own request
+// runs it on the request.
+func CheckUTF8(data []byte) *StateError {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		off += n
+	}
+	return &StateError{Line: lineAt(data, int64(off)), Field: fieldAt(data, int64(off)), Msg: "not UTF-8 text"}
+}
+
+// fieldAt names the innermost field of the card in data whose value holds
+// the byte at off, or "" when none does (the byte is in a key).
+func fieldAt(data []byte, off int64) string {
+	starts := map[string]int64{}
+	last := ""
+	walkCard(data, func(field string, at int64, _ bool) bool {
+		if at > off {
+			return false
+		}
+		starts[field], last = at, field
+		return true
+	})
+	for f := last; f != ""; f = parentField(f) {
+		at, ok := starts[f]
+		if !ok {
+			return ""
+		}
+		dec := json.NewDecoder(bytes.NewReader(data[at:]))
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil || at+dec.InputOffset() > off {
+			return f
+		}
+	}
+	return ""
+}
+
+// parentField is the field that holds field ("observed_spans[2]" for
+// "observed_spans[2].path", "observed_spans" for "observed_spans[2]"),
+// or "" for a top-level field.
+func parentField(field string) string {
+	if i := strings.LastIndexAny(field, ".["); i > 0 {
+		return field[:i]
+	}
+	return ""
+}
+
 // Locate sets e.Line, when e names a field but no line, to the line of
 // data (the encoded card e is about, or a request object that holds the
-// card's fields at its top level) where that field's value starts.
+// card's fields at its top level) where that field's value starts, or,
+// when the text does not give the field (a span's missing path), where
+// the nearest field that holds it starts.
 func (e *StateError) Locate(data []byte) {
 	if e.Line > 0 || e.Field == "" {
 		return
 	}
+	starts := map[string]int64{}
 	walkCard(data, func(field string, off int64, _ bool) bool {
-		if field == e.Field {
-			e.Line = lineAt(data, off)
-			return false
+		if _, ok := starts[field]; !ok {
+			starts[field] = off
 		}
-		return true
+		return field != e.Field
 	})
+	for f := e.Field; f != ""; f = parentField(f) {
+		if off, ok := starts[f]; ok {
+			e.Line = lineAt(data, off)
+			return
+		}
+	}
 }
 
 // ElementField names field of the card in data, as encoding/json names a
@@ -202,13 +260,19 @@ func stripIndexes(f string) string {
 	return b.String()
 }
 
-// duplicateKey refuses a card that gives one field twice in the same
-// object: encoding/json would keep the last value without a word.
-func duplicateKey(data []byte) *StateError {
+// repeatedOrNull refuses a card that gives one field twice in the same
+// object: encoding/json would keep the last value without a word. It
+// refuses a null observed span too, which encoding/json would read as an
+// empty span.
+func repeatedOrNull(data []byte) *StateError {
 	var err *StateError
 	walkCard(data, func(field string, off int64, dup bool) bool {
 		if dup {
-			err = &StateError{Line: lineAt(data, off), Field: field, Msg: "given twice; a card names each field once"}
+			err = &StateError{Line: lineAt(data, off), Field: field, Msg: "given twice; each field is named once"}
+			return false
+		}
+		if strings.HasPrefix(field, "observed_spans[") && !strings.Contains(field, ".") && bytes.HasPrefix(data[off:], []byte("null")) {
+			err = &StateError{Line: lineAt(data, off), Field: field, Msg: "null; want a span object (path, start_line, end_line)"}
 			return false
 		}
 		return true
@@ -310,8 +374,8 @@ func unknownKey(data []byte, name string) (field string, off int64, found bool) 
 }
 
 // CheckKeys refuses what encoding/json reads from a card without a word: a
-// key it took for a field only by folding case, and a field given twice
-// (it keeps the last value). data is a card that has already decoded, or
+// key it took for a field only by folding case, a field given twice (it
+// keeps the last value), and a null observed span (an empty one to it). data is a card that has already decoded, or
 // a request object holding a card's fields at its top level beside its
 // own, which extra names. ParseState runs it on every card; a surface
 // that decodes a card inside its own request runs it on the request.
@@ -319,7 +383,7 @@ func CheckKeys(data []byte, extra ...string) *StateError {
 	if err := foldedKey(data, extra); err != nil {
 		return err
 	}
-	return duplicateKey(data)
+	return repeatedOrNull(data)
 }
 
 // foldedKey refuses a key that encoding/json took for a field only by

@@ -48,7 +48,17 @@ func TestParseStateErrors(t *testing.T) {
 		// A field given twice would be read as its last value: refused.
 		{"duplicate", "{\"issue\": \"a\",\n \"issue\": \"b\"}", "state s.json:2: field issue: given twice"},
 		{"duplicate span key", "{\"issue\": \"a\", \"observed_spans\": [{\"path\": \"x.go\", \"start_line\": 1,\n \"end_line\": 2, \"start_line\": 2}]}", "state s.json:2: field observed_spans[0].start_line: given twice"},
-		{"not utf8", "{\"issue\": \"a\xff\"}", "state s.json:1: not UTF-8 text"},
+		// Bytes that are not UTF-8 would be read as U+FFFD: refused, with
+		// the line and the field whose value holds them.
+		{"not utf8", "{\"issue\": \"a\xff\"}", "state s.json:1: field issue: not UTF-8 text"},
+		{"not utf8 span path", "{\"issue\": \"a\",\n \"observed_spans\": [{\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n {\"path\": \"caf\xe9.go\", \"start_line\": 1, \"end_line\": 2}]}", "state s.json:3: field observed_spans[1].path: not UTF-8 text"},
+		{"not utf8 key", "{\"issue\": \"a\",\n \"caf\xe9\": 1}", "state s.json:2: not UTF-8 text"},
+		// A null span would be read as an empty one: refused where it
+		// stands, as the element it is.
+		{"null span", `{"issue":"x","observed_spans":[null]}`, "state s.json:1: field observed_spans[0]: null"},
+		{"null span line", "{\"issue\": \"x\",\n \"observed_spans\": [\n  {\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n  null]}", "state s.json:4: field observed_spans[1]: null"},
+		// A span without a path is named by the line of its element.
+		{"span without path", "{\"issue\": \"x\",\n \"observed_spans\": [\n  {\"start_line\": 1, \"end_line\": 2}]}", "state s.json:3: field observed_spans[0].path: not a repository-relative path: empty"},
 		{"truncated", "{\"issue\": \"a\"", "state s.json:1: unexpected end of JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

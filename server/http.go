@@ -211,6 +211,9 @@ func decode(body []byte, v any, emptyOK bool) error {
 		}
 		return &BadRequest{errors.New("empty body: want a JSON object")}
 	}
+	if se := mss.CheckUTF8(body); se != nil {
+		return fieldError(se)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -270,11 +273,20 @@ func checkKeys(body []byte, v any) error {
 			own = append(own, k)
 		}
 	}
-	se := mss.CheckKeys(body, own...)
-	if se == nil {
-		return nil
+	if se := mss.CheckKeys(body, own...); se != nil {
+		return fieldError(se)
 	}
-	return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("field %s: %s", se.Field, se.Msg), Field: se.Field, Line: se.Line}
+	return nil
+}
+
+// fieldError is what the root package's card reader refused in a request
+// body, as an API error naming the field and line.
+func fieldError(se *mss.StateError) error {
+	msg := se.Msg
+	if se.Field != "" {
+		msg = fmt.Sprintf("field %s: %s", se.Field, se.Msg)
+	}
+	return &APIError{Code: CodeBadRequest, Message: msg, Field: se.Field, Line: se.Line}
 }
 
 func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {

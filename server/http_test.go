@@ -151,6 +151,14 @@ func TestHTTPRejects(t *testing.T) {
 		{"folded observed key", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "End_Line": 9}]}`, nil, 400, `"field":"observed_spans[0].End_Line"`},
 		{"mistyped span field", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2}, {"path": "a.py", "start_line": "3", "end_line": 4}]}`, nil, 400, `"field":"observed_spans[1].start_line"`},
 		{"duplicate", "/v1/recover", "{\"issue\": \"x\",\n \"issue\": \"y\"}", nil, 400, `"field":"issue","line":2`},
+		// Text that is not UTF-8 would be read as U+FFFD: refused as
+		// mss.ParseState refuses it in a card, naming the field and line.
+		{"not utf8", "/v1/recover", "{\"issue\": \"caf\xe9 \xff\xfe\"}", nil, 400, `"message":"field issue: not UTF-8 text","field":"issue","line":1`},
+		{"not utf8 line", "/v1/recover", "{\"issue\": \"x\",\n \"current_observation\": \"caf\xe9\"}", nil, 400, `"field":"current_observation","line":2`},
+		{"not utf8 observed", "/v1/observed", "{\"session_id\": \"s1\", \"observed_spans\": [{\"path\": \"caf\xe9.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"message":"field observed_spans[0].path: not UTF-8 text"`},
+		{"not utf8 search", "/v1/search", "{\"query\": \"caf\xff\"}", nil, 400, `"message":"field query: not UTF-8 text","field":"query","line":1`},
+		{"null span", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [null]}", nil, 400, `"field":"observed_spans[0]","line":2`},
+		{"null observed span", "/v1/observed", `{"session_id": "s1", "observed_spans": [null]}`, nil, 400, `"field":"observed_spans[0]"`},
 		{"state line", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [\n {\"path\": \"../a.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"field":"observed_spans[0].path","line":3`},
 	}
 	for _, tc := range tests {

@@ -139,15 +139,41 @@ func reportProgress(ctx context.Context, svc *Service, req *mcp.CallToolRequest)
 
 // checkArgs refuses in a tool's arguments (v their type) what
 // mss.ParseState refuses in a card and a JSON decoder would take without a
-// word: a field given twice, a key matching a field only by folding case.
+// word: text that is not UTF-8, a field given twice, a key matching a
+// field only by folding case.
 func checkArgs(req *mcp.CallToolRequest, v any) error {
+	if err := checkArgsText(req); err != nil {
+		return err
+	}
 	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
 		return nil
 	}
 	if se := mss.CheckKeys(req.Params.Arguments, jsonkey.Names(v)...); se != nil {
-		return badRequest("field %s: %s", se.Field, se.Msg)
+		return argsError(se)
 	}
 	return nil
+}
+
+// checkArgsText refuses a tool's arguments that are not UTF-8 text, as
+// mss.ParseState refuses such a card: a JSON decoder would read each
+// such byte as U+FFFD.
+func checkArgsText(req *mcp.CallToolRequest) error {
+	if req == nil || req.Params == nil {
+		return nil
+	}
+	if se := mss.CheckUTF8(req.Params.Arguments); se != nil {
+		return argsError(se)
+	}
+	return nil
+}
+
+// argsError is what the root package's card reader refused in a tool's
+// arguments, naming the field.
+func argsError(se *mss.StateError) error {
+	if se.Field == "" {
+		return badRequest("%s", se.Msg)
+	}
+	return badRequest("field %s: %s", se.Field, se.Msg)
 }
 
 // outputSchema is the output schema of a tool answering T: T's inferred
@@ -253,6 +279,9 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		Description:  "Lexical/symbol search over the repository's units; returns path:lines symbol.",
 		OutputSchema: outputSchema[SearchResponse](),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in SearchArgs) (*mcp.CallToolResult, *SearchResponse, error) {
+		if err := checkArgsText(req); err != nil {
+			return nil, nil, err
+		}
 		defer reportProgress(ctx, svc, req)()
 		resp, err := svc.Search(ctx, in.Query, in.Limit)
 		if err != nil {

@@ -266,6 +266,34 @@ func TestMCPRefusesRepeatedKeys(t *testing.T) {
 	}
 }
 
+// Arguments holding bytes that are not UTF-8 would be read as U+FFFD;
+// the tools refuse them, naming the field, as every state-card reader
+// does. A null span is refused too.
+func TestMCPRefusesNotUTF8(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	cs := connect(t, svc)
+	for _, tc := range []struct{ tool, args, want string }{
+		{"recover_evidence", "{\"issue\": \"caf\xff\"}", "field issue: not UTF-8 text"},
+		{"recover_evidence", "{\"issue\": \"x\", \"search_queries\": [\"ok\", \"caf\xe9\"]}", "field search_queries[1]: not UTF-8 text"},
+		// The input schema refuses a null span before the tool reads it.
+		{"recover_evidence", `{"issue": "x", "observed_spans": [null]}`, "observed_spans"},
+		{"mark_observed", "{\"observed_spans\": [{\"path\": \"caf\xe9.py\", \"start_line\": 1, \"end_line\": 2}]}", "field observed_spans[0].path: not UTF-8 text"},
+		{"search_code", "{\"query\": \"parse_header\xff\"}", "field query: not UTF-8 text"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
+		if err != nil {
+			t.Fatalf("%s %q: %v", tc.tool, tc.args, err)
+		}
+		text := ""
+		if len(res.Content) > 0 {
+			text = res.Content[0].(*mcp.TextContent).Text
+		}
+		if !res.IsError || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %q: error %v, %q; want a refusal containing %q", tc.tool, tc.args, res.IsError, text, tc.want)
+		}
+	}
+}
+
 // A unit from a file that is not UTF-8 passes the tools' output schemas and
 // carries the file's exact bytes in its structured content.
 func TestMCPUnitBytesNotUTF8(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
 	_ "github.com/missingcomplement/mss/controller" // registers complement, bm25, rrf, mmr, similarity
@@ -188,19 +189,25 @@ an embedding view through an OpenAI-compatible endpoint.`,
 
 // textStateCard is the card of an issue and an information need given
 // on the command line, read as a card file would be (mss.ParseState).
+// Text that is not UTF-8 is refused as in a card file (json.Marshal
+// would write U+FFFD for it).
 func textStateCard(issue, need string) (*mss.State, error) {
+	const source = "--issue/--need"
 	card := map[string]string{}
-	if issue != "" {
-		card["issue"] = issue
-	}
-	if need != "" {
-		card["information_need"] = need
+	for _, f := range []struct{ name, v string }{{"issue", issue}, {"information_need", need}} {
+		if f.v == "" {
+			continue
+		}
+		if !utf8.ValidString(f.v) {
+			return nil, &mss.StateError{Source: source, Field: f.name, Msg: "not UTF-8 text"}
+		}
+		card[f.name] = f.v
 	}
 	data, err := json.Marshal(card)
 	if err != nil {
 		return nil, err
 	}
-	return mss.ParseState("--issue/--need", data)
+	return mss.ParseState(source, data)
 }
 
 // readStateCard reads one state card through mss.DecodeState, the one

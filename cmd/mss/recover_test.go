@@ -110,6 +110,10 @@ func TestRecoverText(t *testing.T) {
 		{nil, "name a state card (--state FILE"},
 		{[]string{"--issue", " \n "}, "no text to recover evidence for"},
 		{[]string{"--issue", strings.Repeat("x", mss.MaxTextBytes+1)}, "--issue/--need:1: field issue: 262145 bytes"},
+		// Bytes that are not UTF-8 are refused as in a card file, not
+		// read as U+FFFD.
+		{[]string{"--issue", "caf\xff"}, "state --issue/--need: field issue: not UTF-8 text"},
+		{[]string{"--issue", issue, "--need", "split \"caf\xe9\"\nhere"}, "state --issue/--need: field information_need: not UTF-8 text"},
 	} {
 		_, _, err := runRecover(t, string(card), append([]string{"--repo", repo}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
