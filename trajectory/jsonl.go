@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // JSONLStep is one line of the generic trajectory format: one tool call per
@@ -40,6 +42,9 @@ type JSONLStep struct {
 	Subgoal         string     `json:"subgoal,omitempty"`
 }
 
+// stepKeys are the keys of a JSONL step.
+var stepKeys = jsonkey.Names(JSONLStep{})
+
 // WholeFile is the end line recorded for a read of a whole file of unknown length.
 const WholeFile = 1 << 30
 
@@ -58,10 +63,22 @@ func parseJSONL(name string, data []byte) (*Trajectory, error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&js); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				if typ.Field == "" {
+					return nil, fmt.Errorf("%s:%d: want a JSON object, got JSON %s", name, line, typ.Value)
+				}
+				return nil, fmt.Errorf("%s:%d: field %s: want %v, got JSON %s", name, line, mss.ElementField(raw, typ.Field, typ.Offset), typ.Type, typ.Value)
+			}
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		if dec.More() {
 			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
+		}
+		// What state cards refuse and encoding/json takes without a word:
+		// a key given twice, a key matching a field only by folding case.
+		if se := mss.CheckKeys(raw, stepKeys...); se != nil {
+			return nil, fmt.Errorf("%s:%d: field %s: %s", name, line, se.Field, se.Msg)
 		}
 		st, err := jsonlStep(js)
 		if err != nil {

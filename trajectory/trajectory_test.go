@@ -179,6 +179,13 @@ func TestParseErrors(t *testing.T) {
 		{JSONL, `{"tool": "read_file", "paht": "a.py"}`, `unknown field "paht"`},
 		{JSONL, `{"path": "a.py"}`, "field tool: missing"},
 		{JSONL, `{"tool": "search", "results": [{"path": "a.py", "start_line": 0, "end_line": 3}]}`, "results[0]: bad line range"},
+		// A key given twice would be read as its last value; state cards
+		// refuse it and so does a step. Type errors name the JSON field.
+		{JSONL, "{\"tool\": \"plan\"}\n{\"tool\": \"view\", \"path\": \"main.go\", \"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2}", "in.jsonl:2: field path: given twice"},
+		{JSONL, `{"tool": "search", "results": [{"path": "a.py", "start_line": 1, "end_line": 3, "end_line": 9}]}`, "in.jsonl:1: field results[0].end_line: given twice"},
+		{JSONL, `{"Tool": "view", "path": "a.py"}`, `in.jsonl:1: field Tool: unknown field (field names are case-sensitive; did you mean "tool"?)`},
+		{JSONL, "{\"tool\": \"plan\"}\n\n{\"tool\": \"view\", \"path\": \"a.py\", \"start_line\": \"3\"}", "in.jsonl:3: field start_line: want int, got JSON string"},
+		{JSONL, `{"tool": "search", "results": [{"path": "a.py", "start_line": 1, "end_line": 3}, {"path": "a.py", "start_line": 1, "end_line": true}]}`, "in.jsonl:1: field results[1].end_line: want int, got JSON bool"},
 		{SWEAgent, `{"history": []}`, "no field trajectory"},
 		{SWEAgent, `{"trajectory": [{"action": "open a.py", "state": 7}]}`, "trajectory[0].state"},
 		{SERBench, `{"state_id": "x"}`, "no field trajectory_prefix"},
