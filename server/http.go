@@ -434,6 +434,9 @@ type ServeOptions struct {
 	Ready func(addr string)
 }
 
+// ErrRemoteNeedsToken refuses remote access without a bearer token.
+var ErrRemoteNeedsToken = errors.New("remote access needs a bearer token (set MSS_SERVE_TOKEN or --token-env)")
+
 // ListenAndServe serves h on addr until ctx ends, then shuts down
 // gracefully. It refuses non-loopback addresses unless AllowRemote, and
 // refuses remote access without a token.
@@ -442,7 +445,7 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, opts Serve
 		return err
 	}
 	if opts.AllowRemote && opts.Token == "" {
-		return errors.New("remote access needs a bearer token (set MSS_SERVE_TOKEN or --token-env)")
+		return ErrRemoteNeedsToken
 	}
 	if err := CheckToken(opts.Token); err != nil {
 		return err

@@ -41,7 +41,7 @@ Logs go to stderr. See docs/serve.md.`,
 			defer cancel()
 			listen := cmd.Flags().Changed("listen")
 			if listen {
-				if err := server.CheckListen(sf.listen, sf.allowRemote); err != nil {
+				if err := sf.checkListen(); err != nil {
 					return err
 				}
 			}

@@ -163,6 +163,23 @@ func (sf *serviceFlags) service(ctx context.Context, stderr io.Writer, backgroun
 	return svc, nil
 }
 
+// checkListen refuses, before anything is indexed, a --listen address
+// ListenAndServe would refuse: not loopback without --allow-remote, or
+// remote without a token.
+func (sf *serviceFlags) checkListen() error {
+	if err := server.CheckListen(sf.listen, sf.allowRemote); err != nil {
+		return err
+	}
+	if !sf.allowRemote {
+		return nil
+	}
+	tok, err := sf.token()
+	if err == nil && tok == "" {
+		err = server.ErrRemoteNeedsToken
+	}
+	return err
+}
+
 // token reads the bearer token from the environment variable --token-env
 // names. A token set but blank is refused: nobody could authenticate.
 func (sf *serviceFlags) token() (string, error) {
@@ -224,7 +241,7 @@ change, so line numbers are always current. See docs/serve.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
-			if err := server.CheckListen(sf.listen, sf.allowRemote); err != nil {
+			if err := sf.checkListen(); err != nil {
 				return err
 			}
 			if err := sf.check(); err != nil {

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +47,7 @@ func TestServeRefusesBadLimits(t *testing.T) {
 		{[]string{"--max-text-bytes", "-1"}, "", "--max-text-bytes -1"},
 		{nil, " ", "MSS_SERVE_TOKEN: the bearer token is blank"},
 		{nil, "\t", "MSS_SERVE_TOKEN: the bearer token is blank"},
+		{[]string{"--allow-remote"}, "", "remote access needs a bearer token"},
 	} {
 		t.Setenv("MSS_SERVE_TOKEN", tc.token)
 		for _, name := range []string{"serve", "mcp"} {
@@ -58,6 +61,10 @@ func TestServeRefusesBadLimits(t *testing.T) {
 				t.Errorf("%s %v (token %q): %v, want an error containing %q", name, tc.args, tc.token, err, tc.want)
 			}
 		}
+	}
+	// Each is refused before the repository is indexed.
+	if _, err := os.Stat(filepath.Join(repo, ".mss")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused runs indexed the repository: %v", err)
 	}
 }
 
