@@ -71,6 +71,37 @@ func TestHTTPSlowBodyHoldsNoSlot(t *testing.T) {
 	}
 }
 
+// TestMCPTransportErrorsAreJSON: what the streamable transport refuses
+// (a wrong content type, a malformed message, an unknown session) is
+// answered as every API error is, JSON with a code, at the transport's
+// status; its answers to good messages are untouched.
+func TestMCPTransportErrorsAreJSON(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	ts := httptest.NewServer(NewHandler(svc, HandlerOptions{MCP: NewMCPHandler(NewMCPServer(svc, "test"), svc, 0)}))
+	t.Cleanup(ts.Close)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	accept := "application/json, text/event-stream"
+	for _, tc := range []struct {
+		name, body string
+		hdr        map[string]string
+		status     int
+		code       string
+	}{
+		{"content type", init, map[string]string{"Accept": accept, "Content-Type": "text/plain"}, http.StatusUnsupportedMediaType, CodeBadRequest},
+		{"malformed", `{"jsonrpc":`, map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
+		{"unknown session", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Accept": accept, "Mcp-Session-Id": "no-such-session"}, http.StatusNotFound, CodeNotFound},
+	} {
+		resp, data := post(t, ts.URL+"/mcp", tc.body, tc.hdr)
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" || apiError(t, data).Code != tc.code || apiError(t, data).Message == "" {
+			t.Errorf("%s: %d %s %s, want %d JSON with code %s", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"), data, tc.status, tc.code)
+		}
+	}
+	resp, data := post(t, ts.URL+"/mcp", init, map[string]string{"Accept": accept})
+	if resp.StatusCode != 200 || !strings.Contains(string(data), `"serverInfo"`) {
+		t.Errorf("initialize: %d %s", resp.StatusCode, data)
+	}
+}
+
 // TestMCPOverHTTPSharesSlots: /mcp POSTs take the API's request slots and
 // body limit.
 func TestMCPOverHTTPSharesSlots(t *testing.T) {

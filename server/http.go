@@ -182,6 +182,7 @@ func (h *handler) limited(f func(http.ResponseWriter, *http.Request, []byte)) ht
 // as long as it is answered. GET (the server's event stream) and DELETE
 // carry no body and take no slot.
 func (h *handler) mcp(next http.Handler) http.Handler {
+	next = jsonErrors(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -201,6 +202,76 @@ func (h *handler) mcp(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// jsonErrors answers the transport's own refusals (a wrong content type,
+// a malformed message, an unknown session), which it writes as plain
+// text, as the API's JSON errors: the same status, a code for it, and the
+// transport's text as the message. Answers that are JSON or an event
+// stream pass through as they are written.
+func jsonErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		jw := &errorWriter{ResponseWriter: w}
+		next.ServeHTTP(jw, r)
+		if jw.status == 0 {
+			return
+		}
+		code := CodeBadRequest
+		switch jw.status {
+		case http.StatusNotFound:
+			code = CodeNotFound
+		case http.StatusMethodNotAllowed:
+			code = CodeMethodNotAllowed
+		case http.StatusUnauthorized:
+			code = CodeUnauthorized
+		case http.StatusServiceUnavailable:
+			code = CodeBusy
+		}
+		if jw.status >= 500 && jw.status != http.StatusServiceUnavailable {
+			code = CodeInternal
+		}
+		w.Header().Del("Content-Length")
+		writeError(w, jw.status, code, strings.TrimSpace(jw.text.String()))
+	})
+}
+
+// errorWriter holds back an error answer that is not JSON (status is
+// then set, and text gathers its body).
+type errorWriter struct {
+	http.ResponseWriter
+	status  int
+	text    strings.Builder
+	started bool
+}
+
+func (w *errorWriter) WriteHeader(status int) {
+	if !w.started && status >= 400 && !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.status = status
+		w.started = true
+		return
+	}
+	w.started = true
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *errorWriter) Write(b []byte) (int, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.status != 0 {
+		return w.text.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes an event stream's flushes through.
+func (w *errorWriter) Flush() {
+	if w.status == 0 {
+		http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *errorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // decode reads one JSON object from body, rejecting unknown fields and
 // trailing data. An empty body decodes as {} when emptyOK.
