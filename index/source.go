@@ -80,7 +80,8 @@ func openSource(ctx context.Context, repo, rev string) (*source, error) {
 	// is the repository named: its files are listed (git lists those
 	// under the directory it runs in, by paths relative to it), read and
 	// indexed there, and nothing outside it is.
-	if out, err := git(ctx, "", "-C", abs, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix"); err == nil {
+	out, gitErr := git(ctx, "", "-C", abs, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix")
+	if gitErr == nil {
 		f := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 		if len(f) >= 2 {
 			s.gitDir = f[1]
@@ -102,9 +103,8 @@ func openSource(ctx context.Context, repo, rev string) (*source, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if kept := gitKept(abs); kept != "" {
-			_, err := git(ctx, "", "-C", abs, "rev-parse", "--is-inside-work-tree")
-			return nil, fmt.Errorf("repository %q: git cannot read %s: %w", repo, kept, err)
+		if kept := gitKept(abs); kept != "" && gitErr != nil {
+			return nil, fmt.Errorf("repository %q: git cannot read %s: %w", repo, kept, gitErr)
 		}
 		if rev != "" {
 			return nil, fmt.Errorf("repository %q: --rev %s given but it is not a git repository", repo, rev)
