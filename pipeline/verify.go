@@ -136,6 +136,10 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 			}
 			u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
 		}
+		if u.StartLine < 1 || u.EndLine-u.StartLine+1 != len(splitLines(u.Content)) {
+			drop(u, fmt.Sprintf("lines %d-%d do not hold its %d lines of text", u.StartLine, u.EndLine, len(splitLines(u.Content))))
+			continue
+		}
 		at := locate(f.norm, normalizeLines(splitLines(u.Content)), u.StartLine)
 		switch {
 		case at < 0:

@@ -134,6 +134,37 @@ func TestCommitFiles(t *testing.T) {
 	}
 }
 
+// TestVerifyRefusesLinesThatDisagree: a unit whose line range does not
+// hold as many lines as its text (a damaged cache, another tool's unit) is
+// dropped, naming both, and never read past its file's end.
+func TestVerifyRefusesLinesThatDisagree(t *testing.T) {
+	dir := writeTree(t, map[string]string{"a.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n"})
+	tf, err := NewTreeFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	f := "def f():\n    return 1\n"
+	units := []mss.Unit{
+		{ID: "past", Path: "a.py", StartLine: 1, EndLine: 1_000_000_000, Content: f},
+		{ID: "inverted", Path: "a.py", StartLine: 5, EndLine: 1, Content: f},
+		{ID: "negative", Path: "a.py", StartLine: -5, EndLine: -4, Content: f},
+		{ID: "ok", Path: "a.py", StartLine: 1, EndLine: 2, Content: f},
+	}
+	got, trace := Verify(tf, units, mss.ObservedOf(nil))
+	if len(got) != 1 || got[0].ID != "ok" {
+		t.Fatalf("kept %+v, want only ok", got)
+	}
+	want := []string{
+		"past: dropped: lines 1-1000000000 do not hold its 2 lines of text",
+		"inverted: dropped: lines 5-1 do not hold its 2 lines of text",
+		"negative: dropped: lines -5--4 do not hold its 2 lines of text",
+	}
+	if d := cmp.Diff(want, traceReasons(trace)); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
+}
+
 func TestVerifyKeepsLineEndings(t *testing.T) {
 	dir := writeTree(t, map[string]string{"a.java": "class A {\r\n  int x;\r\n}\r\n"})
 	tf, err := NewTreeFiles(dir)
