@@ -229,9 +229,41 @@ func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 		if rec.Kind == "state" && rec.Format != CacheFormat {
 			return 0, fmt.Errorf("%s:%d: field format: candidates of format %d, want %d (retrieved by another version of mss); retrieve them again into a new --cache", path, n, rec.Format, CacheFormat)
 		}
+		if full {
+			if err := checkRecord(&rec); err != nil {
+				return 0, fmt.Errorf("%s:%d: %w", path, n, err)
+			}
+		}
 		fn(&rec)
 		good += int64(len(line))
 	}
+}
+
+// checkRecord refuses a record whose units could not have been
+// retrieved: one with no path, or lines that are not a range of a file
+// (1 <= start_line <= end_line). Replay would score them as no live run
+// could, or read past their file.
+func checkRecord(rec *CacheRecord) error {
+	check := func(field string, u *mss.Unit) error {
+		switch {
+		case u.Path == "":
+			return fmt.Errorf("field %s.path: empty", field)
+		case u.StartLine < 1 || u.EndLine < u.StartLine:
+			return fmt.Errorf("field %s: lines %d-%d, want 1 <= start_line <= end_line", field, u.StartLine, u.EndLine)
+		}
+		return nil
+	}
+	for i := range rec.Units {
+		if err := check(fmt.Sprintf("units[%d]", i), &rec.Units[i]); err != nil {
+			return err
+		}
+	}
+	for i := range rec.Candidates {
+		if err := check(fmt.Sprintf("candidates[%d].unit", i), &rec.Candidates[i].Unit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Cache is a loaded candidate cache.

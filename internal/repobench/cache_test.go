@@ -114,6 +114,32 @@ func TestCacheFormat(t *testing.T) {
 	}
 }
 
+// A cache whose units are not a file's lines (damaged, or written by
+// hand) is refused by line and field rather than replayed.
+func TestCacheRefusesBadUnits(t *testing.T) {
+	file := `{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":1,"end_line":2}]}` + "\n"
+	state := func(unit string) string {
+		return fmt.Sprintf(`{"kind":"state","format":%d,"state_id":"s1","candidates":[{"unit":{"id":"a1","path":"a.py","start_line":1,"end_line":2},"score":1},{"unit":%s,"score":0.5}],"files":{"a.py":"k1"}}`, CacheFormat, unit) + "\n"
+	}
+	for _, tc := range []struct{ data, want string }{
+		{file + state(`{"id":"x","path":"a.py","start_line":300,"end_line":250}`), ":2: field candidates[1].unit: lines 300-250, want 1 <= start_line <= end_line"},
+		{file + state(`{"id":"x","path":"a.py","start_line":-5,"end_line":2}`), ":2: field candidates[1].unit: lines -5-2"},
+		{file + state(`{"id":"x","start_line":1,"end_line":2}`), ":2: field candidates[1].unit.path: empty"},
+		{`{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":0,"end_line":2}]}` + "\n", ":1: field units[0]: lines 0-2"},
+	} {
+		path := filepath.Join(t.TempDir(), "c.jsonl")
+		writeFile(t, path, tc.data)
+		if _, err := LoadCache(path); err == nil || !strings.Contains(err.Error(), path+tc.want) {
+			t.Errorf("LoadCache: %v, want an error containing %q", err, tc.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	writeFile(t, path, file+state(`{"id":"b","path":"a.py","start_line":2,"end_line":2}`))
+	if _, err := LoadCache(path); err != nil {
+		t.Errorf("a good cache: %v", err)
+	}
+}
+
 func countLines(b []byte) int {
 	n := 0
 	for _, c := range b {
