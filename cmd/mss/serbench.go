@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -175,7 +178,8 @@ Inputs are validated first; with --items, pool membership is checked too.`,
 				return err
 			}
 			if perState != "" {
-				if err := serbenchWriteAtomic(perState, func(w io.Writer) error { return serbenchWriteStateScores(w, rows) }); err != nil {
+				inputs := []serbenchInput{{"items", in.items}, {"labels", in.labels}, {"predictions", in.predictions}}
+				if err := serbenchWriteAtomic(perState, inputs, serbenchStateScoresCheck, func(w io.Writer) error { return serbenchWriteStateScores(w, rows) }); err != nil {
 					return err
 				}
 			}
@@ -365,6 +369,16 @@ bm25 and similarity baselines, like the release's, do not); with
 			if err != nil {
 				return err
 			}
+			// Refuse a path it may not replace before the run, not after.
+			written := name
+			if written == "" {
+				written = ctrl.Name()
+			}
+			inputs := []serbenchInput{{"items", itemsFile}}
+			check := serbenchPredictionsCheck(written)
+			if err := serbenchCheckOutput(output, inputs, check); err != nil {
+				return err
+			}
 			usage, err := newMethodUsage([]string{method})
 			if err != nil {
 				return err
@@ -380,7 +394,7 @@ bm25 and similarity baselines, like the release's, do not); with
 				usage.print(cmd.ErrOrStderr())
 				return fmt.Errorf("%s fell back to its deterministic policy on %d of %d states; %s not written: check the endpoint (mss llm check), or pass --allow-fallback to write them, flagged in config.fallback", method, n, len(preds), output)
 			}
-			if err := serbenchWriteAtomic(output, func(w io.Writer) error { return serbench.WritePredictions(w, preds) }); err != nil {
+			if err := serbenchWriteAtomic(output, inputs, check, func(w io.Writer) error { return serbench.WritePredictions(w, preds) }); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d predictions of %s to %s\n", len(preds), preds[0].Method, output)
@@ -403,14 +417,96 @@ bm25 and similarity baselines, like the release's, do not); with
 	return cmd
 }
 
+// serbenchInput is a file a command reads, by its flag.
+type serbenchInput struct{ flag, path string }
+
 // serbenchWriteAtomic writes name through a temporary file in the same
 // directory and renames it into place, so a failed run leaves no partial
-// file; it replaces only an earlier output (JSON Lines of prediction
-// records), never another file, not even the items file.
-func serbenchWriteAtomic(name string, write func(io.Writer) error) error {
+// file; see serbenchCheckOutput for what it refuses to replace.
+func serbenchWriteAtomic(name string, inputs []serbenchInput, check safefile.Check, write func(io.Writer) error) error {
+	if err := serbenchCheckOutput(name, inputs, nil); err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	if err := write(&b); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	return safefile.Replace(name, b.Bytes(), safefile.JSONLines("state_id", "method", "ranked_evidence_ids"))
+	return safefile.Replace(name, b.Bytes(), check)
+}
+
+// serbenchCheckOutput returns nil when name may be written: it is none of
+// inputs, the files the command reads (compared as files, so a link or
+// another spelling of the path is caught), and it does not exist or check
+// accepts it as an earlier output of the same kind (nil check: skipped).
+func serbenchCheckOutput(name string, inputs []serbenchInput, check safefile.Check) error {
+	if out, err := os.Stat(name); err == nil {
+		for _, in := range inputs {
+			if in.path == "" {
+				continue
+			}
+			if fi, err := os.Stat(in.path); err == nil && os.SameFile(out, fi) {
+				also := ""
+				if in.path != name {
+					also = " " + in.path
+				}
+				return fmt.Errorf("%s: the --%s file%s, which this command reads; refusing to replace it (choose another path)", name, in.flag, also)
+			}
+		}
+	}
+	if check == nil {
+		return nil
+	}
+	return safefile.Writable(name, check)
+}
+
+// serbenchPredictionsCheck accepts an earlier "serbench run --output" of
+// method: prediction records, every one of that method.
+func serbenchPredictionsCheck(method string) safefile.Check {
+	return func(data []byte) error {
+		if err := safefile.JSONLines("state_id", "method", "ranked_evidence_ids")(data); err != nil {
+			return err
+		}
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			var rec struct{ Method json.RawMessage }
+			if json.Unmarshal(line, &rec) != nil {
+				continue // a blank line: JSONLines checked the others
+			}
+			var m string
+			if json.Unmarshal(rec.Method, &m) != nil || m != method {
+				return fmt.Errorf("line %d: method %s, but this run writes %q; use another --output", i+1, rec.Method, method)
+			}
+		}
+		return nil
+	}
+}
+
+// serbenchStateScoresCheck accepts an earlier "serbench score --per-state"
+// output: records of state_id, method and metric@k scores, nothing else.
+func serbenchStateScoresCheck(data []byte) error {
+	if err := safefile.JSONLines("state_id", "method")(data); err != nil {
+		return err
+	}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		var rec map[string]json.RawMessage
+		if json.Unmarshal(line, &rec) != nil {
+			continue // a blank line: JSONLines checked the others
+		}
+		keys := make([]string, 0, len(rec))
+		for key := range rec {
+			if key != "state_id" && key != "method" {
+				keys = append(keys, key)
+			}
+		}
+		if len(keys) == 0 {
+			return fmt.Errorf("line %d holds no metric@k score, so not a file of per-state scores", i+1)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			metric, k, _ := strings.Cut(key, "@")
+			if n, err := strconv.Atoi(k); err != nil || n <= 0 || !slices.Contains(serbench.MetricNames, metric) {
+				return fmt.Errorf("line %d: %q is not a metric@k score, so not a file of per-state scores", i+1, key)
+			}
+		}
+	}
+	return nil
 }

@@ -228,10 +228,13 @@ func TestSerbenchRunKeepsForeignFiles(t *testing.T) {
 	// The items and labels files hold "state_id" on every line too, but
 	// they are not predictions: run --items items.jsonl --output
 	// items.jsonl must not replace the items.
-	for _, f := range []struct{ name, data string }{{"items.jsonl", serbenchItemsFixture}, {"labels.jsonl", serbenchLabelsFixture}} {
+	for _, f := range []struct{ name, data, want string }{
+		{"items.jsonl", serbenchItemsFixture, "items.jsonl: the --items file"},
+		{"labels.jsonl", serbenchLabelsFixture, "labels.jsonl: line 1 is not a JSON record with \"method\""},
+	} {
 		name, data := f.name, f.data
 		_, _, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--output", name)
-		if err == nil || !strings.Contains(err.Error(), name+": line 1 is not a JSON record with \"method\"") {
+		if err == nil || !strings.Contains(err.Error(), f.want) {
 			t.Errorf("run --output %s: %v, want a refusal", name, err)
 		}
 		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != data {
@@ -265,6 +268,98 @@ func TestSerbenchCompareNoDraws(t *testing.T) {
 			"--baseline", "a", "--method", "b", "--draws", d)
 		if err == nil || !strings.Contains(err.Error(), "--draws "+d+": want a positive number") {
 			t.Errorf("compare --draws %s: %v, want a refusal", d, err)
+		}
+	}
+}
+
+// Weights that are each finite but sum past the float range are refused
+// by every command that reads labels, naming file, line and field; score
+// and compare never panic on them or print NaN.
+func TestSerbenchOverflowingWeights(t *testing.T) {
+	preds := `{"state_id":"s1","method":"a","ranked_evidence_ids":["e1","e3"]}
+{"state_id":"s2","method":"a","ranked_evidence_ids":["c1"]}
+{"state_id":"s1","method":"b","ranked_evidence_ids":["e3"]}
+{"state_id":"s2","method":"b","ranked_evidence_ids":[]}
+`
+	dir := serbenchFixture(t, preds)
+	labels := strings.Replace(serbenchLabelsFixture, `"necessity_weight":2}`, `"necessity_weight":1.7e308}`, 1)
+	labels = strings.Replace(labels, `"necessity_weight":1}],"observed`, `"necessity_weight":1.7e308}],"observed`, 1)
+	os.WriteFile(filepath.Join(dir, "labels.jsonl"), []byte(labels), 0o644)
+	const want = "labels.jsonl:1: required_evidence_groups: the necessity_weights sum to +Inf: the total must be finite"
+	for _, args := range [][]string{
+		{"validate", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "predictions.jsonl"},
+		{"score", "--labels", "labels.jsonl", "--predictions", "predictions.jsonl"},
+		{"compare", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "predictions.jsonl",
+			"--baseline", "a", "--method", "b", "--metric", "group_ndcg", "--k", "3", "--draws", "10"},
+	} {
+		stdout, stderr, err := runSerbench(t, dir, args...)
+		if err == nil || !strings.Contains(stderr, want) || strings.Contains(stdout, "NaN") {
+			t.Errorf("%s: err %v, stdout %q, stderr %q; want a refusal containing %q", args[0], err, stdout, stderr, want)
+		}
+	}
+}
+
+// An output is never one of the command's inputs (under any name), and
+// replaces only an earlier output of its own kind: --per-state a file of
+// score rows, run --output predictions of the same method.
+func TestSerbenchOutputsKeepInputs(t *testing.T) {
+	preds := `{"state_id":"s1","method":"m","ranked_evidence_ids":["e1"]}
+{"state_id":"s2","method":"m","ranked_evidence_ids":["c1"]}
+`
+	dir := serbenchFixture(t, preds)
+	if err := os.Link(filepath.Join(dir, "predictions.jsonl"), filepath.Join(dir, "alias.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	score := func(perState string) error {
+		_, _, err := runSerbench(t, dir, "score", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "predictions.jsonl", "--per-state", perState)
+		return err
+	}
+	for name, want := range map[string]string{
+		"predictions.jsonl": "predictions.jsonl: the --predictions file",
+		"alias.jsonl":       "alias.jsonl: the --predictions file",
+		"labels.jsonl":      "labels.jsonl: the --labels file",
+		"items.jsonl":       "items.jsonl: the --items file",
+	} {
+		if err := score(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("score --per-state %s: %v, want a refusal containing %q", name, err, want)
+		}
+	}
+	// Another predictions file is not a per-state file either.
+	other := filepath.Join(dir, "other.jsonl")
+	os.WriteFile(other, []byte(preds), 0o644)
+	if err := score("other.jsonl"); err == nil || !strings.Contains(err.Error(), "other.jsonl: line 1") {
+		t.Errorf("score --per-state other.jsonl (predictions): %v, want a refusal", err)
+	}
+	// Its own earlier output is replaced.
+	for i := 0; i < 2; i++ {
+		if err := score("scores.jsonl"); err != nil {
+			t.Fatalf("score --per-state scores.jsonl, run %d: %v", i, err)
+		}
+	}
+
+	// run --output: predictions of another method are someone else's.
+	mine := `{"state_id":"s1","method":"my_retriever","ranked_evidence_ids":["e1"]}` + "\n"
+	os.WriteFile(filepath.Join(dir, "mine.jsonl"), []byte(mine), 0o644)
+	_, _, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--output", "mine.jsonl")
+	if err == nil || !strings.Contains(err.Error(), `mine.jsonl: line 1: method "my_retriever", but this run writes "bm25"; use another --output`) {
+		t.Errorf("run --output mine.jsonl: %v, want a refusal", err)
+	}
+	if err := os.Link(filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "items2.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--output", "items2.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "items2.jsonl: the --items file") {
+		t.Errorf("run --output items2.jsonl (a link to the items): %v, want a refusal", err)
+	}
+	for name, data := range map[string]string{"predictions.jsonl": preds, "other.jsonl": preds, "mine.jsonl": mine, "labels.jsonl": serbenchLabelsFixture, "items.jsonl": serbenchItemsFixture} {
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != data {
+			t.Errorf("%s changed:\n%s", name, got)
+		}
+	}
+	// The same method's earlier output (here under --name) is replaced.
+	for i := 0; i < 2; i++ {
+		if _, stderr, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--name", "my_retriever", "--k", "3", "--output", "mine.jsonl"); err != nil {
+			t.Fatalf("run %d over its own method's output: %v\n%s", i, err, stderr)
 		}
 	}
 }

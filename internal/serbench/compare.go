@@ -56,6 +56,7 @@ func Compare(items *Items, labels *Labels, preds *Predictions, opt CompareOption
 		pair stats.Pair
 	}
 	var all []keyed
+	key := fmt.Sprintf("%s@%d", opt.Metric, opt.K)
 	stateTypes := map[string]bool{}
 	for _, it := range items.Items {
 		id := it.State.StateID
@@ -67,6 +68,11 @@ func Compare(items *Items, labels *Labels, preds *Predictions, opt CompareOption
 		ideal := IdealGroupDCG(l.Cert.Groups, opt.K)
 		va, _ := score(a.RankedIDs, &l.Cert, opt.K, func() float64 { return ideal }).Get(opt.Metric)
 		vb, _ := score(b.RankedIDs, &l.Cert, opt.K, func() float64 { return ideal }).Get(opt.Metric)
+		for _, v := range []float64{va, vb} {
+			if err := finiteScore(labels, l, key, v); err != nil {
+				return nil, err
+			}
+		}
 		p := stats.Pair{Cluster: it.State.Repo, A: va, B: vb}
 		groups := "groups>=3"
 		switch len(l.Cert.Groups) {

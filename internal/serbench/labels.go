@@ -63,8 +63,9 @@ func (s *Labels) Get(stateID string) *Label { return s.byID[stateID] }
 // here: a non-empty list of required groups; per group a non-empty role,
 // an optional but unique non-empty group_id, a non-empty list of distinct
 // acceptable ids, an integer minimum_required between 1 and the number of
-// acceptable ids, and a finite positive necessity_weight; alternative sets
-// non-empty lists of distinct ids; optional and observed ids distinct.
+// acceptable ids, and a finite positive necessity_weight (and a finite
+// total of them); alternative sets non-empty lists of distinct ids;
+// optional and observed ids distinct.
 func LoadLabels(name string) (*Labels, error) {
 	rc, err := open(name)
 	if err != nil {
@@ -135,12 +136,19 @@ func finishLabel(r *fieldReader, l *Label, id, idField string) *Label {
 		r.fail(groupsField, "must be a non-empty list")
 	}
 	groupIDs := map[string]int{}
+	var total float64
 	for i, raw := range groups {
 		gr := r.sub(fmt.Sprintf("%s[%d]", groupsField, i), raw)
 		if gr == nil {
 			continue
 		}
-		c.Groups = append(c.Groups, parseGroup(gr, i, groupIDs))
+		g := parseGroup(gr, i, groupIDs)
+		c.Groups = append(c.Groups, g)
+		total += g.NecessityWeight
+	}
+	// Each weight is finite, but the scores divide by their total.
+	if math.IsInf(total, 0) || math.IsNaN(total) {
+		r.fail(groupsField, "the necessity_weights sum to %v: the total must be finite", total)
 	}
 
 	if raw, ok := r.obj["alternative_minimal_sets"]; ok {

@@ -155,6 +155,11 @@ func TestLoadErrors(t *testing.T) {
 				"F:1: required_evidence_groups[0].necessity_weight: missing (a positive number)"}},
 		{"labels", `{"state_id":"s","required_evidence_groups":[` + groupOK + `],"alternative_minimal_sets":[[],["a","a"]]}`,
 			[]string{"F:1: alternative_minimal_sets[0]: must not be empty", `F:1: alternative_minimal_sets[1][1]: duplicate id "a"`}},
+		// Each weight is finite, their sum is not.
+		{"labels", `{"state_id":"s","required_evidence_groups":[` + groupOK + `,{"role":"r","acceptable_evidence_ids":["b"],"minimum_required":1,"necessity_weight":1.7e308},{"role":"q","acceptable_evidence_ids":["c"],"minimum_required":1,"necessity_weight":1.7e308}]}`,
+			[]string{"F:1: required_evidence_groups: the necessity_weights sum to +Inf: the total must be finite"}},
+		{"labels", `{"state_id":"s","graded_labels":{"required_evidence_groups":[{"role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1e308},{"role":"r","acceptable_evidence_ids":["b"],"minimum_required":1,"necessity_weight":1e308}]}}`,
+			[]string{"F:1: graded_labels.required_evidence_groups: the necessity_weights sum to +Inf: the total must be finite"}},
 		{"labels", `{"state_id":"s","graded_labels":[1]}`, []string{"F:1: graded_labels: must be an object, not a list"}},
 		{"labels", `{"state_id":"s","graded_labels":{"required_evidence_groups":[{"group_id":"G","role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1},{"group_id":"G","role":"r","acceptable_evidence_ids":["b"],"minimum_required":0,"necessity_weight":1}]}}`,
 			[]string{`F:1: graded_labels.required_evidence_groups[1].group_id: duplicate group_id "G" (also group 0)`,

@@ -347,6 +347,9 @@ func ScoreAll(labels *Labels, preds *Predictions, ks []int) ([]StateScore, Summa
 			for _, name := range MetricNames {
 				key := fmt.Sprintf("%s@%d", name, k)
 				v, _ := m.Get(name)
+				if err := finiteScore(labels, l, key, v); err != nil {
+					return nil, nil, err
+				}
 				row.Values[key] = v
 				s := sums[p.Method][key]
 				if s == nil {
@@ -370,6 +373,17 @@ func ScoreAll(labels *Labels, preds *Predictions, ks []int) ([]StateScore, Summa
 		sum[method] = out
 	}
 	return rows, sum, nil
+}
+
+// finiteScore returns an error naming the label when v, the score key of
+// its state, is not finite: only a certificate the loader refuses (weights
+// summing past the float range) can give one.
+func finiteScore(labels *Labels, l *Label, key string, v float64) error {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return fmt.Errorf("%s:%d: %srequired_evidence_groups: %s of state %q is %v, not finite: the necessity_weights must have a finite total",
+			labels.File, l.Line, l.prefix, key, l.Cert.StateID, v)
+	}
+	return nil
 }
 
 // normalizeKs sorts and deduplicates the positive cutoffs.
@@ -397,13 +411,22 @@ func compactInts(s []int) []int {
 	return out
 }
 
-// Mean returns the exactly rounded mean of xs (0 for none).
+// Mean returns the exactly rounded mean of xs (0 for none), or NaN or an
+// infinity when some x is not finite.
 func Mean(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
 	s := new(big.Rat)
 	for _, x := range xs {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			// big.Rat holds no infinity; the float sum gives the answer.
+			var sum float64
+			for _, y := range xs {
+				sum += y
+			}
+			return sum / float64(len(xs))
+		}
 		s.Add(s, new(big.Rat).SetFloat64(x))
 	}
 	m, _ := s.Quo(s, new(big.Rat).SetInt64(int64(len(xs)))).Float64()

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -241,5 +242,33 @@ func TestGolden(t *testing.T) {
 	}
 	if i != len(rows) {
 		t.Errorf("reference has %d rows, scored %d", i, len(rows))
+	}
+}
+
+// Labels whose weights overflow are refused by the loader, but ScoreAll,
+// Compare and Mean may still be handed them (or other non-finite values):
+// they must answer with an error or a non-finite number, never panic.
+func TestScoreNonFiniteWeights(t *testing.T) {
+	labels, err := ReadLabels(strings.NewReader(`{"state_id":"s1","required_evidence_groups":[{"role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1.7e308},{"role":"q","acceptable_evidence_ids":["b"],"minimum_required":1,"necessity_weight":1.7e308}]}
+`), "labels.jsonl")
+	if err == nil {
+		t.Error("ReadLabels accepted weights summing to +Inf")
+	}
+	preds := mustPreds(t, `{"state_id":"s1","method":"A","ranked_evidence_ids":["a","b"]}
+{"state_id":"s1","method":"B","ranked_evidence_ids":["b"]}
+`)
+	_, _, err = ScoreAll(labels, preds, []int{1, 2})
+	if err == nil || !strings.Contains(err.Error(), "labels.jsonl:1: ") || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("ScoreAll = %v, want an error naming labels.jsonl:1 and the non-finite score", err)
+	}
+	items := mustItems(t, `{"state_id":"s1","repo":"o/x","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"}]}`+"\n")
+	_, err = Compare(items, labels, preds, CompareOptions{Baseline: "A", Method: "B", Metric: GroupNDCG, K: 2, Draws: 10, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "labels.jsonl:1: ") || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("Compare = %v, want an error naming labels.jsonl:1 and the non-finite score", err)
+	}
+	for _, xs := range [][]float64{{1, math.NaN()}, {math.Inf(1), 1}, {math.Inf(-1)}} {
+		if m := Mean(xs); !math.IsNaN(m) && !math.IsInf(m, 0) {
+			t.Errorf("Mean(%v) = %v, want a non-finite mean", xs, m)
+		}
 	}
 }
