@@ -248,6 +248,18 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 				return err
 			}
 			defer l.Source.Close()
+			// Each fold holds whole repositories: more folds than
+			// repositories would fit a fold on no states.
+			var fs [][]*mss.State
+			if fit || fitOrder {
+				fs = repobench.Folds(l.States, folds)
+				switch {
+				case len(fs) < 2:
+					return fmt.Errorf("--folds %d: the states hold %d repository; folds are whole repositories, so cross-validation needs 2 or more", folds, len(fs))
+				case len(fs) < folds:
+					return fmt.Errorf("--folds %d: the states hold %d repositories, and each fold needs one of its own; use --folds %d or fewer", folds, len(fs), len(fs))
+				}
+			}
 			if err := buildCache(ctx, cmd.ErrOrStderr(), &f, l, cache, indexDir, candidates, maxUnits, concurrency); err != nil {
 				return err
 			}
@@ -277,7 +289,6 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 				Scorer: &repobench.Scorer{Source: l.Source, Ks: []int{5, 8}, Budget: f.budget}, Labels: l.Labels,
 				Workers: workers, MaxRounds: rounds, OrderLoss: orderLoss, OrderTrees: orderTrees, Cuts: fitBudgets,
 				Log: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }}
-			fs := repobench.Folds(l.States, folds)
 			if fitOrder {
 				return fitOrderCmd(ctx, out, t, l.States, fs, []string{method, control}, variant, output, orderOut)
 			}

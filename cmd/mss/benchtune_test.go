@@ -103,14 +103,10 @@ func TestBenchTuneBadCounts(t *testing.T) {
 	}
 }
 
-// TestBenchTuneFitOrderOutput: --fit-order --output writes every state's
-// held-out answer, a file per method and order, each row named for both
-// so that score.py tells them apart; an --output that cannot name them
-// is refused before any work.
-func TestBenchTuneFitOrderOutput(t *testing.T) {
-	fx := newBenchFixture(t)
-	// A second repository with the same states, so that each fold holds
-	// one repository out.
+// secondRepository adds a second repository with the fixture's states,
+// so that each of two folds holds one repository out.
+func (fx *benchFixture) secondRepository(t *testing.T) {
+	t.Helper()
 	gittest.Run(t, fx.dir, "clone", "-q", "--bare", filepath.Join(fx.root, "acme+widget", "repo"), filepath.Join(fx.root, "acme+gadget", "repo"))
 	for _, f := range []string{fx.states, fx.labels} {
 		data, err := os.ReadFile(f)
@@ -122,6 +118,33 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestBenchTuneFoldsNeedRepositories: folds are whole repositories, so a
+// fit over the fixture's one repository is refused before any work, for
+// --fit and --fit-order alike, rather than fitted on no states.
+func TestBenchTuneFoldsNeedRepositories(t *testing.T) {
+	fx := newBenchFixture(t)
+	for _, mode := range []string{"--fit", "--fit-order"} {
+		cache := filepath.Join(t.TempDir(), "cache.jsonl")
+		_, _, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+			"--cache", cache, mode, "--folds", "3")
+		if err == nil || !strings.Contains(err.Error(), "--folds 3: the states hold 1 repository") {
+			t.Errorf("%s --folds 3 over one repository: %v, want a refusal", mode, err)
+		}
+		if _, err := os.Stat(cache); err == nil {
+			t.Errorf("%s: the cache was built", mode)
+		}
+	}
+}
+
+// TestBenchTuneFitOrderOutput: --fit-order --output writes every state's
+// held-out answer, a file per method and order, each row named for both
+// so that score.py tells them apart; an --output that cannot name them
+// is refused before any work.
+func TestBenchTuneFitOrderOutput(t *testing.T) {
+	fx := newBenchFixture(t)
+	fx.secondRepository(t)
 	cache := filepath.Join(fx.dir, "cache.jsonl")
 	args := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--fit-order", "--folds", "2"}
 	if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--output", filepath.Join(fx.dir, "held.jsonl"))...); err == nil ||
@@ -294,6 +317,7 @@ func TestOrderModelArg(t *testing.T) {
 // without --fit, is refused before any work.
 func TestBenchTuneFitParams(t *testing.T) {
 	fx := newBenchFixture(t)
+	fx.secondRepository(t)
 	cache := filepath.Join(fx.dir, "cache.jsonl")
 	args := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--folds", "2", "--rounds", "1"}
 	for _, tc := range []struct {
