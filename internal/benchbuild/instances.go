@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/missingcomplement/mss"
 )
 
 // BadRecord is an input record that could not be read: its place and why.
@@ -66,7 +68,11 @@ func eachIDRecord(path string, fn func(where, id string, m map[string]json.RawMe
 			onBad(BadRecord{where, "not a JSON object"})
 			return
 		}
-		id, e := str(m, "instance_id", true)
+		e := checkKeys(raw, "", "instance_id", "patch", "model_patch")
+		var id string
+		if e == nil {
+			id, e = str(m, "instance_id", true)
+		}
 		if e == nil {
 			e = fn(where, id, m)
 		}
@@ -139,7 +145,13 @@ func parseInstance(raw json.RawMessage) (Instance, error) {
 		return Instance{}, fmt.Errorf("not a JSON object")
 	}
 	if _, ok := m["fix_patch"]; ok {
+		if err := checkKeys(raw, "", multiKeys...); err != nil {
+			return Instance{}, err
+		}
 		return parseMulti(m)
+	}
+	if err := checkKeys(raw, "", instanceKeys...); err != nil {
+		return Instance{}, err
 	}
 	var in Instance
 	var err error
@@ -197,6 +209,9 @@ func parseMulti(m map[string]json.RawMessage) (Instance, error) {
 	var base struct {
 		SHA string `json:"sha"`
 	}
+	if err := checkKeys(m["base"], "base", "sha"); err != nil {
+		return in, err
+	}
 	if raw, ok := m["base"]; !ok || json.Unmarshal(raw, &base) != nil || base.SHA == "" {
 		return in, fmt.Errorf("field base.sha: missing or not a string")
 	}
@@ -210,6 +225,13 @@ func parseMulti(m map[string]json.RawMessage) (Instance, error) {
 	}
 	if raw, ok := m["resolved_issues"]; !ok || json.Unmarshal(raw, &issues) != nil || len(issues) == 0 {
 		return in, fmt.Errorf("field resolved_issues: missing, empty or not a list of {title, body}")
+	}
+	var rawIssues []json.RawMessage
+	json.Unmarshal(m["resolved_issues"], &rawIssues)
+	for i, r := range rawIssues {
+		if err := checkKeys(r, fmt.Sprintf("resolved_issues[%d]", i), "title", "body"); err != nil {
+			return in, err
+		}
 	}
 	var parts []string
 	for i, is := range issues {
@@ -227,6 +249,27 @@ func parseMulti(m map[string]json.RawMessage) (Instance, error) {
 		return in, err
 	}
 	return in, nil
+}
+
+// The fields read from a SWE-bench instance and a Multi-SWE-bench row.
+var (
+	instanceKeys = []string{"instance_id", "repo", "base_commit", "problem_statement", "patch", "hints_text"}
+	multiKeys    = []string{"org", "repo", "number", "instance_id", "base", "resolved_issues", "fix_patch"}
+)
+
+// checkKeys refuses what encoding/json and a map of keys take without a
+// word, as state cards refuse it (mss.CheckKeys): a key given twice (the
+// last is kept) and a key that is one of names only by folding case.
+// field names the object raw holds ("" for the record itself).
+func checkKeys(raw []byte, field string, names ...string) error {
+	se := mss.CheckKeys(raw, names...)
+	if se == nil {
+		return nil
+	}
+	if field != "" {
+		field += "."
+	}
+	return fmt.Errorf("field %s%s: %s", field, se.Field, se.Msg)
 }
 
 // str reads a string field; a required one must be present and non-empty.

@@ -3,6 +3,7 @@ package repobench
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 )
 
 // LineGroup is one edited code region of a certificate: covered when a unit
@@ -82,6 +83,12 @@ func LoadLabels(path string) (map[string]*Label, error) {
 					return fmt.Errorf("field %s.lines[%d]: [%d, %d] is not a 1-based range of lines", field, k, lr[0], lr[1])
 				}
 			}
+			switch w := g.Weight(); {
+			case math.IsNaN(w) || math.IsInf(w, 0):
+				return fmt.Errorf("field %s.necessity_weight: %v is not a finite number", field, w)
+			case w < 0:
+				return fmt.Errorf("field %s.necessity_weight: %v is negative; want a weight of 0 or more", field, w)
+			}
 			return nil
 		}
 		var wsum float64
@@ -93,6 +100,10 @@ func LoadLabels(path string) (map[string]*Label, error) {
 		}
 		if wsum == 0 {
 			return fmt.Errorf("field required_groups: necessity weights sum to zero")
+		}
+		if math.IsInf(wsum, 0) {
+			// necessity@k would be NaN or 0 for every answer.
+			return fmt.Errorf("field required_groups: necessity weights sum to %v; want a finite total", wsum)
 		}
 		for i, alt := range l.AlternativeSets {
 			if len(alt) == 0 {

@@ -35,6 +35,8 @@ func TestLoadStatesErrors(t *testing.T) {
 			"states.jsonl:1: field observed_spans[0]: (x.py) lines 9-2 are not a 1-based range"},
 		{"no text", `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t"}`,
 			"states.jsonl:1: no text to recover evidence for"},
+		{"array", good + "\n[]", "states.jsonl:2: want a JSON object, got JSON array"},
+		{"null", good + "\nnull", "states.jsonl:2: want a JSON object, got JSON null"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(t.TempDir(), "states.jsonl")
@@ -57,7 +59,7 @@ func TestLoadLabelsErrors(t *testing.T) {
 		name, content, want string
 	}{
 		{"no groups", `{"state_id":"a","required_groups":[]}`, "labels.jsonl:1: field required_groups: empty"},
-		{"bad lines", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,"2"]]}]}`, "labels.jsonl:1: field required_groups.lines"},
+		{"bad lines", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,"2"]]}]}`, "labels.jsonl:1: field required_groups[0].lines"},
 		{"no path", `{"state_id":"a","required_groups":[{"lines":[[1,2]]}]}`, "labels.jsonl:1: field required_groups[0].path: missing or empty"},
 		{"empty alternative", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[]]}`,
 			"labels.jsonl:1: field alternative_sets[0]: empty set"},
@@ -73,6 +75,36 @@ func TestLoadLabelsErrors(t *testing.T) {
 			"labels.jsonl:1: field alternative_sets[0][0].lines[0]: [9, 3] is not a 1-based range of lines"},
 		{"line zero", `{"state_id":"a","required_groups":[{"path":"p","lines":[[0,3]]}]}`,
 			"labels.jsonl:1: field required_groups[0].lines[0]: [0, 3] is not a 1-based range of lines"},
+		// What encoding/json takes without a word is refused, as state
+		// cards refuse it: a key given twice (it keeps the last) and a key
+		// that is a field only by folding case (score.py does not read it).
+		{"folded key", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"Required_Groups":[{"path":"x.py","lines":[[1,1]]}]}`,
+			`labels.jsonl:1: field Required_Groups: unknown field (field names are case-sensitive; did you mean "required_groups"?)`},
+		{"folded key in a group", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]},{"path":"q","Lines":[[1,2]],"lines":[[3,4]]}]}`,
+			`labels.jsonl:1: field required_groups[1].Lines: unknown field (field names are case-sensitive; did you mean "lines"?)`},
+		{"key twice", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[],"required_groups":[]}`,
+			"labels.jsonl:1: field required_groups: given twice"},
+		{"key twice in a group", `{"state_id":"a","required_groups":[{"path":"p","path":"q","lines":[[1,2]]}]}`,
+			"labels.jsonl:1: field required_groups[0].path: given twice"},
+		{"array", `[{"state_id":"a"}]`, "labels.jsonl:1: want a JSON object, got JSON array"},
+		{"number", `7`, "labels.jsonl:1: want a JSON object, got JSON number"},
+		{"null", `null`, "labels.jsonl:1: want a JSON object, got JSON null"},
+		{"mistyped weight", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]},{"path":"q","lines":[[1,2]],"necessity_weight":"1"}]}`,
+			"labels.jsonl:1: field required_groups[1].necessity_weight: got JSON string, want float64"},
+		// Weights: a negative one, a total that overflows (score.py's means
+		// turn NaN), a null (score.py fails on it; encoding/json reads 1).
+		{"negative weight", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]},{"path":"q","lines":[[1,2]],"necessity_weight":-1.0}]}`,
+			"labels.jsonl:1: field required_groups[1].necessity_weight: -1 is negative"},
+		{"negative alternative weight", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[{"path":"q","lines":[[1,2]],"necessity_weight":-2}]]}`,
+			"labels.jsonl:1: field alternative_sets[0][0].necessity_weight: -2 is negative"},
+		{"infinite total", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"necessity_weight":1.7e308},{"path":"q","lines":[[1,2]],"necessity_weight":1.7e308}]}`,
+			"labels.jsonl:1: field required_groups: necessity weights sum to +Inf"},
+		{"null weight", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"necessity_weight":null}]}`,
+			"labels.jsonl:1: field required_groups[0].necessity_weight: null"},
+		{"null alternatives", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":null}`,
+			"labels.jsonl:1: field alternative_sets: null"},
+		{"not UTF-8", "{\"state_id\":\"a\",\"required_groups\":[{\"path\":\"p\xff.py\",\"lines\":[[1,2]]}]}",
+			"labels.jsonl:1: field required_groups[0].path: not UTF-8 text"},
 	}
 	for _, tc := range tests {
 		p := filepath.Join(t.TempDir(), "labels.jsonl")
@@ -111,8 +143,24 @@ func TestLoadPredictions(t *testing.T) {
 		{`{"state_id":"a","method":"m","units":[{"path":"x","end_line":2}]}`, "p.jsonl:1: field units[0].start_line: missing"},
 		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1}]}`, "p.jsonl:1: field units[0].end_line: missing"},
 		{`{"state_id":"a","method":"m","units":[{"start_line":1,"end_line":1}]}`, "p.jsonl:1: field units[0].path: missing or empty"},
-		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1.5,"end_line":2}]}`, "p.jsonl:1: field units.start_line"},
+		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2},{"path":"x","start_line":1.5,"end_line":2}]}`, "p.jsonl:1: field units[1].start_line"},
 		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2}]`, "p.jsonl:1: malformed JSON"},
+		// A key score.py does not read is no field, whatever its case; a
+		// key given twice is refused rather than the last one taken.
+		{`{"state_id":"a","method":"m","Units":[{"path":"x","start_line":1,"end_line":2}]}`,
+			`p.jsonl:1: field Units: unknown field (field names are case-sensitive; did you mean "units"?)`},
+		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2,"PATH":"y"}]}`,
+			`p.jsonl:1: field units[0].PATH: unknown field (field names are case-sensitive; did you mean "path"?)`},
+		{`{"state_id":"a","method":"m","method":"n","units":[]}`, "p.jsonl:1: field method: given twice"},
+		{`{"state_id":"a","METHOD":"m","method":"n","units":[]}`, `p.jsonl:1: field METHOD: unknown field (field names are case-sensitive; did you mean "method"?)`},
+		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2}],"units":[]}`, "p.jsonl:1: field units: given twice"},
+		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"start_line":3,"end_line":2}]}`, "p.jsonl:1: field units[0].start_line: given twice"},
+		{`[{"state_id":"a","method":"m"}]`, "p.jsonl:1: want a JSON object, got JSON array"},
+		{`42`, "p.jsonl:1: want a JSON object, got JSON number"},
+		{`null`, "p.jsonl:1: want a JSON object, got JSON null"},
+		// score.py fails on null units; encoding/json would read none.
+		{`{"state_id":"a","method":"m","units":null}`, "p.jsonl:1: field units: null"},
+		{"{\"state_id\":\"a\",\"method\":\"m\",\"units\":[{\"path\":\"x\xfe\",\"start_line\":1,\"end_line\":2}]}", "p.jsonl:1: field units[0].path: not UTF-8 text"},
 	}
 	for _, tc := range bad {
 		writeFile(t, p, tc.content+"\n")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 func TestUnitCostByHand(t *testing.T) {
@@ -54,6 +55,78 @@ func TestUnitCostByHand(t *testing.T) {
 		if cost != tc.wantCost || valid != tc.wantValid {
 			t.Errorf("%s: UnitCost(%+v) = %d, %v; want %d, %v", tc.name, tc.u, cost, valid, tc.wantCost, tc.wantValid)
 		}
+	}
+}
+
+// fetchLayout makes the fixture's git directory what the fetch tool
+// writes, <owner>+<name>/repo without core.bare: git then takes the
+// current directory for its work tree and reads "C:./a.py" as "C:a.py",
+// where in a bare repository it refuses "./" paths.
+func fetchLayout(t *testing.T, fx *fixture) {
+	t.Helper()
+	gittest.Run(t, fx.root, "--git-dir", fx.gitDir, "config", "--unset", "core.bare")
+}
+
+// Paths starting "./" cost what `git show C:PATH` prints, as score.py
+// costs them: in the fetch layout git reads them from the top of the
+// tree; in a bare repository it fails, and they cost nothing.
+func TestUnitCostRelativePaths(t *testing.T) {
+	fx := newFixture(t)
+	fetchLayout(t, fx)
+	src := NewSource(fx.root)
+	defer src.Close()
+	sc := &Scorer{Source: src}
+	st := &mss.State{StateID: "s", Repo: "acme/widget", BaseCommit: fx.c1}
+	// Lines 1-2 of the listing: "tree C:./d" (50 bytes with its
+	// newline) and "" (1).
+	listing := (len("tree "+fx.c1+":./d") + 1 + 1 + 3) / 4
+	tests := []struct {
+		path      string
+		wantCost  int
+		wantValid bool
+	}{
+		{"./a.py", 7, true},
+		{".//a.py", 7, true},
+		{"./d/../a.py", 7, true},
+		{"./.hidden/x.py", 2, true},
+		{"./d", listing, true},
+		{"../a.py", 0, false},
+		{"./../a.py", 0, false},
+		{"./nope.py", 0, false},
+	}
+	for _, tc := range tests {
+		u := PredUnit{Path: tc.path, StartLine: 1, EndLine: 2}
+		cost, valid, err := sc.UnitCost(st, u)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if cost != tc.wantCost || valid != tc.wantValid {
+			t.Errorf("fetch layout: UnitCost(%+v) = %d, %v; want %d, %v", u, cost, valid, tc.wantCost, tc.wantValid)
+		}
+	}
+
+	bare := newFixture(t)
+	bsrc := NewSource(bare.root)
+	defer bsrc.Close()
+	bst := &mss.State{StateID: "s", Repo: "acme/widget", BaseCommit: bare.c1}
+	if cost, valid, err := (&Scorer{Source: bsrc}).UnitCost(bst, PredUnit{Path: "./a.py", StartLine: 1, EndLine: 2}); err != nil || cost != 0 || valid {
+		t.Errorf("bare repository: UnitCost(./a.py) = %d, %v, %v; want 0, false", cost, valid, err)
+	}
+}
+
+// oddPaths are predictions whose paths git reads otherwise than a plain
+// path: relative ones, and ones holding "..", which git show may take
+// for a range.
+func oddPaths() []*Prediction {
+	units := []PredUnit{
+		{Path: "./a.py", StartLine: 4, EndLine: 5}, {Path: ".//b.py", StartLine: 1, EndLine: 1},
+		{Path: "../a.py", StartLine: 1, EndLine: 2}, {Path: "./d", StartLine: 1, EndLine: 3},
+		{Path: "..a.py", StartLine: 1, EndLine: 1}, {Path: "a.py..", StartLine: 1, EndLine: 2},
+		{Path: "./a.py", StartLine: 1, EndLine: 2},
+	}
+	return []*Prediction{
+		{StateID: "w-1:before_search", Method: "odd", Units: units},
+		{StateID: "w-3:before_search", Method: "odd", Units: units[1:]},
 	}
 }
 
@@ -203,9 +276,21 @@ func TestAgreesWithScorePy(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not installed")
 	}
-	fx := newFixture(t)
+	for _, layout := range []string{"bare", "fetch"} {
+		t.Run(layout, func(t *testing.T) {
+			fx := newFixture(t)
+			if layout == "fetch" {
+				fetchLayout(t, fx)
+			}
+			agreesWithScorePy(t, py, script, fx)
+		})
+	}
+}
+
+func agreesWithScorePy(t *testing.T, py, script string, fx *fixture) {
 	dir := t.TempDir()
 	states, labels, preds := fixtureCase(fx)
+	preds = append(preds, oddPaths()...)
 	var sv, lv, pv []any
 	for _, s := range states {
 		sv = append(sv, s)

@@ -109,13 +109,18 @@ func (s *Source) Lines(repo, commit, path string) ([][]byte, error) {
 	if err := s.CheckCommit(repo, commit); err != nil {
 		return nil, err
 	}
-	// Git dies on "./" and "../" paths outside a work tree (the mirrors
-	// are bare), so git show fails on them too: no file.
-	if !strings.ContainsAny(path, "\n\r\x00") && !strings.HasPrefix(path, "./") && !strings.HasPrefix(path, "../") {
-		cf, err := s.repo(repo)
-		if err != nil {
-			return nil, err
+	cf, err := s.repo(repo)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.Contains(path, "\x00"):
+		// No git command can be given it (score.py fails on it).
+	case gitShowOnly(path):
+		if lines, err = gitShow(cf.gitDir, commit+":"+path); err != nil {
+			return nil, fmt.Errorf("repository %s: %w", repo, err)
 		}
+	default:
 		rev := commit + ":" + path
 		oid, typ, data, found, err := cf.getOID(rev)
 		if err != nil {
@@ -138,6 +143,31 @@ func (s *Source) Lines(repo, commit, path string) ([][]byte, error) {
 	s.files[key] = lines
 	s.mu.Unlock()
 	return lines, nil
+}
+
+// gitShowOnly says whether `git show C:PATH`, score.py's reading, may read
+// path otherwise than cat-file does: git show resolves a path starting
+// "./" or "../" against a work tree (the current directory, for a git
+// directory without core.bare such as <owner>+<name>/repo; in a bare one
+// it fails), reads "A..B" as a range and "^!", "^@", "^-" after a
+// revision as its parents; and cat-file's line protocol cannot carry a
+// line break.
+func gitShowOnly(path string) bool {
+	return strings.HasPrefix(path, "./") || strings.Contains(path, "..") || strings.ContainsAny(path, "^\n\r")
+}
+
+// gitShow runs `git show REV` as score.py does: its output split on "\n"
+// when git succeeds, nil when it fails.
+func gitShow(gitDir, rev string) ([][]byte, error) {
+	out, err := exec.Command("git", "--git-dir", gitDir, "show", rev).Output()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("git show in %s: %w", gitDir, err)
+	}
+	return bytes.Split(out, []byte("\n")), nil
 }
 
 // Close stops the git processes.

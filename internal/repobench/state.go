@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // maxLine bounds one JSONL line (state cards carry whole issue texts).
@@ -30,6 +33,10 @@ func loadStates(path string) ([]*mss.State, []int, error) {
 	var lines []int
 	seen := map[string]int{}
 	err := eachLine(path, func(lineNo int, line []byte) error {
+		if bytes.Equal(line, []byte("null")) {
+			// encoding/json reads null as an empty card.
+			return &mss.StateError{Source: path, Line: lineNo, Msg: "want a JSON object, got JSON null"}
+		}
 		s, err := mss.ParseState(path, line)
 		if err != nil {
 			var se *mss.StateError
@@ -92,20 +99,129 @@ func eachLine(path string, fn func(lineNo int, line []byte) error) error {
 	return nil
 }
 
-// decodeLine unmarshals one JSON object, naming the offending field when a
-// value has the wrong type.
+// decodeLine unmarshals one JSON object into v (a pointer to a struct),
+// naming the offending field when a value has the wrong type. What
+// encoding/json would take without a word is refused as state cards refuse
+// it: text that is not UTF-8, a key given twice (it keeps the last value),
+// a key that is a field only by folding case ("Units" for "units"), in v's
+// object and in every object within it; and a null where it would read an
+// absent list or number (score.py fails on such a null).
 func decodeLine(line []byte, v any) error {
+	if se := mss.CheckUTF8(line); se != nil {
+		return fieldError(se.Field, se.Msg)
+	}
 	err := json.Unmarshal(line, v)
-	if err == nil {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("want a JSON object, got JSON %s", te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("field %s: got JSON %s, want %s", mss.ElementField(line, te.Field, te.Offset), te.Value, te.Type)
+	case errors.As(err, &se):
+		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, err)
+	default:
+		return err
+	}
+	if bytes.Equal(line, []byte("null")) {
+		return fmt.Errorf("want a JSON object, got JSON null")
+	}
+	if se := mss.CheckKeys(line, jsonkey.Names(v)...); se != nil {
+		return fieldError(se.Field, se.Msg)
+	}
+	// The objects within are looked at one by one only when a key may
+	// fold to a field's name or a null may stand for a list.
+	t := reflect.TypeOf(v)
+	_, _, _, folded := jsonkey.Folded(line, allNames(t))
+	if !folded && !bytes.Contains(line, []byte("null")) {
 		return nil
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Errorf("field %s: got JSON %s, want %s", te.Field, te.Value, te.Type)
+	return checkObject(line, t, "", folded)
+}
+
+// allNames lists the JSON keys of t's struct and of every struct within.
+func allNames(t reflect.Type) []string {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return allNames(t.Elem())
+	case reflect.Struct:
+	default:
+		return nil
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, err)
+	names := jsonkey.Names(reflect.New(t).Interface())
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() {
+			names = append(names, allNames(f.Type)...)
+		}
 	}
-	return err
+	return names
+}
+
+// checkObject refuses a null for a list or pointer field (encoding/json
+// would read it as absent) in the object data holds and in each object
+// within it; with keys, it runs mss.CheckKeys, the state cards' check, on
+// each of them with the keys of its struct t as its fields. field is
+// data's place in the line ("" for the line itself).
+func checkObject(data []byte, t reflect.Type, field string, keys bool) error {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return checkObject(data, t.Elem(), field, keys)
+	case reflect.Slice, reflect.Array:
+		var elems []json.RawMessage
+		json.Unmarshal(data, &elems) // it decoded into t: a list or null
+		for i, e := range elems {
+			if err := checkObject(e, t.Elem(), fmt.Sprintf("%s[%d]", field, i), keys); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil || obj == nil {
+		return nil
+	}
+	if keys {
+		if se := mss.CheckKeys(data, jsonkey.Names(reflect.New(t).Interface())...); se != nil {
+			return fieldError(joinField(field, se.Field), se.Msg)
+		}
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		raw, ok := obj[name]
+		if !ok || !f.IsExported() {
+			continue
+		}
+		if k := f.Type.Kind(); string(raw) == "null" && (k == reflect.Pointer || k == reflect.Slice || k == reflect.Map) {
+			return fieldError(joinField(field, name), "null; want a value")
+		}
+		if err := checkObject(raw, f.Type, joinField(field, name), keys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func joinField(parent, field string) string {
+	switch {
+	case parent == "":
+		return field
+	case field == "":
+		return parent
+	}
+	return parent + "." + field
+}
+
+func fieldError(field, msg string) error {
+	if field == "" {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("field %s: %s", field, msg)
 }
