@@ -124,6 +124,9 @@ the budget, and a group is covered when a unit on its path overlaps one of
 its changed line ranges. The output is score.py's, figure for figure.`,
 		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkBudgets(budgets); err != nil {
+				return err
+			}
 			_, scores, err := f.scoreFiles(cmd.ErrOrStderr(), preds)
 			if err != nil {
 				return err
@@ -158,6 +161,20 @@ func onlyMethod(w io.Writer, f *trackFiles, l *repobench.Track, path string) (*r
 		return nil, fmt.Errorf("%s: holds predictions of %d methods (%s); compare takes one method a file", path, len(ms), strings.Join(ms, ", "))
 	}
 	m := ps.Methods()[0]
+	// Compare pairs the two answers of each state: a state the file has
+	// no answer for would score zero and count as a win or a loss.
+	n, first := 0, ""
+	for _, st := range l.States {
+		if ps.ByMethod[m][st.StateID] == nil {
+			if n == 0 {
+				first = st.StateID
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		return nil, fmt.Errorf("%s: no prediction for %d of the %d states of %s (first: %s); a paired comparison needs both answers", path, n, len(l.States), f.states, first)
+	}
 	return f.scorer(l.Source).ScoreMethod(m, l.States, l.Labels, ps.ByMethod[m])
 }
 

@@ -165,6 +165,8 @@ func TestBenchBadInput(t *testing.T) {
 	benchWrite(t, noMirror, `{"state_id":"w-1:before_search","repo":"acme/gizmo","base_commit":"`+fx.commit+`","state_type":"before_search","issue":"x"}`+"\n")
 	noCommit := filepath.Join(fx.dir, "no-commit.jsonl")
 	benchWrite(t, noCommit, `{"state_id":"w-1:before_search","repo":"acme/widget","base_commit":"0123456789abcdef0123456789abcdef01234567","state_type":"before_search","issue":"x"}`+"\n")
+	partial := filepath.Join(fx.dir, "partial.jsonl")
+	benchWrite(t, partial, `{"state_id":"w-1:before_search","method":"partial","units":[]}`+"\n")
 	noRepo := filepath.Join(fx.dir, "no-repo.jsonl")
 	states, _ := os.ReadFile(fx.states)
 	benchWrite(t, noRepo, strings.Replace(string(states), `"repo":"acme/widget"`, `"repo":"acme/gadget"`, 1))
@@ -190,6 +192,12 @@ func TestBenchBadInput(t *testing.T) {
 			[]string{"--budget -1: want a positive number of tokens"}},
 		{"zero budget", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", fx.bm25, "--method", fx.other, "--budget", "0"},
 			[]string{"--budget 0: want a positive number of tokens"}},
+		// A paired comparison needs both answers for every state: a
+		// missing one is not a zero to win or lose against.
+		{"method lacks a state", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", fx.bm25, "--method", partial},
+			[]string{"partial.jsonl: no prediction for 1 of the 2 states", "(first: w-1:after_file_inspection)"}},
+		{"baseline lacks a state", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", partial, "--method", fx.other},
+			[]string{"partial.jsonl: no prediction for 1 of the 2 states", "(first: w-1:after_file_inspection)"}},
 		{"no draws", newBenchCompareCmd, []string{"--states", fx.states, "--labels", fx.labels, "--baseline", fx.bm25, "--method", fx.other, "--draws", "0"},
 			[]string{"--draws 0: want a positive number"}},
 		{"no workers", newBenchRepoCmd, []string{"--states", fx.states, "--output", filepath.Join(fx.dir, "never.jsonl"), "--concurrency", "0"},
@@ -201,6 +209,19 @@ func TestBenchBadInput(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: got error %v, want it to contain %q", tc.name, err, w)
 			}
+		}
+	}
+}
+
+// A budget the curve cannot use is refused before anything is scored or
+// printed.
+func TestBenchScoreChecksBudgetsFirst(t *testing.T) {
+	fx := newBenchFixture(t)
+	for _, b := range []string{"0", "-5", "2048,0"} {
+		out, _, err := runBench(t, newBenchScoreCmd, "--states", fx.states, "--labels", fx.labels,
+			"--mirror-root", fx.root, "--predictions", fx.bm25, "--budgets", b)
+		if err == nil || !strings.Contains(err.Error(), "want a positive budget") || out != "" {
+			t.Errorf("--budgets %s: error %v, output %q; want the budget refused and nothing printed", b, err, out)
 		}
 	}
 }

@@ -10,10 +10,24 @@ import (
 	"github.com/missingcomplement/mss/internal/repobench"
 )
 
+// checkBudgets refuses a budget of the curve that scores nothing; the
+// command checks it before it scores or prints anything.
+func checkBudgets(budgets []int) error {
+	for _, b := range budgets {
+		if b <= 0 {
+			return fmt.Errorf("--budgets %d: want a positive budget", b)
+		}
+	}
+	return nil
+}
+
 // budgetCurve prints every method's complete@5, overall and on states with
 // two or more groups, at each budget: a method that covers as much with
 // fewer tokens is better. Each figure is score.py's C@5 at --budget B.
 func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []int) error {
+	if err := checkBudgets(budgets); err != nil {
+		return err
+	}
 	l, err := f.load()
 	if err != nil {
 		return err
@@ -26,9 +40,6 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 	type row struct{ all, two []float64 }
 	rows := map[string]*row{}
 	for _, b := range budgets {
-		if b <= 0 {
-			return fmt.Errorf("--budgets %d: want a positive budget", b)
-		}
 		sc := &repobench.Scorer{Source: l.Source, Ks: []int{5}, Budget: b}
 		scores, err := sc.Score(l.States, l.Labels, ps)
 		if err != nil {

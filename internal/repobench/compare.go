@@ -39,10 +39,26 @@ type PairedRow struct {
 
 // PairRows lines up two methods' per-state figures for metric, overall and
 // per stratum (in sorted stratum order after "all"). Both scores must cover
-// the same states file.
+// the same states file, each with a prediction for every state.
 func PairRows(base, method *MethodScore, metric string) (strata []string, rows map[string][]PairedRow, err error) {
 	if len(base.States) != len(method.States) {
 		return nil, nil, fmt.Errorf("%s and %s were scored on different states", base.Method, method.Method)
+	}
+	// A state without a prediction scores zero, which is no answer to
+	// pair: it would count as a win or a loss.
+	for _, ms := range []*MethodScore{base, method} {
+		n, first := 0, ""
+		for i := range ms.States {
+			if ms.States[i].Missing {
+				if n == 0 {
+					first = ms.States[i].StateID
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			return nil, nil, fmt.Errorf("%s has no prediction for %d of %d states (first: %s); a paired comparison needs both answers", ms.Method, n, len(ms.States), first)
+		}
 	}
 	rows = map[string][]PairedRow{}
 	for i := range base.States {

@@ -67,6 +67,15 @@ func TestCompare(t *testing.T) {
 	if _, err := Compare(base, method, "complete@8", 0, 1); err == nil || !strings.Contains(err.Error(), `metric "complete@8" not scored`) {
 		t.Errorf("unscored metric: got %v", err)
 	}
+	// A state one side has no prediction for is no figure to pair.
+	gap := scoreOf("partial", append([]StateScore(nil), method.States...))
+	gap.States[2].Missing, gap.States[3].Missing = true, true
+	if _, err := Compare(base, gap, "complete@5", 0, 1); err == nil || !strings.Contains(err.Error(), "partial has no prediction for 2 of 4 states (first: c)") {
+		t.Errorf("missing predictions: got %v", err)
+	}
+	if _, err := Compare(gap, method, "complete@5", 0, 1); err == nil || !strings.Contains(err.Error(), "partial has no prediction for 2 of 4 states (first: c)") {
+		t.Errorf("missing baseline predictions: got %v", err)
+	}
 	method.States = method.States[:3]
 	if _, err := Compare(base, method, "complete@5", 0, 1); err == nil || !strings.Contains(err.Error(), "different states") {
 		t.Errorf("different states: got %v", err)
