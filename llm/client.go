@@ -221,6 +221,14 @@ type Client struct {
 }
 
 // New builds a client. cache and lim may be nil.
+// endpointClient follows no redirect: a redirect would carry the request
+// (the state, the source, and an api-key header, which Go keeps across
+// hosts) to an endpoint the configuration does not name. The 3xx answer
+// is an error that names where it points (apiError).
+var endpointClient = &http.Client{
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
 func New(cfg Config, cache *Cache, lim *Limiter) (*Client, error) {
 	cfg.setDefaults()
 	if cfg.Model == "" {
@@ -242,7 +250,7 @@ func New(cfg Config, cache *Cache, lim *Limiter) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = endpointClient
 	}
 	c := &Client{cfg: cfg, http: hc, cache: cache, lim: lim, red: red, url: u, Sleep: sleepCtx}
 	c.shape = Shape{TokenField: cfg.MaxTokensField, Mode: cfg.Mode}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -358,5 +359,35 @@ func TestRetryAfterBounded(t *testing.T) {
 		if got := retryAfter(h); got != tc.want {
 			t.Errorf("%s: %s gives %v, want %v", tc.key, tc.val, got, tc.want)
 		}
+	}
+}
+
+// TestRedirectNotFollowed: an endpoint that redirects elsewhere is an
+// error naming where it points; the request (and an api-key header, which
+// Go keeps across hosts) never reaches the other host.
+func TestRedirectNotFollowed(t *testing.T) {
+	var reached atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"choices":[{"message":{"content":"{\"id\":\"a\"}"}}]}`)
+	}))
+	defer other.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer first.Close()
+	for _, auth := range []string{AuthBearer, AuthAPIKey} {
+		c, err := New(Config{BaseURL: first.URL + "/v1", APIKey: testKey, Model: "m1", Auth: auth, Retries: 2}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Complete(context.Background(), request())
+		if err == nil || !strings.Contains(err.Error(), "redirected to "+other.URL) || strings.Contains(err.Error(), testKey) {
+			t.Errorf("auth %s: %v, want an error naming the redirect", auth, err)
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the other host was reached %d times", n)
 	}
 }

@@ -88,6 +88,9 @@ func apiError(resp *http.Response, body []byte) *APIError {
 	if e.Message == "" {
 		e.Message = string(body)
 	}
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+		e.Message = "redirected to " + RedactURL(loc) + "; redirects are not followed: set the base URL to the endpoint itself"
+	}
 	e.Message = oneLine(e.Message, 500)
 	return e
 }
