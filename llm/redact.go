@@ -132,8 +132,18 @@ func NewRedactor(key, baseURL string) *Redactor {
 		add(s)
 		add(url.QueryEscape(s))
 		add(url.PathEscape(s))
-		add(base64.StdEncoding.EncodeToString([]byte(s)))
-		add(base64.RawURLEncoding.EncodeToString([]byte(s)))
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawURLEncoding} {
+			add(enc.EncodeToString([]byte(s)))
+			// Inside a longer base64 text ("Authorization: Bearer
+			// KEY" encoded), s starts at any of three byte offsets: the
+			// characters that only s's bytes determine, at each.
+			for off := range 3 {
+				e := enc.EncodeToString(append(make([]byte, off), s...))
+				if start := min(off, 1) * 4; len(e) > start+4 {
+					add(e[start : len(e)-4])
+				}
+			}
+		}
 	}
 	var plain []string
 	addPlain := func(s string) {
@@ -288,20 +298,29 @@ func unescape(s string) (string, []int) {
 				i += 2
 				continue
 			}
-		case s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u':
-			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
-				n, _ := b.WriteRune(rune(v))
-				for range n {
-					at = append(at, i)
+		case s[i] == '\\':
+			// A JSON escape, or one escaped again (a JSON string inside
+			// a JSON string: \\u002d), at any depth.
+			j := i
+			for j < len(s) && s[j] == '\\' {
+				j++
+			}
+			if j+4 < len(s) && s[j] == 'u' {
+				if v, err := strconv.ParseUint(s[j+1:j+5], 16, 16); err == nil {
+					n, _ := b.WriteRune(rune(v))
+					for range n {
+						at = append(at, i)
+					}
+					i = j + 4
+					continue
 				}
-				i += 5
+			}
+			if j < len(s) && s[j] == '/' {
+				b.WriteByte('/')
+				at = append(at, i)
+				i = j
 				continue
 			}
-		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '/':
-			b.WriteByte('/')
-			at = append(at, i)
-			i++
-			continue
 		}
 		b.WriteByte(s[i])
 		at = append(at, i)

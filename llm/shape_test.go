@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -156,9 +157,20 @@ func TestRedactEchoes(t *testing.T) {
 		`{"m":"a\nsk-secret-abcdef12"}`:            `{"m":"a\n[redacted]"}`,
 		"masked sk-secr**********3456 stays":       "masked sk-secr**********3456 stays",
 		"plain text with 50% of 100%2 and \\u00zz": "plain text with 50% of 100%2 and \\u00zz",
+		// A JSON string inside a JSON string escapes its escapes.
+		`{"content":"{\"covers\":\"Bearer sk\\u002dsecret\\u002dabcdef123456\"}"}`: `{"content":"{\"covers\":\"Bearer [redacted]\"}"}`,
 	} {
 		if got := r.Redact(in); got != want {
 			t.Errorf("Redact(%s) = %s, want %s", in, got, want)
+		}
+	}
+	// The key inside a longer base64 text, at each of its three offsets.
+	for _, prefix := range []string{"Authorization: Bearer ", "Bearer ", "x: "} {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawURLEncoding} {
+			b := enc.EncodeToString([]byte(prefix + key + " and more"))
+			if got := r.Redact("echo " + b); !strings.Contains(got, Redacted) {
+				t.Errorf("base64 of %q: %s kept", prefix+key, got)
+			}
 		}
 	}
 	// A short key (a local server's placeholder) is matched by 8
