@@ -100,8 +100,10 @@ func cardsOf(rs []ranked, origin string) []card {
 // Result.Fallback names the stage and the cause, the trace has a
 // "fallback" step, and Usage.Fallbacks counts it.
 func (b *base) fallback(ctx context.Context, req *mss.Request, ac *accounting, cause error) (*mss.Result, error) {
-	if b.cfg.Fallback == "" || b.cfg.Fallback == "none" || ctx.Err() != nil {
-		// A cancelled request is not a stage failure: stop, do not fall back.
+	if b.cfg.Fallback == "" || b.cfg.Fallback == "none" || ctx.Err() != nil || errors.Is(cause, llm.ErrCacheMiss) {
+		// A cancelled request is not a stage failure: stop, do not fall
+		// back. Nor is a call a cache-only run has no answer for: a
+		// replay that misses is an error, not other units.
 		return nil, fmt.Errorf("%s: %w", b.name, cause)
 	}
 	b.fbOnce.Do(func() {

@@ -351,17 +351,20 @@ func TestCacheReplayByteForByte(t *testing.T) {
 	if n != 3 {
 		t.Errorf("%d calls in the first run, want 3", n)
 	}
-	// A request the cache has not seen fails clearly.
-	replay["fallback"] = "none"
-	ctl, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: replay})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unseen := request(40)
-	unseen.State.InformationNeed = "something else"
-	_, err = ctl.Select(context.Background(), unseen)
-	if err == nil || !strings.Contains(err.Error(), "cache-only") || !strings.Contains(err.Error(), "not in cache") {
-		t.Errorf("miss err = %v", err)
+	// A request the cache has not seen fails clearly, whatever the
+	// fallback: a replay that misses gives no other units.
+	for _, fb := range []string{"none", "complement"} {
+		replay["fallback"] = fb
+		ctl, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: replay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unseen := request(40)
+		unseen.State.InformationNeed = "something else"
+		res, err := ctl.Select(context.Background(), unseen)
+		if err == nil || !strings.Contains(err.Error(), "cache-only") || !strings.Contains(err.Error(), "not in cache") {
+			t.Errorf("fallback %s: miss err = %v, result %+v", fb, err, res)
+		}
 	}
 	// No file of the cache holds the key; entries are complete JSON.
 	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
