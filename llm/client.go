@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -598,4 +600,23 @@ func CanonicalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(w)
+}
+
+// ParseDuration reads a wait or a timeout from a setting or the
+// environment: it accepts Go durations ("90s", "1m") and bare seconds ("90").
+// NaN, infinite, negative and overflowing seconds are refused.
+func ParseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		ns := n * float64(time.Second)
+		if !(ns >= 0 && ns < float64(math.MaxInt64)) { // NaN and ±Inf too
+			return 0, fmt.Errorf("%q is not a duration from 0 to %v (e.g. 90s)", v, time.Duration(math.MaxInt64))
+		}
+		return time.Duration(ns), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration (e.g. 90s)", v)
+	}
+	return d, nil
 }

@@ -35,10 +35,17 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		return nil, fmt.Errorf("llm: embeddings %s: got %d vectors for %d inputs", c.cfg.Model, len(res.Data), len(texts))
 	}
 	out := make([][]float32, len(texts))
+	seen := make([]bool, len(texts))
 	for _, d := range res.Data {
-		if d.Index < 0 || d.Index >= len(texts) || out[d.Index] != nil {
-			return nil, fmt.Errorf("llm: embeddings %s: vector index %d out of range or repeated", c.cfg.Model, d.Index)
+		switch {
+		case d.Index < 0 || d.Index >= len(texts):
+			return nil, fmt.Errorf("llm: embeddings %s: vector index %d out of range [0,%d)", c.cfg.Model, d.Index, len(texts))
+		case seen[d.Index]:
+			return nil, fmt.Errorf("llm: embeddings %s: vector index %d repeated", c.cfg.Model, d.Index)
+		case len(d.Embedding) == 0:
+			return nil, fmt.Errorf("llm: embeddings %s: vector index %d is null or empty", c.cfg.Model, d.Index)
 		}
+		seen[d.Index] = true
 		out[d.Index] = d.Embedding
 	}
 	return out, nil

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/missingcomplement/mss/internal/textcut"
 	"github.com/missingcomplement/mss/llm"
@@ -16,12 +19,21 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// Environment variables of the optional embedding view.
+// Environment variables of the optional embedding view. The call settings
+// (timeout, retries, backoff) fall back to the chat stages' MSS_LLM_TIMEOUT,
+// MSS_LLM_RETRIES, MSS_LLM_BACKOFF and MSS_LLM_BACKOFF_MAX.
 const (
-	EnvEmbedBaseURL = "MSS_EMBED_BASE_URL"
-	EnvEmbedModel   = "MSS_EMBED_MODEL"
-	EnvEmbedAPIKey  = "MSS_EMBED_API_KEY"
+	EnvEmbedBaseURL    = "MSS_EMBED_BASE_URL"
+	EnvEmbedModel      = "MSS_EMBED_MODEL"
+	EnvEmbedAPIKey     = "MSS_EMBED_API_KEY"
+	EnvEmbedTimeout    = "MSS_EMBED_TIMEOUT"
+	EnvEmbedRetries    = "MSS_EMBED_RETRIES"
+	EnvEmbedBackoff    = "MSS_EMBED_BACKOFF"
+	EnvEmbedBackoffMax = "MSS_EMBED_BACKOFF_MAX"
 )
+
+// embedRetries is the embedder's default number of extra attempts.
+const embedRetries = 2
 
 // Embedding limits: texts are cut to embedMaxChars (units are embedded
 // for ranking only, never delivered cut) and sent embedBatch at a time.
@@ -43,20 +55,74 @@ type OpenAIEmbedder struct {
 // NewOpenAIEmbedder builds an embedder for baseURL and model; apiKey may be
 // empty for local servers that do not check it.
 func NewOpenAIEmbedder(baseURL, model, apiKey string) *OpenAIEmbedder {
-	c, err := llm.New(llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Retries: 2}, nil, nil)
-	return &OpenAIEmbedder{client: c, err: err, model: model, base: baseURL}
+	return newOpenAIEmbedder(llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Retries: embedRetries})
+}
+
+func newOpenAIEmbedder(cfg llm.Config) *OpenAIEmbedder {
+	c, err := llm.New(cfg, nil, nil)
+	return &OpenAIEmbedder{client: c, err: err, model: cfg.Model, base: cfg.BaseURL}
 }
 
 // NewEmbedderFromEnv returns the embedder named by MSS_EMBED_BASE_URL and
 // MSS_EMBED_MODEL (key from MSS_EMBED_API_KEY), or nil when either is unset.
+// Its per-attempt timeout, retries and backoff come from MSS_EMBED_TIMEOUT,
+// MSS_EMBED_RETRIES, MSS_EMBED_BACKOFF and MSS_EMBED_BACKOFF_MAX, each
+// falling back to its MSS_LLM_* counterpart; a bad value is reported by the
+// first Embed, before any call.
 func NewEmbedderFromEnv() Embedder {
 	base, model := os.Getenv(EnvEmbedBaseURL), os.Getenv(EnvEmbedModel)
 	if base == "" || model == "" {
 		return nil
 	}
-	o := NewOpenAIEmbedder(base, model, os.Getenv(EnvEmbedAPIKey))
+	cfg := llm.Config{BaseURL: base, APIKey: os.Getenv(EnvEmbedAPIKey), Model: model, Retries: embedRetries}
+	var o *OpenAIEmbedder
+	if err := embedCallsFromEnv(&cfg); err != nil {
+		o = &OpenAIEmbedder{err: err, model: model, base: base}
+	} else {
+		o = newOpenAIEmbedder(cfg)
+	}
 	o.env = true
 	return o
+}
+
+// embedCallsFromEnv sets cfg's timeout, retries and backoff from the
+// environment, read and checked as the chat stages' (semantic.ParseConfig).
+func embedCallsFromEnv(cfg *llm.Config) error {
+	get := func(name, fallback string) (val, from string) {
+		for _, n := range []string{name, fallback} {
+			if v := os.Getenv(n); v != "" {
+				return v, n
+			}
+		}
+		return "", ""
+	}
+	for _, d := range []struct {
+		dst            *time.Duration
+		name, fallback string
+	}{
+		{&cfg.Timeout, EnvEmbedTimeout, "MSS_LLM_TIMEOUT"},
+		{&cfg.Backoff, EnvEmbedBackoff, "MSS_LLM_BACKOFF"},
+		{&cfg.BackoffMax, EnvEmbedBackoffMax, "MSS_LLM_BACKOFF_MAX"},
+	} {
+		if v, from := get(d.name, d.fallback); from != "" {
+			t, err := llm.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("environment variable %s: %w", from, err)
+			}
+			*d.dst = t
+		}
+	}
+	if v, from := get(EnvEmbedRetries, "MSS_LLM_RETRIES"); from != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return fmt.Errorf("environment variable %s: %q is not an integer >= 0", from, v)
+		}
+		cfg.Retries = n
+		if n == 0 {
+			cfg.Retries = -1 // explicitly none
+		}
+	}
+	return nil
 }
 
 // fail is err as Embed reports it: the endpoint (redacted) and model it
@@ -129,6 +195,12 @@ func (e *Engine) embeddingView(ctx context.Context, q *query) ([]hit, error) {
 		if err != nil {
 			ix.err = err
 			return
+		}
+		for k, i := range live {
+			if len(vecs[k]) == 0 {
+				ix.err = fmt.Errorf("no vector for unit %s", e.unitAt(i).ID)
+				return
+			}
 		}
 		ix.vecs = make([][]float32, len(texts))
 		for k, i := range live {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -228,7 +227,7 @@ func ParseConfig(opts mss.MethodOptions) (*Config, error) {
 	}
 	dur := func(dst *time.Duration, pairs ...[2]string) {
 		if v, from := l.get(pairs...); from != "" {
-			d, err := parseDuration(v)
+			d, err := llm.ParseDuration(v)
 			if err != nil {
 				fail(from, "%v", err)
 				return
@@ -404,24 +403,6 @@ func known(k string) bool {
 		}
 	}
 	return false
-}
-
-// parseDuration accepts Go durations ("90s", "1m") and bare seconds ("90").
-// NaN, infinite, negative and overflowing seconds are refused.
-func parseDuration(v string) (time.Duration, error) {
-	v = strings.TrimSpace(v)
-	if n, err := strconv.ParseFloat(v, 64); err == nil {
-		ns := n * float64(time.Second)
-		if !(ns >= 0 && ns < float64(math.MaxInt64)) { // NaN and ±Inf too
-			return 0, fmt.Errorf("%q is not a duration from 0 to %v (e.g. 90s)", v, time.Duration(math.MaxInt64))
-		}
-		return time.Duration(ns), nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not a duration (e.g. 90s)", v)
-	}
-	return d, nil
 }
 
 func sortedKeys(m map[string]string) []string {
