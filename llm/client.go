@@ -455,7 +455,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("llm: %s: %w", c.cfg.Model, ctx.Err())
 			}
-			return nil, fmt.Errorf("llm: %s after %d attempt(s): %s", c.cfg.Model, attempts, c.red.Redact(err.Error()))
+			return nil, &CallError{Model: c.cfg.Model, Attempts: attempts, Detail: c.red.Redact(err.Error())}
 		}
 		// Whatever the endpoint echoed (a header, the key in a message)
 		// is scrubbed before it is parsed, cached or returned.
@@ -600,6 +600,18 @@ func CanonicalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(w)
+}
+
+// CallError is a call the endpoint did not answer, after Attempts HTTP
+// attempts; Detail is the last failure, redacted.
+type CallError struct {
+	Model    string
+	Attempts int
+	Detail   string
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("llm: %s after %d attempt(s): %s", e.Model, e.Attempts, e.Detail)
 }
 
 // ParseDuration reads a wait or a timeout from a setting or the

@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -113,6 +114,9 @@ func checkStage(ctx context.Context, sc *stageCall) StageCheck {
 	if err != nil {
 		r.Shape = sc.client.Shape()
 		r.Problem = err.Error()
+		if ce := (*llm.CallError)(nil); errors.As(err, &ce) {
+			r.Attempts = ce.Attempts
+		}
 		return r
 	}
 	r.Shape, r.Adjustments, r.Attempts = resp.Shape, resp.Adjustments, resp.Attempts

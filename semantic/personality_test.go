@@ -115,6 +115,9 @@ func TestPersonalities(t *testing.T) {
 				if c.Valid != tc.checkValid {
 					t.Errorf("stage %s valid = %v, want %v:\n%s", c.Stage, c.Valid, tc.checkValid, report)
 				}
+				if strings.Contains(c.Problem, " attempt(s)") && c.Attempts == 0 {
+					t.Errorf("stage %s failed after attempts it does not count: %q", c.Stage, c.Problem)
+				}
 				if tc.checkValid && string(c.Shape.Mode) != tc.format {
 					t.Errorf("stage %s format %s, want %s", c.Stage, c.Shape.Mode, tc.format)
 				}
