@@ -536,7 +536,7 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 		return nil, err
 	}
 	var unnamable []string
-	resp.Units, unnamable = dropUnnamable(resp.Units)
+	resp.Units, unnamable = DropUnnamable(resp.Units)
 	resp.Warnings = append(resp.Warnings, unnamable...)
 	if !req.Trace {
 		resp.Trace = nil

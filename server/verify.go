@@ -19,9 +19,9 @@ import (
 // Quote makes a path safe for one line of text output (render.Name).
 func Quote(p string) string { return render.Name(p) }
 
-// errNotUTF8 refuses a unit whose path JSON cannot carry faithfully:
+// ErrPathNotUTF8 refuses a unit whose path JSON cannot carry faithfully:
 // encoding/json would replace its bytes with U+FFFD and name another file.
-var errNotUTF8 = errors.New("its path is not UTF-8, so no answer can name it faithfully")
+var ErrPathNotUTF8 = errors.New("its path is not UTF-8, so no answer can name it faithfully")
 
 // verifyUnits checks units against their files, read through the
 // repository root (pipeline.Verify over pipeline.TreeFiles, the check every
@@ -29,7 +29,7 @@ var errNotUTF8 = errors.New("its path is not UTF-8, so no answer can name it fai
 // longer holds, or that cannot be read inside the root, is left out with a
 // warning naming it.
 func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string) {
-	units, warn := dropUnnamable(units)
+	units, warn := DropUnnamable(units)
 	where := make(map[string]mss.Unit, len(units))
 	for _, u := range units {
 		where[u.ID] = u
@@ -46,13 +46,15 @@ func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string) {
 	return keep, warn
 }
 
-// dropUnnamable leaves out units whose path is not UTF-8, with a warning.
-func dropUnnamable(units []mss.Unit) ([]mss.Unit, []string) {
+// DropUnnamable leaves out units whose path is not UTF-8, with a warning:
+// a JSON answer cannot name them faithfully (U+FFFD would name another
+// file).
+func DropUnnamable(units []mss.Unit) ([]mss.Unit, []string) {
 	var warn []string
 	keep := units[:0]
 	for _, u := range units {
 		if !utf8.ValidString(u.Path) {
-			warn = append(warn, fmt.Sprintf("%s:%d-%d left out: %v", Quote(u.Path), u.StartLine, u.EndLine, errNotUTF8))
+			warn = append(warn, fmt.Sprintf("%s:%d-%d left out: %v", Quote(u.Path), u.StartLine, u.EndLine, ErrPathNotUTF8))
 			continue
 		}
 		keep = append(keep, u)

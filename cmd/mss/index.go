@@ -22,6 +22,7 @@ import (
 	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/segment"
+	"github.com/missingcomplement/mss/server"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -173,6 +174,10 @@ func newIndexLsCmd() *cobra.Command {
 			}
 			rows := []row{}
 			for _, f := range files {
+				if asJSON && !utf8.ValidString(f.Path) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "mss: warning: %s left out: %v\n", displayPath(f.Path), server.ErrPathNotUTF8)
+					continue
+				}
 				r := row{File: f}
 				if f.Units == 0 {
 					r.Skipped = index.SkipReason(f.Status)
@@ -194,14 +199,7 @@ func newIndexLsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "PATH\tLANGUAGE\tUNITS\tSTATUS")
 			for _, r := range rows {
-				status := r.Status
-				switch {
-				case r.Skipped == "empty":
-					status = "empty"
-				case r.Skipped != "" && !strings.HasPrefix(r.Status, r.Skipped):
-					status = r.Skipped + ": " + r.Status
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", displayPath(r.Path), languageName(r.Language), r.Units, displayPath(status))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", displayPath(r.Path), languageName(r.Language), r.Units, displayPath(fileStatus(r.File)))
 			}
 			return tw.Flush()
 		},
@@ -243,13 +241,16 @@ func newIndexShowCmd() *cobra.Command {
 				}
 				for _, f := range files {
 					if f.Path == path {
-						return fmt.Errorf("%s has no units: %s", displayPath(path), displayPath(f.Status))
+						return fmt.Errorf("%s has no units: %s", displayPath(path), displayPath(fileStatus(f)))
 					}
 				}
 				return fmt.Errorf("%s is not in the index %s", displayPath(path), displayPath(db))
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
+				if !utf8.ValidString(path) {
+					return fmt.Errorf("%s: --json: %v; the text output names it", displayPath(path), server.ErrPathNotUTF8)
+				}
 				if !content {
 					for i := range units {
 						units[i].Content = ""
@@ -460,4 +461,19 @@ func countsLine(counts map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// fileStatus is what ls and show say of a file: its status, or for a file
+// without units why it has none (an empty file is "empty", not "parsed").
+func fileStatus(f index.File) string {
+	if f.Units > 0 {
+		return f.Status
+	}
+	switch skipped := index.SkipReason(f.Status); {
+	case skipped == "empty":
+		return "empty"
+	case !strings.HasPrefix(f.Status, skipped):
+		return skipped + ": " + f.Status
+	}
+	return f.Status
 }

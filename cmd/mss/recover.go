@@ -14,6 +14,7 @@ import (
 	"github.com/missingcomplement/mss/internal/cliargs"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/render"
+	"github.com/missingcomplement/mss/server"
 	"github.com/spf13/cobra"
 )
 
@@ -125,6 +126,11 @@ an embedding view through an OpenAI-compatible endpoint.`,
 			warnFallback(cmd.ErrOrStderr(), res)
 			out := cmd.OutOrStdout()
 			if asJSON {
+				var unnamable []string
+				res.Units, unnamable = server.DropUnnamable(res.Units)
+				for _, w := range unnamable {
+					fmt.Fprintln(cmd.ErrOrStderr(), "mss: warning:", w)
+				}
 				return writeRecoverJSON(out, res)
 			}
 			if len(res.Units) == 0 {

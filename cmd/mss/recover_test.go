@@ -392,3 +392,36 @@ func TestRecoverSaysIndexRepaired(t *testing.T) {
 		t.Errorf("over a damaged index: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr)
 	}
 }
+
+// A file whose name is not UTF-8 cannot be named in JSON (U+FFFD would
+// name another file): recover --json and index ls --json leave it out
+// with a warning, index show --json refuses it, and the text outputs
+// name it quoted. An empty file is "empty" to ls and show alike.
+func TestJSONLeavesOutNamesNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	bad := "lat\xe9.py"
+	gittest.WriteTree(t, dir, map[string]string{bad: "def parse_config(text):\n    return text.split('=')\n", "e.py": ""})
+	out, stderr, err := runRecover(t, `{"issue": "parse_config fails"}`, "--repo", dir, "--state", "-", "--json")
+	if err != nil {
+		t.Fatalf("recover: %v\n%s", err, stderr)
+	}
+	if strings.Contains(out, "lat") || !strings.Contains(stderr, `"lat\xe9.py":1-2 left out: its path is not UTF-8`) {
+		t.Errorf("recover --json: stdout %s\nstderr %s\nwant the unit left out with a warning", out, stderr)
+	}
+	out, stderr, err = runCmd(t, newIndexLsCmd(), "", "--repo", dir, "--json")
+	if err != nil || strings.Contains(out, "lat") || !strings.Contains(stderr, `"lat\xe9.py" left out`) {
+		t.Errorf("ls --json: %v\nstdout %s\nstderr %s", err, out, stderr)
+	}
+	if _, _, err := runCmd(t, newIndexShowCmd(), "", "--repo", dir, "--json", bad); err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("show --json of a name not UTF-8: %v, want a refusal", err)
+	}
+	if out, _, err := runCmd(t, newIndexShowCmd(), "", "--repo", dir, bad); err != nil || !strings.Contains(out, "parse_config") {
+		t.Errorf("show: %v\n%s", err, out)
+	}
+	if _, _, err := runCmd(t, newIndexShowCmd(), "", "--repo", dir, "e.py"); err == nil || !strings.HasSuffix(err.Error(), "e.py has no units: empty") {
+		t.Errorf("show of an empty file: %v, want it called empty", err)
+	}
+	if out, _, err := runCmd(t, newIndexLsCmd(), "", "--repo", dir); err != nil || !strings.Contains(out, "empty") {
+		t.Errorf("ls: %v\n%s", err, out)
+	}
+}
