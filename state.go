@@ -90,6 +90,10 @@ func ParseState(source string, data []byte) (*State, error) {
 		}
 		return nil, &StateError{Source: source, Msg: what + "; want one JSON object"}
 	}
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		// encoding/json reads null as an empty card.
+		return nil, &StateError{Source: source, Line: lineAt(data, int64(bytes.Index(data, []byte("null")))), Msg: "want a JSON object, got JSON null"}
+	}
 	if err := CheckUTF8(data); err != nil {
 		err.Source = source
 		return nil, err
@@ -104,11 +108,9 @@ func ParseState(source string, data []byte) (*State, error) {
 		case errors.As(err, &syn):
 			return nil, &StateError{Source: source, Line: lineAt(data, syn.Offset), Msg: syn.Error()}
 		case errors.As(err, &typ):
-			field := typ.Field
-			if field == "" {
-				return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Msg: fmt.Sprintf("want a JSON object, got JSON %s", typ.Value)}
-			}
-			return nil, &StateError{Source: source, Line: lineAt(data, typ.Offset), Field: ElementField(data, field, typ.Offset), Msg: fmt.Sprintf("want %v, got JSON %s", typ.Type, typ.Value)}
+			se := TypeError(data, typ)
+			se.Source = source
+			return nil, se
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, &StateError{Source: source, Line: lineAt(data, int64(len(data))), Msg: "unexpected end of JSON"}
 		}
@@ -221,6 +223,17 @@ func (e *StateError) Locate(data []byte) {
 			return
 		}
 	}
+}
+
+// TypeError is typ, a value of the wrong type met decoding data, as a
+// StateError naming its line and, by its element, its field
+// (ElementField).
+func TypeError(data []byte, typ *json.UnmarshalTypeError) *StateError {
+	line := lineAt(data, typ.Offset)
+	if typ.Field == "" {
+		return &StateError{Line: line, Msg: fmt.Sprintf("want a JSON object, got JSON %s", typ.Value)}
+	}
+	return &StateError{Line: line, Field: ElementField(data, typ.Field, typ.Offset), Msg: fmt.Sprintf("want %v, got JSON %s", typ.Type, typ.Value)}
 }
 
 // ElementField names field of the card in data, as encoding/json names a

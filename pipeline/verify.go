@@ -136,11 +136,12 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 			}
 			u.Content = strings.Join(f.raw[u.StartLine-1:u.EndLine], "")
 		}
-		if u.StartLine < 1 || u.EndLine-u.StartLine+1 != len(splitLines(u.Content)) {
-			drop(u, fmt.Sprintf("lines %d-%d do not hold its %d lines of text", u.StartLine, u.EndLine, len(splitLines(u.Content))))
+		lines := splitLines(u.Content)
+		if u.StartLine < 1 || u.EndLine-u.StartLine+1 != len(lines) {
+			drop(u, fmt.Sprintf("lines %d-%d do not hold its %d lines of text", u.StartLine, u.EndLine, len(lines)))
 			continue
 		}
-		at := locate(f.norm, normalizeLines(splitLines(u.Content)), u.StartLine)
+		at := locate(f.norm, normalizeLines(lines), u.StartLine)
 		switch {
 		case at < 0:
 			drop(u, "file changed since indexing (re-index pending)")

@@ -65,10 +65,11 @@ func parseJSONL(name string, data []byte) (*Trajectory, error) {
 		if err := dec.Decode(&js); err != nil {
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) {
-				if typ.Field == "" {
-					return nil, fmt.Errorf("%s:%d: want a JSON object, got JSON %s", name, line, typ.Value)
+				se := mss.TypeError(raw, typ)
+				if se.Field == "" {
+					return nil, fmt.Errorf("%s:%d: %s", name, line, se.Msg)
 				}
-				return nil, fmt.Errorf("%s:%d: field %s: want %v, got JSON %s", name, line, mss.ElementField(raw, typ.Field, typ.Offset), typ.Type, typ.Value)
+				return nil, fmt.Errorf("%s:%d: field %s: %s", name, line, se.Field, se.Msg)
 			}
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}

@@ -95,19 +95,27 @@ func Names(v any) []string {
 	}
 	var names []string
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
+		if name, ok := FieldName(t.Field(i)); ok {
+			names = append(names, name)
 		}
-		tag := f.Tag.Get("json")
-		name, _, _ := strings.Cut(tag, ",")
-		switch {
-		case name == "-" && tag == "-":
-			continue
-		case name == "":
-			name = f.Name
-		}
-		names = append(names, name)
 	}
 	return names
+}
+
+// FieldName is the JSON object key of struct field f, as its json tag
+// names it; false for a field encoding/json leaves out (unexported, or
+// tagged "-").
+func FieldName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	tag := f.Tag.Get("json")
+	name, _, _ := strings.Cut(tag, ",")
+	switch {
+	case name == "-" && tag == "-":
+		return "", false
+	case name == "":
+		name = f.Name
+	}
+	return name, true
 }

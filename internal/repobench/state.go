@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"strings"
+	"sync"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/jsonkey"
@@ -33,10 +33,6 @@ func loadStates(path string) ([]*mss.State, []int, error) {
 	var lines []int
 	seen := map[string]int{}
 	err := eachLine(path, func(lineNo int, line []byte) error {
-		if bytes.Equal(line, []byte("null")) {
-			// encoding/json reads null as an empty card.
-			return &mss.StateError{Source: path, Line: lineNo, Msg: "want a JSON object, got JSON null"}
-		}
 		s, err := mss.ParseState(path, line)
 		if err != nil {
 			var se *mss.StateError
@@ -127,51 +123,63 @@ func decodeLine(line []byte, v any) error {
 	if bytes.Equal(line, []byte("null")) {
 		return fmt.Errorf("want a JSON object, got JSON null")
 	}
-	if se := mss.CheckKeys(line, jsonkey.Names(v)...); se != nil {
+	t := reflect.TypeOf(v)
+	if se := mss.CheckKeys(line, keysOf(t).own...); se != nil {
 		return fieldError(se.Field, se.Msg)
 	}
 	// The objects within are looked at one by one only when a key may
 	// fold to a field's name or a null may stand for a list.
-	t := reflect.TypeOf(v)
-	_, _, _, folded := jsonkey.Folded(line, allNames(t))
+	_, _, _, folded := jsonkey.Folded(line, keysOf(t).all)
 	if !folded && !bytes.Contains(line, []byte("null")) {
 		return nil
 	}
 	return checkObject(line, t, "", folded)
 }
 
-// allNames lists the JSON keys of t's struct and of every struct within.
-func allNames(t reflect.Type) []string {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return allNames(t.Elem())
-	case reflect.Struct:
-	default:
-		return nil
+// structKeys are the JSON keys of a struct type: its own, and those of
+// every struct within it too.
+type structKeys struct{ own, all []string }
+
+// keys holds each type's structKeys, derived once (keysOf).
+var keys sync.Map // reflect.Type -> *structKeys
+
+// keysOf returns the keys of the struct t is, or points to or holds a
+// list of.
+func keysOf(t reflect.Type) *structKeys {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
 	}
-	names := jsonkey.Names(reflect.New(t).Interface())
-	for i := 0; i < t.NumField(); i++ {
-		if f := t.Field(i); f.IsExported() {
-			names = append(names, allNames(f.Type)...)
+	if k, ok := keys.Load(t); ok {
+		return k.(*structKeys)
+	}
+	k := &structKeys{}
+	if t.Kind() == reflect.Struct {
+		k.own = jsonkey.Names(reflect.New(t).Interface())
+		k.all = append([]string(nil), k.own...)
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() {
+				k.all = append(k.all, keysOf(f.Type).all...)
+			}
 		}
 	}
-	return names
+	keys.Store(t, k)
+	return k
 }
 
 // checkObject refuses a null for a list or pointer field (encoding/json
 // would read it as absent) in the object data holds and in each object
-// within it; with keys, it runs mss.CheckKeys, the state cards' check, on
-// each of them with the keys of its struct t as its fields. field is
-// data's place in the line ("" for the line itself).
-func checkObject(data []byte, t reflect.Type, field string, keys bool) error {
+// within it; when some key folds, it runs mss.CheckKeys, the state cards'
+// check, on each object within with the keys of its struct t as its
+// fields. field is data's place in the line ("" for the line itself).
+func checkObject(data []byte, t reflect.Type, field string, folded bool) error {
 	switch t.Kind() {
 	case reflect.Pointer:
-		return checkObject(data, t.Elem(), field, keys)
+		return checkObject(data, t.Elem(), field, folded)
 	case reflect.Slice, reflect.Array:
 		var elems []json.RawMessage
 		json.Unmarshal(data, &elems) // it decoded into t: a list or null
 		for i, e := range elems {
-			if err := checkObject(e, t.Elem(), fmt.Sprintf("%s[%d]", field, i), keys); err != nil {
+			if err := checkObject(e, t.Elem(), fmt.Sprintf("%s[%d]", field, i), folded); err != nil {
 				return err
 			}
 		}
@@ -184,25 +192,25 @@ func checkObject(data []byte, t reflect.Type, field string, keys bool) error {
 	if json.Unmarshal(data, &obj) != nil || obj == nil {
 		return nil
 	}
-	if keys {
-		if se := mss.CheckKeys(data, jsonkey.Names(reflect.New(t).Interface())...); se != nil {
+	if folded && field != "" { // decodeLine checked the line itself
+		if se := mss.CheckKeys(data, keysOf(t).own...); se != nil {
 			return fieldError(joinField(field, se.Field), se.Msg)
 		}
 	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
+		name, ok := jsonkey.FieldName(f)
+		if !ok {
+			continue
 		}
 		raw, ok := obj[name]
-		if !ok || !f.IsExported() {
+		if !ok {
 			continue
 		}
 		if k := f.Type.Kind(); string(raw) == "null" && (k == reflect.Pointer || k == reflect.Slice || k == reflect.Map) {
 			return fieldError(joinField(field, name), "null; want a value")
 		}
-		if err := checkObject(raw, f.Type, joinField(field, name), keys); err != nil {
+		if err := checkObject(raw, f.Type, joinField(field, name), folded); err != nil {
 			return err
 		}
 	}
