@@ -143,36 +143,7 @@ an embedding view through an OpenAI-compatible endpoint.`,
 				return err
 			}
 			if explain {
-				fmt.Fprintf(out, "── method %s", res.Method)
-				if res.Config != "" {
-					fmt.Fprintf(out, " (%s)", res.Config)
-				}
-				fmt.Fprintf(out, ", %s, %d tokens of %d\n", render.Count(len(res.Units), "unit", ""), render.Tokens(res.Units), budget)
-				where := map[string]string{}
-				for _, c := range cands {
-					u := c.Unit
-					where[u.ID] = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
-					if u.Symbol != "" {
-						where[u.ID] += " " + u.Symbol
-					}
-				}
-				for _, s := range res.Trace {
-					if s.UnitID != "" {
-						reason := s.Reason
-						for id, w := range where {
-							if strings.Contains(reason, id) {
-								reason = strings.ReplaceAll(reason, id, w)
-							}
-						}
-						name := where[s.UnitID]
-						if name == "" {
-							name = s.UnitID
-						}
-						fmt.Fprintf(out, "%-12s %s  %s\n", s.Stage, name, reason)
-					} else {
-						fmt.Fprintf(out, "%-12s %s\n", s.Stage, s.Reason)
-					}
-				}
+				writeExplain(out, res, cands, budget)
 			}
 			return nil
 		},
@@ -295,4 +266,50 @@ func writeRecoverJSON(w io.Writer, res *mss.Result) error {
 		Fallback *mss.Fallback   `json:"fallback,omitempty"`
 		Trace    []mss.TraceStep `json:"trace"`
 	}{units, res.Method, res.Config, res.Fallback, trace})
+}
+
+// writeExplain prints an answer's method, size and trace, each step naming
+// its unit by path, lines and symbol: a delivered unit (grown or joined
+// from candidates, so an id of its own) as it was delivered, any other by
+// the candidate it was.
+func writeExplain(out io.Writer, res *mss.Result, cands []mss.Candidate, budget int) {
+	fmt.Fprintf(out, "── method %s", res.Method)
+	if res.Config != "" {
+		fmt.Fprintf(out, " (%s)", res.Config)
+	}
+	fmt.Fprintf(out, ", %s, %d tokens of %d\n", render.Count(len(res.Units), "unit", ""), render.Tokens(res.Units), budget)
+	where := map[string]string{}
+	var ids []string
+	name := func(u *mss.Unit) {
+		if _, ok := where[u.ID]; !ok {
+			ids = append(ids, u.ID)
+		}
+		where[u.ID] = fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)
+		if u.Symbol != "" {
+			where[u.ID] += " " + u.Symbol
+		}
+	}
+	for i := range cands {
+		name(&cands[i].Unit)
+	}
+	for i := range res.Units {
+		name(&res.Units[i])
+	}
+	for _, s := range res.Trace {
+		if s.UnitID == "" {
+			fmt.Fprintf(out, "%-12s %s\n", s.Stage, s.Reason)
+			continue
+		}
+		reason := s.Reason
+		for _, id := range ids {
+			if strings.Contains(reason, id) {
+				reason = strings.ReplaceAll(reason, id, where[id])
+			}
+		}
+		name := where[s.UnitID]
+		if name == "" {
+			name = s.UnitID
+		}
+		fmt.Fprintf(out, "%-12s %s  %s\n", s.Stage, name, reason)
+	}
 }

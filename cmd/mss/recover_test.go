@@ -425,3 +425,27 @@ func TestJSONLeavesOutNamesNotUTF8(t *testing.T) {
 		t.Errorf("ls: %v\n%s", err, out)
 	}
 }
+
+// TestExplainNamesDeliveredUnits: a trace step about a delivered unit that
+// no candidate was (a unit grown or joined from candidates has an id of its
+// own) names it by path, lines and symbol, as steps about candidates are
+// named, never by its id.
+func TestExplainNamesDeliveredUnits(t *testing.T) {
+	cand := mss.Unit{ID: "aaaaaaaaaaaaaaaa", Path: "pkg/a.py", StartLine: 1, EndLine: 3, Symbol: "f"}
+	grown := mss.Unit{ID: "bbbbbbbbbbbbbbbb", Path: "pkg/a.py", StartLine: 1, EndLine: 9, Symbol: "f", Tokens: 30}
+	res := &mss.Result{Method: "complement", Units: []mss.Unit{grown}, Trace: []mss.TraceStep{
+		{Stage: "select", UnitID: cand.ID, Reason: "relevance"},
+		{Stage: "render", UnitID: grown.ID, Reason: "the test the state asks for goes last; grown from " + cand.ID},
+	}}
+	var b strings.Builder
+	writeExplain(&b, res, []mss.Candidate{{Unit: cand}}, 6144)
+	out := b.String()
+	for _, want := range []string{"select       pkg/a.py:1-3 f  relevance", "render       pkg/a.py:1-9 f  the test the state asks for goes last; grown from pkg/a.py:1-3 f"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, grown.ID) || strings.Contains(out, cand.ID) {
+		t.Errorf("explanation names a unit by its id:\n%s", out)
+	}
+}
