@@ -161,6 +161,13 @@ package index
 //	           made an error of every argument); the lock files of uv,
 //	           pdm, Pipenv, Bundler, Bun and npm's shrinkwrap are
 //	           generated, as those of npm, Cargo and Go were.
+//	feature 32: a C or C++ conditional whose branches leave braces
+//	           unpaired (a function opened two ways under #ifdef) is
+//	           parsed with its first branch alone when that fits the
+//	           grammar better, and the definition it splits is one unit
+//	           from the #if to the #endif; names declared inside a
+//	           transparent node (extern "C" { }, a conditional, a parse
+//	           error) are defined as if they stood outside it.
 
 import (
 	"context"
@@ -181,7 +188,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 31
+	FeatureVersion = 32
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

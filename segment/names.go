@@ -89,8 +89,14 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 			}
 		}
 	}
+	// What a transparent node holds (an extern "C" block's declarations,
+	// a conditional's branch) is read as if it stood where the node does.
+	next := depth + 1
+	if w.g.transparent[t] {
+		next = depth
+	}
 	for _, kid := range namedChildren(n) {
-		w.definedNames(kid, depth+1, out)
+		w.definedNames(kid, next, out)
 	}
 }
 

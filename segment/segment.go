@@ -140,8 +140,13 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 		}
 	}
 	if (g == cGrammar || g == cppGrammar) && tree.RootNode().HasError() {
-		// Macros the grammar cannot expand may be what derails it.
-		if macroText, ok := maskMacros(src); ok {
+		// Macros the grammar cannot expand may be what derails it, and
+		// conditionals that split a definition between their branches
+		// (maskConditionals); each mask is tried on top of the text that
+		// parsed best so far.
+		best := errorSites(tree.RootNode())
+		var bestText []byte // nil: the source itself
+		try := func(text []byte) (chosen bool) {
 			// C++ too when the grammar is C, but not C when it is C++:
 			// C's error recovery over C++ is the slowest parse of all (two
 			// thirds of a large C++ header's), and over the C and C++
@@ -151,8 +156,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 			if g == cGrammar {
 				tries = append(tries, cppGrammar)
 			}
-			f.parseText = masked{text: macroText}
-			best := errorSites(tree.RootNode())
+			f.parseText = masked{text: text}
 			for _, tg := range tries {
 				t2, err := f.parse(ctx, tg)
 				if err != nil {
@@ -160,13 +164,26 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 				}
 				if n := errorSites(t2.RootNode()); n < best {
 					tree.Close()
-					tree, g, best = t2, tg, n
-					f.masked = true
+					tree, g, best, bestText = t2, tg, n, text
+					f.masked, chosen = true, true
 				} else {
 					t2.Close()
 				}
 			}
 			f.parseText = masked{}
+			return chosen
+		}
+		if macroText, ok := maskMacros(src); ok {
+			try(macroText)
+		}
+		if best > 0 && reduceConditionals {
+			base := src
+			if bestText != nil {
+				base = bestText
+			}
+			if condText, conds := maskConditionals(base); conds != nil && try(condText) {
+				f.conds = conds
+			}
 		}
 	}
 	defer tree.Close()
@@ -191,10 +208,11 @@ type file struct {
 	// (grammar.mask) or macro words (maskMacros) blanked, byte for byte
 	// aligned.
 	parseText masked
-	masked    bool  // the tree in use was parsed from the masked text
-	starts    []int // byte offset where each line starts
-	ends      []int // byte offset of each line's end, excluding "\n"
-	cum       []int // cum[i]: bytes of lines before i, each with its "\n"
+	masked    bool       // the tree in use was parsed from the masked text
+	conds     []condRows // conditionals the tree in use was parsed without (maskConditionals)
+	starts    []int      // byte offset where each line starts
+	ends      []int      // byte offset of each line's end, excluding "\n"
+	cum       []int      // cum[i]: bytes of lines before i, each with its "\n"
 }
 
 func newFile(path string, src []byte) *file {
@@ -579,6 +597,9 @@ type walker struct {
 func (f *file) segment(g *grammar, root *node) *Result {
 	w := &walker{f: f, g: g}
 	kids := w.members(root, "", false)
+	for i := range kids {
+		f.straddle(&kids[i], f.conds)
+	}
 	all := append(kids, w.gaps(0, f.nlines()-1, kids, root, KindModule, "", true)...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
 

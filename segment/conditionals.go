@@ -1,0 +1,306 @@
+package segment
+
+import (
+	"bytes"
+	"sort"
+)
+
+// A preprocessor conditional can split one definition between its
+// branches, each branch opening the same function its own way:
+//
+//	#ifdef CPPHTTPLIB_NO_EXCEPTIONS
+//	inline bool parse_range_header(const std::string &s, Ranges &ranges) {
+//	#else
+//	inline bool parse_range_header(const std::string &s, Ranges &ranges) try {
+//	#endif
+//
+// or wrap only an opening brace (`extern "C" {` under `#ifdef
+// __cplusplus`). The grammars parse each branch as code of its own, so
+// the braces no longer pair, and the definition and the hundreds of lines
+// after it come out as one "function" named for the first. A compiler
+// sees one branch; maskConditionals gives the parser the same view. A
+// conditional whose branches leave braces unpaired has its directive
+// lines blanked and every branch after its first blanked too (spaces, so
+// every offset and line stays where it was); a conditional whose branches
+// each pair their braces is left alone, so the definitions of every
+// branch stay units of their own. Segment parses the masked text too and
+// keeps whichever parse has fewer errors; names and unit text are always
+// read from the original source.
+
+// condBranch is one branch of a conditional: its first line (the
+// directive that opens it) and the net braces its code opens.
+type condBranch struct {
+	line, braces int
+}
+
+// conditional is one #if ... #endif: the rows of its directives (each
+// with its continuation rows) and its branches.
+type conditional struct {
+	directives [][2]int // [first row, last row] of each directive
+	branches   []condBranch
+	end        int // the row of #endif; -1 while open
+}
+
+// reduceConditionals switches maskConditionals on (tests compare the two).
+var reduceConditionals = true
+
+// condRows are the rows of a conditional that maskConditionals reduced:
+// its opening directive, the directive of its second branch, and its
+// #endif.
+type condRows struct{ open, second, end int }
+
+// maskConditionals returns src with the conditionals that leave braces
+// unpaired reduced to their first branch, and the rows of each it
+// reduced (none: src itself).
+func maskConditionals(src []byte) ([]byte, []condRows) {
+	rows := lineStarts(src)
+	var (
+		stack []*conditional
+		split []*conditional
+	)
+	// add counts n braces opened by code in the innermost open branch.
+	add := func(n int) {
+		if len(stack) > 0 {
+			c := stack[len(stack)-1]
+			c.branches[len(c.branches)-1].braces += n
+		}
+	}
+	inComment := false // inside a /* */ comment carried over from a row before
+	rawEnd := []byte(nil)
+	for r := 0; r < len(rows); r++ {
+		line := rowBytes(src, rows, r)
+		i := 0
+		if rawEnd != nil { // inside a raw string literal
+			k := bytes.Index(line, rawEnd)
+			if k < 0 {
+				continue
+			}
+			i, rawEnd = k+len(rawEnd), nil
+		} else if inComment {
+			k := bytes.Index(line, []byte("*/"))
+			if k < 0 {
+				continue
+			}
+			i, inComment = k+2, false
+		} else if first := firstNonSpace(line); first < len(line) && line[first] == '#' {
+			last := r
+			for last+1 < len(rows) && continued(rowBytes(src, rows, last)) {
+				last++
+			}
+			word := directiveWord(line[first+1:])
+			switch word {
+			case "if", "ifdef", "ifndef":
+				c := &conditional{directives: [][2]int{{r, last}}, branches: []condBranch{{line: r}}, end: -1}
+				stack = append(stack, c)
+			case "elif", "elifdef", "elifndef", "else":
+				if len(stack) > 0 {
+					c := stack[len(stack)-1]
+					c.directives = append(c.directives, [2]int{r, last})
+					c.branches = append(c.branches, condBranch{line: r})
+				}
+			case "endif":
+				if len(stack) > 0 {
+					c := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					c.directives = append(c.directives, [2]int{r, last})
+					c.end = r
+					unpaired := false
+					for _, b := range c.branches {
+						unpaired = unpaired || b.braces != 0
+					}
+					if unpaired {
+						split = append(split, c)
+					}
+					// What the enclosing branch holds of it is what
+					// the parser will see: its first branch.
+					add(c.branches[0].braces)
+				}
+			}
+			r = last
+			continue
+		}
+		n, comment, raw := braceDelta(line[i:])
+		add(n)
+		inComment, rawEnd = comment, raw
+	}
+	if len(split) == 0 {
+		return src, nil
+	}
+	out := append([]byte(nil), src...)
+	blankRows := func(from, to int) {
+		for r := from; r <= to; r++ {
+			s, e := rows[r], rowEnd(src, rows, r)
+			for k := s; k < e; k++ {
+				if out[k] != '\r' {
+					out[k] = ' '
+				}
+			}
+		}
+	}
+	reduced := make([]condRows, 0, len(split))
+	for _, c := range split {
+		for _, d := range c.directives {
+			blankRows(d[0], d[1])
+		}
+		second := c.end
+		if len(c.branches) > 1 {
+			second = c.branches[1].line
+			blankRows(second, c.end)
+		}
+		reduced = append(reduced, condRows{open: c.directives[0][0], second: second, end: c.end})
+	}
+	sort.Slice(reduced, func(i, j int) bool { return reduced[i].open < reduced[j].open })
+	return out, reduced
+}
+
+// straddle stretches a definition that a reduced conditional splits to
+// the whole of the conditional's side it crosses: one that begins in the
+// conditional's first branch (after nothing but blank rows) and runs past
+// its #endif takes in the opening directive; one that begins before the
+// conditional and ends in its first branch (before nothing but blank
+// rows) takes in the other branches and the #endif. The definition is
+// then one unit with each of its variants, as the source reads.
+func (f *file) straddle(s *span, conds []condRows) {
+	for _, c := range conds {
+		if c.open < s.start && s.start < c.second && s.end > c.end && f.blankRows(c.open+1, s.start-1) {
+			s.start = c.open
+		}
+		if s.start < c.open && c.open < s.end && s.end < c.second && f.blankRows(s.end+1, c.second-1) {
+			s.end = c.end
+		}
+	}
+}
+
+// blankRows reports whether rows a..b (none when b < a) are all blank.
+func (f *file) blankRows(a, b int) bool {
+	for i := a; i <= b; i++ {
+		if !f.blank(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// lineStarts is the byte offset where each row of src starts.
+func lineStarts(src []byte) []int {
+	rows := []int{0}
+	for i, c := range src {
+		if c == '\n' && i+1 < len(src) {
+			rows = append(rows, i+1)
+		}
+	}
+	return rows
+}
+
+// rowEnd is the offset of row r's newline (or of src's end).
+func rowEnd(src []byte, rows []int, r int) int {
+	if k := bytes.IndexByte(src[rows[r]:], '\n'); k >= 0 {
+		return rows[r] + k
+	}
+	return len(src)
+}
+
+func rowBytes(src []byte, rows []int, r int) []byte { return src[rows[r]:rowEnd(src, rows, r)] }
+
+// continued reports whether a directive row goes on to the next row.
+func continued(line []byte) bool {
+	line = bytes.TrimRight(line, "\r")
+	return len(line) > 0 && line[len(line)-1] == '\\'
+}
+
+// directiveWord is the word after a directive's "#" (spaces allowed
+// between them).
+func directiveWord(rest []byte) string {
+	rest = bytes.TrimLeft(rest, " \t")
+	j := 0
+	for j < len(rest) && isIdentByte(rest[j]) {
+		j++
+	}
+	return string(rest[:j])
+}
+
+// braceDelta counts the braces one row of code opens less those it
+// closes, outside comments and literals, and says whether the row ends
+// inside a block comment or a raw string literal (with that literal's
+// closing delimiter).
+func braceDelta(line []byte) (n int, inComment bool, rawEnd []byte) {
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; c {
+		case '{':
+			n++
+		case '}':
+			n--
+		case '/':
+			if i+1 < len(line) && line[i+1] == '/' {
+				return n, false, nil
+			}
+			if i+1 < len(line) && line[i+1] == '*' {
+				k := bytes.Index(line[i+2:], []byte("*/"))
+				if k < 0 {
+					return n, true, nil
+				}
+				i += 2 + k + 1
+			}
+		case '"':
+			if d, ok := rawOpen(line, i); ok {
+				end := append(append([]byte(")"), d...), '"')
+				k := bytes.Index(line[i+len(d)+2:], end)
+				if k < 0 {
+					return n, false, end
+				}
+				i += len(d) + 2 + k + len(end) - 1
+				continue
+			}
+			i = literalStop(line, i)
+		case '\'':
+			if i > 0 && isIdentByte(line[i-1]) {
+				continue // a digit separator (1'000) or a prefix's end (u8'x')
+			}
+			i = literalStop(line, i)
+		}
+	}
+	return n, false, nil
+}
+
+// literalStop is the offset of the quote closing the literal whose quote
+// is at i, or the row's last byte when the row does not close it.
+func literalStop(line []byte, i int) int {
+	q := line[i]
+	for j := i + 1; j < len(line); j++ {
+		switch line[j] {
+		case '\\':
+			j++
+		case q:
+			return j
+		}
+	}
+	return len(line) - 1
+}
+
+// rawOpen reports whether the quote at i opens a C++ raw string literal
+// (R"delim(, with an optional u8, u, U or L before the R) and its
+// delimiter.
+func rawOpen(line []byte, i int) ([]byte, bool) {
+	if i == 0 || line[i-1] != 'R' {
+		return nil, false
+	}
+	p := i - 1
+	for _, prefix := range []string{"u8", "u", "U", "L"} {
+		if p >= len(prefix) && string(line[p-len(prefix):p]) == prefix {
+			p -= len(prefix)
+			break
+		}
+	}
+	if p > 0 && isIdentByte(line[p-1]) {
+		return nil, false
+	}
+	k := bytes.IndexByte(line[i+1:], '(')
+	if k < 0 || k > 16 {
+		return nil, false
+	}
+	d := line[i+1 : i+1+k]
+	if bytes.ContainsAny(d, " \\)\t") {
+		return nil, false
+	}
+	return d, true
+}

@@ -1,0 +1,148 @@
+package segment
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMaskConditionals(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"one function opened two ways: the first way is kept",
+			"#ifdef NO_EXC\nint f(int x) {\n#else\nint f(int x) try {\n#endif\n  return x;\n#ifdef NO_EXC\n}\n#else\n} catch (...) { return 0; }\n#endif\n",
+			"             \nint f(int x) {\n     \n                  \n      \n  return x;\n             \n}\n     \n" + strings.Repeat(" ", 27) + "\n      \n"},
+		{"an opening brace under a guard",
+			"#ifdef __cplusplus\nextern \"C\" {\n#endif\nint g(void);\n#ifdef __cplusplus\n}\n#endif\n",
+			"                  \nextern \"C\" {\n      \nint g(void);\n                  \n}\n      \n"},
+		{"branches that each pair their braces are left alone",
+			"#ifdef _WIN32\nint h(void) { return 1; }\n#else\nint h(void) { return 2; }\n#endif\n", ""},
+		{"braces in comments, strings, characters and raw strings count for nothing",
+			"#if A\nconst char *s = \"{\"; char c = '{'; // {\n/* { */ auto r = R\"x({)x\";\n#endif\n", ""},
+		{"a block comment across rows hides a directive and braces",
+			"/* #if X\n { */\nint k;\n", ""},
+		{"a directive continued over rows is blanked whole",
+			"#if defined(A) && \\\n    defined(B)\nvoid m() {\n#else\nvoid m(int) {\n#endif\n}\n",
+			"                   \n              \nvoid m() {\n     \n             \n      \n}\n"},
+		{"a nested conditional inside a kept branch is reduced on its own",
+			"#if A\n#if B\nvoid n() {\n#else\nvoid n(int) {\n#endif\n}\n#endif\n",
+			"#if A\n     \nvoid n() {\n     \n             \n      \n}\n#endif\n"},
+		{"an #endif with no #if is left alone", "}\n#endif\n", ""},
+		{"CRLF rows keep their CR", "#if A\r\nvoid p() {\r\n#endif\r\n}\r\n", "     \r\nvoid p() {\r\n      \r\n}\r\n"},
+	} {
+		got, conds := maskConditionals([]byte(tc.in))
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if string(got) != want || (conds != nil) != (tc.want != "") {
+			t.Errorf("%s:\nmaskConditionals(%q)\n = %q, %v\nwant %q", tc.name, tc.in, got, conds, want)
+		}
+	}
+}
+
+// A definition whose opening a conditional gives two ways (cpp-httplib's
+// parse_range_header, with and without a function try block) is one unit
+// named for it, from its #ifdef to the #endif after its close, and the
+// definitions after it are units of their own; before, the parser read the
+// two openings as two functions and one "parse_range_header" ran on over
+// the definitions that follow.
+func TestConditionalSplitsNoDefinition(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#include <string>\n\nnamespace lib {\n\n")
+	b.WriteString("#ifdef NO_EXCEPTIONS\ninline bool parse_range(const std::string &s, int &n) {\n#else\ninline bool parse_range(const std::string &s, int &n) try {\n#endif\n")
+	b.WriteString("  if (s.empty()) { return false; }\n  n = std::stoi(s);\n  return true;\n")
+	b.WriteString("#ifdef NO_EXCEPTIONS\n}\n#else\n} catch (...) { return false; }\n#endif\n\n")
+	for _, name := range []string{"range_error", "make_provider", "parse_disposition"} {
+		b.WriteString("inline bool " + name + "(int code) {\n  if (code > 400) {\n    return true;\n  }\n  return false;\n}\n\n")
+	}
+	b.WriteString("int last;\n\n} // namespace lib\n")
+	src := b.String()
+	row := func(prefix string, nth int) int { // 1-based row of the nth line starting with prefix
+		for i, line := range strings.Split(src, "\n") {
+			if strings.HasPrefix(line, prefix) {
+				if nth--; nth == 0 {
+					return i + 1
+				}
+			}
+		}
+		t.Fatalf("no line %q", prefix)
+		return 0
+	}
+	type def struct {
+		start, end int
+		symbol     string
+	}
+	want := []def{{row("#ifdef", 1), row("#endif", 2), "parse_range"}}
+	for _, name := range []string{"range_error", "make_provider", "parse_disposition"} {
+		start := row("inline bool "+name, 1)
+		want = append(want, def{start, start + 5, name})
+	}
+	var defs []def
+	for _, u := range File("lib.h", []byte(src)) {
+		if u.Kind != KindModule {
+			defs = append(defs, def{u.StartLine, u.EndLine, u.Symbol})
+		}
+	}
+	if len(defs) != len(want) {
+		t.Fatalf("definitions %v, want %v", defs, want)
+	}
+	for i := range want {
+		if defs[i] != want[i] {
+			t.Errorf("definition %d: %v, want %v", i, defs[i], want[i])
+		}
+	}
+}
+
+// FuzzMaskConditionals: masking keeps every byte's offset and every
+// newline and CR, only ever turns bytes into spaces, and hands back the
+// input itself when it reduced nothing.
+func FuzzMaskConditionals(f *testing.F) {
+	for _, s := range []string{
+		"#ifdef A\nint f() {\n#else\nint f() try {\n#endif\n}\n",
+		"#if X \\\n  && Y\nextern \"C\" {\n#endif\n/* { */ auto r = R\"d({)d\";\n",
+		"#endif\n#else\n#if\n{",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got, conds := maskConditionals(src)
+		if len(got) != len(src) {
+			t.Fatalf("length %d, want %d", len(got), len(src))
+		}
+		diff := false
+		for i := range src {
+			if got[i] == src[i] {
+				continue
+			}
+			diff = true
+			if got[i] != ' ' || src[i] == '\n' || src[i] == '\r' {
+				t.Fatalf("byte %d: %q became %q", i, src[i], got[i])
+			}
+		}
+		if conds == nil && diff {
+			t.Fatal("changed the text but reported no conditional")
+		}
+		for _, c := range conds {
+			if !(c.open < c.second || c.second == c.end) || c.second > c.end {
+				t.Fatalf("rows out of order: %+v", c)
+			}
+		}
+	})
+}
+
+// Names a block that a conditional guards declares (an enum inside
+// extern "C" { } under #ifdef __cplusplus, as in fmt's C API header) are
+// defined by the unit holding them, as they would be outside the block.
+func TestNamesInsideExternBlock(t *testing.T) {
+	src := "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\nenum { fmt_error = -1, fmt_error_invalid_arg = -2 };\n\nint fmt_vformat(char* buffer, int size);\n\n#ifdef __cplusplus\n}\n#endif\n"
+	for _, lang := range []string{"x.h", "x.hpp"} {
+		defined := map[string]bool{}
+		for _, u := range File(lang, []byte(src)) {
+			for _, d := range u.Defines {
+				defined[d] = true
+			}
+		}
+		if !defined["fmt_error"] || !defined["fmt_error_invalid_arg"] {
+			t.Errorf("%s: defined %v, want fmt_error and fmt_error_invalid_arg among them", lang, defined)
+		}
+	}
+}
