@@ -150,8 +150,16 @@ func ParseState(source string, data []byte) (*State, error) {
 // (as Validate names fields). ParseState runs it on every card; a surface
 // that decodes a card, or any text from a user, inside its own request
 // runs it on the request.
+//
+// An escape of half a surrogate pair ("\ud800" alone) is no character
+// either, and encoding/json reads it as U+FFFD too: it is refused the same
+// way.
 func CheckUTF8(data []byte) *StateError {
 	if utf8.Valid(data) {
+		if off := loneSurrogate(data); off >= 0 {
+			return &StateError{Line: lineAt(data, int64(off)), Field: fieldAt(data, int64(off)),
+				Msg: fmt.Sprintf("%s is half a UTF-16 surrogate pair, no character", data[off:off+6])}
+		}
 		return nil
 	}
 	off := 0
@@ -163,6 +171,52 @@ func CheckUTF8(data []byte) *StateError {
 		off += n
 	}
 	return &StateError{Line: lineAt(data, int64(off)), Field: fieldAt(data, int64(off)), Msg: "not UTF-8 text"}
+}
+
+// loneSurrogate is the offset of the first \uXXXX escape in data that
+// is half a surrogate pair without its other half, or -1.
+func loneSurrogate(data []byte) int {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+			return 0, false
+		}
+		var r rune
+		for _, c := range data[i+2 : i+6] {
+			switch {
+			case c >= '0' && c <= '9':
+				r = r<<4 | rune(c-'0')
+			case c >= 'a' && c <= 'f':
+				r = r<<4 | rune(c-'a'+10)
+			case c >= 'A' && c <= 'F':
+				r = r<<4 | rune(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return r, true
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // an escaped byte: "\\", "\""
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				i += 11
+				continue
+			}
+			return i
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return i
+		}
+		i += 5
+	}
+	return -1
 }
 
 // fieldAt names the innermost field of the card in data whose value holds

@@ -53,6 +53,9 @@ func TestParseStateErrors(t *testing.T) {
 		{"not utf8", "{\"issue\": \"a\xff\"}", "state s.json:1: field issue: not UTF-8 text"},
 		{"not utf8 span path", "{\"issue\": \"a\",\n \"observed_spans\": [{\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n {\"path\": \"caf\xe9.go\", \"start_line\": 1, \"end_line\": 2}]}", "state s.json:3: field observed_spans[1].path: not UTF-8 text"},
 		{"not utf8 key", "{\"issue\": \"a\",\n \"caf\xe9\": 1}", "state s.json:2: not UTF-8 text"},
+		{"lone high surrogate", "{\"issue\": \"a\",\n \"observed_spans\": [{\"path\": \"ma\\ud800in.py\", \"start_line\": 1, \"end_line\": 2}]}", "state s.json:2: field observed_spans[0].path: \\ud800 is half a UTF-16 surrogate pair, no character"},
+		{"lone low surrogate", "{\"issue\": \"a\\uDC00b\"}", "state s.json:1: field issue: \\uDC00 is half a UTF-16 surrogate pair, no character"},
+		{"high surrogate then no low", "{\"issue\": \"\\ud83d\\u0041\"}", "state s.json:1: field issue: \\ud83d is half a UTF-16 surrogate pair, no character"},
 		// A null span would be read as an empty one: refused where it
 		// stands, as the element it is.
 		{"null span", `{"issue":"x","observed_spans":[null]}`, "state s.json:1: field observed_spans[0]: null"},
@@ -206,5 +209,15 @@ func TestOpenedFilesCleaned(t *testing.T) {
 	}
 	if got := strings.Join(st.OpenedFiles, " "); got != "pkg/a.py b.py" {
 		t.Errorf("opened files %q, want pkg/a.py b.py", got)
+	}
+}
+
+// TestSurrogatePairsAccepted: an escaped surrogate pair is a character,
+// and an escaped backslash before "ud800" is no escape at all.
+func TestSurrogatePairsAccepted(t *testing.T) {
+	for _, card := range []string{`{"issue": "smile \ud83d\ude00"}`, `{"issue": "a\\ud800 b"}`, `{"issue": "\\\ud83d\ude00"}`} {
+		if _, err := ParseState("s.json", []byte(card)); err != nil {
+			t.Errorf("ParseState(%s): %v", card, err)
+		}
 	}
 }
