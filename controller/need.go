@@ -15,9 +15,11 @@ import (
 // when no chosen unit is test code, an unread test candidate that fits
 // the budget goes last, in place of the last chosen unit when the answer
 // is full. It is the test the state's test output names; else a test of
-// the chosen code, one that uses a name a chosen unit defines, the
-// earliest chosen unit first (a test calling RegisterFlagCompletionFunc,
-// for an answer that chose it); else the best-ranked test. Placed last,
+// the code the agent has read, one that uses a name a read unit defines
+// (the tests of from_prefixed_env, having read it and asked for its
+// tests); else a test of the chosen code, the earliest chosen unit first
+// (a test calling RegisterFlagCompletionFunc, for an answer that chose
+// it); else the best-ranked test. Placed last,
 // it never displaces the code a shorter prefix of the answer holds. It
 // returns the chosen candidates and the test's index among the
 // candidates (-1: none added).
@@ -37,21 +39,38 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		dropped = chosen[len(chosen)-1]
 		free += unitCost(&marked[dropped].Unit)
 	}
-	code := chosen
-	if dropped >= 0 {
-		code = chosen[:len(chosen)-1]
+	// code is what a test may be a test of: the units read, in rank
+	// order, then the chosen code.
+	var code []int
+	for i := range marked {
+		if marked[i].Observed && retrieve.ClassifyUnit(&marked[i].Unit) != retrieve.ClassTest {
+			code = append(code, i)
+		}
 	}
-	// best is the test chosen so far: named by the output, or else of
-	// the bestTie-th chosen unit (len(code): of none), or else the first.
-	best, bestNamed, bestTie, bestWhy := -1, false, len(code), ""
+	code = append(code, chosen...)
+	if dropped >= 0 {
+		code = code[:len(code)-1]
+	}
+	// best is the test chosen so far: holding a line the output points
+	// at, or else named by the output, or else of the bestTie-th unit of
+	// code (len(code): of none), or else the first.
+	lines := retrieve.TestLines(st)
+	best, bestNamed, bestAt, bestTie, bestWhy := -1, false, false, len(code), ""
 	for i := range marked {
 		u := &marked[i].Unit
 		if marked[i].Observed || retrieve.ClassifyUnit(u) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
 			continue
 		}
+		if holdsLine(u, lines) {
+			best, bestNamed, bestAt = i, true, true
+			break
+		}
+		if bestNamed {
+			continue
+		}
 		if namesTest(u, testNames) {
 			best, bestNamed = i, true
-			break
+			continue
 		}
 		k, why := testOf(names, i, code, defs, uses)
 		if best < 0 || k < bestTie {
@@ -68,20 +87,26 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 	}
 	why := "the state asks for tests"
 	switch {
+	case bestAt:
+		why = "the test output points at a line of it"
 	case bestNamed:
-		why = "the test output points at it"
+		why = "the test output names it"
 	case bestWhy != "":
-		why += "; a test of " + marked[code[bestTie]].Unit.ID + " (" + bestWhy + ")"
+		of := "a test of "
+		if marked[code[bestTie]].Observed {
+			of = "a test of the read "
+		}
+		why += "; " + of + marked[code[bestTie]].Unit.ID + " (" + bestWhy + ")"
 	}
 	res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[best].Unit.ID,
 		Reason: fmt.Sprintf("test: %s; %s", why, rankReason(best, &marked[best]))})
 	return append(chosen, best), best
 }
 
-// testOf finds the first of the chosen units the test candidate i uses
-// a name of, as a caller its callee (usesName): its place in chosen and
-// the tie ("it uses RegisterFlagCompletionFunc"), or len(chosen) and ""
-// when it uses none.
+// testOf finds the first of the units (read, or chosen) the test
+// candidate i uses a name of, as a caller its callee (usesName): its place
+// in chosen and the tie ("it uses RegisterFlagCompletionFunc"), or
+// len(chosen) and "" when it uses none.
 func testOf(names *tieNames, i int, chosen []int, defs map[string]int, uses *segment.UseCache) (int, string) {
 	for k, j := range chosen {
 		if ref := usesName(names, i, j, defs, uses); ref != "" {
@@ -105,6 +130,17 @@ func keepLast(res *mss.Result, test *mss.Unit) {
 	res.Units = append(slices.Delete(res.Units, k, k+1), u)
 	res.Trace = append(res.Trace, mss.TraceStep{Stage: "render", UnitID: u.ID,
 		Reason: fmt.Sprintf("the test the state asks for goes last; %d refilled units move ahead of it", len(res.Units)-1-k)})
+}
+
+// holdsLine reports whether the unit holds one of the lines a test
+// output points at.
+func holdsLine(u *mss.Unit, lines []mss.Frame) bool {
+	for _, f := range lines {
+		if u.StartLine <= f.Line && f.Line <= u.EndLine && (u.Path == f.Path || strings.HasSuffix(u.Path, "/"+f.Path) || strings.HasSuffix(f.Path, "/"+u.Path)) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesTest reports whether the test output names the unit: its symbol's

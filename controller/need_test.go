@@ -283,3 +283,64 @@ func TestTheTestOfTheChosenCode(t *testing.T) {
 		t.Errorf("no trace step says whose test it is: %+v", res.Trace)
 	}
 }
+
+// TestTheTestOfTheReadCode: having read from_prefixed_env and asked for
+// its tests, the state gets the test that calls it, not a test of the
+// code chosen beside it.
+func TestTheTestOfTheReadCode(t *testing.T) {
+	units := []mss.Unit{
+		unit("src/config.py", 1, "from_prefixed_env", "def from_prefixed_env(self, prefix='FLASK'):\n    for key in sorted(os.environ):\n        self[key] = os.environ[key]"),
+		unit("src/config.py", 10, "from_pyfile", "def from_pyfile(self, filename):\n    d = load(filename)\n    return self.from_object(d)"),
+		unit("src/config.py", 20, "from_object", "def from_object(self, obj):\n    for key in dir(obj):\n        self[key] = getattr(obj, key)"),
+		unit("src/config.py", 30, "from_mapping", "def from_mapping(self, mapping):\n    for key, value in mapping.items():\n        self[key] = value"),
+		unit("tests/test_config.py", 1, "test_config_missing", "def test_config_missing():\n    app = make_app()\n    assert not app.config.from_pyfile('missing.cfg', silent=True)"),
+		unit("tests/test_config.py", 10, "test_prefixed_nested", "def test_prefixed_nested(monkeypatch):\n    monkeypatch.setenv('FLASK_A__B', '1')\n    app = make_app()\n    app.config.from_prefixed_env()\n    assert app.config['A']['B'] == 1"),
+	}
+	defining("python", units)
+	units[4].References = []string{"from_pyfile", "make_app"}
+	units[5].References = []string{"from_prefixed_env", "make_app"}
+	st := &mss.State{
+		Issue:           "Config.from_prefixed_env does not load nested keys from the environment",
+		InformationNeed: "I have read from_prefixed_env. Which existing tests cover it? Compare `from_pyfile`, `from_object` and `from_mapping`.",
+		ObservedSpans:   []mss.Span{{Path: "src/config.py", StartLine: 1, EndLine: 3}},
+	}
+	res := selectOver(t, units, st, 3)
+	if len(res.Units) != 3 || res.Units[2].Symbol != "test_prefixed_nested" {
+		t.Fatalf("got %v, want two of the code named and then test_prefixed_nested, the test of the code read", paths(res.Units))
+	}
+	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
+		return s.UnitID == units[5].ID && strings.Contains(s.Reason, "a test of the read "+units[0].ID+" (it uses from_prefixed_env)")
+	}) {
+		t.Errorf("no trace step says whose test it is: %+v", res.Trace)
+	}
+}
+
+// TestTheTestLineTheOutputPointsAt: of two test units in the file a
+// failing test's frame names, the one holding the frame's line comes
+// back, and the trace says the output points at a line of it.
+func TestTheTestLineTheOutputPointsAt(t *testing.T) {
+	units := []mss.Unit{
+		unit("lib/router.js", 1, "router.param", "proto.param = function param(name, fn) {\n  this.params[name] = fn;\n  return this;\n};"),
+		unit("lib/router.js", 10, "router.process_params", "proto.process_params = function process_params(layer, called, req, res, done) {\n  var params = this.params;\n  return done();\n};"),
+		unit("lib/router.js", 20, "router.handle", "proto.handle = function handle(req, res, out) {\n  var idx = 0;\n  next();\n};"),
+		unit("test/app.param.js", 1, "", "describe('app', function(){\n  describe('.param(fn)', function(){\n    it('should skip to the next route when app.param calls next route', function(done){\n      var app = express();\n      app.param(function(name, route){ return next('route'); });\n      done();\n    });\n  });\n});"),
+		unit("test/app.param.js", 116, "", "  it('should defer', function(done){\n    var app = express();\n    app.param('id', function(req, res, cb, id){ cb('r'); });\n    request(app).get('/user/1').expect(200, done);\n  });"),
+	}
+	defining("javascript", units)
+	units[3].References = []string{"param", "express"}
+	units[4].References = []string{"param", "express"}
+	st := &mss.State{
+		Issue:            "app.param with next('route') does not skip to the next route",
+		InformationNeed:  "Find the test that fails and the code it runs: `param`, `process_params` and `handle`.",
+		LatestTestOutput: "  1) app\n       .param(name, fn)\n         should defer to next route:\n     Error: expected 200 \"OK\", got 404 \"Not Found\"\n      at Test.<anonymous> (test/app.param.js:118:16)\n",
+	}
+	res := selectOver(t, units, st, 3)
+	if len(res.Units) != 3 || res.Units[2].Path != "test/app.param.js" || res.Units[2].StartLine != 116 {
+		t.Fatalf("got %v, want the router's code and then test/app.param.js:116, the test holding line 118", paths(res.Units))
+	}
+	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
+		return s.UnitID == units[4].ID && strings.Contains(s.Reason, "the test output points at a line of it")
+	}) {
+		t.Errorf("no trace step says the output points at it: %+v", res.Trace)
+	}
+}

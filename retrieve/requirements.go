@@ -349,3 +349,19 @@ func TestNeed(s *mss.State) (asked bool, names []string) {
 	}
 	return asked || len(names) > 0, names
 }
+
+// TestLines are the lines of test files the state's latest test output
+// points at (a frame's file and line: "at Test.<anonymous>
+// (test/app.param.js:118:16)"), in order of appearance.
+func TestLines(s *mss.State) []mss.Frame {
+	if s == nil || s.LatestTestOutput == "" {
+		return nil
+	}
+	var out []mss.Frame
+	for _, f := range ExtractText(s.LatestTestOutput).Frames {
+		if f.Line > 0 && Classify(f.Path) == ClassTest {
+			out = append(out, f)
+		}
+	}
+	return out
+}
