@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -37,6 +38,19 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
+// pngBytes renders p as a PNG figure of the report's size.
+func pngBytes(p *plot.Plot) ([]byte, error) {
+	w, err := p.WriterTo(figWidth, figHeight, "png")
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // metricLabel turns "complete@5" into "complete@5 (%)" for figures.
 func metricLabel(metric string) string {
 	if strings.HasPrefix(metric, repobench.Tokens) || strings.HasPrefix(metric, repobench.ObservedUnits) {
@@ -53,8 +67,8 @@ func scale(metric string) float64 {
 	return 100
 }
 
-// writeCurves draws complete@k against k, one line per method.
-func writeCurves(path string, in *Input) error {
+// curvesPNG draws complete@k against k, one line per method.
+func curvesPNG(in *Input) ([]byte, error) {
 	p := newPlot("complete@k: every required group in the first k units", "k (units returned, within the token budget)", "complete@k (%)")
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -67,12 +81,12 @@ func writeCurves(path string, in *Input) error {
 		args = append(args, ms.Method, xys)
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return err
+		return nil, err
 	}
 	p.Y.Min = 0
 	p.Y.Max = math.Max(p.Y.Max*1.15, 10)
 	p.X.Tick.Marker = intTicks(in.Scores[0].Ks)
-	return p.Save(figWidth, figHeight, path)
+	return pngBytes(p)
 }
 
 type intTicks []int
@@ -98,8 +112,8 @@ func (t intTicks) Ticks(_, _ float64) []plot.Tick {
 	return out
 }
 
-// writeStrata draws the headline metric per stratum, one bar per method.
-func writeStrata(path string, in *Input) error {
+// strataPNG draws the headline metric per stratum, one bar per method.
+func strataPNG(in *Input) ([]byte, error) {
 	strata := strataOf(in)
 	p := newPlot(in.Metric+" by stratum", "", metricLabel(in.Metric))
 	p.Legend.Top = true
@@ -114,7 +128,7 @@ func writeStrata(path string, in *Input) error {
 		}
 		bars, err := plotter.NewBarChart(vals, width)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		bars.LineStyle.Width = 0
 		bars.Color = plotutil.Color(i)
@@ -133,7 +147,7 @@ func writeStrata(path string, in *Input) error {
 	p.X.Min, p.X.Max = -0.6, float64(len(strata))-0.4
 	p.Y.Min = 0
 	p.Y.Max = math.Max(p.Y.Max*1.3, 10)
-	return p.Save(figWidth, figHeight, path)
+	return pngBytes(p)
 }
 
 // errPoints is points with asymmetric vertical errors.
@@ -142,9 +156,9 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-// writePaired draws each method's paired difference from the baseline with
-// its 95% interval, per stratum.
-func writePaired(path string, in *Input) error {
+// pairedPNG draws each method's paired difference from the baseline with its
+// 95% interval, per stratum.
+func pairedPNG(in *Input) ([]byte, error) {
 	var strata, methods []string
 	seenS, seenM := map[string]bool{}, map[string]bool{}
 	for _, c := range in.Paired {
@@ -180,14 +194,14 @@ func writePaired(path string, in *Input) error {
 		}
 		s, err := plotter.NewScatter(pts.XYs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		s.GlyphStyle.Color = plotutil.Color(i)
 		s.GlyphStyle.Shape = plotutil.Shape(i)
 		s.GlyphStyle.Radius = vg.Points(4)
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		eb.LineStyle.Color = plotutil.Color(i)
 		eb.LineStyle.Width = vg.Points(1.5)
@@ -203,7 +217,7 @@ func writePaired(path string, in *Input) error {
 	p.X.Min, p.X.Max = -0.6, float64(len(strata))-0.4
 	pad := 0.1 * (p.Y.Max - p.Y.Min)
 	p.Y.Min, p.Y.Max = math.Min(p.Y.Min-pad, -1), math.Max(p.Y.Max+3*pad, 1)
-	return p.Save(figWidth, figHeight, path)
+	return pngBytes(p)
 }
 
 func indexOf(xs []string, x string) int {

@@ -42,6 +42,13 @@ const (
 )
 
 // Write renders the report into dir, creating it if needed.
+//
+// Every file is written whole, through a temporary file renamed into
+// place. summary.json is written first, marked incomplete, and last
+// without the mark: a run stopped midway leaves a directory whose
+// summary.json says the report is unfinished (its other files may be this
+// run's or an earlier report's), and which the next report into dir
+// recognises as a report's and replaces.
 func Write(dir string, in *Input) error {
 	if len(in.Scores) == 0 {
 		return fmt.Errorf("report: no scores")
@@ -55,32 +62,34 @@ func Write(dir string, in *Input) error {
 	if err := checkDir(dir); err != nil {
 		return err
 	}
-	if err := writeCurves(filepath.Join(dir, CurvesFile), in); err != nil {
-		return fmt.Errorf("report: %s: %w", CurvesFile, err)
+	sum := Summarize(in)
+	sum.Incomplete = true
+	if err := writeFile(dir, SummaryFile, func() ([]byte, error) { return sum.marshal() }); err != nil {
+		return err
 	}
-	if err := writeStrata(filepath.Join(dir, StrataFile), in); err != nil {
-		return fmt.Errorf("report: %s: %w", StrataFile, err)
+	type figure struct {
+		name   string
+		render func(*Input) ([]byte, error)
 	}
+	figures := []figure{{CurvesFile, curvesPNG}, {StrataFile, strataPNG}}
 	if len(in.Paired) > 0 {
-		if err := writePaired(filepath.Join(dir, PairedFile), in); err != nil {
-			return fmt.Errorf("report: %s: %w", PairedFile, err)
-		}
+		figures = append(figures, figure{PairedFile, pairedPNG})
 	} else {
 		// A stale figure from an earlier report would contradict the page.
 		if err := os.Remove(filepath.Join(dir, PairedFile)); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(dir, SummaryFile), func() ([]byte, error) {
-		data, err := json.MarshalIndent(Summarize(in), "", summaryIndent)
-		return append(data, '\n'), err
-	}); err != nil {
-		return fmt.Errorf("report: %s: %w", SummaryFile, err)
+	for _, f := range figures {
+		if err := writeFile(dir, f.name, func() ([]byte, error) { return f.render(in) }); err != nil {
+			return err
+		}
 	}
-	if err := writeFileAtomic(filepath.Join(dir, HTMLFile), func() ([]byte, error) { return renderHTML(in) }); err != nil {
-		return fmt.Errorf("report: %s: %w", HTMLFile, err)
+	if err := writeFile(dir, HTMLFile, func() ([]byte, error) { return renderHTML(in) }); err != nil {
+		return err
 	}
-	return nil
+	sum.Incomplete = false
+	return writeFile(dir, SummaryFile, func() ([]byte, error) { return sum.marshal() })
 }
 
 // Summary is summary.json.
@@ -94,6 +103,14 @@ type Summary struct {
 	Baseline    string                   `json:"baseline,omitempty"`
 	Metric      string                   `json:"metric"`
 	Paired      []repobench.Paired       `json:"paired,omitempty"`
+	// Incomplete marks the summary of a report being written (Write).
+	Incomplete bool `json:"incomplete,omitempty"`
+}
+
+// marshal is summary.json's text.
+func (s *Summary) marshal() ([]byte, error) {
+	data, err := json.MarshalIndent(s, "", summaryIndent)
+	return append(data, '\n'), err
 }
 
 // MethodSummary is one method's figures in summary.json.
@@ -153,12 +170,20 @@ func strataOf(in *Input) []string {
 	return append(types, groups...)
 }
 
-func writeFileAtomic(path string, render func() ([]byte, error)) error {
+// replaceFile writes a report's file (safefile.Replace; a test stops a
+// report midway through it).
+var replaceFile = safefile.Replace
+
+// writeFile renders the report's file name and writes it into dir whole.
+func writeFile(dir, name string, render func() ([]byte, error)) error {
 	data, err := render()
-	if err != nil {
-		return err
+	if err == nil {
+		err = replaceFile(filepath.Join(dir, name), data, nil)
 	}
-	return safefile.Replace(path, data, nil)
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", name, err)
+	}
+	return nil
 }
 
 // checkDir refuses a directory holding files of a report's names that an

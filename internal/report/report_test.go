@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"image/png"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss/internal/repobench"
+	"github.com/missingcomplement/mss/internal/safefile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -167,6 +169,62 @@ func TestWriteKeepsForeignFiles(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		if err := Write(own, sample()); err != nil {
 			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+}
+
+// stopAt makes the report's writes fail from the file named stop on, and
+// records the files written through safefile (whole, renamed into place).
+func stopAt(t *testing.T, stop string) *[]string {
+	t.Helper()
+	var written []string
+	stopped := false
+	replaceFile = func(path string, data []byte, check safefile.Check) error {
+		if filepath.Base(path) == stop || stopped {
+			stopped = true
+			return errors.New("stopped")
+		}
+		written = append(written, filepath.Base(path))
+		return safefile.Replace(path, data, check)
+	}
+	t.Cleanup(func() { replaceFile = safefile.Replace })
+	return &written
+}
+
+// A report stopped before its second figure, into a fresh directory,
+// leaves a summary.json that says so; the next report into that directory
+// takes it for a report's and writes the whole report.
+func TestWriteStoppedMidway(t *testing.T) {
+	dir := t.TempDir()
+	stopAt(t, StrataFile)
+	if err := Write(dir, sample()); err == nil || !strings.Contains(err.Error(), StrataFile) {
+		t.Fatalf("Write = %v, want the stopped figure named", err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		t.Fatalf("no summary.json beside the figure written: %v", err)
+	}
+	if !strings.Contains(string(data), `"incomplete": true`) {
+		t.Errorf("summary.json of the stopped report does not say it is incomplete:\n%s", data)
+	}
+	written := stopAt(t, "")
+	if err := Write(dir, sample()); err != nil {
+		t.Fatalf("a report into the stopped report's directory: %v", err)
+	}
+	want := []string{SummaryFile, CurvesFile, StrataFile, PairedFile, HTMLFile, SummaryFile}
+	if diff := cmp.Diff(want, *written); diff != "" {
+		t.Errorf("files written whole, in order (-want +got):\n%s", diff)
+	}
+	fresh := t.TempDir()
+	replaceFile = safefile.Replace
+	if err := Write(fresh, sample()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{SummaryFile, HTMLFile, CurvesFile, StrataFile, PairedFile} {
+		a, _ := os.ReadFile(filepath.Join(dir, name))
+		b, _ := os.ReadFile(filepath.Join(fresh, name))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the rewritten report differs from one written at once", name)
 		}
 	}
 }
