@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -188,8 +189,8 @@ func writeFile(dir, name string, render func() ([]byte, error)) error {
 
 // checkDir refuses a directory holding files of a report's names that an
 // earlier report did not write: the files must be regular, and
-// summary.json must be a report summary. A report is only ever written
-// over an earlier report.
+// summary.json must be a report's summary exactly (ownSummary). A report
+// is only ever written over an earlier report.
 func checkDir(dir string) error {
 	names := []string{SummaryFile, HTMLFile, CurvesFile, StrataFile, PairedFile}
 	found := false
@@ -209,10 +210,24 @@ func checkDir(dir string) error {
 		return fmt.Errorf("report: %s holds files named like a report's but no %s, so a report did not write them; choose another directory", dir, SummaryFile)
 	}
 	return safefile.Writable(filepath.Join(dir, SummaryFile), func(data []byte) error {
-		var sum map[string]json.RawMessage
-		if json.Unmarshal(data, &sum) != nil || sum["metric"] == nil || sum["methods"] == nil {
+		if !ownSummary(data) {
 			return fmt.Errorf("not the summary of a report (so %s holds files a report did not write)", dir)
 		}
 		return nil
 	})
+}
+
+// ownSummary says whether data is a summary.json as Write writes it: it
+// decodes into a Summary with no other key and, written again, is the
+// same text byte for byte. A file that only resembles one (a key of its
+// own, a key given twice or in another case, other spacing) is not.
+func ownSummary(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Summary
+	if dec.Decode(&s) != nil || s.Metric == "" || s.Methods == nil {
+		return false
+	}
+	again, err := s.marshal()
+	return err == nil && bytes.Equal(again, data)
 }

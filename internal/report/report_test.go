@@ -228,3 +228,41 @@ func TestWriteStoppedMidway(t *testing.T) {
 		}
 	}
 }
+
+// A summary.json a report did not write is refused and left as it was,
+// however much it resembles a report's: it must be one exactly.
+func TestWriteKeepsForeignSummary(t *testing.T) {
+	own := t.TempDir()
+	if err := Write(own, sample()); err != nil {
+		t.Fatal(err)
+	}
+	ours, err := os.ReadFile(filepath.Join(own, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(ours)
+	for name, summary := range map[string]string{
+		"notes":      `{"metric": "latency", "methods": ["a", "b"], "my": "own notes"}` + "\n",
+		"methods":    `{"metric": "latency", "methods": {}}` + "\n",
+		"extra key":  strings.Replace(text, `"metric":`, `"my": "notes",`+"\n"+` "metric":`, 1),
+		"case":       strings.Replace(text, `"metric":`, `"Metric":`, 1),
+		"twice":      strings.Replace(text, `"metric":`, `"metric": "latency",`+"\n"+` "metric":`, 1),
+		"reindented": strings.ReplaceAll(text, "\n ", "\n  "),
+		"trailing":   text + "{}\n",
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, SummaryFile)
+		if err := os.WriteFile(path, []byte(summary), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(dir, sample()); err == nil || !strings.Contains(err.Error(), "not the summary of a report") {
+			t.Errorf("%s: Write over a foreign summary.json = %v, want a refusal", name, err)
+		}
+		if data, _ := os.ReadFile(path); string(data) != summary {
+			t.Errorf("%s: summary.json changed", name)
+		}
+		if _, err := os.Stat(filepath.Join(dir, CurvesFile)); err == nil {
+			t.Errorf("%s: a figure written beside a foreign summary.json", name)
+		}
+	}
+}
