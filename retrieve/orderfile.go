@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // OrderFormat names the JSON form of an order model (MarshalOrder): what
@@ -38,11 +40,15 @@ func (m *OrderModel) MarshalOrder() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// orderKeys are the keys of an order model's JSON form, at every depth.
+var orderKeys = slices.Concat(jsonkey.Names(orderFile{}), jsonkey.Names(OrderTree{}), jsonkey.Names(OrderNode{}))
+
 // ParseOrderModel reads an order model in its JSON form (MarshalOrder).
 // An error names the line or the field at fault: a syntax error, a field
-// the form does not have, another format, features other than the ones
-// this build reads (OrderFeatures, in order), a weight missing or too
-// many, or a tree whose nodes do not make a tree.
+// the form does not have (or has only in another case), a key given twice,
+// another format, features other than the ones this build reads
+// (OrderFeatures, in order), a weight missing or too many, or a tree whose
+// nodes do not make a tree.
 func ParseOrderModel(data []byte) (*OrderModel, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -52,6 +58,12 @@ func ParseOrderModel(data []byte) (*OrderModel, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("line %d: more after the model's object", lineAt(data, dec.InputOffset()))
+	}
+	if field, at, found := jsonkey.Repeated(data); found {
+		return nil, fmt.Errorf("line %d: %q given twice; each key is named once", lineAt(data, at), field)
+	}
+	if key, name, at, found := jsonkey.Folded(data, orderKeys); found {
+		return nil, fmt.Errorf("line %d: unknown field %q (keys are case-sensitive; did you mean %q?)", lineAt(data, int64(at)), key, name)
 	}
 	if f.Format != OrderFormat {
 		return nil, fmt.Errorf(`"format": %q, want %q`, f.Format, OrderFormat)

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,6 +44,7 @@ func TestOrderFileErrors(t *testing.T) {
 	if !strings.Contains(good, `"left": 1`) {
 		t.Fatalf("the fixture's trees do not split:\n%s", good)
 	}
+	weightsLine := 1 + strings.Count(good[:strings.Index(good, `"weights":`)], "\n")
 	for _, c := range []struct{ name, text, want string }{
 		{"empty", "", "empty"},
 		{"syntax", strings.Replace(good, `"bias":`, `"bias"`, 1), "line 3"},
@@ -56,6 +58,10 @@ func TestOrderFileErrors(t *testing.T) {
 		{"child before", strings.Replace(good, `"left": 1`, `"left": 0`, 1), `"trees"[0]."nodes"[0]."left": 0, want a later node`},
 		{"child past", strings.Replace(good, `"right": 2`, `"right": 99`, 1), `"right": 99, want a later node`},
 		{"leaf", strings.Replace(good, `"left": -1`, `"left": -2`, 1), `a leaf has both -1`},
+		{"weights twice", strings.Replace(good, "{\n", "{\n  \"weights\": [],\n", 1), fmt.Sprintf(`line %d: "weights" given twice`, weightsLine+1)},
+		{"weights in another case", strings.Replace(good, `"format":`, `"Weights": [], "format":`, 1), `line 2: unknown field "Weights" (keys are case-sensitive; did you mean "weights"?)`},
+		{"node key twice", strings.Replace(good, `"left": 1,`, `"left": 1, "left": 2,`, 1), `"trees[0].nodes[0].left" given twice`},
+		{"node key in another case", strings.Replace(good, `"left": 1,`, `"Left": 1,`, 1), `unknown field "Left"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseOrderModel([]byte(c.text))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -302,9 +303,14 @@ func TestOrderModelArg(t *testing.T) {
 	if got, err := orderModel(file); err != nil || !cmp.Equal(got, retrieve.LearnedOrder) {
 		t.Errorf("--order %s: %v, %v; want the learned order", file, got, err)
 	}
+	twice := filepath.Join(dir, "twice.json")
+	if err := os.WriteFile(twice, bytes.Replace(data, []byte(`"format":`), []byte(`"Weights": [], "format":`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ arg, want string }{
 		{"random", `want fused, learned or an order model's file`},
 		{filepath.Join(dir, "missing.json"), "missing.json"},
+		{twice, "--order " + twice + `: line 2: unknown field "Weights"`},
 	} {
 		if _, err := orderModel(c.arg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--order %s: %v, want an error with %q", c.arg, err, c.want)

@@ -1,5 +1,5 @@
 // Package jsonkey finds object keys in JSON text that encoding/json would
-// match to a field only by folding case.
+// match to a field only by folding case, or read twice keeping the last.
 //
 // encoding/json matches an object key to a struct field case-insensitively
 // (with Unicode simple folding, so "ſtate_id" is "state_id") when no key
@@ -9,7 +9,9 @@
 package jsonkey
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 )
@@ -69,6 +71,61 @@ func Folded(data []byte, names []string) (key, name string, offset int, found bo
 		}
 	}
 	return "", "", 0, false
+}
+
+// Repeated reports the first key in data given twice in one object, at
+// any depth: encoding/json keeps its last value without a word. field is
+// its place, as "trees[0].nodes[2].left" names it, and offset is where its
+// second key starts. data need not be valid JSON; Repeated reads what it
+// can and never fails.
+func Repeated(data []byte) (field string, offset int64, found bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var walk func(path string) bool // false: stop
+	walk = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				at := dec.InputOffset()
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				f := k
+				if path != "" {
+					f = path + "." + k
+				}
+				if seen[k] {
+					for at < int64(len(data)) && data[at] != '"' {
+						at++ // past the comma and space before the key
+					}
+					field, offset, found = f, at, true
+					return false
+				}
+				seen[k] = true
+				if !walk(f) {
+					return false
+				}
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if !walk(fmt.Sprintf("%s[%d]", path, i)) {
+					return false
+				}
+			}
+		default:
+			return true
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err == nil
+	}
+	walk("")
+	return field, offset, found
 }
 
 // Fold returns the name key folds to when key is not one of names but

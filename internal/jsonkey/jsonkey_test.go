@@ -66,3 +66,24 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+func TestRepeated(t *testing.T) {
+	for _, tc := range []struct {
+		in, field string
+		offset    int64
+	}{
+		{`{"a":1,"b":[{"a":1},{"a":2}],"c":{"a":{"a":1}}}`, "", 0},
+		{`{"a":1,"a":2}`, "a", 7},
+		{`{"a":1, "b":2,` + "\n" + ` "a":3}`, "a", 16},
+		{`{"t":[{"n":[{"l":1},{"l":1,"r":2,"l":3}]}]}`, "t[0].n[1].l", 33},
+		{`{"a\u0062":1,"ab":2}`, "ab", 13},
+		// Values are not keys; a repeated key after a syntax error is not read.
+		{`{"a":"a","b":["a","a"]}`, "", 0},
+		{`{"a":1,"b":,"a":2}`, "", 0},
+	} {
+		field, offset, found := Repeated([]byte(tc.in))
+		if found != (tc.field != "") || field != tc.field || offset != tc.offset {
+			t.Errorf("Repeated(%s) = %q at %d (%v), want %q at %d", tc.in, field, offset, found, tc.field, tc.offset)
+		}
+	}
+}
