@@ -125,6 +125,26 @@ func parseVariant(s string, global map[string]string) (variant, error) {
 	return v, nil
 }
 
+// parseVariants reads the --replay specs. A label may name one of them
+// only: two would print rows of the same name, and the second's
+// predictions would replace the first's --output.
+func parseVariants(specs []string, global map[string]string) ([]variant, error) {
+	var out []variant
+	seen := map[string]string{}
+	for _, s := range specs {
+		v, err := parseVariant(s, global)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[v.label]; dup {
+			return nil, fmt.Errorf("--replay: label %q given twice (%q, %q); give each replayed method a label of its own (label=method:key=value;...)", v.label, prev, s)
+		}
+		seen[v.label] = s
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func newBenchTuneCmd() *cobra.Command {
 	var (
 		f                      trackFiles
@@ -230,6 +250,17 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 			if output != "" && len(replay) == 0 && !fitOrder {
 				return fmt.Errorf("--output goes with --replay or --fit-order")
 			}
+			if output != "" && len(replay) > 1 && !strings.Contains(output, "{method}") {
+				return fmt.Errorf("--output %s: with several methods it must contain {method}", output)
+			}
+			mopts, err := methodOptions()
+			if err != nil {
+				return err
+			}
+			variants, err := parseVariants(replay, mopts.Settings)
+			if err != nil {
+				return err
+			}
 			for _, c := range []struct {
 				flag     string
 				val, min int
@@ -273,12 +304,8 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 			}
 			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits, Order: om, Files: l.Source}
 			sc := f.scorer(l.Source)
-			mopts, err := methodOptions()
-			if err != nil {
-				return err
-			}
-			if len(replay) > 0 {
-				if err := runReplay(ctx, out, cmd.ErrOrStderr(), l, rp, sc, replay, mopts.Settings, output); err != nil {
+			if len(variants) > 0 {
+				if err := runReplay(ctx, out, l, rp, sc, variants, output); err != nil {
 					return err
 				}
 			}
@@ -436,17 +463,10 @@ func buildCache(ctx context.Context, stderr io.Writer, f *trackFiles, l *repoben
 }
 
 // runReplay answers, writes, scores and diagnoses each replayed method.
-func runReplay(ctx context.Context, out, stderr io.Writer, l *repobench.Track, rp *repobench.Replay, sc *repobench.Scorer, specs []string, global map[string]string, output string) error {
-	if output != "" && len(specs) > 1 && !strings.Contains(output, "{method}") {
-		return fmt.Errorf("--output %s: with several methods it must contain {method}", output)
-	}
+func runReplay(ctx context.Context, out io.Writer, l *repobench.Track, rp *repobench.Replay, sc *repobench.Scorer, variants []variant, output string) error {
 	var scores []*repobench.MethodScore
 	diag := map[string]repobench.Diagnosis{}
-	for _, s := range specs {
-		v, err := parseVariant(s, global)
-		if err != nil {
-			return err
-		}
+	for _, v := range variants {
 		ctl, err := mss.NewMethod(v.method, mss.MethodOptions{Settings: v.settings})
 		if err != nil {
 			return err

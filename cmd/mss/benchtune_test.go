@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,6 +101,25 @@ func TestBenchTuneBadCounts(t *testing.T) {
 		}
 		if _, err := os.Stat(cache); err == nil {
 			t.Errorf("%s %s: the cache was built", a[0], a[1])
+		}
+	}
+}
+
+// A label given to two replayed methods is refused before any work: their
+// rows would share a name and the second's predictions would replace the
+// first's.
+func TestBenchTuneReplayLabelTwice(t *testing.T) {
+	fx := newBenchFixture(t)
+	for _, spec := range []string{"a=complement,a=bm25", "bm25,bm25", "complement,complement=bm25"} {
+		cache := filepath.Join(t.TempDir(), "cache.jsonl")
+		_, _, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+			"--cache", cache, "--replay", spec, "--output", filepath.Join(fx.dir, "d-{method}.jsonl"))
+		label, _, _ := strings.Cut(strings.Split(spec, ",")[1], "=")
+		if err == nil || !strings.Contains(err.Error(), "label "+strconv.Quote(label)+" given twice") {
+			t.Errorf("--replay %s: %v, want a refusal naming the label %s", spec, err, label)
+		}
+		if _, err := os.Stat(cache); err == nil {
+			t.Errorf("--replay %s: the cache was built", spec)
 		}
 	}
 }
