@@ -111,6 +111,9 @@ func parseVariant(s string, global map[string]string) (variant, error) {
 			if !ok {
 				return v, fmt.Errorf("--replay %q: setting %q: want key=value", s, kv)
 			}
+			if _, dup := v.settings[k]; dup {
+				return v, fmt.Errorf("--replay %q: setting %q given twice; give each setting once", s, k)
+			}
 			v.settings[k] = val
 		}
 	}

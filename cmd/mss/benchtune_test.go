@@ -292,10 +292,12 @@ func TestParseVariantFusion(t *testing.T) {
 		t.Errorf("a plain method: fusion %+v, %v", v.fusion, err)
 	}
 	for spec, want := range map[string]string{
-		"x=complement:fusion.lexcal=2":    `no view "lexcal"`,
-		"x=complement:fusion.lexical=-1":  "fusion.lexical=\"-1\"",
-		"x=complement:fusion.entity=many": "fusion.entity=\"many\"",
-		"x=complement:fusion.k=0":         "fusion.k=\"0\"",
+		"x=complement:fusion.lexcal=2":                     `no view "lexcal"`,
+		"x=complement:fusion.lexical=-1":                   "fusion.lexical=\"-1\"",
+		"x=complement:fusion.entity=many":                  "fusion.entity=\"many\"",
+		"x=complement:fusion.k=0":                          "fusion.k=\"0\"",
+		"x=complement:coverage_weight=1;coverage_weight=2": `setting "coverage_weight" given twice`,
+		"x=complement:fusion.k=10;fusion.k=10":             `setting "fusion.k" given twice`,
 	} {
 		if _, err := parseVariant(spec, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error naming %s", spec, err, want)

@@ -95,7 +95,8 @@ func runLLMCheck(ctx context.Context, w io.Writer, opts mss.MethodOptions) error
 }
 
 // methodOptions returns the method options given by --set and
-// --cache-only. Later --set of a key wins; a malformed pair is an error.
+// --cache-only. A malformed pair is an error, and so is a key given twice
+// (by two --set, or by --set cache_only and --cache-only).
 // Prices (price.<model>=in,out) are the runners' business, not a
 // method's, and are left out.
 func methodOptions() (mss.MethodOptions, error) {
@@ -126,9 +127,16 @@ func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
 			// Do not echo the value: it is probably a key.
 			return mss.MethodOptions{}, fmt.Errorf("--set %s=...: API keys are read from the environment only (MSS_LLM_API_KEY)", k)
 		}
+		if _, dup := s[k]; dup {
+			// The values are not echoed: one may be a key.
+			return mss.MethodOptions{}, fmt.Errorf("--set %s: given twice; give each setting once", k)
+		}
 		s[k] = v
 	}
 	if cacheOnly {
+		if _, dup := s["cache_only"]; dup {
+			return mss.MethodOptions{}, fmt.Errorf("--set cache_only: given with --cache-only, which sets it too; give it once")
+		}
 		s["cache_only"] = "true"
 	}
 	if len(s) == 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +24,11 @@ func TestParseSettings(t *testing.T) {
 		err       string
 	}{
 		{nil, false, nil, ""},
-		{[]string{"propose.model=gpt-4.1", "fast.model=mini", "propose.model=o3"}, false, map[string]string{"propose.model": "o3", "fast.model": "mini"}, ""},
+		{[]string{"propose.model=gpt-4.1", "fast.model=mini"}, false, map[string]string{"propose.model": "gpt-4.1", "fast.model": "mini"}, ""},
+		{[]string{"propose.model=gpt-4.1", "fast.model=mini", "propose.model=o3"}, false, nil, "--set propose.model: given twice"},
+		{[]string{"temperature=0", " temperature=0"}, false, nil, "--set temperature: given twice"},
+		{[]string{"cache_only=false"}, true, nil, "--set cache_only: given with --cache-only"},
+		{[]string{"base_url=sk-secret", "base_url=sk-secret"}, false, nil, "--set base_url: given twice"},
 		{[]string{"base_url=http://h:1/v1?x=a=b"}, true, map[string]string{"base_url": "http://h:1/v1?x=a=b", "cache_only": "true"}, ""},
 		{[]string{"novalue"}, false, nil, "want key=value"},
 		{[]string{"=v"}, false, nil, "want key=value"},
@@ -187,6 +192,9 @@ func TestRecoverKeyEcho(t *testing.T) {
 	state := `{"issue": "the server ignores the port setting", "information_need": "where the port value is parsed"}`
 	srv := modelServer(t, llmtest.PersonalityEcho, "retries=2")
 	cache := t.TempDir()
+	setFlags = slices.DeleteFunc(setFlags, func(kv string) bool {
+		return strings.HasPrefix(kv, "cache_dir=") || strings.HasPrefix(kv, "base_url=")
+	})
 	setFlags = append(setFlags, "cache_dir="+cache, "base_url="+strings.Replace(srv.BaseURL(), "http://", "http://mss:"+srv.Key+"@", 1))
 	for _, mode := range []string{"--json", "--explain"} {
 		out, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-", "--method", "mss-complement", mode)
