@@ -264,6 +264,24 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 			if err != nil {
 				return err
 			}
+			// Refuse an --output it may not replace before the work, not
+			// after.
+			if output != "" {
+				var labels []string
+				for _, v := range variants {
+					labels = append(labels, v.label)
+				}
+				if fitOrder {
+					for _, m := range slices.Compact([]string{method, control}) {
+						labels = append(labels, m+"-learned", m+"-fused")
+					}
+				}
+				for _, label := range labels {
+					if err := safefile.Writable(strings.ReplaceAll(output, "{method}", label), repobench.ReplayedCheck(label)); err != nil {
+						return fmt.Errorf("--output: %w", err)
+					}
+				}
+			}
 			for _, c := range []struct {
 				flag     string
 				val, min int
@@ -482,7 +500,7 @@ func runReplay(ctx context.Context, out io.Writer, l *repobench.Track, rp *repob
 		}
 		if output != "" {
 			path := strings.ReplaceAll(output, "{method}", v.label)
-			if err := writePredictions(path, l.States, preds); err != nil {
+			if err := writePredictions(path, v.label, l.States, preds); err != nil {
 				return err
 			}
 		}
@@ -511,9 +529,10 @@ func jsonLine(v any) (string, error) {
 	return string(data) + "\n", nil
 }
 
-// writePredictions writes predictions in states-file order (a new file,
-// replacing one this command wrote before).
-func writePredictions(path string, states []*mss.State, preds map[string]*repobench.Prediction) error {
+// writePredictions writes the predictions of method (a replay's label) in
+// states-file order, to a new file or over an earlier replay's output of
+// that method (repobench.ReplayedCheck), never over another file.
+func writePredictions(path, method string, states []*mss.State, preds map[string]*repobench.Prediction) error {
 	var b strings.Builder
 	for _, s := range states {
 		p := preds[s.StateID]
@@ -526,7 +545,7 @@ func writePredictions(path string, states []*mss.State, preds map[string]*repobe
 		}
 		b.WriteString(line)
 	}
-	return safefile.Replace(path, []byte(b.String()), safefile.JSONLines("state_id", "method", "units"))
+	return safefile.Replace(path, []byte(b.String()), repobench.ReplayedCheck(method))
 }
 
 // writeDiagnosis prints pool recall and where each method's misses come from.
@@ -677,7 +696,7 @@ func writeHeldOut(output string, states []*mss.State, res []repobench.OrderFold,
 					preds[c.StateID] = &c
 				}
 			}
-			if err := writePredictions(strings.ReplaceAll(output, "{method}", label), states, preds); err != nil {
+			if err := writePredictions(strings.ReplaceAll(output, "{method}", label), label, states, preds); err != nil {
 				return err
 			}
 		}

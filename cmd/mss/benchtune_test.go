@@ -124,6 +124,45 @@ func TestBenchTuneReplayLabelTwice(t *testing.T) {
 	}
 }
 
+// A replay's --output replaces only an earlier replay's output of the same
+// label: a live run's predictions (with their timings), of another method
+// or its own, are refused before any work and left as they were.
+func TestBenchTuneReplayOutputOwnership(t *testing.T) {
+	fx := newBenchFixture(t)
+	live := filepath.Join(fx.dir, "live-complement.jsonl")
+	benchJSONL(t, live,
+		map[string]any{"state_id": "w-1:before_search", "method": "complement", "units": []any{}, "candidates": 4, "retrieve_ms": 12.5, "select_ms": 0.4},
+		map[string]any{"state_id": "w-1:after_file_inspection", "method": "complement", "units": []any{}, "candidates": 4, "retrieve_ms": 10.1, "select_ms": 0.3})
+	before, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(fx.dir, "cache.jsonl")
+	args := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache}
+	for spec, want := range map[string]string{
+		"bm25":       `line 1: field method: "complement", but this replay writes "bm25"`,
+		"complement": "line 1: field retrieve_ms: a live run's record",
+	} {
+		_, _, err := runBench(t, newBenchTuneCmd, append(args, "--replay", spec, "--output", live)...)
+		if err == nil || !strings.Contains(err.Error(), live+": "+want) {
+			t.Errorf("--replay %s over a live run's output: %v, want a refusal with %q", spec, err, want)
+		}
+		if _, err := os.Stat(cache); err == nil {
+			t.Fatalf("--replay %s: the cache was built before the refusal", spec)
+		}
+	}
+	if after, _ := os.ReadFile(live); !bytes.Equal(before, after) {
+		t.Errorf("the live run's output changed:\n%s", after)
+	}
+	// Over its own earlier output a replay writes again.
+	own := filepath.Join(fx.dir, "replay-{method}.jsonl")
+	for i := 0; i < 2; i++ {
+		if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--replay", "bm25,x=complement", "--output", own)...); err != nil {
+			t.Fatalf("replay %d: %v", i+1, err)
+		}
+	}
+}
+
 // secondRepository adds a second repository with the fixture's states,
 // so that each of two folds holds one repository out.
 func (fx *benchFixture) secondRepository(t *testing.T) {

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/missingcomplement/mss/internal/jsonkey"
 	"github.com/missingcomplement/mss/internal/safefile"
 )
 
@@ -92,6 +95,52 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 	notice(fmt.Sprintf("%s:%d: dropped a torn last line (%d bytes) left by an interrupted run", path, lineNo, len(tail)))
 	return done, nil
 }
+
+// ReplayedCheck accepts a file a replay answering as method (its label)
+// may replace, an earlier replay's output of it: empty, or every line a
+// prediction of method holding only fields a replay writes. A line of
+// another method, a key no prediction has, or what only a live run
+// records (the timings retrieve_ms and select_ms, a fallback flag) is
+// refused, naming the line: such a file is a live run's or someone
+// else's, and a replay's answers would take its place without a word.
+func ReplayedCheck(method string) safefile.Check {
+	return func(data []byte) error {
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				continue
+			}
+			p, err := parsePrediction(line)
+			if err != nil {
+				return fmt.Errorf("line %d: not a prediction record (%v), so not a file a replay writes", i+1, err)
+			}
+			if p.Method != method {
+				return fmt.Errorf("line %d: field method: %q, but this replay writes %q", i+1, p.Method, method)
+			}
+			var rec map[string]json.RawMessage
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return fmt.Errorf("line %d: %w", i+1, err)
+			}
+			keys := slices.Sorted(maps.Keys(rec))
+			for _, k := range keys {
+				switch {
+				case slices.Contains(liveOnlyKeys, k):
+					return fmt.Errorf("line %d: field %s: a live run's record (a replay records no timings and no fallback), so not a file a replay writes", i+1, k)
+				case !slices.Contains(predictionKeys, k):
+					return fmt.Errorf("line %d: field %s: not a field of a prediction, so not a file a replay writes", i+1, k)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+var (
+	// predictionKeys are a prediction record's keys.
+	predictionKeys = jsonkey.Names(Prediction{})
+	// liveOnlyKeys are the keys of a prediction that only a live run
+	// writes.
+	liveOnlyKeys = []string{"retrieve_ms", "select_ms", "fallback"}
+)
 
 // predictionStart is how every line appendLine writes for a Prediction
 // begins (its first field).

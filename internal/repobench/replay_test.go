@@ -3,6 +3,7 @@ package repobench
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,5 +77,31 @@ func TestReplayVerifies(t *testing.T) {
 	want[0].Tokens = mss.TokenCost(f.Content + "\n" + g.Content)
 	if diff := cmp.Diff(want, answer(&Replay{Cache: cache})); diff != "" {
 		t.Errorf("as cached (-want +got):\n%s", diff)
+	}
+}
+
+// TestReplayedCheck: a replay replaces only an earlier replay's output of
+// its own method, never a live run's (it records timings a replay does
+// not), another method's, or a file of other records.
+func TestReplayedCheck(t *testing.T) {
+	const replayed = `{"state_id":"s1","method":"bm25","config":"c","units":[{"path":"a.py","start_line":1,"end_line":2}],"candidates":3}`
+	check := ReplayedCheck("bm25")
+	for _, ok := range []string{"", "\n", replayed + "\n", replayed + "\n\n" + strings.Replace(replayed, "s1", "s2", 1) + "\n"} {
+		if err := check([]byte(ok)); err != nil {
+			t.Errorf("%q: %v, want it taken for a replay's output", ok, err)
+		}
+	}
+	for text, want := range map[string]string{
+		strings.Replace(replayed, `"candidates":3`, `"candidates":3,"retrieve_ms":12.5,"select_ms":0.3`, 1):          "line 1: field retrieve_ms: a live run's record",
+		strings.Replace(replayed, `"candidates":3`, `"candidates":3,"select_ms":0.3`, 1):                             "line 1: field select_ms: a live run's record",
+		strings.Replace(replayed, `"candidates":3`, `"candidates":3,"fallback":{"stage":"propose","reason":"x"}`, 1): "line 1: field fallback: a live run's record",
+		replayed + "\n" + strings.Replace(replayed, `"bm25"`, `"complement"`, 1):                                     `line 2: field method: "complement", but this replay writes "bm25"`,
+		strings.Replace(replayed, `"candidates":3`, `"candidates":3,"notes":"mine"`, 1):                              "line 1: field notes: not a field of a prediction",
+		`{"state_id":"s1","method":"bm25"}` + "\n" + `{"my":"notes"}`:                                                "line 2: not a prediction record",
+		strings.Replace(replayed, `"method":"bm25"`, `"method":"bm25","method":"bm25"`, 1):                           "line 1: not a prediction record",
+	} {
+		if err := check([]byte(text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s\n: %v, want an error with %q", text, err, want)
+		}
 	}
 }
