@@ -3,6 +3,7 @@ package repobench
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 
 	"github.com/missingcomplement/mss"
@@ -131,7 +132,10 @@ func LoadPredictions(paths []string, known map[string]bool) (*PredictionSet, err
 }
 
 // parsePrediction decodes and checks one predictions line. Every unit
-// needs path, start_line and end_line (score.py fails without them).
+// needs path, start_line and end_line (score.py fails without them). The
+// timings, when given, are 0 ms or more and sum to a finite latency: a
+// negative one was left out of the latency figures, and two that sum past
+// the float range made them infinite.
 func parsePrediction(line []byte) (*Prediction, error) {
 	var p Prediction
 	if err := decodeLine(line, &p); err != nil {
@@ -142,6 +146,17 @@ func parsePrediction(line []byte) (*Prediction, error) {
 	}
 	if p.Method == "" {
 		return nil, fmt.Errorf("field method: missing or empty")
+	}
+	for _, f := range []struct {
+		name string
+		ms   float64
+	}{{"retrieve_ms", p.RetrieveMS}, {"select_ms", p.SelectMS}} {
+		if f.ms < 0 {
+			return nil, fmt.Errorf("field %s: %v; want a time of 0 ms or more", f.name, f.ms)
+		}
+	}
+	if math.IsInf(p.LatencyMS(), 0) {
+		return nil, fmt.Errorf("field select_ms: %v, with retrieve_ms %v, sums past the float range; want times in milliseconds", p.SelectMS, p.RetrieveMS)
 	}
 	var presence struct {
 		Units []struct {
