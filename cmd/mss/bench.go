@@ -324,7 +324,7 @@ are scored as score.py scores them.`,
 	fl.IntVar(&maxUnits, "max-units", mss.DefaultMaxUnits, "most units per answer")
 	fl.IntVar(&candidates, "candidates", retrieve.DefaultCandidates, "candidates retrieval offers the methods")
 	fl.IntVar(&concurrency, "concurrency", 1, "repositories processed at once")
-	fl.StringVar(&cache, "cache", "", "also record every state's candidates into this candidate cache (see bench tune); with --labels, print pool recall and where each method's misses come from")
+	fl.StringVar(&cache, "cache", "", "also record every state's candidates into this candidate cache (see bench tune; a state it holds already keeps its record); with --labels, print pool recall and where each method's misses come from")
 	fl.StringVar(&order, "order", "", orderHelp)
 	cmd.MarkFlagRequired("output")
 	return cmd
@@ -444,6 +444,9 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	if stats != nil {
 		printRunStats(cmd.OutOrStdout(), runs, stats)
+	}
+	if cw != nil && cw.Kept() > 0 {
+		fmt.Fprintf(stderr, "%s: held %d of the states retrieved already, and keeps the candidates it recorded for them (a cache records each state once)\n", bf.cache, cw.Kept())
 	}
 	usage.print(cmd.OutOrStdout())
 	if err != nil {

@@ -31,6 +31,19 @@ func TestBenchTuneReplaysAsBenchRepo(t *testing.T) {
 	if !strings.Contains(out, "pool@20  pool@80  pool@200") || !strings.Contains(out, "lost to retrieval") {
 		t.Errorf("bench repo --cache prints no diagnostics:\n%s", out)
 	}
+	// A rerun into the same cache keeps the states it holds, and says so.
+	repoCache, err := os.ReadFile(filepath.Join(fx.dir, "repo-cache.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runBench(t, newBenchRepoCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+		"--method", "rrf", "--output", filepath.Join(fx.dir, "live-rrf.jsonl"), "--index-dir", idx, "--cache", filepath.Join(fx.dir, "repo-cache.jsonl"))
+	if err != nil || !strings.Contains(stderr, "repo-cache.jsonl: held 2 of the states retrieved already") {
+		t.Errorf("bench repo --cache again: %v\n%s", err, stderr)
+	}
+	if again, _ := os.ReadFile(filepath.Join(fx.dir, "repo-cache.jsonl")); !bytes.Equal(again, repoCache) {
+		t.Errorf("bench repo --cache recorded the states it held again")
+	}
 	replayed := filepath.Join(fx.dir, "replay.{method}.jsonl")
 	out, _, err = runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
 		"--cache", cache, "--index-dir", idx, "--replay", "complement,rrf-grow,bm25,untied=complement:grow_tied=false,shipped=complement:fusion.lexical=1;fusion.k=20", "--output", replayed)
@@ -70,7 +83,7 @@ func TestBenchTuneReplaysAsBenchRepo(t *testing.T) {
 		t.Errorf("re-fused with the shipped weights, the answers differ:\nlive:\n%s\nreplay:\n%s", a, b)
 	}
 	// A second run reads the cache and retrieves nothing.
-	_, stderr, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+	_, stderr, err = runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
 		"--cache", cache, "--replay", "rrf")
 	if err != nil || strings.Contains(stderr, "retrieving") {
 		t.Errorf("second run: %v %s", err, stderr)

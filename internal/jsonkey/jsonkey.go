@@ -77,46 +77,132 @@ func Folded(data []byte, names []string) (key, name string, offset int, found bo
 // any depth: encoding/json keeps its last value without a word. field is
 // its place, as "trees[0].nodes[2].left" names it, and offset is where its
 // second key starts. data need not be valid JSON; Repeated reads what it
-// can and never fails.
+// can and never fails. It reads the text once, without decoding it, so
+// that it costs little beside decoding (a candidate cache is gigabytes).
 func Repeated(data []byte) (field string, offset int64, found bool) {
+	type frame struct {
+		object bool
+		keys   [][]byte // an object's keys so far
+		n      int      // an array's elements so far
+	}
+	var stack []frame
+	wantKey := false // the next string is an object's key
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{':
+			if len(stack) < cap(stack) {
+				stack = stack[:len(stack)+1]
+				top := &stack[len(stack)-1]
+				top.object, top.keys, top.n = true, top.keys[:0], 0
+			} else {
+				stack = append(stack, frame{object: true})
+			}
+			wantKey = true
+		case '[':
+			if len(stack) < cap(stack) {
+				stack = stack[:len(stack)+1]
+				top := &stack[len(stack)-1]
+				top.object, top.keys, top.n = false, top.keys[:0], 0
+			} else {
+				stack = append(stack, frame{})
+			}
+			wantKey = false
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			wantKey = false
+		case ',':
+			if len(stack) > 0 {
+				top := &stack[len(stack)-1]
+				if top.object {
+					wantKey = true
+				} else {
+					top.n++
+				}
+			}
+		case '"':
+			start := i
+			escaped := false
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					escaped = true
+					i++
+				}
+			}
+			if i >= len(data) {
+				return "", 0, false
+			}
+			if !wantKey || len(stack) == 0 {
+				continue
+			}
+			wantKey = false
+			key := data[start+1 : i]
+			if escaped {
+				var s string
+				if json.Unmarshal(data[start:i+1], &s) != nil {
+					return "", 0, false
+				}
+				key = []byte(s)
+			}
+			top := &stack[len(stack)-1]
+			for _, k := range top.keys {
+				if bytes.Equal(k, key) {
+					if field, ok := repeatedPath(data, start); ok {
+						return field, int64(start), true
+					}
+					return "", 0, false
+				}
+			}
+			top.keys = append(top.keys, key)
+		}
+	}
+	return "", 0, false
+}
+
+// repeatedPath names the place of the key starting at offset in data, the
+// second of its object's keys of its name, read again with a decoder (only
+// once a key is found given twice); false when the text before it is not
+// JSON.
+func repeatedPath(data []byte, offset int) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var walk func(path string) bool // false: stop
-	walk = func(path string) bool {
+	var path []string
+	reached := false
+	var walk func() bool // false: stop
+	walk = func() bool {
 		tok, err := dec.Token()
 		if err != nil {
 			return false
 		}
 		switch tok {
 		case json.Delim('{'):
-			seen := map[string]bool{}
 			for dec.More() {
 				at := dec.InputOffset()
+				for at < int64(len(data)) && data[at] != '"' {
+					at++ // past the comma and space before the key
+				}
 				kt, err := dec.Token()
 				if err != nil {
 					return false
 				}
 				k, _ := kt.(string)
-				f := k
-				if path != "" {
-					f = path + "." + k
-				}
-				if seen[k] {
-					for at < int64(len(data)) && data[at] != '"' {
-						at++ // past the comma and space before the key
-					}
-					field, offset, found = f, at, true
+				path = append(path, "."+k)
+				if at == int64(offset) {
+					reached = true
 					return false
 				}
-				seen[k] = true
-				if !walk(f) {
+				if !walk() {
 					return false
 				}
+				path = path[:len(path)-1]
 			}
 		case json.Delim('['):
 			for i := 0; dec.More(); i++ {
-				if !walk(fmt.Sprintf("%s[%d]", path, i)) {
+				path = append(path, fmt.Sprintf("[%d]", i))
+				if !walk() {
 					return false
 				}
+				path = path[:len(path)-1]
 			}
 		default:
 			return true
@@ -124,8 +210,8 @@ func Repeated(data []byte) (field string, offset int64, found bool) {
 		_, err = dec.Token() // the closing delimiter
 		return err == nil
 	}
-	walk("")
-	return field, offset, found
+	walk()
+	return strings.TrimPrefix(strings.Join(path, ""), "."), reached
 }
 
 // Fold returns the name key folds to when key is not one of names but

@@ -1,7 +1,9 @@
 package jsonkey
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -77,6 +79,10 @@ func TestRepeated(t *testing.T) {
 		{`{"a":1, "b":2,` + "\n" + ` "a":3}`, "a", 16},
 		{`{"t":[{"n":[{"l":1},{"l":1,"r":2,"l":3}]}]}`, "t[0].n[1].l", 33},
 		{`{"a\u0062":1,"ab":2}`, "ab", 13},
+		{`{"a":"}\"{,\"a\":","a":1}`, "a", 19},
+		{`{"a":[{"b":1}],"c":{"b":2},"b":[{"a":1,"b":2}]}`, "", 0},
+		{`[{"a":[[],{}]},{"a":1,"b":{},"a":2}]`, "[1].a", 29},
+		{`{"f":{"x/y.py":"k1","x/y.py":"k2"}}`, "f.x/y.py", 20},
 		// Values are not keys; a repeated key after a syntax error is not read.
 		{`{"a":"a","b":["a","a"]}`, "", 0},
 		{`{"a":1,"b":,"a":2}`, "", 0},
@@ -86,4 +92,71 @@ func TestRepeated(t *testing.T) {
 			t.Errorf("Repeated(%s) = %q at %d (%v), want %q at %d", tc.in, field, offset, found, tc.field, tc.offset)
 		}
 	}
+}
+
+// repeatedRef is Repeated read with a decoder, token by token.
+func repeatedRef(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var field string
+	found := false
+	var walk func(path string) bool
+	walk = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				f := k
+				if path != "" {
+					f = path + "." + k
+				}
+				if seen[k] {
+					field, found = f, true
+					return false
+				}
+				seen[k] = true
+				if !walk(f) {
+					return false
+				}
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if !walk(fmt.Sprintf("%s[%d]", path, i)) {
+					return false
+				}
+			}
+		default:
+			return true
+		}
+		_, err = dec.Token()
+		return err == nil
+	}
+	walk("")
+	return field, found
+}
+
+// FuzzRepeated: on valid JSON, Repeated finds what a decoder reading token
+// by token finds; on any input it never panics.
+func FuzzRepeated(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1,"b":2}]}`, `{"a\u0062":1,"ab":2}`, `[{"x":"\"","x":1}]`, `{"a":{"a":{"a":1}}}`, `{"a":1,"b":,"a":2}`, `{"":0,"":0}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		field, _, found := Repeated(data)
+		if !json.Valid(data) {
+			return
+		}
+		want, wantFound := repeatedRef(data)
+		if found != wantFound || field != want {
+			t.Errorf("Repeated(%s) = %q (%v), want %q (%v)", data, field, found, want, wantFound)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package repobench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,9 +11,11 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/jsonkey"
 	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/retrieve"
@@ -30,6 +33,14 @@ import (
 // candidates and the file key of each path they are in. File records come
 // before the state records that use them. A torn last line left by an
 // interrupted build is dropped when the cache is read.
+//
+// A cache records each state once, and each file key once: a state a
+// cache holds already is not recorded again, its first retrieval kept.
+// Earlier versions recorded a state again each time bench repo --cache
+// retrieved it; such a record, the same as the first byte for byte, is
+// read once, while one that differs from it (two retrievals of a state,
+// or a damaged file) is refused, naming both lines, as is a key given
+// twice within a record.
 //
 // A state record names the format of its candidates (CacheFormat), so
 // that a cache retrieved by a version of mss whose candidates lack what
@@ -73,6 +84,7 @@ type CacheWriter struct {
 	f    *os.File
 	have map[string]bool // file keys written
 	done map[string]bool // states written
+	kept int             // states retrieved again and not recorded
 }
 
 // CreateCache opens a cache file for appending, keeping what a previous
@@ -109,6 +121,14 @@ func CreateCache(path string) (*CacheWriter, error) {
 	return cw, nil
 }
 
+// Kept counts the states Record was given that the cache held already:
+// it keeps their first record.
+func (cw *CacheWriter) Kept() int {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	return cw.kept
+}
+
 // Done reports whether the cache holds the state.
 func (cw *CacheWriter) Done(stateID string) bool {
 	cw.mu.Lock()
@@ -133,7 +153,8 @@ func (cw *CacheWriter) Close() error {
 }
 
 // Record writes a state's candidates and the units of their files, and
-// the issue template retrieval read the state with (nil: none).
+// the issue template retrieval read the state with (nil: none). A state
+// the cache holds already is not written again (Kept counts it).
 func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.UnitSource, tmpl *retrieve.IssueTemplate) error {
 	files := map[string]string{}
 	var recs []*CacheRecord
@@ -141,6 +162,10 @@ func (cw *CacheWriter) Record(st *mss.State, cands []mss.Candidate, src mss.Unit
 	defer cw.mu.Unlock()
 	if cw.f == nil {
 		return fmt.Errorf("candidate cache closed")
+	}
+	if cw.done[st.StateID] {
+		cw.kept++
+		return nil
 	}
 	if src != nil {
 		for _, c := range cands {
@@ -189,7 +214,10 @@ type cacheHead struct {
 
 // scanCache reads a cache file, calling fn for every whole record, and
 // returns the length of the good prefix (a torn last line is left out).
-// Unless full, a record holds only the fields of cacheHead.
+// Unless full, a record holds only the fields of cacheHead. A record of a
+// state or file key an earlier record had, the same byte for byte, is
+// passed over; one that differs, or a key given twice in a record, is an
+// error naming the line.
 func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -198,6 +226,12 @@ func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	var good int64
+	// first holds where each state's and file key's record is.
+	type place struct {
+		line        int
+		offset, len int64
+	}
+	first := map[string]place{}
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
@@ -223,9 +257,28 @@ func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
+		if field, _, dup := jsonkey.Repeated(line); dup {
+			return 0, fmt.Errorf("%s:%d: field %s: given twice; each field is named once", path, n, field)
+		}
 		if rec.Kind != "file" && rec.Kind != "state" {
 			return 0, fmt.Errorf("%s:%d: field kind: want file or state, got %q", path, n, rec.Kind)
 		}
+		id := "file key " + strconv.Quote(rec.Key)
+		if rec.Kind == "state" {
+			id = "state " + strconv.Quote(rec.StateID)
+		}
+		if p, again := first[id]; again {
+			earlier := make([]byte, p.len)
+			if _, err := f.ReadAt(earlier, p.offset); err != nil {
+				return 0, fmt.Errorf("%s:%d: %w", path, p.line, err)
+			}
+			if !bytes.Equal(earlier, line) {
+				return 0, fmt.Errorf("%s:%d: %s recorded again, other than on line %d (a cache records each once); retrieve into a new --cache", path, n, id, p.line)
+			}
+			good += int64(len(line))
+			continue
+		}
+		first[id] = place{n, good, int64(len(line))}
 		if rec.Kind == "state" && rec.Format != CacheFormat {
 			return 0, fmt.Errorf("%s:%d: field format: candidates of format %d, want %d (retrieved by another version of mss); retrieve them again into a new --cache", path, n, rec.Format, CacheFormat)
 		}

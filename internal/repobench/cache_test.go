@@ -140,6 +140,71 @@ func TestCacheRefusesBadUnits(t *testing.T) {
 	}
 }
 
+// A key given twice in a record, or a state or file recorded again other
+// than it was first, is refused by file and line, when the cache is loaded
+// and when it is extended; a record the same as the first, as earlier
+// versions wrote on each bench repo --cache rerun, is read once.
+func TestCacheRepeats(t *testing.T) {
+	file := `{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":1,"end_line":2}]}` + "\n"
+	state := func(id string, score float64) string {
+		return fmt.Sprintf(`{"kind":"state","format":%d,"state_id":"%s","candidates":[{"unit":{"id":"a1","path":"a.py","start_line":1,"end_line":2},"score":%v}],"files":{"a.py":"k1"}}`, CacheFormat, id, score) + "\n"
+	}
+	for _, tc := range []struct{ data, want string }{
+		{file + strings.Replace(state("s1", 1), `"score":1`, `"score":1,"score":2`, 1), ":2: field candidates[0].score: given twice"},
+		{file + strings.Replace(state("s1", 1), `"files":{"a.py":"k1"}`, `"files":{"a.py":"k1","a.py":"k2"}`, 1), ":2: field files.a.py: given twice"},
+		{strings.Replace(file, `"key":"k1"`, `"key":"k1","key":"k2"`, 1), ":1: field key: given twice"},
+		{file + state("s1", 1) + state("s2", 1) + state("s1", 0.5), `:4: state "s1" recorded again, other than on line 2`},
+		{file + state("s1", 1) + strings.Replace(file, `"end_line":2`, `"end_line":3`, 1), `:3: file key "k1" recorded again, other than on line 1`},
+	} {
+		path := filepath.Join(t.TempDir(), "c.jsonl")
+		writeFile(t, path, tc.data)
+		if _, err := LoadCache(path); err == nil || !strings.Contains(err.Error(), path+tc.want) {
+			t.Errorf("LoadCache: %v, want an error containing %q", err, tc.want)
+		}
+		if cw, err := CreateCache(path); err == nil || !strings.Contains(err.Error(), path+tc.want) {
+			if err == nil {
+				cw.Close()
+			}
+			t.Errorf("CreateCache: %v, want an error containing %q", err, tc.want)
+		}
+		if got, _ := os.ReadFile(path); string(got) != tc.data {
+			t.Errorf("cache changed to %q", got)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	writeFile(t, path, file+state("s1", 1)+file+state("s2", 0.5)+state("s1", 1))
+	c, err := LoadCache(path)
+	if err != nil {
+		t.Fatalf("records repeated as they were: %v", err)
+	}
+	if len(c.States) != 2 || c.States["s1"].Candidates[0].Score != 1 || c.States["s2"].Candidates[0].Score != 0.5 {
+		t.Errorf("states read: %+v", c.States)
+	}
+	// A state the cache holds is not recorded again.
+	cw, err := CreateCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := units{"a.py": {{ID: "a1", Path: "a.py", StartLine: 1, EndLine: 2}}}
+	for _, id := range []string{"s1", "s3"} {
+		if err := cw.Record(&mss.State{StateID: id, Issue: "x"}, []mss.Candidate{{Unit: src["a.py"][0], Score: 0.25}}, src, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if cw.Kept() != 1 {
+		t.Errorf("Kept() = %d, want 1 (s1)", cw.Kept())
+	}
+	if c, err = LoadCache(path); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.States) != 3 || c.States["s1"].Candidates[0].Score != 1 || c.States["s3"].Candidates[0].Score != 0.25 {
+		t.Errorf("after recording s1 again and s3: s1 %+v, s3 %+v", c.States["s1"], c.States["s3"])
+	}
+}
+
 func countLines(b []byte) int {
 	n := 0
 	for _, c := range b {
