@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/missingcomplement/mss/internal/jsonkey"
 )
@@ -147,8 +149,37 @@ func jsonError(data []byte, err error) error {
 		return fmt.Errorf("line %d: %q: %s where a %s goes", lineAt(data, typ.Offset), typ.Field, typ.Value, typ.Type)
 	case errors.Is(err, io.EOF):
 		return errors.New("empty: want an order model's JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("line %d: the text ends inside the model's object", lineAt(data, int64(len(data))))
+	}
+	// DisallowUnknownFields: json: unknown field "foo", placed by the key.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if key, err := strconv.Unquote(name); err == nil {
+			if at := keyOffset(data, key); at >= 0 {
+				return fmt.Errorf("line %d: unknown field %q", lineAt(data, int64(at)), key)
+			}
+			return fmt.Errorf("unknown field %q", key)
+		}
 	}
 	return err
+}
+
+// keyOffset is where the first object key spelled key starts in data (a
+// string followed by a colon), or -1.
+func keyOffset(data []byte, key string) int {
+	quoted, _ := json.Marshal(key)
+	for off := 0; ; {
+		k := bytes.Index(data[off:], quoted)
+		if k < 0 {
+			return -1
+		}
+		at := off + k
+		rest := bytes.TrimLeft(data[at+len(quoted):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return at
+		}
+		off = at + 1
+	}
 }
 
 // lineAt is the line (from 1) of byte offset off in data.
