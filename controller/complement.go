@@ -401,7 +401,19 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered: " + reqs[r].ID + ", " + why})
 		}
 	}
-	chosen, test := c.addTest(res, req.State, marked, names, defs, &uses, chosen, spent, budget, maxUnits)
+	// The candidates that cover a name the state marks as code and the
+	// answer does not yet hold (EnumTest, asked to add a test to it).
+	stateNamed := map[int]string{}
+	for r, ok := range covered {
+		if !ok && reqs[r].Kind == retrieve.RequirementEntity {
+			for _, i := range reqs[r].Covers {
+				if _, seen := stateNamed[i]; !seen {
+					stateNamed[i] = reqs[r].ID
+				}
+			}
+		}
+	}
+	chosen, test := c.addTest(res, req.State, marked, names, defs, &uses, stateNamed, chosen, spent, budget, maxUnits)
 	units := make([]mss.Unit, len(chosen))
 	for k, i := range chosen {
 		units[k] = marked[i].Unit

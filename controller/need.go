@@ -14,7 +14,9 @@ import (
 // addTest makes sure an answer to a state that asks for tests holds one:
 // when no chosen unit is test code, an unread test candidate that fits
 // the budget goes last, in place of the last chosen unit when the answer
-// is full. It is the test the state's test output names; else a test of
+// is full. It is the test holding a line the state's test output points
+// at, else the test the output names; else a test that defines a name the
+// state marks as code (EnumTest, asked to add a test to it); else a test of
 // the code the agent has read, one that uses a name a read unit defines
 // (the tests of from_prefixed_env, having read it and asked for its
 // tests); else a test of the chosen code, the earliest chosen unit first
@@ -23,7 +25,7 @@ import (
 // it never displaces the code a shorter prefix of the answer holds. It
 // returns the chosen candidates and the test's index among the
 // candidates (-1: none added).
-func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, names *tieNames, defs map[string]int, uses *segment.UseCache, chosen []int, spent, budget, maxUnits int) ([]int, int) {
+func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, names *tieNames, defs map[string]int, uses *segment.UseCache, stateNamed map[int]string, chosen []int, spent, budget, maxUnits int) ([]int, int) {
 	asked, testNames := retrieve.TestNeed(st)
 	if !asked {
 		return chosen, -1
@@ -52,24 +54,32 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		code = code[:len(code)-1]
 	}
 	// best is the test chosen so far: holding a line the output points
-	// at, or else named by the output, or else of the bestTie-th unit of
-	// code (len(code): of none), or else the first.
+	// at, or else named by the output, or else one that defines a name
+	// the state marks as code, or else of the bestTie-th unit of code
+	// (len(code): of none), or else the first.
 	lines := retrieve.TestLines(st)
-	best, bestNamed, bestAt, bestTie, bestWhy := -1, false, false, len(code), ""
+	best, bestNamed, bestAt, bestTie, bestWhy, bestReq := -1, false, false, len(code), "", ""
 	for i := range marked {
 		u := &marked[i].Unit
 		if marked[i].Observed || retrieve.ClassifyUnit(u) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
 			continue
 		}
 		if holdsLine(u, lines) {
-			best, bestNamed, bestAt = i, true, true
+			best, bestNamed, bestAt, bestReq = i, true, true, ""
 			break
 		}
 		if bestNamed {
 			continue
 		}
 		if namesTest(u, testNames) {
-			best, bestNamed = i, true
+			best, bestNamed, bestReq = i, true, ""
+			continue
+		}
+		if bestReq != "" {
+			continue
+		}
+		if r, ok := stateNamed[i]; ok {
+			best, bestReq = i, r
 			continue
 		}
 		k, why := testOf(names, i, code, defs, uses)
@@ -91,6 +101,8 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		why = "the test output points at a line of it"
 	case bestNamed:
 		why = "the test output names it"
+	case bestReq != "":
+		why += "; it covers " + bestReq + ", which the state names"
 	case bestWhy != "":
 		of := "a test of "
 		if marked[code[bestTie]].Observed {

@@ -90,6 +90,11 @@ func TestTestNeed(t *testing.T) {
 		{mss.State{InformationNeed: "where is the parser"}, false, ""},
 		{mss.State{CurrentSubgoal: "write a regression test for it"}, true, ""},
 		{mss.State{InformationNeed: "contest results"}, false, ""},
+		// A path or a name written as code names no tests.
+		{mss.State{InformationNeed: "UnitTestCase.collect in src/_pytest/unittest.py has been read. Find the other code that must change together with it."}, false, ""},
+		{mss.State{InformationNeed: "tests::SyntaxDetectionTest.syntax_for_real_file_with_content_os in src/assets.rs has been read. Find the other code that must change together with it."}, false, ""},
+		{mss.State{InformationNeed: "Having read `run_tests`, find where the runner starts."}, false, ""},
+		{mss.State{InformationNeed: "Find the tests of src/_pytest/unittest.py."}, true, ""},
 		{mss.State{LatestTestOutput: "FAILED tests/test_a.py::test_b - x"}, true, "tests/test_a.py test_a test_b"},
 		{mss.State{LatestTestOutput: "--- FAIL: TestParse (0.00s)"}, true, "TestParse"},
 		{mss.State{LatestTestOutput: "running 2 tests\ntest tests::parses ... ok\ntest header::tests::splits_colons ... FAILED\n\nfailures:\n\n---- header::tests::splits_colons stdout ----\n"}, true, "splits_colons"},
@@ -342,5 +347,33 @@ func TestTheTestLineTheOutputPointsAt(t *testing.T) {
 		return s.UnitID == units[4].ID && strings.Contains(s.Reason, "the test output points at a line of it")
 	}) {
 		t.Errorf("no trace step says the output points at it: %+v", res.Trace)
+	}
+}
+
+// TestTheTestTheStateNames: asked to add a test to EnumTest, the state
+// gets EnumTest, not a test of the code chosen first.
+func TestTheTestTheStateNames(t *testing.T) {
+	units := []mss.Unit{
+		unit("gson/src/main/java/com/google/gson/internal/bind/EnumTypeAdapter.java", 1, "EnumTypeAdapter", "final class EnumTypeAdapter<T extends Enum<T>> extends TypeAdapter<T> {\n  private final Map<String, T> nameToConstant = new HashMap<>();\n}"),
+		unit("gson/src/main/java/com/google/gson/internal/bind/EnumTypeAdapter.java", 10, "EnumTypeAdapter.read", "public T read(JsonReader in) throws IOException {\n  return nameToConstant.get(in.nextString());\n}"),
+		unit("gson/src/main/java/com/google/gson/annotations/SerializedName.java", 1, "SerializedName", "public @interface SerializedName {\n  String value();\n  String[] alternate() default {};\n}"),
+		unit("gson/src/test/java/com/google/gson/functional/NamingPolicyTest.java", 1, "NamingPolicyTest", "public class NamingPolicyTest {\n  @Test public void testAlternate() {\n    new EnumTypeAdapter<>(Color.class);\n  }\n}"),
+		unit("gson/src/test/java/com/google/gson/functional/EnumTest.java", 1, "EnumTest", "public class EnumTest {\n  @Test public void testTopLevelEnum() {\n    gson.toJson(Roshambo.ROCK);\n  }\n}"),
+	}
+	defining("java", units)
+	units[3].References = []string{"EnumTypeAdapter", "Color"}
+	units[4].References = []string{"gson", "Roshambo"}
+	st := &mss.State{
+		Issue:           "`EnumTypeAdapter` ignores `SerializedName` alternates when reading an enum constant",
+		InformationNeed: "Find the existing enum tests. Add a unit test to `EnumTest` for `EnumTypeAdapter.read`.",
+	}
+	res := selectOver(t, units, st, 3)
+	if len(res.Units) != 3 || res.Units[2].Symbol != "EnumTest" {
+		t.Fatalf("got %v, want the adapter's code and then EnumTest, the test the state names", paths(res.Units))
+	}
+	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
+		return s.UnitID == units[4].ID && strings.Contains(s.Reason, "it covers entity:EnumTest, which the state names")
+	}) {
+		t.Errorf("no trace step says the state names it: %+v", res.Trace)
 	}
 }

@@ -314,15 +314,27 @@ var testNameRe = regexp.MustCompile(`\b(test_[A-Za-z0-9_]+|Test[A-Z][A-Za-z0-9_]
 // whatever their names: a Rust test is a function marked #[test].
 var cargoTestRe = regexp.MustCompile(`(?m)^(?:test ([A-Za-z_][A-Za-z0-9_:]*) \.\.\. FAILED|---- ([A-Za-z_][A-Za-z0-9_:]*) stdout ----)`)
 
+// prose is text with what it writes as code blanked: spans in backticks,
+// paths and dotted or "::" names. A need that has read
+// src/_pytest/unittest.py, or tests::SyntaxDetectionTest, names no tests
+// by those words.
+func prose(text string) string {
+	for _, re := range []*regexp.Regexp{tickRe, pathRe, qualRe} {
+		text = re.ReplaceAllString(text, " ")
+	}
+	return text
+}
+
 // TestNeed says whether the state asks for tests: its information need or
-// subgoal names tests, or its latest test output points at a test (a test
+// subgoal names tests in its prose (not in a path or a name written as
+// code), or its latest test output points at a test (a test
 // file or a test name). Names lists the test names and test file paths
 // the output points at, in order of appearance.
 func TestNeed(s *mss.State) (asked bool, names []string) {
 	if s == nil {
 		return false, nil
 	}
-	asked = testNeedRe.MatchString(s.InformationNeed) || testNeedRe.MatchString(s.CurrentSubgoal)
+	asked = testNeedRe.MatchString(prose(s.InformationNeed)) || testNeedRe.MatchString(prose(s.CurrentSubgoal))
 	seen := map[string]bool{}
 	add := func(n string) {
 		if !seen[n] {
