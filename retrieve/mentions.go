@@ -63,6 +63,10 @@ func readState(s *mss.State, t *IssueTemplate) (string, *Mentions) {
 	return text, m
 }
 
+// syntaxParts are the words a dotted or "::" name holds as syntax rather
+// than as a name the repository defines.
+var syntaxParts = []string{"class", "this", "self", "super", "crate"}
+
 // ExtractText finds the mentions in text.
 func ExtractText(text string) *Mentions {
 	m := &Mentions{Idents: map[string]float64{}, Code: map[string]bool{}, Called: calledNames(text)}
@@ -190,6 +194,12 @@ func ExtractText(text string) *Mentions {
 			delete(boost, id)
 			delete(m.Called, id)
 		}
+	}
+	// Words a dotted name holds as syntax, not as a name: a receiver
+	// (this.x, self.x), a path root (super::x, crate::x) or Java's class
+	// literal (Color.class, which would match a CLASS constant).
+	for _, w := range syntaxParts {
+		delete(boost, w)
 	}
 	for id, c := range counts {
 		m.Idents[id] = (1 + math.Log(float64(c))) * (1 + boost[id])

@@ -121,3 +121,21 @@ func TestBoundNamesAreNotCode(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxPartsAreNoCode: Java's class literal, a receiver and a path
+// root are syntax a dotted name holds, not names the text marks as code
+// (entity:class matched gson's TypeAdapters.CLASS); the names beside them
+// are code.
+func TestSyntaxPartsAreNoCode(t *testing.T) {
+	m := ExtractText("Serializing `Color.class` fails; this.adapter and self.reader too, as does crate::io::Reader and super::parse.")
+	for _, w := range []string{"class", "this", "self", "crate", "super"} {
+		if m.Code[w] {
+			t.Errorf("%q marked as code", w)
+		}
+	}
+	for _, w := range []string{"Color", "adapter", "reader", "Reader", "parse"} {
+		if !m.Code[w] {
+			t.Errorf("%q not marked as code", w)
+		}
+	}
+}
