@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -664,5 +665,52 @@ func TestHistoryPathWithSpace(t *testing.T) {
 	}
 	if len(ins) != 1 {
 		t.Fatalf("want the fix commit, got %d instances (skipped %v)", len(ins), skipped)
+	}
+}
+
+// A patch path that is absolute, or has an empty, "." or ".." component,
+// or a backslash, names no file of the repository as git writes it: the
+// instance is skipped naming its line and field patch, and the instances
+// after it are built.
+func TestPatchPathsRefused(t *testing.T) {
+	fx := newFixture(t)
+	good := fx.diff(t, map[string]string{"calc.py": strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1)})
+	bad := map[string]string{
+		"./calc.py":    `path "./calc.py" has a "." component`,
+		"../calc.py":   `path "../calc.py" has a ".." component`,
+		"x/../calc.py": `path "x/../calc.py" has a ".." component`,
+		"x//calc.py":   `path "x//calc.py" has an empty component`,
+		`x\calc.py`:    `path "x\\calc.py" holds a backslash`,
+		"/abs/calc.py": `path "/abs/calc.py" is absolute`,
+	}
+	var rows []map[string]any
+	var order []string
+	for p := range bad {
+		order = append(order, p)
+	}
+	sort.Strings(order)
+	for i, p := range order {
+		patch := good
+		if strings.HasPrefix(p, "/") {
+			patch = strings.ReplaceAll(strings.ReplaceAll(patch, "a/calc.py", p), "b/calc.py", p)
+		} else {
+			patch = strings.ReplaceAll(strings.ReplaceAll(patch, "a/calc.py", "a/"+p), "b/calc.py", "b/"+p)
+		}
+		rows = append(rows, fx.row(fmt.Sprintf("acme__calc-%d", i+1), patch))
+	}
+	rows = append(rows, fx.row("acme__calc-99", good))
+	in := fx.instancesFile(t, rows...)
+	b, states, _ := build(t, fx, in)
+	if n, _ := b.Count(); n != 1 || !strings.Contains(states, `"instance_id": "acme__calc-99"`) {
+		t.Errorf("want the good instance built, got %d:\n%s", n, states)
+	}
+	if len(b.Problems) != len(order) || b.SkippedFiles[SkipMissing] != 0 {
+		t.Fatalf("problems %q, files left out %v", b.Problems, b.SkippedFiles)
+	}
+	for i, p := range order {
+		want := fmt.Sprintf("instance acme__calc-%d skipped: %s:%d: field patch: patch line 1: %s", i+1, in, i+1, bad[p])
+		if !strings.HasPrefix(b.Problems[i], want) {
+			t.Errorf("problem %d:\n got %s\nwant %s...", i, b.Problems[i], want)
+		}
 	}
 }

@@ -14,6 +14,8 @@ type FileDiff struct {
 	OldPath, NewPath string // "" for /dev/null
 	Binary           bool
 	Hunks            []Hunk
+	// Line is the patch line (1-based) of the file's first header line.
+	Line int
 }
 
 // Hunk is one "@@ -a,b +c,d @@" block. Lines keep their ' ', '-' or '+'
@@ -22,6 +24,8 @@ type Hunk struct {
 	OldStart, OldLines int
 	NewStart, NewLines int
 	Lines              []string
+	// Line is the patch line (1-based) of the hunk's "@@" header.
+	Line int
 }
 
 // Change is one changed pre-image line: a removed line, or the line after
@@ -33,21 +37,66 @@ type Change struct {
 }
 
 // ParsePatch reads a unified diff as git writes it (also plain "---/+++"
-// diffs). It fails, naming the patch line, on a malformed hunk header or a
-// hunk whose line counts do not match its body.
+// diffs). It fails, naming the patch line, on a malformed hunk header, a
+// hunk whose line counts do not match its body, or a path that names no
+// file of a repository (CheckPatchPath).
 func ParsePatch(patch string) ([]FileDiff, error) {
+	out, err := parsePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range out {
+		for _, p := range []string{fd.OldPath, fd.NewPath} {
+			if p == "" {
+				continue
+			}
+			if err := CheckPatchPath(p); err != nil {
+				return nil, fmt.Errorf("patch line %d: %v", fd.Line, err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// CheckPatchPath refuses a path of a patch that is not a plain path of a
+// file inside the repository, as git writes one: an absolute path, an
+// empty, "." or ".." component, a backslash, or a NUL or line break.
+// Such a path would be read outside the repository or as another file:
+// git reads "commit:./path" against the current directory, and dies on
+// it in a bare repository.
+func CheckPatchPath(p string) error {
+	switch {
+	case strings.HasPrefix(p, "/"):
+		return fmt.Errorf("path %q is absolute; want a path inside the repository", p)
+	case strings.ContainsRune(p, '\\'):
+		return fmt.Errorf("path %q holds a backslash; want '/' between directories", p)
+	case strings.ContainsAny(p, "\x00\n\r"):
+		return fmt.Errorf("path %q holds a NUL or a line break", p)
+	}
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case "":
+			return fmt.Errorf("path %q has an empty component", p)
+		case ".", "..":
+			return fmt.Errorf("path %q has a %q component; want the plain path inside the repository", p, c)
+		}
+	}
+	return nil
+}
+
+func parsePatch(patch string) ([]FileDiff, error) {
 	lines := strings.Split(patch, "\n")
 	var out []FileDiff
 	var cur *FileDiff
-	newFile := func() *FileDiff {
-		out = append(out, FileDiff{})
+	newFile := func(line int) *FileDiff {
+		out = append(out, FileDiff{Line: line})
 		return &out[len(out)-1]
 	}
 	for i := 0; i < len(lines); i++ {
 		l := strings.TrimSuffix(lines[i], "\r")
 		switch {
 		case strings.HasPrefix(l, "diff --git "):
-			cur = newFile()
+			cur = newFile(i + 1)
 			a, b := splitGitHeader(strings.TrimPrefix(l, "diff --git "))
 			cur.OldPath, cur.NewPath = a, b
 		case strings.HasPrefix(l, "rename from ") && cur != nil:
@@ -64,7 +113,7 @@ func ParsePatch(patch string) ([]FileDiff, error) {
 			}
 		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
 			if cur == nil || len(cur.Hunks) > 0 {
-				cur = newFile()
+				cur = newFile(i + 1)
 			}
 			cur.OldPath = diffPath(strings.TrimPrefix(l, "--- "))
 			cur.NewPath = diffPath(strings.TrimPrefix(strings.TrimSuffix(lines[i+1], "\r"), "+++ "))
@@ -77,6 +126,7 @@ func ParsePatch(patch string) ([]FileDiff, error) {
 			if err != nil {
 				return nil, fmt.Errorf("patch line %d: %v", i+1, err)
 			}
+			h.Line = i + 1
 			oldN, newN := 0, 0
 			j := i + 1
 			for ; j < len(lines) && (oldN < h.OldLines || newN < h.NewLines); j++ {
