@@ -714,3 +714,25 @@ func TestPatchPathsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A request git's reader dies on fails alone: the next one is answered by
+// a fresh process.
+func TestGitReaderSurvivesAFailedRequest(t *testing.T) {
+	fx := newFixture(t)
+	bare := filepath.Join(t.TempDir(), "calc.git")
+	git(t, fx.work, "clone", "-q", "--bare", fx.gitDir, bare)
+	g, err := openGit(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.close()
+	if _, _, err := g.blob(fx.base + ":./calc.py"); err == nil || !strings.Contains(err.Error(), fx.base+":./calc.py") {
+		t.Errorf("a relative path asked of a git directory: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		data, found, err := g.blob(fx.base + ":calc.py")
+		if err != nil || !found || string(data) != calcBase {
+			t.Fatalf("request %d after a failed one: found %v, %v", i, found, err)
+		}
+	}
+}

@@ -12,33 +12,69 @@ import (
 )
 
 // gitRepo reads objects of one git directory through one long-lived
-// "git cat-file --batch".
+// "git cat-file --batch". A request the process dies on (or answers out
+// of step) fails alone: the process is ended and the next request starts
+// a fresh one.
 type gitRepo struct {
-	dir string
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	dir    string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *bytes.Buffer
 }
 
 func openGit(dir string) (*gitRepo, error) {
-	cmd := exec.Command("git", "--git-dir="+dir, "cat-file", "--batch")
+	g := &gitRepo{dir: dir}
+	if err := g.start(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *gitRepo) start() error {
+	cmd := exec.Command("git", "--git-dir="+g.dir, "cat-file", "--batch")
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("git cat-file in %s: %v", dir, err)
+		return fmt.Errorf("git cat-file in %s: %v", g.dir, err)
 	}
-	return &gitRepo{dir: dir, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<16)}, nil
+	g.cmd, g.in, g.out, g.stderr = cmd, in, bufio.NewReaderSize(out, 1<<16), &stderr
+	return nil
 }
 
 func (g *gitRepo) close() error {
+	if g.cmd == nil {
+		return nil
+	}
 	g.in.Close()
-	return g.cmd.Wait()
+	err := g.cmd.Wait()
+	g.cmd = nil
+	return err
+}
+
+// fail ends a process that failed a request and returns the request's
+// error, with the first line git wrote to its standard error.
+func (g *gitRepo) fail(rev string, err error) error {
+	g.cmd.Process.Kill()
+	g.in.Close()
+	g.cmd.Wait()
+	g.cmd = nil
+	msg := strings.TrimSpace(g.stderr.String())
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if msg != "" {
+		return fmt.Errorf("git cat-file in %s: %s: %v: %s", g.dir, rev, err, msg)
+	}
+	return fmt.Errorf("git cat-file in %s: %s: %v", g.dir, rev, err)
 }
 
 // blob returns the bytes of rev ("commit:path"); found is false when the
@@ -48,27 +84,32 @@ func (g *gitRepo) blob(rev string) (data []byte, found bool, err error) {
 	if strings.ContainsAny(rev, "\n") {
 		return nil, false, fmt.Errorf("bad revision %q", rev)
 	}
+	if g.cmd == nil {
+		if err := g.start(); err != nil {
+			return nil, false, err
+		}
+	}
 	if _, err := io.WriteString(g.in, rev+"\n"); err != nil {
-		return nil, false, fmt.Errorf("git cat-file in %s: %v", g.dir, err)
+		return nil, false, g.fail(rev, err)
 	}
 	head, err := g.out.ReadString('\n')
 	if err != nil {
-		return nil, false, fmt.Errorf("git cat-file in %s: %v", g.dir, err)
+		return nil, false, g.fail(rev, err)
 	}
 	f := strings.Fields(head)
 	if len(f) == 2 && f[1] == "missing" || len(f) >= 2 && f[1] == "ambiguous" {
 		return nil, false, nil
 	}
 	if len(f) != 3 {
-		return nil, false, fmt.Errorf("git cat-file in %s: unexpected reply %q", g.dir, head)
+		return nil, false, g.fail(rev, fmt.Errorf("unexpected reply %q", head))
 	}
 	n, err := strconv.Atoi(f[2])
-	if err != nil {
-		return nil, false, fmt.Errorf("git cat-file in %s: unexpected reply %q", g.dir, head)
+	if err != nil || n < 0 {
+		return nil, false, g.fail(rev, fmt.Errorf("unexpected reply %q", head))
 	}
 	buf := make([]byte, n+1)
 	if _, err := io.ReadFull(g.out, buf); err != nil {
-		return nil, false, fmt.Errorf("git cat-file in %s: %v", g.dir, err)
+		return nil, false, g.fail(rev, err)
 	}
 	if f[1] != "blob" {
 		return nil, false, nil
