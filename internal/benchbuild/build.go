@@ -51,6 +51,8 @@ const (
 	SkipNoRepository = "no git directory"
 	SkipNoCommit     = "unknown base commit"
 	SkipBadPatch     = "malformed patch"
+	SkipNotApplying  = "patch does not apply to the base commit"
+	SkipGitError     = "git could not read a file"
 )
 
 // DefaultMaxGroups is the most groups a state may need.
@@ -175,7 +177,16 @@ func (b *Builder) Add(ctx context.Context, in Instance) error {
 	}
 	groups, err := b.patchGroups(g, in.BaseCommit, in.Patch, b.SkippedFiles)
 	if err != nil {
-		b.problem(in, SkipBadPatch, "field patch: %v", err)
+		reason := SkipBadPatch
+		var na notApplying
+		var gf gitFailure
+		switch {
+		case errors.As(err, &na):
+			reason = SkipNotApplying
+		case errors.As(err, &gf):
+			reason = SkipGitError
+		}
+		b.problem(in, reason, "field patch: %v", err)
 		return nil
 	}
 	if len(groups) == 0 {
@@ -236,11 +247,13 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no file diffs")
 	}
-	skip := func(reason string) {
-		if skipped != nil {
-			skipped[reason]++
-		}
+	if err := repeatedFile(files); err != nil {
+		return nil, err
 	}
+	// Files left out are counted once the whole patch is read: a patch
+	// refused halfway leaves out no file.
+	left := map[string]int{}
+	skip := func(reason string) { left[reason]++ }
 	var groups []Group
 	for _, fd := range files {
 		p := fd.OldPath
@@ -256,6 +269,21 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 			}
 			continue
 		}
+		// Every hunk of a file the base commit has must apply to it, the
+		// files left out by their path or content too.
+		var src []byte
+		found := false
+		if len(fd.Hunks) > 0 {
+			var err error
+			if src, found, err = g.blob(base + ":" + p); err != nil {
+				return nil, gitFailure{err}
+			}
+			if found {
+				if err := applies(fd, src); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if r := PathReason(p); r != "" {
 			skip(r)
 			continue
@@ -267,10 +295,6 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 		changes := fd.Changes()
 		if len(changes) == 0 {
 			continue
-		}
-		src, found, err := g.blob(base + ":" + p)
-		if err != nil {
-			return nil, err
 		}
 		if !found {
 			skip(SkipMissing)
@@ -285,6 +309,11 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 			skip(SkipImportOnly)
 		}
 		groups = append(groups, gs...)
+	}
+	if skipped != nil {
+		for r, n := range left {
+			skipped[r] += n
+		}
 	}
 	sortGroups(groups)
 	return groups, nil

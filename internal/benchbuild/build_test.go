@@ -736,3 +736,50 @@ func TestGitReaderSurvivesAFailedRequest(t *testing.T) {
 		}
 	}
 }
+
+// A patch that does not apply to the base commit (a removed or context
+// line that is not the file's, a hunk past the file's end, hunks out of
+// order) skips its instance naming the file and the hunk; so does a patch
+// giving a file twice. No file of a refused instance is counted as left
+// out.
+func TestPatchesThatDoNotApply(t *testing.T) {
+	fx := newFixture(t)
+	good := fx.diff(t, map[string]string{"calc.py": strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1)})
+	hunkAt := strings.Index(good, "@@ ")
+	head, hunk := good[:hunkAt], good[hunkAt:]
+	testFix := fx.diff(t, map[string]string{"tests/test_calc.py": "def test_add():\n    assert add(1, 1) == 2\n"})
+	tests := []struct{ name, patch, reason, want string }{
+		{"removed line", strings.Replace(good, "-    return a - b", "-    return a - c", 1), SkipNotApplying,
+			`hunk -9,7 +9,7 of calc.py does not apply: line 12 at the base commit is "    return a - b", the patch has "    return a - c"`},
+		{"context line", strings.Replace(good, " def sub(a, b):", " def sub(a, c):", 1), SkipNotApplying,
+			`line 11 at the base commit is "def sub(a, b):", the patch has "def sub(a, c):"`},
+		{"past the end", strings.Replace(good, "@@ -9,7 +9,7 @@", "@@ -90,7 +90,7 @@", 1), SkipNotApplying,
+			"hunk -90,7 +90,7 of calc.py does not apply: it reaches line 96, past the end of the file at the base commit (24 lines)"},
+		{"hunks out of order", head + hunk + strings.Replace(hunk, "@@ -9,7 +9,7 @@", "@@ -8,7 +8,7 @@", 1), SkipNotApplying,
+			"hunk -8,7 +8,7 of calc.py overlaps the hunk before it (which ends at line 15)"},
+		{"test file", good + strings.Replace(testFix, "-    assert True", "-    assert False", 1), SkipNotApplying,
+			"of tests/test_calc.py does not apply"},
+		{"file twice", good + good, SkipBadPatch, "calc.py: changed again, first at patch line 1; a patch gives each file once"},
+	}
+	var rows []map[string]any
+	for i, tc := range tests {
+		rows = append(rows, fx.row(fmt.Sprintf("acme__calc-%d", i+1), tc.patch))
+	}
+	b, states, _ := build(t, fx, fx.instancesFile(t, rows...))
+	if states != "" || len(b.SkippedFiles) != 0 {
+		t.Errorf("states %q, files left out %v", states, b.SkippedFiles)
+	}
+	if len(b.Problems) != len(tests) {
+		t.Fatalf("problems: %q", b.Problems)
+	}
+	want := map[string]int{}
+	for i, tc := range tests {
+		want[tc.reason]++
+		if !strings.Contains(b.Problems[i], ": field patch: patch line ") || !strings.Contains(b.Problems[i], tc.want) {
+			t.Errorf("%s: %s\nwant %s", tc.name, b.Problems[i], tc.want)
+		}
+	}
+	if !reflect.DeepEqual(b.SkippedInstances, want) {
+		t.Errorf("instances skipped: %v, want %v", b.SkippedInstances, want)
+	}
+}

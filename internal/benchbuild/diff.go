@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/internal/gitpath"
 )
@@ -282,6 +283,88 @@ func (fd *FileDiff) Changes() []Change {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
+}
+
+// notApplying is a patch whose pre-image is not the base commit's text.
+type notApplying struct{ error }
+
+// gitFailure is a file git could not read.
+type gitFailure struct{ error }
+
+func (e notApplying) Unwrap() error { return e.error }
+func (e gitFailure) Unwrap() error  { return e.error }
+
+// repeatedFile refuses a patch that changes a file twice (a file diff
+// given again): its hunks would count twice.
+func repeatedFile(files []FileDiff) error {
+	olds, news := map[string]int{}, map[string]int{}
+	for _, fd := range files {
+		for _, side := range []struct {
+			path string
+			seen map[string]int
+		}{{fd.OldPath, olds}, {fd.NewPath, news}} {
+			if side.path == "" {
+				continue
+			}
+			if first, dup := side.seen[side.path]; dup {
+				return fmt.Errorf("patch line %d: %s: changed again, first at patch line %d; a patch gives each file once", fd.Line, side.path, first)
+			}
+			side.seen[side.path] = fd.Line
+		}
+	}
+	return nil
+}
+
+// applies checks that every hunk of a file diff applies to src, the
+// file's text at the base commit, where the hunk says: its context and
+// removed lines are the file's lines from its start on, within the file,
+// and the hunks come in order without overlapping.
+func applies(fd FileDiff, src []byte) error {
+	lines := strings.Split(string(src), "\n")
+	n := len(lines)
+	if lines[n-1] == "" {
+		n-- // the last line's newline ends no line
+	}
+	prevEnd := 0
+	for _, h := range fd.Hunks {
+		name := fmt.Sprintf("hunk -%d,%d +%d,%d of %s", h.OldStart, h.OldLines, h.NewStart, h.NewLines, fd.OldPath)
+		start, end := h.OldStart, h.OldStart+h.OldLines-1
+		if h.OldLines == 0 {
+			start, end = h.OldStart+1, h.OldStart // an insertion after line OldStart
+		}
+		switch {
+		case h.OldLines > 0 && h.OldStart < 1:
+			return notApplying{fmt.Errorf("patch line %d: %s starts at line 0, which holds no line", h.Line, name)}
+		case end > n:
+			return notApplying{fmt.Errorf("patch line %d: %s does not apply: it reaches line %d, past the end of the file at the base commit (%d lines)", h.Line, name, end, n)}
+		case start <= prevEnd:
+			return notApplying{fmt.Errorf("patch line %d: %s overlaps the hunk before it (which ends at line %d)", h.Line, name, prevEnd)}
+		}
+		k := start
+		for _, l := range h.Lines {
+			if l[0] == '+' {
+				continue
+			}
+			if have := strings.TrimSuffix(lines[k-1], "\r"); have != l[1:] {
+				return notApplying{fmt.Errorf("patch line %d: %s does not apply: line %d at the base commit is %s, the patch has %s", h.Line, name, k, clip(have), clip(l[1:]))}
+			}
+			k++
+		}
+		prevEnd = max(prevEnd, end)
+	}
+	return nil
+}
+
+// clip quotes a line of text for a message, cut at 80 bytes.
+func clip(s string) string {
+	if len(s) <= 80 {
+		return strconv.Quote(s)
+	}
+	cut := 80
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "..."
 }
 
 // Ranges folds sorted line numbers into [start, end] runs of consecutive lines.
