@@ -257,7 +257,13 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 	var groups []Group
 	for _, fd := range files {
 		p := fd.OldPath
+		r := fd.linkOrSubmodule()
 		switch {
+		case r != "":
+			// A link's blob is its target's name, a submodule's entry a
+			// commit of another repository: no code to point at.
+			skip(r)
+			continue
 		case fd.Binary:
 			skip(SkipBinary)
 			continue

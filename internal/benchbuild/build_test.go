@@ -783,3 +783,38 @@ func TestPatchesThatDoNotApply(t *testing.T) {
 		t.Errorf("instances skipped: %v, want %v", b.SkippedInstances, want)
 	}
 }
+
+// A symbolic link's blob is the name it points at and a submodule's entry
+// a commit of another repository: a fix changing them has no code there,
+// so they are left out and counted, as binary files are.
+func TestSymlinksAndSubmodulesLeftOut(t *testing.T) {
+	fx := newFixture(t)
+	git(t, fx.work, "checkout", "-q", "-f", "main")
+	if err := os.Symlink("calc.py", filepath.Join(fx.work, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, fx.work, "add", "-A")
+	git(t, fx.work, "update-index", "--add", "--cacheinfo", "160000,"+fx.base+",sub.py")
+	git(t, fx.work, "commit", "-q", "-m", "link and submodule")
+	base := strings.TrimSpace(git(t, fx.work, "rev-parse", "HEAD"))
+	os.Remove(filepath.Join(fx.work, "link.py"))
+	if err := os.Symlink("main.go", filepath.Join(fx.work, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(fx.work, "calc.py"), strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1))
+	git(t, fx.work, "add", "-A")
+	git(t, fx.work, "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("ab", 20)+",sub.py")
+	patch := git(t, fx.work, "diff", "--cached", base)
+	if !strings.Contains(patch, "index ") || !strings.Contains(patch, " 120000\n") || !strings.Contains(patch, " 160000\n") {
+		t.Fatalf("fixture patch:\n%s", patch)
+	}
+	row := fx.row("acme__calc-1", patch)
+	row["base_commit"] = base
+	b, _, labels := build(t, fx, fx.instancesFile(t, row))
+	if got := keys(parseLabels(t, labels)[0]); !reflect.DeepEqual(got, []groupKey{{"calc.py", "sub", [2]int{11, 12}, "[[12 12]]"}}) {
+		t.Errorf("groups: %+v", got)
+	}
+	if want := map[string]int{SkipSymlink: 1, SkipSubmodule: 1}; !reflect.DeepEqual(b.SkippedFiles, want) {
+		t.Errorf("files left out: %v, want %v", b.SkippedFiles, want)
+	}
+}

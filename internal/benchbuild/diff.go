@@ -15,9 +15,18 @@ type FileDiff struct {
 	OldPath, NewPath string // "" for /dev/null
 	Binary           bool
 	Hunks            []Hunk
+	// OldMode and NewMode are the git modes the headers give ("100644",
+	// "120000" for a symbolic link, "160000" for a submodule), or "".
+	OldMode, NewMode string
 	// Line is the patch line (1-based) of the file's first header line.
 	Line int
 }
+
+// Git modes of entries that are not files.
+const (
+	ModeSymlink   = "120000"
+	ModeSubmodule = "160000"
+)
 
 // Hunk is one "@@ -a,b +c,d @@" block. Lines keep their ' ', '-' or '+'
 // prefix; "\ No newline" markers are dropped.
@@ -104,10 +113,21 @@ func parsePatch(patch string) ([]FileDiff, error) {
 			cur.OldPath = gitpath.Unquote(strings.TrimPrefix(l, "rename from "))
 		case strings.HasPrefix(l, "rename to ") && cur != nil:
 			cur.NewPath = gitpath.Unquote(strings.TrimPrefix(l, "rename to "))
-		case strings.HasPrefix(l, "new file mode") && cur != nil:
+		case strings.HasPrefix(l, "new file mode ") && cur != nil:
 			cur.OldPath = ""
-		case strings.HasPrefix(l, "deleted file mode") && cur != nil:
+			cur.NewMode = strings.TrimPrefix(l, "new file mode ")
+		case strings.HasPrefix(l, "deleted file mode ") && cur != nil:
 			cur.NewPath = ""
+			cur.OldMode = strings.TrimPrefix(l, "deleted file mode ")
+		case strings.HasPrefix(l, "old mode ") && cur != nil && len(cur.Hunks) == 0:
+			cur.OldMode = strings.TrimPrefix(l, "old mode ")
+		case strings.HasPrefix(l, "new mode ") && cur != nil && len(cur.Hunks) == 0:
+			cur.NewMode = strings.TrimPrefix(l, "new mode ")
+		case strings.HasPrefix(l, "index ") && cur != nil && len(cur.Hunks) == 0:
+			// "index a..b 100644": the mode of both sides.
+			if f := strings.Fields(l); len(f) == 3 {
+				cur.OldMode, cur.NewMode = f[2], f[2]
+			}
 		case strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "GIT binary patch"):
 			if cur != nil {
 				cur.Binary = true
@@ -283,6 +303,20 @@ func (fd *FileDiff) Changes() []Change {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
+}
+
+// linkOrSubmodule says why a file diff of a symbolic link or a submodule
+// is left out (SkipSymlink, SkipSubmodule), or "" for a file.
+func (fd *FileDiff) linkOrSubmodule() string {
+	for _, m := range []string{fd.OldMode, fd.NewMode} {
+		switch m {
+		case ModeSymlink:
+			return SkipSymlink
+		case ModeSubmodule:
+			return SkipSubmodule
+		}
+	}
+	return ""
 }
 
 // notApplying is a patch whose pre-image is not the base commit's text.

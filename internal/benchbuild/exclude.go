@@ -22,6 +22,8 @@ const (
 	SkipAdded      = "new file"
 	SkipDeleted    = "deleted file"
 	SkipBinary     = "binary file"
+	SkipSymlink    = "symbolic link"
+	SkipSubmodule  = "submodule"
 	SkipMissing    = "missing git object"
 )
 

@@ -259,7 +259,7 @@ func fixTests(ctx context.Context, gitDir, sha, patch string) ([]mss.Unit, error
 	}()
 	var out []mss.Unit
 	for _, fd := range files {
-		if fd.NewPath == "" || fd.Binary || PathReason(fd.NewPath) != SkipTest || segment.Language(fd.NewPath) == "" {
+		if fd.NewPath == "" || fd.Binary || fd.linkOrSubmodule() != "" || PathReason(fd.NewPath) != SkipTest || segment.Language(fd.NewPath) == "" {
 			continue
 		}
 		var added []int
