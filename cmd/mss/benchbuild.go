@@ -200,6 +200,9 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 	for _, p := range b.Problems {
 		fmt.Fprintln(stderr, p)
 	}
+	for _, w := range b.Warnings {
+		fmt.Fprintln(stderr, w)
+	}
 	for _, n := range b.AlternativeNotes() {
 		fmt.Fprintln(stderr, n)
 	}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/internal/repobench"
 	"github.com/missingcomplement/mss/internal/safefile"
@@ -74,6 +75,10 @@ type Builder struct {
 	// Problems are the instances skipped for bad input or missing data,
 	// one message each, in input order.
 	Problems []string
+	// Warnings name the files left out for a name no label can hold
+	// (counted in SkippedFiles as the other files left out), in input
+	// order.
+	Warnings []string
 
 	out      []built
 	seenIDs  map[string]string
@@ -175,7 +180,13 @@ func (b *Builder) Add(ctx context.Context, in Instance) error {
 		b.problem(in, SkipNoCommit, "field base_commit: commit %s is not in %s", in.BaseCommit, g.dir)
 		return nil
 	}
-	groups, err := b.patchGroups(g, in.BaseCommit, in.Patch, b.SkippedFiles)
+	groups, notes, err := b.patchGroups(g, in.BaseCommit, in.Patch, b.SkippedFiles)
+	for _, n := range notes {
+		if in.Where != "" {
+			n = in.Where + ": " + n
+		}
+		b.Warnings = append(b.Warnings, fmt.Sprintf("instance %s: %s", in.ID, n))
+	}
 	if err != nil {
 		reason := SkipBadPatch
 		var na notApplying
@@ -199,7 +210,7 @@ func (b *Builder) Add(ctx context.Context, in Instance) error {
 	}
 	var alts [][]Group
 	for _, a := range b.alts[in.ID] {
-		ag, err := b.patchGroups(g, in.BaseCommit, a.Patch, nil)
+		ag, _, err := b.patchGroups(g, in.BaseCommit, a.Patch, nil)
 		if err != nil {
 			b.altNotes = append(b.altNotes, fmt.Sprintf("%s: alternative of %s left out: field patch: %v", a.Where, in.ID, err))
 			continue
@@ -235,30 +246,40 @@ func sameGroups(a, b []Group) bool {
 }
 
 // patchGroups parses a fix and finds its groups at the base commit. Files
-// left out are counted by reason in skipped (when not nil).
-func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string]int) ([]Group, error) {
+// left out are counted by reason in skipped (when not nil); notes say
+// which files were left out for a name no label can hold.
+func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string]int) (groups []Group, notes []string, err error) {
 	if strings.TrimSpace(patch) == "" {
-		return nil, fmt.Errorf("empty")
+		return nil, nil, fmt.Errorf("empty")
 	}
 	files, err := ParsePatch(patch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no file diffs")
+		return nil, nil, fmt.Errorf("no file diffs")
 	}
 	if err := repeatedFile(files); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Files left out are counted once the whole patch is read: a patch
 	// refused halfway leaves out no file.
 	left := map[string]int{}
 	skip := func(reason string) { left[reason]++ }
-	var groups []Group
 	for _, fd := range files {
 		p := fd.OldPath
 		r := fd.linkOrSubmodule()
 		switch {
+		case !utf8.ValidString(fd.OldPath) || !utf8.ValidString(fd.NewPath):
+			// A label's path is JSON text: such a name would be written
+			// as another file's, with U+FFFD for its bytes.
+			bad := fd.OldPath
+			if utf8.ValidString(bad) {
+				bad = fd.NewPath
+			}
+			skip(SkipNameNotUTF8)
+			notes = append(notes, fmt.Sprintf("file %q left out: its name is not UTF-8, which no label can hold", bad))
+			continue
 		case r != "":
 			// A link's blob is its target's name, a submodule's entry a
 			// commit of another repository: no code to point at.
@@ -282,11 +303,11 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 		if len(fd.Hunks) > 0 {
 			var err error
 			if src, found, err = g.blob(base + ":" + p); err != nil {
-				return nil, gitFailure{err}
+				return nil, nil, gitFailure{err}
 			}
 			if found {
 				if err := applies(fd, src); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 		}
@@ -322,7 +343,7 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 		}
 	}
 	sortGroups(groups)
-	return groups, nil
+	return groups, notes, nil
 }
 
 // Count is how many instances and states were built.

@@ -818,3 +818,29 @@ func TestSymlinksAndSubmodulesLeftOut(t *testing.T) {
 		t.Errorf("files left out: %v, want %v", b.SkippedFiles, want)
 	}
 }
+
+// A file whose name is not UTF-8 cannot be named by a label (JSON text):
+// it is left out with a warning naming its bytes, and counted.
+func TestFileNameNotUTF8LeftOut(t *testing.T) {
+	fx := newFixture(t)
+	name := "m\xffod.py"
+	fx.commit(t, "a file named in Latin-1", map[string]string{name: "def h(x):\n    return x + 1\n"})
+	base := strings.TrimSpace(git(t, fx.work, "rev-parse", "HEAD"))
+	write(t, filepath.Join(fx.work, name), "def h(x):\n    return x + 2\n")
+	write(t, filepath.Join(fx.work, "calc.py"), strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1))
+	patch := git(t, fx.work, "diff", base)
+	row := fx.row("acme__calc-1", patch)
+	row["base_commit"] = base
+	in := fx.instancesFile(t, row)
+	b, _, labels := build(t, fx, in)
+	if got := keys(parseLabels(t, labels)[0]); !reflect.DeepEqual(got, []groupKey{{"calc.py", "sub", [2]int{11, 12}, "[[12 12]]"}}) {
+		t.Errorf("groups: %+v", got)
+	}
+	if want := map[string]int{SkipNameNotUTF8: 1}; !reflect.DeepEqual(b.SkippedFiles, want) {
+		t.Errorf("files left out: %v, want %v", b.SkippedFiles, want)
+	}
+	want := []string{"instance acme__calc-1: " + in + `:1: file "m\xffod.py" left out: its name is not UTF-8, which no label can hold`}
+	if !reflect.DeepEqual(b.Warnings, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", b.Warnings, want)
+	}
+}

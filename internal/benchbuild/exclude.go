@@ -12,19 +12,20 @@ import (
 
 // Reasons a file or a group is left out of a certificate.
 const (
-	SkipTest       = "test file"
-	SkipDocs       = "documentation"
-	SkipGenerated  = "generated file"
-	SkipVendored   = "vendored code"
-	SkipLockFile   = "lock file"
-	SkipNotSource  = "not source code"
-	SkipImportOnly = "import/include-only edit"
-	SkipAdded      = "new file"
-	SkipDeleted    = "deleted file"
-	SkipBinary     = "binary file"
-	SkipSymlink    = "symbolic link"
-	SkipSubmodule  = "submodule"
-	SkipMissing    = "missing git object"
+	SkipTest        = "test file"
+	SkipDocs        = "documentation"
+	SkipGenerated   = "generated file"
+	SkipVendored    = "vendored code"
+	SkipLockFile    = "lock file"
+	SkipNotSource   = "not source code"
+	SkipImportOnly  = "import/include-only edit"
+	SkipAdded       = "new file"
+	SkipDeleted     = "deleted file"
+	SkipBinary      = "binary file"
+	SkipSymlink     = "symbolic link"
+	SkipSubmodule   = "submodule"
+	SkipNameNotUTF8 = "file name not UTF-8"
+	SkipMissing     = "missing git object"
 )
 
 var (

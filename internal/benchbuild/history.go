@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/segment"
@@ -259,7 +260,7 @@ func fixTests(ctx context.Context, gitDir, sha, patch string) ([]mss.Unit, error
 	}()
 	var out []mss.Unit
 	for _, fd := range files {
-		if fd.NewPath == "" || fd.Binary || fd.linkOrSubmodule() != "" || PathReason(fd.NewPath) != SkipTest || segment.Language(fd.NewPath) == "" {
+		if fd.NewPath == "" || !utf8.ValidString(fd.NewPath) || fd.Binary || fd.linkOrSubmodule() != "" || PathReason(fd.NewPath) != SkipTest || segment.Language(fd.NewPath) == "" {
 			continue
 		}
 		var added []int
