@@ -3,6 +3,7 @@ package benchbuild
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -64,8 +65,8 @@ func ReadAlternatives(path string) (alts []Alternative, bad []BadRecord, err err
 func eachIDRecord(path string, fn func(where, id string, m map[string]json.RawMessage) error, onBad func(BadRecord)) error {
 	return eachRecord(path, func(where string, raw json.RawMessage) {
 		var m map[string]json.RawMessage
-		if e := json.Unmarshal(raw, &m); e != nil {
-			onBad(BadRecord{where, "not a JSON object"})
+		if e := json.Unmarshal(raw, &m); e != nil || m == nil {
+			onBad(BadRecord{where, notObject(raw)})
 			return
 		}
 		e := checkKeys(raw, "", "instance_id", "patch", "model_patch")
@@ -83,8 +84,9 @@ func eachIDRecord(path string, fn func(where, id string, m map[string]json.RawMe
 }
 
 // eachRecord calls fn for each JSON value of a JSONL file or each element
-// of a JSON array file; where is "file:line". An undecodable line goes to
-// onBad; an unreadable file is an error.
+// of a JSON array file; where is "file:line". An undecodable line, or a
+// record holding text that is not UTF-8 (which encoding/json would read
+// as U+FFFD), goes to onBad; an unreadable file is an error.
 func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad func(where string, err error)) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -103,7 +105,12 @@ func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad f
 			if err := dec.Decode(&raw); err != nil {
 				return fmt.Errorf("%s:%d: %v", path, lineAt(off), err)
 			}
-			fn(fmt.Sprintf("%s:%d", path, lineAt(off)), raw)
+			line := lineAt(off)
+			if se := mss.CheckUTF8(raw); se != nil {
+				onBad(fmt.Sprintf("%s:%d", path, line+se.Line-1), utf8Error(se))
+				continue
+			}
+			fn(fmt.Sprintf("%s:%d", path, line), raw)
 		}
 		return nil
 	}
@@ -117,6 +124,10 @@ func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad f
 			var v any
 			err := json.Unmarshal(line, &v)
 			onBad(where, fmt.Errorf("not valid JSON: %v", err))
+			continue
+		}
+		if se := mss.CheckUTF8(line); se != nil {
+			onBad(where, utf8Error(se))
 			continue
 		}
 		fn(where, json.RawMessage(line))
@@ -139,10 +150,26 @@ func lineFinder(data []byte) func(off int64) int {
 	}
 }
 
+// utf8Error names the field whose text is not UTF-8 (mss.CheckUTF8).
+func utf8Error(se *mss.StateError) error {
+	if se.Field == "" {
+		return fmt.Errorf("%s (in a key)", se.Msg)
+	}
+	return fmt.Errorf("field %s: %s", se.Field, se.Msg)
+}
+
+// notObject says what a record that is no JSON object is.
+func notObject(raw []byte) string {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return "not a JSON object but null"
+	}
+	return "not a JSON object"
+}
+
 func parseInstance(raw json.RawMessage) (Instance, error) {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return Instance{}, fmt.Errorf("not a JSON object")
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return Instance{}, errors.New(notObject(raw))
 	}
 	if _, ok := m["fix_patch"]; ok {
 		if err := checkKeys(raw, "", multiKeys...); err != nil {

@@ -2,6 +2,7 @@ package benchbuild
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,45 @@ func TestInstancesRefuseRepeatedAndFoldedKeys(t *testing.T) {
 	alts, bad, err := ReadAlternatives(p)
 	if err != nil || len(alts) != 0 || len(bad) != 1 || !strings.Contains(bad[0].Err, "field patch: given twice") {
 		t.Errorf("alternatives with a key twice: %v %v %v", alts, bad, err)
+	}
+}
+
+// Text that is not UTF-8 would be read by encoding/json as U+FFFD without
+// a word: the record is refused naming its line and field, and the others
+// are read. A null record is named as null.
+func TestInstancesRefuseTextNotUTF8(t *testing.T) {
+	const commit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
+	good := `{"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + commit + `", "problem_statement": "x", "patch": "p"}`
+	latin := strings.Replace(good, `"x"`, "\"caf\xe9\"", 1)
+	multi := `{"org": "acme", "repo": "calc", "number": 5, "base": {"sha": "` + commit + "\"}, \"resolved_issues\": [{\"title\": \"t\", \"body\": \"b\xff\"}], \"fix_patch\": \"p\"}"
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	write(t, p, good+"\n"+latin+"\nnull\n"+multi+"\n")
+	ins, bad, err := ReadInstances(p)
+	want := []BadRecord{
+		{p + ":2", "field problem_statement: not UTF-8 text"},
+		{p + ":3", "not a JSON object but null"},
+		{p + ":4", "field resolved_issues[0].body: not UTF-8 text"},
+	}
+	if err != nil || len(ins) != 1 || !reflect.DeepEqual(bad, want) {
+		t.Errorf("JSONL: %d instances, %v, %v; want bad %v", len(ins), bad, err, want)
+	}
+	// In a JSON array, the line is that of the byte.
+	arr := filepath.Join(t.TempDir(), "in.json")
+	write(t, arr, "[\n"+good+",\n{\"instance_id\": \"acme__calc-2\",\n \"problem_statement\": \"\xff\"}\n]\n")
+	ins, bad, err = ReadInstances(arr)
+	if want := []BadRecord{{arr + ":4", "field problem_statement: not UTF-8 text"}}; err != nil || len(ins) != 1 || !reflect.DeepEqual(bad, want) {
+		t.Errorf("JSON array: %d instances, %v, %v; want bad %v", len(ins), bad, err, want)
+	}
+	alts := filepath.Join(t.TempDir(), "alts.jsonl")
+	write(t, alts, "null\n{\"instance_id\": \"acme__calc-1\", \"patch\": \"\xfe\"}\n")
+	_, bad, err = ReadAlternatives(alts)
+	if want := []BadRecord{{alts + ":1", "not a JSON object but null"}, {alts + ":2", "field patch: not UTF-8 text"}}; err != nil || !reflect.DeepEqual(bad, want) {
+		t.Errorf("alternatives: %v, %v; want %v", bad, err, want)
+	}
+	issues := filepath.Join(t.TempDir(), "issues.json")
+	write(t, issues, "{\n\"acme__calc-12\": \"caf\xe9\",\n\"acme__calc-13\": \"fine\"\n}\n")
+	its, bad, err := ReadIssueTexts(issues)
+	if want := []BadRecord{{issues + ":2", "field acme__calc-12: not UTF-8 text"}}; err != nil || len(its) != 1 || !reflect.DeepEqual(bad, want) {
+		t.Errorf("issues: %d, %v, %v; want %v", len(its), bad, err, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // IssueText is an issue filed against a repository, with the number of the
@@ -98,6 +99,11 @@ func issueMap(path string, data []byte) (entries []issueEntry, ok bool) {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, false
+		}
+		if !utf8.Valid(data[off:dec.InputOffset()]) {
+			// encoding/json would read each such byte as U+FFFD.
+			entries = append(entries, issueEntry{where: where, err: fmt.Sprintf("field %s: not UTF-8 text", key)})
+			continue
 		}
 		var text string
 		if json.Unmarshal(raw, &text) != nil {
