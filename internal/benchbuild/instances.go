@@ -112,6 +112,16 @@ func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad f
 			}
 			fn(fmt.Sprintf("%s:%d", path, line), raw)
 		}
+		// The closing bracket, then nothing but blanks: JSONL rows (or
+		// anything else) after the array would go unread.
+		if _, err := dec.Token(); err != nil {
+			return fmt.Errorf("%s:%d: the JSON array does not end (no closing ']')", path, lineOf(data, int64(len(data))))
+		}
+		end := dec.InputOffset()
+		if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 {
+			at := int64(len(data) - len(rest))
+			return fmt.Errorf("%s:%d: more after the JSON array that ends on line %d; give one array, or JSON Lines alone", path, lineOf(data, at), lineOf(data, end-1))
+		}
 		return nil
 	}
 	for i, line := range bytes.Split(data, []byte("\n")) {
@@ -133,6 +143,11 @@ func eachRecord(path string, fn func(where string, raw json.RawMessage), onBad f
 		fn(where, json.RawMessage(line))
 	}
 	return nil
+}
+
+// lineOf is the 1-based line of the byte at off.
+func lineOf(data []byte, off int64) int {
+	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
 // lineFinder gives, for offsets into data that do not decrease (a JSON

@@ -86,3 +86,21 @@ func TestInstancesRefuseTextNotUTF8(t *testing.T) {
 		t.Errorf("issues: %d, %v, %v; want %v", len(its), bad, err, want)
 	}
 }
+
+// A JSON array is the whole file: rows after it, or an array that does
+// not end, are an error naming the line, not records left unread.
+func TestInstancesArrayIsTheWholeFile(t *testing.T) {
+	const commit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
+	good := `{"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + commit + `", "problem_statement": "x", "patch": "p"}`
+	for name, tc := range map[string]struct{ text, want string }{
+		"rows after":    {"[" + good + "]\n" + good + "\n", ":2: more after the JSON array that ends on line 1"},
+		"garbage after": {"[\n" + good + "\n]\n\n  xyz\n", ":5: more after the JSON array that ends on line 3"},
+		"no end":        {"[\n" + good + "\n", ":3: the JSON array does not end"},
+	} {
+		p := filepath.Join(t.TempDir(), "in.json")
+		write(t, p, tc.text)
+		if _, _, err := ReadInstances(p); err == nil || !strings.Contains(err.Error(), p+tc.want) {
+			t.Errorf("%s: %v, want %s%s", name, err, p, tc.want)
+		}
+	}
+}
