@@ -179,6 +179,10 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 			}
 		}
 	}
+	if read == 0 && len(bad) == 0 {
+		// Nothing to build: an empty track would replace an earlier one.
+		return fmt.Errorf("no instance mined from the history (the counts are above); nothing written to %s", f.out)
+	}
 	if read == 0 && len(bad) > 0 {
 		// Every record was bad: a wrong file or format, not a dataset
 		// with a few unusable records. Nothing is written.

@@ -170,3 +170,46 @@ func TestBenchBuildFlags(t *testing.T) {
 		t.Errorf("unnamed repository: %v", err)
 	}
 }
+
+// An input with nothing in it (an empty instances file or array, an empty
+// or {} --issues file, a history without a fix commit) is refused before
+// anything is written: an earlier track stays as it was.
+func TestBenchBuildNothingToBuild(t *testing.T) {
+	root, gitDir, base, patch := benchBuildFixture(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	benchJSONL(t, in, map[string]any{"instance_id": "acme__tool-3", "repo": "acme/tool", "base_commit": base, "problem_statement": "size(None) fails", "patch": patch})
+	out := filepath.Join(dir, "out")
+	if _, _, err := runBench(t, newBenchBuildCmd, "--instances", in, "--mirror-root", root, "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	states, _ := os.ReadFile(filepath.Join(out, "states.jsonl"))
+	labels, _ := os.ReadFile(filepath.Join(out, "labels.jsonl"))
+	for name, tc := range map[string]struct {
+		text string
+		args []string
+		want string
+	}{
+		"empty instances":  {"", []string{"--mirror-root", root, "--instances"}, "no instances in "},
+		"empty array":      {"[]\n", []string{"--mirror-root", root, "--instances"}, "no instances in "},
+		"empty issues":     {"", []string{"--from-history", "--repo", gitDir, "--issues"}, "no issues in "},
+		"empty map issues": {"{}\n", []string{"--from-history", "--repo", gitDir, "--issues"}, "no issues in "},
+	} {
+		p := filepath.Join(t.TempDir(), "input")
+		benchWrite(t, p, tc.text)
+		_, _, err := runBench(t, newBenchBuildCmd, append(append(tc.args, p), "--out", out)...)
+		if err == nil || err.Error() != tc.want+p {
+			t.Errorf("%s: %v, want %s%s", name, err, tc.want, p)
+		}
+	}
+	_, _, err := runBench(t, newBenchBuildCmd, "--from-history", "--repo", gitDir, "--rev", base, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "no instance mined from the history") {
+		t.Errorf("history without a fix commit: %v", err)
+	}
+	if s, _ := os.ReadFile(filepath.Join(out, "states.jsonl")); string(s) != string(states) {
+		t.Errorf("states replaced:\n%s", s)
+	}
+	if l, _ := os.ReadFile(filepath.Join(out, "labels.jsonl")); string(l) != string(labels) {
+		t.Errorf("labels replaced:\n%s", l)
+	}
+}

@@ -24,7 +24,7 @@ func (r BadRecord) String() string { return r.Where + ": " + r.Err }
 // Multi-SWE-bench rows (org, repo, number, base.sha,
 // resolved_issues[].title/body, fix_patch). A record that cannot be read is
 // returned in bad, naming the file, the line and the field; the others are
-// read.
+// read. A file without any record is an error.
 func ReadInstances(path string) (ins []Instance, bad []BadRecord, err error) {
 	err = eachRecord(path, func(where string, raw json.RawMessage) {
 		in, e := parseInstance(raw)
@@ -35,6 +35,11 @@ func ReadInstances(path string) (ins []Instance, bad []BadRecord, err error) {
 		in.Where = where
 		ins = append(ins, in)
 	}, func(where string, e error) { bad = append(bad, BadRecord{where, e.Error()}) })
+	if err == nil && len(ins) == 0 && len(bad) == 0 {
+		// An empty file (or array) is no dataset: building from it would
+		// replace an earlier track with an empty one.
+		return nil, nil, fmt.Errorf("no instances in %s", path)
+	}
 	return ins, bad, err
 }
 

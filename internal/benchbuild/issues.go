@@ -28,7 +28,7 @@ type IssueText struct {
 // array) of {"instance_id", "problem_statement"}. An instance id is
 // <owner>__<name>-<number>, the number that of the pull request. A record
 // that cannot be read is returned in bad, naming the file, the line and
-// the field; the others are read.
+// the field; the others are read. A file without any issue is an error.
 func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -56,6 +56,9 @@ func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error
 			}
 			add(e.where, e.id, e.id, e.text)
 		}
+		if len(m) == 0 {
+			return nil, nil, fmt.Errorf("no issues in %s", path)
+		}
 		return issues, bad, nil
 	}
 	err = eachIDRecord(path, func(where, id string, m map[string]json.RawMessage) error {
@@ -66,6 +69,11 @@ func ReadIssueTexts(path string) (issues []IssueText, bad []BadRecord, err error
 		add(where, id, "problem_statement", text)
 		return nil
 	}, func(r BadRecord) { bad = append(bad, r) })
+	if err == nil && len(issues) == 0 && len(bad) == 0 {
+		// An empty file is no list of issues: mining with it would
+		// replace an earlier track with an empty one.
+		return nil, nil, fmt.Errorf("no issues in %s", path)
+	}
 	return issues, bad, err
 }
 
