@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -243,9 +244,15 @@ func parseMulti(m map[string]json.RawMessage) (Instance, error) {
 	if err := checkRepo(in.Repo, "org/repo"); err != nil {
 		return in, err
 	}
-	var num json.Number
-	if err := json.Unmarshal(m["number"], &num); err != nil || num == "" {
-		return in, fmt.Errorf("field number: missing or not a number")
+	rawNum, ok := m["number"]
+	if !ok || string(rawNum) == "null" {
+		return in, fmt.Errorf("field number: missing")
+	}
+	num := string(rawNum)
+	if n, err := strconv.ParseInt(num, 10, 64); err != nil || n <= 0 || strconv.FormatInt(n, 10) != num {
+		// A pull request's number: 1.5, "12", -3 or 1e999 would make an
+		// instance id of no pull request.
+		return in, fmt.Errorf("field number: want a pull request's number (a positive whole number), got %s", clipJSON(rawNum))
 	}
 	in.ID = fmt.Sprintf("%s__%s-%s", org, name, num)
 	if id, err := str(m, "instance_id", false); err != nil {
@@ -292,10 +299,21 @@ func parseMulti(m map[string]json.RawMessage) (Instance, error) {
 		parts = append(parts, *is.Title+"\n"+body)
 	}
 	in.Issue = strings.Join(parts, "\n\n")
+	if strings.TrimSpace(in.Issue) == "" {
+		return in, fmt.Errorf("field resolved_issues: every title and body is empty")
+	}
 	if in.Patch, err = str(m, "fix_patch", true); err != nil {
 		return in, err
 	}
 	return in, nil
+}
+
+// clipJSON is a JSON value for a message, cut at 40 bytes.
+func clipJSON(raw []byte) string {
+	if len(raw) > 40 {
+		return string(raw[:40]) + "..."
+	}
+	return string(raw)
 }
 
 // The fields read from a SWE-bench instance and a Multi-SWE-bench row.

@@ -104,3 +104,35 @@ func TestInstancesArrayIsTheWholeFile(t *testing.T) {
 		}
 	}
 }
+
+// A Multi-SWE-bench number is a pull request's: a positive whole number,
+// or the row is refused naming the field; so is a row whose resolved
+// issues have no text, as an empty problem_statement is.
+func TestMultiRowNumberAndText(t *testing.T) {
+	const commit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
+	row := func(num, issues string) string {
+		return `{"org": "acme", "repo": "calc", "number": ` + num + `, "base": {"sha": "` + commit + `"}, "resolved_issues": ` + issues + `, "fix_patch": "p"}`
+	}
+	text := `[{"title": "t", "body": "b"}]`
+	lines := []string{row("12", text), row("1.5", text), row(`"12"`, text), row("-3", text), row("1e999", text), row("12.0", text), row("0", text),
+		row("null", text), row("7", `[{"title": "", "body": ""}, {"title": " ", "body": null}]`)}
+	p := filepath.Join(t.TempDir(), "multi.jsonl")
+	write(t, p, strings.Join(lines, "\n")+"\n")
+	ins, bad, err := ReadInstances(p)
+	if err != nil || len(ins) != 1 || ins[0].ID != "acme__calc-12" {
+		t.Fatalf("instances %+v, %v", ins, err)
+	}
+	want := []BadRecord{
+		{p + ":2", "field number: want a pull request's number (a positive whole number), got 1.5"},
+		{p + ":3", `field number: want a pull request's number (a positive whole number), got "12"`},
+		{p + ":4", "field number: want a pull request's number (a positive whole number), got -3"},
+		{p + ":5", "field number: want a pull request's number (a positive whole number), got 1e999"},
+		{p + ":6", "field number: want a pull request's number (a positive whole number), got 12.0"},
+		{p + ":7", "field number: want a pull request's number (a positive whole number), got 0"},
+		{p + ":8", "field number: missing"},
+		{p + ":9", "field resolved_issues: every title and body is empty"},
+	}
+	if !reflect.DeepEqual(bad, want) {
+		t.Errorf("bad records:\n got %v\nwant %v", bad, want)
+	}
+}
