@@ -65,7 +65,7 @@ func repoNameOf(gitDir string) (string, error) {
 	}
 	base = strings.TrimSuffix(base, ".git")
 	owner, name, ok := strings.Cut(base, "+")
-	if !ok || owner == "" || name == "" {
+	if !ok || owner == "" || name == "" || benchbuild.CheckRepoName(owner+"/"+name) != nil {
 		return "", fmt.Errorf("--repo %s: cannot read owner/name from the directory name (want <owner>+<name>/repo or <owner>+<name>.git); give --repo-name", gitDir)
 	}
 	return owner + "/" + name, nil
@@ -85,6 +85,8 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		return fmt.Errorf("--instances needs --mirror-root DIR")
 	case f.repoName != "" && len(f.repos) != 1:
 		return fmt.Errorf("--repo-name names the one --repo; give exactly one")
+	case f.repoName != "" && benchbuild.CheckRepoName(f.repoName) != nil:
+		return fmt.Errorf("--repo-name: %v", benchbuild.CheckRepoName(f.repoName))
 	case len(f.alternatives) > 0 && f.fromHistory:
 		return fmt.Errorf("--alternatives go with --instances")
 	case f.testNames && !f.fromHistory:

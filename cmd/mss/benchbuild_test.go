@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/missingcomplement/mss/internal/gittest"
 	"os"
 	"path/filepath"
@@ -168,6 +169,13 @@ func TestBenchBuildFlags(t *testing.T) {
 	if _, _, err := runBench(t, newBenchBuildCmd, "--out", t.TempDir(), "--from-history", "--repo", t.TempDir()); err == nil ||
 		!strings.Contains(err.Error(), "give --repo-name") {
 		t.Errorf("unnamed repository: %v", err)
+	}
+	// --repo-name is owner/name, as an instance's repo is.
+	for _, name := range []string{"noslash", "a/b/c", "/abs", "a/", `a\b/c`, "a/.."} {
+		_, _, err := runBench(t, newBenchBuildCmd, "--out", t.TempDir(), "--from-history", "--repo", t.TempDir(), "--repo-name", name)
+		if want := fmt.Sprintf("--repo-name: %q is not owner/name", name); err == nil || err.Error() != want {
+			t.Errorf("--repo-name %s: %v, want %s", name, err, want)
+		}
 	}
 }
 

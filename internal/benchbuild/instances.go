@@ -357,9 +357,20 @@ func str(m map[string]json.RawMessage, field string, required bool) (string, err
 }
 
 func checkRepo(r, field string) error {
+	if err := CheckRepoName(r); err != nil {
+		return fmt.Errorf("field %s: %v", field, err)
+	}
+	return nil
+}
+
+// CheckRepoName refuses a repository name that is not owner/name: one
+// slash between two non-empty parts, no backslash, no "..", no control
+// character.
+func CheckRepoName(r string) error {
 	owner, name, ok := strings.Cut(r, "/")
-	if !ok || owner == "" || name == "" || strings.ContainsAny(name, "/\\") || strings.Contains(r, "..") {
-		return fmt.Errorf("field %s: %q is not owner/name", field, r)
+	if !ok || owner == "" || name == "" || strings.ContainsAny(r, "\\") || strings.Contains(name, "/") || strings.Contains(r, "..") ||
+		strings.IndexFunc(r, func(c rune) bool { return c < 0x20 || c == 0x7f }) >= 0 {
+		return fmt.Errorf("%q is not owner/name", r)
 	}
 	return nil
 }
