@@ -844,3 +844,18 @@ func TestFileNameNotUTF8LeftOut(t *testing.T) {
 		t.Errorf("warnings:\n got %q\nwant %q", b.Warnings, want)
 	}
 }
+
+// A commit message may hold any byte but NUL (0x1E, the record separator
+// of some log formats, included): it is mined as it reads.
+func TestHistoryMessageWithSeparatorBytes(t *testing.T) {
+	fx := newFixture(t)
+	msg := "Fix #12: sub swapped its operands\n\ncolumns\x1erow two\x1f\x1d"
+	fx.commit(t, msg, map[string]string{
+		"calc.py":            strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1),
+		"tests/test_calc.py": "def test_sub():\n    assert sub(1, 2) == 1\n",
+	})
+	ins, _, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc"})
+	if err != nil || len(ins) != 1 || ins[0].Issue != msg || ins[0].BaseCommit != fx.base {
+		t.Fatalf("instances %+v, %v", ins, err)
+	}
+}

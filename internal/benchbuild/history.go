@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -93,7 +94,10 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 	if o.Issues != nil && len(o.Issues) == 0 {
 		return nil, map[string]int{}, nil // no listed issue to look for
 	}
-	args := []string{"log", "--first-parent", "--no-color", "--format=%H%x00%P%x00%B%x1e"}
+	// One record a commit, ended by NUL (-z), which git keeps out of a
+	// commit message: the commit and its parents on the first line, then
+	// the message.
+	args := []string{"log", "--first-parent", "--no-color", "-z", "--format=%H %P%n%B"}
 	if o.Since != "" {
 		args = append(args, "--since="+o.Since)
 	}
@@ -105,16 +109,22 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 	owner, name, _ := strings.Cut(o.Repo, "/")
 	skipped = map[string]int{}
 	taken := map[int]bool{} // pull requests of o.Issues already mined
-	for _, rec := range bytes.Split(out, []byte("\x1e")) {
-		rec = bytes.TrimLeft(rec, "\n")
-		if len(rec) == 0 {
+	prev := ""
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
 			continue
 		}
-		f := strings.SplitN(string(rec), "\x00", 3)
-		if len(f) != 3 {
-			return nil, nil, fmt.Errorf("git log in %s: unexpected record %q", o.GitDir, firstLine(string(rec)))
+		head, body, _ := strings.Cut(rec, "\n")
+		f := strings.Fields(head)
+		if len(f) == 0 || slices.ContainsFunc(f, func(s string) bool { return !isObjectID(s) }) {
+			after := "first record"
+			if prev != "" {
+				after = "record after commit " + prev
+			}
+			return nil, nil, fmt.Errorf("git log in %s: unexpected %s: %q", o.GitDir, after, firstLine(rec))
 		}
-		sha, parents, msg := f[0], strings.Fields(f[1]), strings.TrimRight(f[2], "\n ")
+		sha, parents, msg := f[0], f[1:], strings.TrimRight(body, "\n ")
+		prev = sha
 		if len(parents) == 0 {
 			continue // the root commit has no base
 		}
@@ -216,6 +226,19 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 		}
 	}
 	return ins, skipped, nil
+}
+
+// isObjectID reports whether s is a full object id (SHA-1 or SHA-256).
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func firstLine(s string) string {
