@@ -859,3 +859,51 @@ func TestHistoryMessageWithSeparatorBytes(t *testing.T) {
 		t.Fatalf("instances %+v, %v", ins, err)
 	}
 }
+
+// What is mined does not depend on the user's git configuration: a
+// configuration that drops the diff's a/ and b/ prefixes, names paths
+// unquoted, widens hunks, reorders files, marks Python as binary and
+// re-encodes messages gives the same instances and groups.
+func TestHistoryIgnoresUserGitConfig(t *testing.T) {
+	fx := newFixture(t)
+	fx.commit(t, "add a module under b/", map[string]string{"b/mod.py": "def g(x):\n    return x + 1\n"})
+	msg := "Fix #3: g is off by one (café)"
+	fx.commit(t, msg, map[string]string{
+		"b/mod.py":           "def g(x):\n    return x + 2\n",
+		"calc.py":            strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1),
+		"tests/test_calc.py": "def test_g():\n    assert g(1) == 3\n",
+	})
+	mine := func() (string, string) {
+		t.Helper()
+		ins, skipped, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc", TestNames: true, Limit: 1})
+		if err != nil || len(ins) != 1 {
+			t.Fatalf("history: %d instances, skipped %v, %v", len(ins), skipped, err)
+		}
+		b := NewBuilder(fx.root)
+		defer b.Close()
+		if err := b.Add(context.Background(), ins[0]); err != nil {
+			t.Fatal(err)
+		}
+		var s, l bytes.Buffer
+		if err := b.WriteTo(&s, &l); err != nil {
+			t.Fatal(err)
+		}
+		return s.String(), l.String()
+	}
+	states, labels := mine()
+	if !strings.Contains(labels, `"path": "b/mod.py"`) || !strings.Contains(states, `(caf\u00e9)`) {
+		t.Fatalf("without a configuration:\n%s\n%s", states, labels)
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "order"), "tests/*\n")
+	write(t, filepath.Join(dir, "attributes"), "*.py -diff\n")
+	cfg := filepath.Join(dir, "gitconfig")
+	write(t, cfg, "[diff]\n\tnoprefix = true\n\tmnemonicPrefix = true\n\tcontext = 9\n\tinterHunkContext = 9\n\talgorithm = patience\n\tsuppressBlankEmpty = true\n\torderFile = "+
+		filepath.Join(dir, "order")+"\n[core]\n\tquotePath = false\n\tattributesFile = "+filepath.Join(dir, "attributes")+
+		"\n[color]\n\tui = always\n[i18n]\n\tlogOutputEncoding = ISO-8859-1\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
+	s2, l2 := mine()
+	if s2 != states || l2 != labels {
+		t.Errorf("with a user configuration:\n%s\n%s\nwant\n%s\n%s", s2, l2, states, labels)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func openGit(dir string) (*gitRepo, error) {
 }
 
 func (g *gitRepo) start() error {
-	cmd := exec.Command("git", "--git-dir="+g.dir, "cat-file", "--batch")
+	cmd := exec.Command("git", gitArgs(g.dir, "cat-file", "--batch")...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -123,9 +124,51 @@ func (g *gitRepo) hasCommit(ctx context.Context, c string) bool {
 	return err == nil
 }
 
+// pinned are the settings of a user's or the system's git configuration
+// that change what the builder reads from git, set to git's defaults on
+// every command (a "-c" outranks every configuration file, and the files
+// stay read for what they must say, such as safe.directory): the diff's
+// paths and their quoting, which lines a diff marks as changed, its
+// hunks, the order of its files, the files a diff shows as binary or
+// through a filter, the encoding of commit messages.
+var pinned = []string{
+	"core.quotePath=true",
+	"core.attributesFile=" + os.DevNull,
+	"diff.noprefix=false",
+	"diff.mnemonicPrefix=false",
+	"diff.srcPrefix=a/",
+	"diff.dstPrefix=b/",
+	"diff.relative=false",
+	"diff.algorithm=myers",
+	"diff.indentHeuristic=true",
+	"diff.interHunkContext=0",
+	"diff.suppressBlankEmpty=false",
+	"diff.ignoreSubmodules=none",
+	"diff.renameLimit=1000",
+	"diff.orderFile=" + os.DevNull,
+	"color.ui=false",
+	"log.showSignature=false",
+	"i18n.logOutputEncoding=UTF-8",
+}
+
+// diffOptions go on every git diff the builder reads: no color, no
+// external diff or text conversion, and the a/ and b/ prefixes.
+var diffOptions = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
+
+// gitArgs are the arguments of a git command in the git directory dir,
+// with the configuration pinned.
+func gitArgs(dir string, args ...string) []string {
+	out := make([]string, 0, 1+2*len(pinned)+len(args))
+	out = append(out, "--git-dir="+dir)
+	for _, c := range pinned {
+		out = append(out, "-c", c)
+	}
+	return append(out, args...)
+}
+
 // runGit runs one git command in a git directory and returns its stdout.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + dir}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", gitArgs(dir, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
