@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/missingcomplement/mss/internal/benchbuild"
 	"github.com/missingcomplement/mss/internal/cliargs"
@@ -45,7 +46,7 @@ func newBenchBuildCmd() *cobra.Command {
 	fl.StringArrayVar(&f.issues, "issues", nil, "with --from-history: filed issues, a JSON object of instance id (<owner>__<name>-<pull request number>) to issue text, or JSONL of {\"instance_id\", \"problem_statement\"}; mines only the commits that merged their pull requests, with the issues' texts (repeatable)")
 	fl.StringVar(&f.repoName, "repo-name", "", "owner/name of the one --repo, when its directory does not say it")
 	fl.StringVar(&f.rev, "rev", "HEAD", "commit whose first-parent history is mined")
-	fl.StringVar(&f.since, "since", "", "mine only commits after this date (git date syntax, e.g. 2020-01-01)")
+	fl.StringVar(&f.since, "since", "", "mine only commits after this date: YYYY-MM-DD (midnight UTC) or RFC 3339 (2020-01-02T15:04:05Z)")
 	fl.IntVar(&f.limit, "limit", 0, "mine at most this many fix commits per repository (0: all)")
 	fl.IntVar(&f.maxFiles, "max-files", 50, "commits changing more files are not taken as fixes")
 	fl.BoolVar(&f.testNames, "test-names", false, "with --from-history: name the test functions the fix adds or changes in latest_test_output")
@@ -102,6 +103,13 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 	case f.maxFiles < 1:
 		return fmt.Errorf("--max-files %d: want a positive number", f.maxFiles)
 	}
+	var since time.Time
+	if f.since != "" {
+		var err error
+		if since, err = benchbuild.ParseDate(f.since); err != nil {
+			return fmt.Errorf("--since %v", err)
+		}
+	}
 	b := benchbuild.NewBuilder(f.mirrorRoot)
 	defer b.Close()
 	b.MaxGroups = f.maxGroups
@@ -138,7 +146,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		printCounts(stderr, "issues of repositories not given with --repo, left out", other)
 		for _, name := range names {
 			o := benchbuild.HistoryOptions{
-				GitDir: dirs[name], Repo: name, Rev: f.rev, Since: f.since, Limit: f.limit, MaxFiles: f.maxFiles, TestNames: f.testNames,
+				GitDir: dirs[name], Repo: name, Rev: f.rev, Since: since, Limit: f.limit, MaxFiles: f.maxFiles, TestNames: f.testNames,
 				TestSnippet: f.testSnippet,
 			}
 			what := "fix commit"

@@ -170,6 +170,11 @@ func TestBenchBuildFlags(t *testing.T) {
 		!strings.Contains(err.Error(), "give --repo-name") {
 		t.Errorf("unnamed repository: %v", err)
 	}
+	// --since is a date, not whatever git makes of a word.
+	_, _, err := runBench(t, newBenchBuildCmd, "--out", t.TempDir(), "--from-history", "--repo", t.TempDir(), "--repo-name", "o/n", "--since", "notadate")
+	if err == nil || !strings.HasPrefix(err.Error(), `--since "notadate" is not a date: want YYYY-MM-DD`) {
+		t.Errorf("--since notadate: %v", err)
+	}
 	// --repo-name is owner/name, as an instance's repo is.
 	for _, name := range []string{"noslash", "a/b/c", "/abs", "a/", `a\b/c`, "a/.."} {
 		_, _, err := runBench(t, newBenchBuildCmd, "--out", t.TempDir(), "--from-history", "--repo", t.TempDir(), "--repo-name", name)

@@ -556,9 +556,20 @@ func TestHistory(t *testing.T) {
 	if err != nil || len(snip) != 1 || snip[0].Issue != wantIssue || snip[0].TestOutput != "" {
 		t.Errorf("test snippet: %+v %v", snip, err)
 	}
-	limited, _, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc", Limit: 1, Since: "2030-01-01"})
-	if err != nil || len(limited) != 0 {
-		t.Errorf("--since after every commit: %d instances, %v", len(limited), err)
+	for since, want := range map[string]int{"2030-01-01": 0, "2024-01-01T00:00:01Z": 0, "2023-12-31": 1, "2024-01-01T01:00:00+02:00": 1} {
+		date, err := ParseDate(since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limited, _, err := History(context.Background(), HistoryOptions{GitDir: fx.gitDir, Repo: "acme/calc", Limit: 1, Since: date})
+		if err != nil || len(limited) != want {
+			t.Errorf("--since %s: %d instances, %v; want %d", since, len(limited), err, want)
+		}
+	}
+	for _, since := range []string{"notadate", "2020-13-01", "2020-01-01 12:00", "yesterday", "1969-12-31", ""} {
+		if _, err := ParseDate(since); err == nil {
+			t.Errorf("date %q read", since)
+		}
 	}
 }
 

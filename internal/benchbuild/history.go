@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/missingcomplement/mss"
@@ -16,10 +17,10 @@ import (
 // HistoryOptions say which commits of a repository to mine.
 type HistoryOptions struct {
 	GitDir string
-	Repo   string // owner/name written into the states
-	Rev    string // the commit whose first-parent history is walked (HEAD when "")
-	Since  string // git date: only commits after it
-	Limit  int    // at most this many fix commits (0: all)
+	Repo   string    // owner/name written into the states
+	Rev    string    // the commit whose first-parent history is walked (HEAD when "")
+	Since  time.Time // only commits after it (none when zero; ParseDate)
+	Limit  int       // at most this many fix commits (0: all)
 	// MaxFiles: commits changing more files are not fixes of one issue.
 	MaxFiles int
 	// TestNames puts the names of the test functions the commit adds or
@@ -98,8 +99,11 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 	// commit message: the commit and its parents on the first line, then
 	// the message.
 	args := []string{"log", "--first-parent", "--no-color", "-z", "--format=%H %P%n%B"}
-	if o.Since != "" {
-		args = append(args, "--since="+o.Since)
+	if !o.Since.IsZero() {
+		// A time in seconds, which git reads as it is; git's own date
+		// reading guesses at what it does not know ("notadate" was a
+		// date, a day without a time took the time of the run).
+		args = append(args, fmt.Sprintf("--since=@%d", o.Since.Unix()))
 	}
 	args = append(args, rev, "--")
 	out, err := runGit(ctx, o.GitDir, args...)
@@ -239,6 +243,23 @@ func isObjectID(s string) bool {
 		}
 	}
 	return true
+}
+
+// ParseDate reads a date of --since: YYYY-MM-DD, midnight UTC, or an
+// RFC 3339 time (2020-01-02T15:04:05Z, 2020-01-02T15:04:05+02:00), from
+// 1970 on.
+func ParseDate(s string) (time.Time, error) {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		t, err = time.Parse(time.RFC3339, s)
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date: want YYYY-MM-DD (midnight UTC) or an RFC 3339 time (2020-01-02T15:04:05Z)", s)
+	}
+	if t.Unix() < 0 {
+		return time.Time{}, fmt.Errorf("%q: want a date from 1970 on", s)
+	}
+	return t, nil
 }
 
 func firstLine(s string) string {
