@@ -374,6 +374,13 @@ type manifest struct {
 // non-empty states.jsonl or labels.jsonl must be the one an earlier Write
 // left there, unchanged (the manifest it keeps beside them says so), or
 // nothing is written.
+//
+// The two files are one track, put in place in an order that a run killed
+// at any point leaves the earlier pair, the new pair, or labels.jsonl
+// without states.jsonl, which every reader refuses (the earlier states
+// are kept aside as .states.jsonl.old until the new ones are in place):
+// never the states of one run beside the labels of another. The temporary
+// files of a run killed before are removed by the next.
 func (b *Builder) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -411,6 +418,9 @@ func (b *Builder) Write(dir string) error {
 			return fmt.Errorf("%s: not written by mss bench build, or changed since it was; refusing to replace it (remove it or choose another --out)", p)
 		}
 	}
+	if err := removeStale(dir); err != nil {
+		return err
+	}
 	during, after := manifest{Files: map[string][]string{}}, manifest{Files: map[string][]string{}}
 	for _, f := range files {
 		h := sha256Hex([]byte(f.text))
@@ -420,12 +430,106 @@ func (b *Builder) Write(dir string) error {
 	if err := writeManifest(mpath, during); err != nil {
 		return err
 	}
-	for _, f := range files {
-		if err := safefile.Replace(filepath.Join(dir, f.name), []byte(f.text), nil); err != nil {
+	if err := writeStep("manifest of the run"); err != nil {
+		return err
+	}
+	statesPath, labelsPath := filepath.Join(dir, "states.jsonl"), filepath.Join(dir, "labels.jsonl")
+	statesTmp, err := writeTemp(statesPath, files[0].text)
+	if err != nil {
+		return err
+	}
+	labelsTmp, err := writeTemp(labelsPath, files[1].text)
+	if err != nil {
+		os.Remove(statesTmp)
+		return err
+	}
+	if err := writeStep("temporary files"); err != nil {
+		return err
+	}
+	aside := filepath.Join(dir, statesAside)
+	steps := []struct {
+		what     string
+		from, to string
+	}{
+		{"earlier states aside", statesPath, aside},
+		{"labels in place", labelsTmp, labelsPath},
+		{"states in place", statesTmp, statesPath},
+	}
+	for _, st := range steps {
+		err := os.Rename(st.from, st.to)
+		if err != nil && !(st.from == statesPath && errors.Is(err, fs.ErrNotExist)) {
+			os.Remove(statesTmp)
+			os.Remove(labelsTmp)
+			return err
+		}
+		if err := writeStep(st.what); err != nil {
 			return err
 		}
 	}
+	if err := os.Remove(aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := writeStep("earlier states removed"); err != nil {
+		return err
+	}
 	return writeManifest(mpath, after)
+}
+
+// statesAside is where Write keeps the earlier states.jsonl while it puts
+// the new pair in place.
+const statesAside = ".states.jsonl.old"
+
+// writeStep is called after each step of Write; an error stops Write
+// there, as a killed run stops (tests).
+var writeStep = func(string) error { return nil }
+
+// writeTemp writes text to a new temporary file beside path, named as
+// removeStale knows it, and returns its name.
+func writeTemp(path, text string) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	name := tmp.Name()
+	_, err = tmp.WriteString(text)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// removeStale removes what an earlier Write killed halfway left in dir:
+// its temporary files (.states.jsonl.tmp*, .labels.jsonl.tmp*, and
+// ..mss-bench-build.json.tmp* of the manifest) and the states it had set
+// aside. Only regular files of those names are removed.
+func removeStale(dir string) error {
+	var names []string
+	for _, pattern := range []string{".states.jsonl.tmp*", ".labels.jsonl.tmp*", "." + manifestName + ".tmp*", statesAside} {
+		m, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return err
+		}
+		names = append(names, m...)
+	}
+	for _, n := range names {
+		if fi, err := os.Lstat(n); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeManifest(path string, m manifest) error {

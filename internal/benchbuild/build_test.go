@@ -918,3 +918,77 @@ func TestHistoryIgnoresUserGitConfig(t *testing.T) {
 		t.Errorf("with a user configuration:\n%s\n%s\nwant\n%s\n%s", s2, l2, states, labels)
 	}
 }
+
+// A Write stopped after any of its steps (as a killed run stops) leaves
+// the earlier pair, the new pair, or labels without states, which every
+// reader refuses: never the states of one run beside the labels of
+// another. The next Write removes what the stopped one left and puts the
+// new pair in place.
+func TestWriteStoppedHalfway(t *testing.T) {
+	fx := newFixture(t)
+	v1 := fx.row("acme__calc-1", fx.diff(t, map[string]string{"calc.py": strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1)}))
+	v2 := fx.row("acme__calc-1", fx.diff(t, map[string]string{"calc.py": strings.Replace(calcBase, "    return a * b\n", "    return b * a\n", 1)}))
+	v2["problem_statement"] = "corrected: mul is wrong"
+	b1, s1, l1 := build(t, fx, fx.instancesFile(t, v1))
+	b2, s2, l2 := build(t, fx, fx.instancesFile(t, v2))
+	if s1 == s2 || l1 == l2 {
+		t.Fatal("the two runs write the same files")
+	}
+	var steps []string
+	writeStep = func(s string) error { steps = append(steps, s); return nil }
+	defer func() { writeStep = func(string) error { return nil } }()
+	if err := b1.Write(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) < 5 {
+		t.Fatalf("steps: %q", steps)
+	}
+	read := func(p string) (string, bool) {
+		data, err := os.ReadFile(p)
+		return string(data), err == nil
+	}
+	for _, stop := range steps {
+		dir := t.TempDir()
+		writeStep = func(string) error { return nil }
+		if err := b1.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		writeStep = func(s string) error {
+			if s == stop {
+				return fmt.Errorf("stopped after %s", s)
+			}
+			return nil
+		}
+		if err := b2.Write(dir); err == nil {
+			t.Fatalf("%s: not stopped", stop)
+		}
+		states, hasStates := read(filepath.Join(dir, "states.jsonl"))
+		labels, _ := read(filepath.Join(dir, "labels.jsonl"))
+		switch {
+		case !hasStates, states == s1 && labels == l1, states == s2 && labels == l2:
+		default:
+			t.Errorf("stopped after %s: states of one run beside labels of another:\n%s%s", stop, states, labels)
+		}
+		// What a run killed inside a step leaves: its temporary files.
+		for _, name := range []string{".states.jsonl.tmp1", ".labels.jsonl.tmp2", "." + manifestName + ".tmp3"} {
+			write(t, filepath.Join(dir, name), "partial")
+		}
+		writeStep = func(string) error { return nil }
+		if err := b2.Write(dir); err != nil {
+			t.Fatalf("stopped after %s, then: %v", stop, err)
+		}
+		states, _ = read(filepath.Join(dir, "states.jsonl"))
+		labels, _ = read(filepath.Join(dir, "labels.jsonl"))
+		if states != s2 || labels != l2 {
+			t.Errorf("stopped after %s, then written again: not the new pair", stop)
+		}
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if want := []string{manifestName, "labels.jsonl", "states.jsonl"}; !reflect.DeepEqual(names, want) {
+			t.Errorf("stopped after %s, then written again: the directory holds %q, want %q", stop, names, want)
+		}
+	}
+}
