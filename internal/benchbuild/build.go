@@ -83,6 +83,7 @@ type Builder struct {
 	out      []built
 	seenIDs  map[string]string
 	alts     map[string][]Alternative
+	allAlts  []Alternative
 	altNotes []string
 }
 
@@ -151,6 +152,7 @@ func (b *Builder) AddAlternatives(alts []Alternative) {
 	for _, a := range alts {
 		b.alts[a.InstanceID] = append(b.alts[a.InstanceID], a)
 	}
+	b.allAlts = append(b.allAlts, alts...)
 }
 
 func (b *Builder) problem(in Instance, reason string, format string, args ...any) {
@@ -230,8 +232,17 @@ func (b *Builder) Add(ctx context.Context, in Instance) error {
 	return nil
 }
 
-// AlternativeNotes are the alternatives left out for bad patches.
-func (b *Builder) AlternativeNotes() []string { return b.altNotes }
+// AlternativeNotes are the alternatives left out for bad patches, then
+// those of an instance id no instance added has, in the order given.
+func (b *Builder) AlternativeNotes() []string {
+	notes := slices.Clone(b.altNotes)
+	for _, a := range b.allAlts {
+		if _, ok := b.seenIDs[a.InstanceID]; !ok {
+			notes = append(notes, fmt.Sprintf("%s: alternative of %s left out: no instance has that instance_id", a.Where, a.InstanceID))
+		}
+	}
+	return notes
+}
 
 func sameGroups(a, b []Group) bool {
 	if len(a) != len(b) {

@@ -342,6 +342,14 @@ func TestAlternatives(t *testing.T) {
 	if !reflect.DeepEqual(ls[0].AlternativeSets[0], want) {
 		t.Errorf("alternative set: %v", ls[0].AlternativeSets[0])
 	}
+
+	// An alternative of an id no instance has is named, not dropped.
+	unknown := filepath.Join(t.TempDir(), "alts.jsonl")
+	write(t, unknown, mustJSON(map[string]any{"instance_id": "acme__calc-8", "patch": other})+"\n")
+	b, _, _ := build(t, fx, fx.instancesFile(t, fx.row("acme__calc-7", gold)), unknown)
+	if notes, want := b.AlternativeNotes(), []string{unknown + ":1: alternative of acme__calc-8 left out: no instance has that instance_id"}; !reflect.DeepEqual(notes, want) {
+		t.Errorf("notes: %q, want %q", notes, want)
+	}
 }
 
 func mustJSON(v any) string {
