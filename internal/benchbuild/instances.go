@@ -375,9 +375,12 @@ func CheckRepoName(r string) error {
 	return nil
 }
 
+// checkCommit refuses what is not a full commit id: an abbreviated one
+// would be written into the states as it is, and name another commit
+// once the repository has one more that starts the same.
 func checkCommit(c, field string) error {
-	if len(c) < 7 || len(c) > 64 {
-		return fmt.Errorf("field %s: %q is not a commit id", field, c)
+	if len(c) != 40 && len(c) != 64 {
+		return fmt.Errorf("field %s: %q is not a full commit id (40 hex digits, or 64)", field, c)
 	}
 	for _, r := range c {
 		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {

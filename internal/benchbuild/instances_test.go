@@ -136,3 +136,19 @@ func TestMultiRowNumberAndText(t *testing.T) {
 		t.Errorf("bad records:\n got %v\nwant %v", bad, want)
 	}
 }
+
+// A base commit is a full commit id: an abbreviated one is refused, not
+// written into the states abbreviated.
+func TestInstancesRefuseAbbreviatedCommits(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	write(t, p, `{"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": "d8c37f4", "problem_statement": "x", "patch": "p"}`+"\n"+
+		`{"org": "acme", "repo": "calc", "number": 5, "base": {"sha": "d8c37f43724cd9fb0870f77877b7c4c7e38a19e"}, "resolved_issues": [{"title": "t", "body": "b"}], "fix_patch": "p"}`+"\n")
+	_, bad, err := ReadInstances(p)
+	want := []BadRecord{
+		{p + ":1", `field base_commit: "d8c37f4" is not a full commit id (40 hex digits, or 64)`},
+		{p + ":2", `field base.sha: "d8c37f43724cd9fb0870f77877b7c4c7e38a19e" is not a full commit id (40 hex digits, or 64)`},
+	}
+	if err != nil || !reflect.DeepEqual(bad, want) {
+		t.Errorf("bad: %v, %v; want %v", bad, err, want)
+	}
+}
