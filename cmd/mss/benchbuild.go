@@ -201,11 +201,17 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 		}
 		return fmt.Errorf("no usable instance (the bad records are above); nothing written to %s", f.out)
 	}
-	if err := b.Write(f.out); err != nil {
-		return err
-	}
 	nIns, nStates := b.Count()
-	fmt.Fprintf(stderr, "read %s; built %s, %s into %s\n", render.Count(read, "instance", ""), render.Count(nIns, "instance", ""), render.Count(nStates, "state", ""), f.out)
+	if nIns == 0 {
+		// Every instance was skipped: an empty track, which every reader
+		// refuses, would replace an earlier one. Nothing is written.
+		fmt.Fprintf(stderr, "read %s; built none\n", render.Count(read, "instance", ""))
+	} else {
+		if err := b.Write(f.out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "read %s; built %s, %s into %s\n", render.Count(read, "instance", ""), render.Count(nIns, "instance", ""), render.Count(nStates, "state", ""), f.out)
+	}
 	printCounts(stderr, "instances skipped", b.SkippedInstances)
 	printCounts(stderr, "files left out", b.SkippedFiles)
 	for _, r := range bad {
@@ -219,6 +225,9 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 	}
 	for _, n := range b.AlternativeNotes() {
 		fmt.Fprintln(stderr, n)
+	}
+	if nIns == 0 {
+		return fmt.Errorf("no instance built (the reasons are above); nothing written to %s", f.out)
 	}
 	return nil
 }

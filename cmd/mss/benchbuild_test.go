@@ -219,6 +219,14 @@ func TestBenchBuildNothingToBuild(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no instance mined from the history") {
 		t.Errorf("history without a fix commit: %v", err)
 	}
+	// Instances that are all skipped build nothing, and nothing is written.
+	noApply := filepath.Join(t.TempDir(), "in.jsonl")
+	benchJSONL(t, noApply, map[string]any{"instance_id": "acme__tool-3", "repo": "acme/tool", "base_commit": base, "problem_statement": "x", "patch": strings.Replace(patch, "-    return len(xs)", "-    return len(ys)", 1)})
+	_, errOut, err := runBench(t, newBenchBuildCmd, "--instances", noApply, "--mirror-root", root, "--out", out)
+	if err == nil || err.Error() != "no instance built (the reasons are above); nothing written to "+out ||
+		!strings.Contains(errOut, "read 1 instance; built none\ninstances skipped: patch does not apply to the base commit 1\n") {
+		t.Errorf("every instance skipped: %v\n%s", err, errOut)
+	}
 	if s, _ := os.ReadFile(filepath.Join(out, "states.jsonl")); string(s) != string(states) {
 		t.Errorf("states replaced:\n%s", s)
 	}
