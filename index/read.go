@@ -318,7 +318,7 @@ func Open(path string) (*Index, error) {
 		// Someone else's file (text, another program's database), not a
 		// damaged index.
 		what := "not an SQLite database"
-		if _, ok := sqliteHead(path); ok {
+		if _, ok := sqliteAppID(path); ok {
 			what = "an SQLite database mss did not write"
 		}
 		return nil, fmt.Errorf("open index %s: %s: %w", path, what, ErrNotIndex)

@@ -17,13 +17,13 @@ package index
 // corrupt one.
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,9 +131,6 @@ func checkInsideRoot(root, dbPath string) error {
 	return nil
 }
 
-// sqliteMagic starts every SQLite database file.
-var sqliteMagic = []byte("SQLite format 3\x00")
-
 // checkTarget decides whether Build may write the index at dbPath. It
 // returns damaged = true for a file in mss's own directory that is not
 // recognisable as an index (it will be rebuilt), and ErrNotIndex for a
@@ -167,27 +164,45 @@ func checkTarget(dbPath string, owned bool) (damaged bool, err error) {
 	return false, refuse("exists and is not an mss index")
 }
 
-// sqliteHead returns the first 100 bytes of the file at p (SQLite's
-// database header), and whether they are an SQLite header.
-func sqliteHead(p string) ([]byte, bool) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, false
+// sqliteAppID returns the application id in the SQLite header of the
+// file at p, and whether the file is an SQLite database at all (a regular
+// file of at least a header's 100 bytes that SQLite reads as one).
+//
+// The header is read through SQLite, never through a descriptor of our
+// own: closing any descriptor of a file drops every POSIX lock the
+// process holds on it, SQLite's among them, so a look at the index while
+// this process reads it (a server updating the index it serves) would
+// let another process write the file under that reader. SQLite keeps a
+// descriptor it closes open until the process's other connections to the
+// file release their locks. immutable: the look takes no lock, as a read
+// of the bytes took none.
+func sqliteAppID(p string) (uint32, bool) {
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 100 {
+		return 0, false
 	}
-	head := make([]byte, 100)
-	_, err = io.ReadFull(f, head)
-	f.Close()
-	return head, err == nil && bytes.HasPrefix(head, sqliteMagic)
+	v := url.Values{}
+	v.Set("mode", "ro")
+	v.Set("immutable", "1")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: p}).EscapedPath()+"?"+v.Encode())
+	if err != nil {
+		return 0, false
+	}
+	defer db.Close()
+	var id int64
+	if err := db.QueryRow(`PRAGMA application_id`).Scan(&id); err != nil {
+		return 0, false
+	}
+	return uint32(id), true
 }
 
 // isIndexFile reports whether the file at p is an mss index: SQLite with
 // mss's application id, or an older index with mss's meta table.
 func isIndexFile(p string) bool {
-	head, ok := sqliteHead(p)
+	id, ok := sqliteAppID(p)
 	if !ok {
 		return false
 	}
-	id := uint32(head[68])<<24 | uint32(head[69])<<16 | uint32(head[70])<<8 | uint32(head[71])
 	if id == applicationID {
 		return true
 	}
