@@ -54,7 +54,7 @@ func BenchmarkScanTree(b *testing.B) {
 	}
 	var files int
 	for b.Loop() {
-		st, err := scanTree(root, nil)
+		st, err := scanTree(root, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,9 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/missingcomplement/mss/internal/fsroot"
 )
 
 // stamp is what a freshness scan compares: cheap to get, and it changes
@@ -48,8 +51,10 @@ func ignored(p string, ignore map[string]bool) bool {
 
 // scanTree stats every regular file under root, except those in skipped
 // directories and those ignored (absolute paths: the index database, with
-// its journals and temporary files, when it lives in the tree).
-func scanTree(root string, ignore map[string]bool) (map[string]stamp, error) {
+// its journals and temporary files, when it lives in the tree), and the
+// files of watch (paths relative to root) the walk does not enter: the
+// indexed files in skipped directories (a tracked .tools/gen.py).
+func scanTree(root string, ignore map[string]bool, watch []string) (map[string]stamp, error) {
 	out := map[string]stamp{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -74,8 +79,58 @@ func scanTree(root string, ignore map[string]bool) (map[string]stamp, error) {
 		out[p] = stamp{info.Size(), info.ModTime().UnixNano()}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	for p, info := range statFiles(root, watch) {
+		out[p] = stamp{info.Size(), info.ModTime().UnixNano()}
+	}
+	return out, nil
 }
+
+// statFiles describes the regular files of paths (relative to root) by
+// their absolute paths, leaving out those missing, and those reached
+// through a symbolic link: nothing outside root is looked at.
+func statFiles(root string, paths []string) map[string]fs.FileInfo {
+	out := map[string]fs.FileInfo{}
+	if len(paths) == 0 {
+		return out
+	}
+	r, err := fsroot.Open(root)
+	if err != nil {
+		return out
+	}
+	defer r.Close()
+	st := r.Stater()
+	defer st.Close()
+	for _, p := range paths {
+		if info, err := st.Lstat(p); err == nil && info.Mode().IsRegular() {
+			out[filepath.Join(root, filepath.FromSlash(p))] = info
+		}
+	}
+	return out
+}
+
+// unwalked returns the paths (relative, with forward slashes) the walk of
+// scanTree does not reach, because a directory of theirs is skipped.
+func unwalked(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		dirs := strings.Split(p, "/")
+		for _, d := range dirs[:len(dirs)-1] {
+			if skipDir(d) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// watchSettle is how long before a build started a file must have been
+// last written for its present stamp to be taken for what the build read
+// (file systems keep coarse times).
+const watchSettle = 2 * time.Second
 
 // diffStamps counts files added, removed or changed between two scans.
 func diffStamps(old, cur map[string]stamp) int {

@@ -1,9 +1,14 @@
 package server
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/missingcomplement/mss/internal/gittest"
 )
 
 func TestScanTreeIgnoresIndexFiles(t *testing.T) {
@@ -17,7 +22,7 @@ func TestScanTreeIgnoresIndexFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := scanTree(dir, map[string]bool{filepath.Join(dir, "ix.db"): true})
+	got, err := scanTree(dir, map[string]bool{filepath.Join(dir, "ix.db"): true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +40,54 @@ func TestScanTreeIgnoresIndexFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "sub/b.go"))
-	cur, _ := scanTree(dir, map[string]bool{filepath.Join(dir, "ix.db"): true})
+	cur, _ := scanTree(dir, map[string]bool{filepath.Join(dir, "ix.db"): true}, nil)
 	if n := diffStamps(old, cur); n != 2 {
 		t.Errorf("diffStamps = %d after one change and one removal, want 2", n)
+	}
+}
+
+// TestHiddenIndexedFileEdited: an edit to an indexed file the walk does
+// not enter (tracked under a hidden directory) is indexed as any other
+// edit is, and the file's first stamp, from well before the build, causes
+// no build of its own.
+func TestHiddenIndexedFileEdited(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteTree(t, dir, map[string]string{
+		".tools/walrus.py": "def hidden_walrus_tool(v):\n    return v + 1\n",
+		"main.py":          "def visible(x):\n    return x\n",
+	})
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "init")
+	hidden := filepath.Join(dir, ".tools", "walrus.py")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(hidden, old, old); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	search := func(want string) {
+		t.Helper()
+		resp, err := svc.Search(context.Background(), "hidden_walrus_tool", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Units) != 1 || !strings.Contains(resp.Units[0].Content, want) || len(resp.Warnings) != 0 {
+			t.Fatalf("search: units %v, warnings %v; want one holding %q", resp.Units, resp.Warnings, want)
+		}
+	}
+	search("v + 1")
+	if g := svc.Info().Generation; g != 1 {
+		t.Errorf("generation %d before any edit, want 1", g)
+	}
+	if err := os.WriteFile(hidden, []byte("def hidden_walrus_tool(v):\n    return v + 999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	search("v + 999")
+	if g := svc.Info().Generation; g != 2 {
+		t.Errorf("generation %d after one edit, want 2", g)
 	}
 }

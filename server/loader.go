@@ -91,14 +91,33 @@ func newSnapshot(p *pipeline.Pipeline, info IndexInfo) *indexSnapshot {
 	default:
 		info.Engine = "memory"
 	}
-	return &indexSnapshot{Pipeline: p, info: info}
+	snap := &indexSnapshot{Pipeline: p, info: info}
+	if ix := p.Index(); ix != nil {
+		if files, err := ix.Files(); err == nil {
+			var held []string
+			for _, f := range files {
+				if f.Units > 0 {
+					held = append(held, f.Path)
+				}
+			}
+			snap.watch = unwalked(held)
+		}
+	}
+	return snap
 }
 
 // indexSnapshot is a pipeline over one build of the index.
 type indexSnapshot struct {
 	*pipeline.Pipeline
 	info IndexInfo
+	// watch lists the files with units that a scan's walk does not reach
+	// (under a hidden directory, node_modules, ...), relative to the root.
+	watch []string
 }
+
+// Watch lists the files the snapshot holds units of that a scan's walk
+// of the work tree does not reach: scans stat them too (watcher).
+func (s *indexSnapshot) Watch() []string { return s.watch }
 
 var _ mss.UnitSource = (*indexSnapshot)(nil)
 

@@ -87,6 +87,7 @@ type Service struct {
 	lastScan  time.Time
 	stamps    map[string]stamp // as of the last build started
 	ignore    map[string]bool
+	watch     []string      // the snapshot's files the walk does not reach (watcher)
 	building  chan struct{} // non-nil while a build runs; closed when it ends
 	buildFrom time.Time     // when the running build started
 	buildErr  error         // the last build's error
@@ -303,7 +304,7 @@ func (s *Service) startBuild(force bool) (chan struct{}, time.Time, error) {
 	if !force && (s.cfg.ScanInterval < 0 || time.Since(s.lastScan) < s.cfg.ScanInterval) {
 		return nil, time.Time{}, nil
 	}
-	cur, err := scanTree(s.root, s.ignore)
+	cur, err := scanTree(s.root, s.ignore, s.watch)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("server: scanning %s: %w", s.root, err)
 	}
@@ -343,6 +344,10 @@ func (s *Service) build(done chan struct{}) {
 	} else {
 		err = fmt.Errorf("server: indexing %s: %w", s.root, err)
 	}
+	var watch []string
+	if w, ok := snap.(watcher); ok {
+		watch = w.Watch()
+	}
 	s.refreshMu.Lock()
 	s.buildErr = err
 	s.buildEnd = time.Now()
@@ -350,6 +355,7 @@ func (s *Service) build(done chan struct{}) {
 		s.stamps = nil // the next scan retries
 	} else {
 		s.damaged = nil
+		s.setWatch(watch)
 	}
 	s.building = nil
 	s.refreshMu.Unlock()
@@ -366,6 +372,46 @@ func (s *Service) build(done chan struct{}) {
 		// Deriving built an engine in memory, garbage now.
 		s.releaseAfter(0)
 	}
+}
+
+// watcher is a Snapshot that holds files a scan's walk of the work tree
+// does not reach (a tracked file under a hidden directory): Watch lists
+// them, relative to the root, and scans stat them too, so that an edit
+// to one is indexed as any other is.
+type watcher interface{ Watch() []string }
+
+// setWatch makes scans stat watch, the files of the snapshot just
+// loaded that the walk does not reach, with refreshMu held. A file
+// watched already has its stamp from the scan before the build; one
+// watched from now on is stamped as it is now when it was last written
+// well before the build started (the build read what it holds), and is
+// otherwise left for the next scan to find, which builds again.
+func (s *Service) setWatch(watch []string) {
+	if s.stamps != nil {
+		now := map[string]bool{}
+		for _, p := range watch {
+			now[p] = true
+		}
+		was := map[string]bool{}
+		for _, p := range s.watch {
+			was[p] = true
+			if !now[p] {
+				delete(s.stamps, filepath.Join(s.root, filepath.FromSlash(p)))
+			}
+		}
+		var added []string
+		for _, p := range watch {
+			if !was[p] {
+				added = append(added, p)
+			}
+		}
+		for p, info := range statFiles(s.root, added) {
+			if info.ModTime().Before(s.buildFrom.Add(-watchSettle)) {
+				s.stamps[p] = stamp{info.Size(), info.ModTime().UnixNano()}
+			}
+		}
+	}
+	s.watch = watch
 }
 
 func provisional(snap Snapshot) bool {
