@@ -341,7 +341,10 @@ func openReadIndex(db, repo string) (*index.Index, error) {
 }
 
 // readIndexPath is the index file a reading command opens: --db as given,
-// else the default index of --repo, or of the current directory.
+// else the default index of --repo, or of the current directory. The
+// default index is read only inside the work tree, as mss index writes
+// it: a .mss directory or an index.db that is a symbolic link (a
+// committed ".mss -> ../elsewhere") is refused.
 func readIndexPath(db, repo string) (string, error) {
 	switch {
 	case db != "" && repo != "":
@@ -353,12 +356,19 @@ func readIndexPath(db, repo string) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	p := filepath.Join(dir, ".mss", "index.db")
-	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-		if repo == "" {
-			return "", fmt.Errorf("no index at %s: run this in the work tree, or name it with --repo DIR (or the index file with --db FILE); mss index --repo DIR makes one", p)
+	mssDir := filepath.Join(dir, ".mss")
+	p := filepath.Join(mssDir, "index.db")
+	for _, q := range []string{mssDir, p} {
+		st, err := os.Lstat(q)
+		if errors.Is(err, fs.ErrNotExist) {
+			if repo == "" {
+				return "", fmt.Errorf("no index at %s: run this in the work tree, or name it with --repo DIR (or the index file with --db FILE); mss index --repo DIR makes one", displayPath(p))
+			}
+			return "", fmt.Errorf("no index at %s: mss index --repo %s makes one (a git directory's index is where its --db put it)", displayPath(p), displayPath(repo))
 		}
-		return "", fmt.Errorf("no index at %s: mss index --repo %s makes one (a git directory's index is where its --db put it)", displayPath(p), displayPath(repo))
+		if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symbolic link: refusing to read an index outside the repository (remove it, or name the index file with --db)", displayPath(q))
+		}
 	}
 	return p, nil
 }

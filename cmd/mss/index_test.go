@@ -257,3 +257,37 @@ func TestIndexNamesLargeSource(t *testing.T) {
 		t.Errorf("text named as large source:\n%s", out)
 	}
 }
+
+// TestIndexReadStaysInRepo: check, ls and show --repo read the index
+// inside the work tree only, as mss index writes it: a .mss directory, or
+// an index.db, that is a symbolic link to another tree's index is refused.
+func TestIndexReadStaysInRepo(t *testing.T) {
+	other := t.TempDir()
+	gittest.WriteTree(t, other, map[string]string{"s.py": "def outside_secret():\n    return \"S3CRET\"\n"})
+	gittest.Run(t, other, "init", "-q")
+	if _, err := runIndex(t, "--repo", other); err != nil {
+		t.Fatal(err)
+	}
+	linkedDir := t.TempDir()
+	gittest.WriteTree(t, linkedDir, map[string]string{"a.py": "def f():\n    return 1\n"})
+	if err := os.Symlink(filepath.Join(other, ".mss"), filepath.Join(linkedDir, ".mss")); err != nil {
+		t.Fatal(err)
+	}
+	linkedDB := t.TempDir()
+	gittest.WriteTree(t, linkedDB, map[string]string{"a.py": "def f():\n    return 1\n", ".mss/.gitignore": "*\n"})
+	if err := os.Symlink(filepath.Join(other, ".mss", "index.db"), filepath.Join(linkedDB, ".mss", "index.db")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ repo, link string }{{linkedDir, ".mss"}, {linkedDB, filepath.Join(".mss", "index.db")}} {
+		for _, args := range [][]string{{"check"}, {"ls"}, {"show", "s.py"}} {
+			out, err := runIndex(t, append(args, "--repo", c.repo)...)
+			want := filepath.Join(c.repo, c.link) + " is a symbolic link: refusing to read an index outside the repository"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("index %s --repo with %s a link: %v, want %q", args[0], c.link, err, want)
+			}
+			if strings.Contains(out, "outside_secret") || strings.Contains(out, "S3CRET") {
+				t.Errorf("index %s read the other tree's index:\n%s", args[0], out)
+			}
+		}
+	}
+}
