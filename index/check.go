@@ -26,7 +26,7 @@ func (ix *Index) CheckAll(all bool) error {
 		return fmt.Errorf("index %s: %s: %w", ix.path, fmt.Sprintf(format, args...), ErrCorrupt)
 	}
 	var qc string
-	if err := ix.db.QueryRow(`PRAGMA quick_check`).Scan(&qc); err != nil {
+	if err := ix.conn().QueryRow(`PRAGMA quick_check`).Scan(&qc); err != nil {
 		return fail("quick_check: %v", err)
 	}
 	if qc != "ok" {
@@ -36,10 +36,10 @@ func (ix *Index) CheckAll(all bool) error {
 		return fail("version %d/%d, want %d/%d", ix.meta.FormatVersion, ix.meta.FeatureVersion, FormatVersion, FeatureVersion)
 	}
 	var nfiles, nunits, fileUnits int
-	if err := ix.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(units), 0) FROM files`).Scan(&nfiles, &fileUnits); err != nil {
+	if err := ix.conn().QueryRow(`SELECT COUNT(*), COALESCE(SUM(units), 0) FROM files`).Scan(&nfiles, &fileUnits); err != nil {
 		return fail("counting files: %v", err)
 	}
-	if err := ix.db.QueryRow(`SELECT COUNT(*) FROM units`).Scan(&nunits); err != nil {
+	if err := ix.conn().QueryRow(`SELECT COUNT(*) FROM units`).Scan(&nunits); err != nil {
 		return fail("counting units: %v", err)
 	}
 	switch {
@@ -51,14 +51,14 @@ func (ix *Index) CheckAll(all bool) error {
 		return fail("files count %d units, table has %d", fileUnits, nunits)
 	}
 	var orphans int
-	if err := ix.db.QueryRow(`SELECT COUNT(*) FROM units WHERE path NOT IN (SELECT path FROM files)`).Scan(&orphans); err != nil {
+	if err := ix.conn().QueryRow(`SELECT COUNT(*) FROM units WHERE path NOT IN (SELECT path FROM files)`).Scan(&orphans); err != nil {
 		return fail("checking unit paths: %v", err)
 	}
 	if orphans > 0 {
 		return fail("%d units belong to no file", orphans)
 	}
 
-	rows, err := ix.db.Query(`SELECT id, path, start_line, end_line, content, hash, tokens FROM units ORDER BY path, start_line`)
+	rows, err := ix.conn().Query(`SELECT id, path, start_line, end_line, content, hash, tokens FROM units ORDER BY path, start_line`)
 	if err != nil {
 		return fail("reading units: %v", err)
 	}

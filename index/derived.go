@@ -360,7 +360,7 @@ func Derive(ctx context.Context, dbPath string, d *Deriver) error {
 	}
 	in, gen, done, err := func() (*DeriveInput, int, bool, error) {
 		defer ix.Close()
-		tx, err := ix.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		tx, err := ix.conn().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("index %s: %w", dbPath, err)
 		}
@@ -995,7 +995,7 @@ func (ix *Index) UnitsByID(ctx context.Context, ids []string) (map[string]mss.Un
 			args[i] = id
 		}
 		ids = ids[n:]
-		us, err := readUnits(ctx, ix.db, `WHERE id IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
+		us, err := readUnits(ctx, ix.conn(), `WHERE id IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("index %s: units: %w", ix.path, ix.health.note(ix.path, err))
 		}

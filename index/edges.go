@@ -89,7 +89,7 @@ func newDeriveInput(units []mss.Unit, names []nameRow) *DeriveInput {
 // text only selects (which reads and lexes the units' texts: the edges
 // need it, the file imports do not).
 func (ix *Index) nameRows(selections bool) ([]nameRow, error) {
-	out, err := readNameRows(context.Background(), ix.db, selections)
+	out, err := readNameRows(context.Background(), ix.conn(), selections)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: names: %w", ix.path, ix.health.note(ix.path, err))
 	}

@@ -246,7 +246,9 @@ type Meta struct {
 
 // Index is an open, read-only index.
 type Index struct {
-	db     *sql.DB
+	db     *sql.DB // read-only
+	frozen *sql.DB // immutable: for the file once replaced (conn)
+	file   os.FileInfo
 	path   string
 	meta   Meta
 	health health
@@ -294,24 +296,14 @@ func Open(path string) (*Index, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("open index %s: %s, not an index file: %w", path, safefile.Kind(st.Mode()), ErrNotIndex)
 	}
-	// Read-write, so that SQLite can roll back the journal an interrupted
-	// update left behind (query_only keeps this connection from writing);
-	// read-only where the file cannot be written.
-	db, err := sql.Open("sqlite", dsn(path, false)+"&mode=rw&_pragma=query_only(1)")
+	db, frozen, file, err := openReaders(path, st)
 	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	if err := db.Ping(); err != nil {
-		db.Close()
-		if db, err = sql.Open("sqlite", dsn(path, true)); err != nil {
-			return nil, fmt.Errorf("open index %s: %w", path, err)
-		}
-		db.SetMaxOpenConns(1)
+		return nil, err
 	}
 	m, err := readMeta(db)
 	if err != nil {
 		db.Close()
+		frozen.Close()
 		if cerr := classify(path, err); !errors.Is(cerr, ErrCorrupt) || isIndexFile(path) {
 			return nil, fmt.Errorf("open index %s: %w", path, cerr)
 		}
@@ -325,10 +317,11 @@ func Open(path string) (*Index, error) {
 	}
 	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
 		db.Close()
+		frozen.Close()
 		return nil, fmt.Errorf("open index %s: written by format %d feature %d, this build reads format %d feature %d (re-run mss index): %w",
 			path, m.FormatVersion, m.FeatureVersion, FormatVersion, FeatureVersion, ErrVersionMismatch)
 	}
-	ix := &Index{db: db, path: path, meta: m}
+	ix := &Index{db: db, frozen: frozen, file: file, path: path, meta: m}
 	if m.DerivedID != "" {
 		ix.side = &sidecar{}
 	}
@@ -336,15 +329,75 @@ func Open(path string) (*Index, error) {
 		bm := m
 		bm.Derived, bm.DerivedID, bm.Units = m.Base, m.BaseID, m.BaseUnits
 		bm.Base, bm.BaseID, bm.BaseUnits = "", "", 0
-		ix.base = &Index{db: db, path: path, meta: bm, side: &sidecar{}}
+		ix.base = &Index{db: db, frozen: frozen, file: file, path: path, meta: bm, side: &sidecar{}}
 	}
 	ix.health.h = Health{State: StateOK, Checked: time.Now().UTC()}
 	return ix, nil
 }
 
+// openReaders opens the two connections of an Index on the file at path
+// (st is its stat): db, read-only, and frozen, which reads without locks
+// or a journal (immutable), and returns the file they read. A journal
+// an interrupted update left behind is first rolled back where the file
+// can be written. Readers never write: a reader that could would, on a
+// file a rebuild has renamed another over, take the new file's journal
+// for its own (both go by the path's name), roll it back into the old
+// file and delete it under its writer. Index.conn reads the old file
+// through frozen instead.
+func openReaders(path string, st os.FileInfo) (db, frozen *sql.DB, file os.FileInfo, err error) {
+	for range 3 {
+		if rw, err := sql.Open("sqlite", dsn(path, false)+"&mode=rw&_pragma=query_only(1)"); err == nil {
+			var v int
+			rw.QueryRow(`PRAGMA schema_version`).Scan(&v) // errors are read below
+			rw.Close()
+		}
+		if db, err = sql.Open("sqlite", dsn(path, true)); err != nil {
+			return nil, nil, nil, fmt.Errorf("open index %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(1)
+		v := url.Values{}
+		v.Set("mode", "ro")
+		v.Set("immutable", "1")
+		if frozen, err = sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+v.Encode()); err != nil {
+			db.Close()
+			return nil, nil, nil, fmt.Errorf("open index %s: %w", path, err)
+		}
+		frozen.SetMaxOpenConns(1)
+		// Both connections open the file now: the one at path when it
+		// is still the one stat described.
+		db.Ping()
+		frozen.Ping()
+		now, err := os.Stat(path)
+		if err == nil && os.SameFile(st, now) {
+			return db, frozen, st, nil
+		}
+		db.Close()
+		frozen.Close()
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("open index: %w", err)
+		}
+		st = now
+	}
+	return nil, nil, nil, fmt.Errorf("open index %s: replaced while being opened, again and again: %w", path, ErrBusy)
+}
+
+// conn is the connection a query reads through: the index's own while the
+// file at its path is the one it opened, else (a rebuild renamed a new
+// index over it, or it was removed) the one that reads the file without
+// locks or journal. Nothing writes a file once it has been replaced (a
+// writer holds the writers' lock from the moment it opens the index to its
+// rename), and SQLite, which goes by the path's name, would take the
+// journal of the new file's writer for a journal of the old one.
+func (ix *Index) conn() *sql.DB {
+	if st, err := os.Stat(ix.path); err == nil && os.SameFile(st, ix.file) {
+		return ix.db
+	}
+	return ix.frozen
+}
+
 // quickCheck runs SQLite's quick_check: ErrCorrupt if it finds damage.
 func (ix *Index) quickCheck() error {
-	return quickCheck(ix.db, ix.path)
+	return quickCheck(ix.conn(), ix.path)
 }
 
 func quickCheck(db *sql.DB, path string) error {
@@ -461,7 +514,7 @@ func (ix *Index) Close() error {
 	if ix.base != nil {
 		ix.base.side.release()
 	}
-	return ix.db.Close()
+	return errors.Join(ix.db.Close(), ix.frozen.Close())
 }
 
 const unitColumns = `id, path, start_line, end_line, symbol, kind, language, content, hash, tokens, defines, refs, imports, context`
@@ -487,7 +540,7 @@ func splitList(s string) []string {
 // Units returns every unit, with content and names, ordered by path and
 // start line.
 func (ix *Index) Units() ([]mss.Unit, error) {
-	out, err := readUnits(context.Background(), ix.db, `ORDER BY path, start_line`)
+	out, err := readUnits(context.Background(), ix.conn(), `ORDER BY path, start_line`)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: units: %w", ix.path, ix.health.note(ix.path, err))
 	}
@@ -504,7 +557,7 @@ type UnitRef struct {
 // snapshot's (a unit's id names its path, lines and content) without
 // reading any content.
 func (ix *Index) UnitRefs(ctx context.Context) ([]UnitRef, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, path FROM units ORDER BY path, start_line`)
+	rows, err := ix.conn().QueryContext(ctx, `SELECT id, path FROM units ORDER BY path, start_line`)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: unit ids: %w", ix.path, ix.health.note(ix.path, err))
 	}
@@ -522,7 +575,7 @@ func (ix *Index) UnitRefs(ctx context.Context) ([]UnitRef, error) {
 
 // FileUnits returns the units of one file in line order.
 func (ix *Index) FileUnits(path string) ([]mss.Unit, error) {
-	rows, err := ix.db.Query(`SELECT `+unitColumns+` FROM units WHERE path = ? ORDER BY start_line`, path)
+	rows, err := ix.conn().Query(`SELECT `+unitColumns+` FROM units WHERE path = ? ORDER BY start_line`, path)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: units of %s: %w", ix.path, path, ix.health.note(ix.path, err))
 	}
@@ -591,7 +644,7 @@ func (ix *Index) Files() ([]File, error) { return ix.files("") }
 // files lists the files a WHERE clause (or "") with its args selects,
 // sorted by path.
 func (ix *Index) files(where string, args ...any) ([]File, error) {
-	rows, err := ix.db.Query(`SELECT path, blob, size, language, units, status FROM files`+where+` ORDER BY path`, args...)
+	rows, err := ix.conn().Query(`SELECT path, blob, size, language, units, status FROM files`+where+` ORDER BY path`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: files: %w", ix.path, ix.health.note(ix.path, err))
 	}

@@ -115,7 +115,7 @@ func (ix *Index) Verify(ctx context.Context, src Source, units []mss.Unit) (*Ver
 		}
 		var blob string
 		var n int
-		err := ix.db.QueryRowContext(ctx, `SELECT blob, units FROM files WHERE path = ?`, p).Scan(&blob, &n)
+		err := ix.conn().QueryRowContext(ctx, `SELECT blob, units FROM files WHERE path = ?`, p).Scan(&blob, &n)
 		if err != nil {
 			v.Mismatches = append(v.Mismatches, Mismatch{Path: p, Reason: "file not recorded in the index"})
 			ix.health.note(ix.path, fmt.Errorf("%s: file not recorded: %w", p, ErrTampered))
@@ -150,7 +150,7 @@ func (ix *Index) Verify(ctx context.Context, src Source, units []mss.Unit) (*Ver
 // checkTiling checks that the index's units of a file cover each
 // non-blank line of data exactly once, and that there are n of them.
 func (ix *Index) checkTiling(ctx context.Context, p string, data []byte, n int) string {
-	rows, err := ix.db.QueryContext(ctx, `SELECT start_line, end_line FROM units WHERE path = ? ORDER BY start_line`, p)
+	rows, err := ix.conn().QueryContext(ctx, `SELECT start_line, end_line FROM units WHERE path = ? ORDER BY start_line`, p)
 	if err != nil {
 		return "reading units: " + ix.health.note(ix.path, err).Error()
 	}
