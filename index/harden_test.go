@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -602,5 +603,60 @@ func TestUsersMssDirectory(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(mssDir, ".gitignore")); err != nil || !strings.HasPrefix(string(b), mssDirMarker) {
 		t.Errorf("an empty .mss was not marked as mss's: %q, %v", b, err)
+	}
+}
+
+// TestStaleTempsAreMssOnly: a build removes the temporary file a killed
+// build left (named by its dead process, holding an mss index), and
+// leaves the user's files whose names only look like one.
+func TestStaleTempsAreMssOnly(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	out := t.TempDir()
+	db := filepath.Join(out, "notes.db")
+	build(t, Options{Repo: dir, DB: db})
+	index, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A process that has ended: its pid names no running build.
+	gone := exec.Command("git", "--version")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(gone.ProcessState.Pid())
+	stale := db + ".tmp-" + pid + "-0123456789ab"
+	users := map[string]string{
+		db + ".tmp-" + pid + "-draft":        "my draft\n",
+		db + ".tmp-" + pid + "-abcdefabcdef": "notes that look like a temporary file\n",
+	}
+	// Another program's database, named as a temporary file would be.
+	other := db + ".tmp-" + pid + "-a1b2c3d4e5f6"
+	conn, err := sql.Open("sqlite", dsn(other, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(`CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES('mine')`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if err := os.WriteFile(stale, index, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for p, data := range users {
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build(t, Options{Repo: dir, DB: db})
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("the killed build's temporary file %s was left", filepath.Base(stale))
+	}
+	for p, data := range users {
+		if b, err := os.ReadFile(p); err != nil || string(b) != data {
+			t.Errorf("%s: %q, %v; want it left as it was", filepath.Base(p), b, err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another program's database was removed: %v", err)
 	}
 }

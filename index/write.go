@@ -8,7 +8,8 @@ package index
 // (index.db.tmp-<pid>-<random>) with SQLite's journal off, syncs it, and
 // renames it over the index. A run killed at any point leaves the previous
 // index as it was plus, at worst, a stale temporary file, which the next
-// Build removes once its process is gone.
+// Build removes once its process is gone (a file of that name that holds
+// no mss index is the user's, and left alone).
 //
 // Incrementality. Every candidate file is recorded with its git blob id.
 // When a compatible index exists (same format, feature version and options
@@ -1128,17 +1129,28 @@ func tempPath(dbPath string) (string, error) {
 	return p, f.Close()
 }
 
-// removeStaleTemps deletes temporary files of builds whose process is gone.
+// removeStaleTemps deletes the temporary files of builds whose process is
+// gone: files named as tempPath names them (<db>.tmp-<pid>-<12 hex
+// digits>) that hold an mss index (SQLite with mss's application id,
+// which a build writes first). A file of the user's with a name of that
+// shape (notes.db.tmp-4242-draft, or any that is not an mss index) is
+// left as it is.
 func removeStaleTemps(dbPath string) {
 	matches, _ := filepath.Glob(dbPath + ".tmp-*")
 	for _, m := range matches {
 		rest := strings.TrimPrefix(m, dbPath+".tmp-")
-		pidStr, _, _ := strings.Cut(rest, "-")
+		pidStr, random, _ := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidStr)
-		if err != nil {
+		if err != nil || pid <= 0 || len(random) != 12 || strings.Trim(random, "0123456789abcdef") != "" {
 			continue
 		}
-		if pid != os.Getpid() && !processAlive(pid) {
+		if pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		if st, err := os.Lstat(m); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if id, ok := sqliteAppID(m); ok && id == applicationID {
 			os.Remove(m)
 		}
 	}
