@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 )
 
@@ -658,5 +659,42 @@ func TestStaleTempsAreMssOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another program's database was removed: %v", err)
+	}
+}
+
+// TestChangedRowReparsed: a unit whose content was changed in the
+// database, its file unchanged, is found by the integrity check of the
+// next build, which parses that file again; a build without the check
+// trusts the row.
+func TestChangedRowReparsed(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	db := filepath.Join(t.TempDir(), "x.db")
+	build(t, Options{Repo: dir, DB: db})
+	clean := mustUnits(t, db)
+	u := findUnit(t, clean, "lookup_single")
+	conn, err := sql.Open("sqlite", dsn(db, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(`UPDATE units SET content = ? WHERE id = ?`, strings.Replace(u.Content, "return", "return None #", 1), u.ID); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if sum := build(t, Options{Repo: dir, DB: db}); sum.Parsed != 0 {
+		t.Errorf("a build without the integrity check parsed %d files", sum.Parsed)
+	}
+	var logged []string
+	sum := build(t, Options{Repo: dir, DB: db, IntegrityCheck: true, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	if sum.Parsed != 1 || sum.Rebuilt != "" {
+		t.Errorf("the integrity check: %d parsed (rebuilt %q), want the one file parsed again in place", sum.Parsed, sum.Rebuilt)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], u.Path+" disagree with their hashes") {
+		t.Errorf("logged %q", logged)
+	}
+	if diff := cmp.Diff(clean, mustUnits(t, db)); diff != "" {
+		t.Errorf("units after the repair:\n%s", diff)
+	}
+	if err := openIndex(t, db).Check(); err != nil {
+		t.Error(err)
 	}
 }

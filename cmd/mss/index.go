@@ -103,7 +103,7 @@ work tree.`,
 	f.IntVar(&opts.Workers, "workers", 0, "parallel parsers (default: all CPUs)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.BoolVar(&opts.Rebuild, "rebuild", false, "write the index from scratch, even over a compatible one")
-	f.BoolVar(&opts.IntegrityCheck, "integrity-check", true, "check an existing index with SQLite's quick_check before updating it (rebuild it if damaged)")
+	f.BoolVar(&opts.IntegrityCheck, "integrity-check", true, "check an existing index with SQLite's quick_check before updating it (rebuild it if damaged), and parse again the files whose stored units disagree with their hashes")
 
 	var checkDB, checkRepo string
 	var checkAll bool
