@@ -698,3 +698,24 @@ func TestChangedRowReparsed(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRecordedBlob: an open index tells the blob id it recorded of a
+// file, and nothing once a later build has written the index (its record
+// is then not what the open index's units came from).
+func TestRecordedBlob(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	db := filepath.Join(t.TempDir(), "x.db")
+	build(t, Options{Repo: dir, DB: db})
+	ix := openIndex(t, db)
+	if got, want := ix.RecordedBlob("pkg/util.py"), BlobID([]byte(fixture["pkg/util.py"])); got != want {
+		t.Errorf("RecordedBlob = %q, want %q", got, want)
+	}
+	if got := ix.RecordedBlob("no/such.py"); got != "" {
+		t.Errorf("RecordedBlob of a file not recorded = %q", got)
+	}
+	gittest.WriteTree(t, dir, map[string]string{"pkg/util.py": "# edited\n" + fixture["pkg/util.py"]})
+	build(t, Options{Repo: dir, DB: db})
+	if got := ix.RecordedBlob("pkg/util.py"); got != "" {
+		t.Errorf("RecordedBlob after a later build = %q, want none", got)
+	}
+}

@@ -638,6 +638,22 @@ func (ix *Index) PathsLike(patterns ...string) ([]string, error) {
 	return paths, err
 }
 
+// RecordedBlob is the blob id the index recorded of the file at path
+// (BlobID of the bytes it indexed), "" when it recorded none, or when a
+// later build has written the index since it was opened (what it records
+// then is not what this Index's units came from).
+func (ix *Index) RecordedBlob(path string) string {
+	var blob, started string
+	err := ix.conn().QueryRow(`SELECT f.blob, m.value FROM files f, meta m WHERE f.path = ? AND m.key = 'started'`, path).Scan(&blob, &started)
+	if err != nil {
+		return ""
+	}
+	if t, err := time.Parse(time.RFC3339Nano, started); err != nil || !t.Equal(ix.meta.Started) {
+		return ""
+	}
+	return blob
+}
+
 // Files lists every candidate file, sorted by path.
 func (ix *Index) Files() ([]File, error) { return ix.files("") }
 

@@ -470,7 +470,7 @@ func (p *Pipeline) Select(ctx context.Context, ctrl mss.Controller, q *Query, li
 	warnings := q.Warnings
 	if p.files != nil {
 		var steps []mss.TraceStep
-		units, steps = Verify(p.files, units, q.Observed)
+		units, steps = VerifyRecorded(p.files, p.Recorded(), units, q.Observed)
 		trace = append(trace, steps...)
 		warnings = append(append([]string(nil), q.Warnings...), leftOut(res.Units, steps)...)
 	}
@@ -510,6 +510,15 @@ func (p *Pipeline) Recover(ctx context.Context, st *mss.State, lim Limits) (*Ans
 		return nil, err
 	}
 	return p.Select(ctx, p.ctrl, q, lim, SelectOptions{})
+}
+
+// Recorded tells what the pipeline's index recorded of a file (nil for
+// a pool, whose units are their own source).
+func (p *Pipeline) Recorded() Recorded {
+	if p.ix == nil {
+		return nil
+	}
+	return p.ix.RecordedBlob
 }
 
 // FileUnits gives the snapshot's units by file (mss.UnitSource).

@@ -106,6 +106,18 @@ func (c *CommitFiles) Close() error {
 // its symbol when its file moved since indexing (spans recorded before the
 // edit name old lines). Every change is traced at stage "verify".
 func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss.TraceStep) {
+	return VerifyRecorded(files, nil, units, obs)
+}
+
+// Recorded is the blob id an index recorded of a file (index.BlobID of
+// the bytes it indexed), "" when it recorded none.
+type Recorded func(path string) string
+
+// VerifyRecorded is Verify, told by recorded (nil: not told) what the
+// index recorded of each file: a unit whose text its file does not hold,
+// where the file is the one indexed, is the index's damage, not an edit,
+// and is named so.
+func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss.TraceStep) {
 	var trace []mss.TraceStep
 	drop := func(u mss.Unit, why string) {
 		trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "dropped: " + why})
@@ -144,6 +156,12 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 		at := locate(f.norm, normalizeLines(lines), u.StartLine)
 		switch {
 		case at < 0:
+			if recorded != nil {
+				if b := recorded(u.Path); b != "" && b == index.BlobID([]byte(strings.Join(f.raw, ""))) {
+					drop(u, DamagedCopy)
+					continue
+				}
+			}
 			drop(u, "file changed since indexing (re-index pending)")
 			continue
 		case at != u.StartLine:
@@ -175,6 +193,10 @@ func Verify(files Files, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss
 	}
 	return keep, trace
 }
+
+// DamagedCopy is why a unit is dropped whose text its file, unchanged
+// since indexing, does not hold.
+const DamagedCopy = "the index's copy differs from the file, which is unchanged since indexing: the index is damaged (mss index --rebuild repairs it)"
 
 // observedSymbol reports whether an observed span of u's file names u's
 // symbol.

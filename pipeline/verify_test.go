@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/index"
 )
 
 func TestLocate(t *testing.T) {
@@ -234,4 +235,39 @@ func traceReasons(trace []mss.TraceStep) []string {
 		out = append(out, s.UnitID+": "+s.Reason)
 	}
 	return out
+}
+
+// TestVerifyNamesDamagedCopy: a unit whose text its file does not hold is
+// the index's damage when the file is the one indexed (its blob id is the
+// one recorded), and an edit since indexing otherwise.
+func TestVerifyNamesDamagedCopy(t *testing.T) {
+	src := "import math\n\n\ndef area(r):\n    return math.pi * r * r\n"
+	dir := writeTree(t, map[string]string{"calc.py": src, "edited.py": src})
+	tf, err := NewTreeFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	copied := "def area(r):\n    return MATH_PI * r * r\n"
+	units := []mss.Unit{
+		{ID: "damaged", Path: "calc.py", StartLine: 4, EndLine: 5, Content: copied},
+		{ID: "stale", Path: "edited.py", StartLine: 4, EndLine: 5, Content: copied},
+	}
+	recorded := func(p string) string {
+		if p == "calc.py" {
+			return index.BlobID([]byte(src))
+		}
+		return index.BlobID([]byte("what was indexed before the edit\n"))
+	}
+	got, trace := VerifyRecorded(tf, recorded, units, mss.ObservedOf(nil))
+	if len(got) != 0 {
+		t.Fatalf("kept %+v", got)
+	}
+	want := []string{
+		"damaged: dropped: " + DamagedCopy,
+		"stale: dropped: file changed since indexing (re-index pending)",
+	}
+	if d := cmp.Diff(want, traceReasons(trace)); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
 }

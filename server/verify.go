@@ -34,7 +34,11 @@ func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string) {
 	for _, u := range units {
 		where[u.ID] = u
 	}
-	keep, trace := pipeline.Verify(s.files, units, mss.ObservedOf(nil))
+	var recorded pipeline.Recorded
+	if r, ok := s.snap.(interface{ Recorded() pipeline.Recorded }); ok {
+		recorded = r.Recorded()
+	}
+	keep, trace := pipeline.VerifyRecorded(s.files, recorded, units, mss.ObservedOf(nil))
 	for _, t := range trace {
 		why, dropped := strings.CutPrefix(t.Reason, "dropped: ")
 		if !dropped {
