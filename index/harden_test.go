@@ -719,3 +719,37 @@ func TestRecordedBlob(t *testing.T) {
 		t.Errorf("RecordedBlob after a later build = %q, want none", got)
 	}
 }
+
+// TestSymlinkedJournalRefused: a journal beside the index that is a
+// symbolic link is refused by name, to write and to read, whether it
+// points at a file or at nothing, and nothing is written through it.
+func TestSymlinkedJournalRefused(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	db := filepath.Join(dir, ".mss", "index.db")
+	build(t, Options{Repo: dir})
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	if err := os.WriteFile(victim, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteTree(t, dir, map[string]string{"pkg/util.py": "# edited\n" + fixture["pkg/util.py"]})
+	for _, target := range []string{victim, filepath.Join(outside, "nothing")} {
+		os.Remove(db + "-journal")
+		if err := os.Symlink(target, db+"-journal"); err != nil {
+			t.Fatal(err)
+		}
+		want := db + "-journal is a symbolic link"
+		if _, err := Build(context.Background(), Options{Repo: dir}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Build with the journal a link to %s: %v, want %q", filepath.Base(target), err, want)
+		}
+		if _, err := Open(db); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open with the journal a link to %s: %v, want %q", filepath.Base(target), err, want)
+		}
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "mine\n" {
+		t.Errorf("the link's target: %q, %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "nothing")); err == nil {
+		t.Error("a file was made through the link")
+	}
+}

@@ -9,6 +9,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -82,11 +83,25 @@ func classify(path string, err error) error {
 	case sqliteBusy, sqliteLocked:
 		return fmt.Errorf("%v (another process is using %s): %w", err, path, ErrBusy)
 	case sqliteReadOnly, sqliteCantOpen:
+		if jerr := checkJournal(path); jerr != nil {
+			return fmt.Errorf("%v: %w", err, jerr)
+		}
 		if hotJournal(path) {
 			return fmt.Errorf("%v (%s-journal): %w", err, path, ErrHotJournal)
 		}
 	}
 	return err
+}
+
+// checkJournal refuses a journal beside the index at path that is a
+// symbolic link: SQLite neither follows it nor creates the journal over
+// it, and mss reads and writes nothing through a link it did not make.
+func checkJournal(path string) error {
+	j := path + "-journal"
+	if st, err := os.Lstat(j); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: refusing to read or write the index's journal through it (remove it)", j)
+	}
+	return nil
 }
 
 // hotJournal reports whether a rollback journal lies beside the index.

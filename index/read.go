@@ -296,6 +296,9 @@ func Open(path string) (*Index, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("open index %s: %s, not an index file: %w", path, safefile.Kind(st.Mode()), ErrNotIndex)
 	}
+	if err := checkJournal(path); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
 	db, frozen, file, err := openReaders(path, st)
 	if err != nil {
 		return nil, err

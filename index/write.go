@@ -267,6 +267,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkJournal(dbPath); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
 	removeStaleTemps(dbPath)
 
 	entries, notRead, err := src.list(ctx)
