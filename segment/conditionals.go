@@ -41,19 +41,17 @@ type conditional struct {
 	end        int // the row of #endif; -1 while open
 }
 
-// reduceConditionals switches maskConditionals on (tests compare the two).
-var reduceConditionals = true
-
 // condRows are the rows of a conditional that maskConditionals reduced:
 // its opening directive, the directive of its second branch, and its
 // #endif.
 type condRows struct{ open, second, end int }
 
-// maskConditionals returns src with the conditionals that leave braces
+// maskConditionals returns text (f's source, or a mask of it: the same
+// rows at the same offsets) with the conditionals that leave braces
 // unpaired reduced to their first branch, and the rows of each it
-// reduced (none: src itself).
-func maskConditionals(src []byte) ([]byte, []condRows) {
-	rows := lineStarts(src)
+// reduced (none: text itself).
+func (f *file) maskConditionals(text []byte) ([]byte, []condRows) {
+	row := func(r int) []byte { return text[f.starts[r]:f.ends[r]] }
 	var (
 		stack []*conditional
 		split []*conditional
@@ -67,8 +65,8 @@ func maskConditionals(src []byte) ([]byte, []condRows) {
 	}
 	inComment := false // inside a /* */ comment carried over from a row before
 	rawEnd := []byte(nil)
-	for r := 0; r < len(rows); r++ {
-		line := rowBytes(src, rows, r)
+	for r := 0; r < f.nlines(); r++ {
+		line := row(r)
 		i := 0
 		if rawEnd != nil { // inside a raw string literal
 			k := bytes.Index(line, rawEnd)
@@ -84,7 +82,7 @@ func maskConditionals(src []byte) ([]byte, []condRows) {
 			i, inComment = k+2, false
 		} else if first := firstNonSpace(line); first < len(line) && line[first] == '#' {
 			last := r
-			for last+1 < len(rows) && continued(rowBytes(src, rows, last)) {
+			for last+1 < f.nlines() && continued(row(last)) {
 				last++
 			}
 			word := directiveWord(line[first+1:])
@@ -124,13 +122,12 @@ func maskConditionals(src []byte) ([]byte, []condRows) {
 		inComment, rawEnd = comment, raw
 	}
 	if len(split) == 0 {
-		return src, nil
+		return text, nil
 	}
-	out := append([]byte(nil), src...)
+	out := append([]byte(nil), text...)
 	blankRows := func(from, to int) {
 		for r := from; r <= to; r++ {
-			s, e := rows[r], rowEnd(src, rows, r)
-			for k := s; k < e; k++ {
+			for k := f.starts[r]; k < f.ends[r]; k++ {
 				if out[k] != '\r' {
 					out[k] = ' '
 				}
@@ -181,27 +178,6 @@ func (f *file) blankRows(a, b int) bool {
 	return true
 }
 
-// lineStarts is the byte offset where each row of src starts.
-func lineStarts(src []byte) []int {
-	rows := []int{0}
-	for i, c := range src {
-		if c == '\n' && i+1 < len(src) {
-			rows = append(rows, i+1)
-		}
-	}
-	return rows
-}
-
-// rowEnd is the offset of row r's newline (or of src's end).
-func rowEnd(src []byte, rows []int, r int) int {
-	if k := bytes.IndexByte(src[rows[r]:], '\n'); k >= 0 {
-		return rows[r] + k
-	}
-	return len(src)
-}
-
-func rowBytes(src []byte, rows []int, r int) []byte { return src[rows[r]:rowEnd(src, rows, r)] }
-
 // continued reports whether a directive row goes on to the next row.
 func continued(line []byte) bool {
 	line = bytes.TrimRight(line, "\r")
@@ -235,11 +211,11 @@ func braceDelta(line []byte) (n int, inComment bool, rawEnd []byte) {
 				return n, false, nil
 			}
 			if i+1 < len(line) && line[i+1] == '*' {
-				k := bytes.Index(line[i+2:], []byte("*/"))
+				k := blockCommentEnd(line, i)
 				if k < 0 {
 					return n, true, nil
 				}
-				i += 2 + k + 1
+				i = k - 1
 			}
 		case '"':
 			if d, ok := rawOpen(line, i); ok {
@@ -265,14 +241,8 @@ func braceDelta(line []byte) (n int, inComment bool, rawEnd []byte) {
 // literalStop is the offset of the quote closing the literal whose quote
 // is at i, or the row's last byte when the row does not close it.
 func literalStop(line []byte, i int) int {
-	q := line[i]
-	for j := i + 1; j < len(line); j++ {
-		switch line[j] {
-		case '\\':
-			j++
-		case q:
-			return j
-		}
+	if k := quotedEnd(line, i, false); k >= 0 {
+		return k - 1
 	}
 	return len(line) - 1
 }

@@ -28,7 +28,7 @@ func TestMaskConditionals(t *testing.T) {
 		{"an #endif with no #if is left alone", "}\n#endif\n", ""},
 		{"CRLF rows keep their CR", "#if A\r\nvoid p() {\r\n#endif\r\n}\r\n", "     \r\nvoid p() {\r\n      \r\n}\r\n"},
 	} {
-		got, conds := maskConditionals([]byte(tc.in))
+		got, conds := newFile("x.h", []byte(tc.in)).maskConditionals([]byte(tc.in))
 		want := tc.want
 		if want == "" {
 			want = tc.in
@@ -104,7 +104,7 @@ func FuzzMaskConditionals(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		got, conds := maskConditionals(src)
+		got, conds := newFile("x.h", src).maskConditionals(src)
 		if len(got) != len(src) {
 			t.Fatalf("length %d, want %d", len(got), len(src))
 		}

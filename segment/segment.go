@@ -176,12 +176,12 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 		if macroText, ok := maskMacros(src); ok {
 			try(macroText)
 		}
-		if best > 0 && reduceConditionals {
+		if best > 0 {
 			base := src
 			if bestText != nil {
 				base = bestText
 			}
-			if condText, conds := maskConditionals(base); conds != nil && try(condText) {
+			if condText, conds := f.maskConditionals(base); conds != nil && try(condText) {
 				f.conds = conds
 			}
 		}
