@@ -401,19 +401,7 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 			res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", Reason: "uncovered: " + reqs[r].ID + ", " + why})
 		}
 	}
-	// The candidates that cover a name the state marks as code and the
-	// answer does not yet hold (EnumTest, asked to add a test to it).
-	stateNamed := map[int]string{}
-	for r, ok := range covered {
-		if !ok && reqs[r].Kind == retrieve.RequirementEntity {
-			for _, i := range reqs[r].Covers {
-				if _, seen := stateNamed[i]; !seen {
-					stateNamed[i] = reqs[r].ID
-				}
-			}
-		}
-	}
-	chosen, test := c.addTest(res, req.State, marked, names, defs, &uses, stateNamed, chosen, spent, budget, maxUnits)
+	chosen, test := c.addTest(res, req.State, marked, names, defs, &uses, reqs, covered, chosen, spent, budget, maxUnits)
 	units := make([]mss.Unit, len(chosen))
 	for k, i := range chosen {
 		units[k] = marked[i].Unit

@@ -25,8 +25,8 @@ import (
 // it never displaces the code a shorter prefix of the answer holds. It
 // returns the chosen candidates and the test's index among the
 // candidates (-1: none added).
-func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, names *tieNames, defs map[string]int, uses *segment.UseCache, stateNamed map[int]string, chosen []int, spent, budget, maxUnits int) ([]int, int) {
-	asked, testNames := retrieve.TestNeed(st)
+func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candidate, names *tieNames, defs map[string]int, uses *segment.UseCache, reqs []retrieve.Requirement, covered []bool, chosen []int, spent, budget, maxUnits int) ([]int, int) {
+	asked, testNames, lines := retrieve.TestPointers(st)
 	if !asked {
 		return chosen, -1
 	}
@@ -53,38 +53,51 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 	if dropped >= 0 {
 		code = code[:len(code)-1]
 	}
-	// best is the test chosen so far: holding a line the output points
-	// at, or else named by the output, or else one that defines a name
-	// the state marks as code, or else of the bestTie-th unit of code
-	// (len(code): of none), or else the first.
-	lines := retrieve.TestLines(st)
-	best, bestNamed, bestAt, bestTie, bestWhy, bestReq := -1, false, false, len(code), "", ""
+	// The candidates covering a name the state marks as code that the
+	// answer does not hold yet (EnumTest, asked to add a test to it).
+	stateNamed := map[int]string{}
+	for r, ok := range covered {
+		if !ok && reqs[r].Kind == retrieve.RequirementEntity {
+			for _, i := range reqs[r].Covers {
+				if _, seen := stateNamed[i]; !seen {
+					stateNamed[i] = reqs[r].ID
+				}
+			}
+		}
+	}
+	// Each test fitting the answer is of a tier, the best-ranked of the
+	// lowest tier goes in: holding a line the output points at (0), named
+	// by the output (1), defining a name the state marks as code (2), a
+	// test of the k-th unit of code (3+k), of none (3+len(code)).
+	const (
+		tierLine = iota
+		tierNamed
+		tierState
+		tierCode
+	)
+	best, bestTier, bestWhy := -1, 0, ""
 	for i := range marked {
 		u := &marked[i].Unit
 		if marked[i].Observed || retrieve.ClassifyUnit(u) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
 			continue
 		}
-		if holdsLine(u, lines) {
-			best, bestNamed, bestAt, bestReq = i, true, true, ""
+		tier, why := tierCode+len(code), ""
+		switch {
+		case holdsLine(u, lines):
+			tier = tierLine
+		case namesTest(u, testNames):
+			tier = tierNamed
+		case stateNamed[i] != "":
+			tier = tierState
+		default:
+			k, w := testOf(names, i, code, defs, uses)
+			tier, why = tierCode+k, w
+		}
+		if best < 0 || tier < bestTier {
+			best, bestTier, bestWhy = i, tier, why
+		}
+		if tier == tierLine {
 			break
-		}
-		if bestNamed {
-			continue
-		}
-		if namesTest(u, testNames) {
-			best, bestNamed, bestReq = i, true, ""
-			continue
-		}
-		if bestReq != "" {
-			continue
-		}
-		if r, ok := stateNamed[i]; ok {
-			best, bestReq = i, r
-			continue
-		}
-		k, why := testOf(names, i, code, defs, uses)
-		if best < 0 || k < bestTie {
-			best, bestTie, bestWhy = i, k, why
 		}
 	}
 	if best < 0 {
@@ -96,19 +109,19 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[dropped].Unit.ID, Reason: "dropped for the test the state asks for"})
 	}
 	why := "the state asks for tests"
-	switch {
-	case bestAt:
+	switch k := bestTier - tierCode; {
+	case bestTier == tierLine:
 		why = "the test output points at a line of it"
-	case bestNamed:
+	case bestTier == tierNamed:
 		why = "the test output names it"
-	case bestReq != "":
-		why += "; it covers " + bestReq + ", which the state names"
-	case bestWhy != "":
+	case bestTier == tierState:
+		why += "; it covers " + stateNamed[best] + ", which the state names"
+	case k < len(code):
 		of := "a test of "
-		if marked[code[bestTie]].Observed {
+		if marked[code[k]].Observed {
 			of = "a test of the read "
 		}
-		why += "; " + of + marked[code[bestTie]].Unit.ID + " (" + bestWhy + ")"
+		why += "; " + of + marked[code[k]].Unit.ID + " (" + bestWhy + ")"
 	}
 	res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[best].Unit.ID,
 		Reason: fmt.Sprintf("test: %s; %s", why, rankReason(best, &marked[best]))})

@@ -331,8 +331,17 @@ func prose(text string) string {
 // file or a test name). Names lists the test names and test file paths
 // the output points at, in order of appearance.
 func TestNeed(s *mss.State) (asked bool, names []string) {
+	asked, names, _ = TestPointers(s)
+	return asked, names
+}
+
+// TestPointers is TestNeed with, as well, the lines of test files the
+// output points at (a frame's file and line: "at Test.<anonymous>
+// (test/app.param.js:118:16)"), in order of appearance; the output is
+// read once for both.
+func TestPointers(s *mss.State) (asked bool, names []string, lines []mss.Frame) {
 	if s == nil {
-		return false, nil
+		return false, nil, nil
 	}
 	asked = testNeedRe.MatchString(prose(s.InformationNeed)) || testNeedRe.MatchString(prose(s.CurrentSubgoal))
 	seen := map[string]bool{}
@@ -343,9 +352,15 @@ func TestNeed(s *mss.State) (asked bool, names []string) {
 		}
 	}
 	if out := s.LatestTestOutput; out != "" {
-		for _, p := range ExtractText(out).Paths {
+		m := ExtractText(out)
+		for _, p := range m.Paths {
 			if Classify(p) == ClassTest {
 				add(p)
+			}
+		}
+		for _, f := range m.Frames {
+			if f.Line > 0 && Classify(f.Path) == ClassTest {
+				lines = append(lines, f)
 			}
 		}
 		for _, g := range testNameRe.FindAllStringSubmatch(out, -1) {
@@ -359,21 +374,5 @@ func TestNeed(s *mss.State) (asked bool, names []string) {
 			add(p)
 		}
 	}
-	return asked || len(names) > 0, names
-}
-
-// TestLines are the lines of test files the state's latest test output
-// points at (a frame's file and line: "at Test.<anonymous>
-// (test/app.param.js:118:16)"), in order of appearance.
-func TestLines(s *mss.State) []mss.Frame {
-	if s == nil || s.LatestTestOutput == "" {
-		return nil
-	}
-	var out []mss.Frame
-	for _, f := range ExtractText(s.LatestTestOutput).Frames {
-		if f.Line > 0 && Classify(f.Path) == ClassTest {
-			out = append(out, f)
-		}
-	}
-	return out
+	return asked || len(names) > 0, names, lines
 }
