@@ -9,7 +9,9 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/internal/jsonkey"
@@ -180,41 +182,26 @@ func loneSurrogate(data []byte) int {
 		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
 			return 0, false
 		}
-		var r rune
-		for _, c := range data[i+2 : i+6] {
-			switch {
-			case c >= '0' && c <= '9':
-				r = r<<4 | rune(c-'0')
-			case c >= 'a' && c <= 'f':
-				r = r<<4 | rune(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				r = r<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return r, true
+		v, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+		return rune(v), err == nil
 	}
 	for i := 0; i < len(data); i++ {
 		if data[i] != '\\' {
 			continue
 		}
 		r, ok := hex4(i)
-		if !ok {
-			i++ // an escaped byte: "\\", "\""
-			continue
-		}
 		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+		case !ok:
+			i++ // an escaped byte: "\\", "\""
+		case !utf16.IsSurrogate(r):
+			i += 5
+		default:
+			if lo, ok := hex4(i + 6); ok && utf16.DecodeRune(r, lo) != utf8.RuneError {
 				i += 11
 				continue
 			}
 			return i
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return i
 		}
-		i += 5
 	}
 	return -1
 }
