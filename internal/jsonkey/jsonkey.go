@@ -83,29 +83,27 @@ func Repeated(data []byte) (field string, offset int64, found bool) {
 	type frame struct {
 		object bool
 		keys   [][]byte // an object's keys so far
-		n      int      // an array's elements so far
 	}
 	var stack []frame
+	// push opens an object or an array, reusing the keys' room of a
+	// frame closed before.
+	push := func(object bool) {
+		if len(stack) < cap(stack) {
+			stack = stack[:len(stack)+1]
+			top := &stack[len(stack)-1]
+			top.object, top.keys = object, top.keys[:0]
+		} else {
+			stack = append(stack, frame{object: object})
+		}
+	}
 	wantKey := false // the next string is an object's key
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
 		case '{':
-			if len(stack) < cap(stack) {
-				stack = stack[:len(stack)+1]
-				top := &stack[len(stack)-1]
-				top.object, top.keys, top.n = true, top.keys[:0], 0
-			} else {
-				stack = append(stack, frame{object: true})
-			}
+			push(true)
 			wantKey = true
 		case '[':
-			if len(stack) < cap(stack) {
-				stack = stack[:len(stack)+1]
-				top := &stack[len(stack)-1]
-				top.object, top.keys, top.n = false, top.keys[:0], 0
-			} else {
-				stack = append(stack, frame{})
-			}
+			push(false)
 			wantKey = false
 		case '}', ']':
 			if len(stack) > 0 {
@@ -113,14 +111,7 @@ func Repeated(data []byte) (field string, offset int64, found bool) {
 			}
 			wantKey = false
 		case ',':
-			if len(stack) > 0 {
-				top := &stack[len(stack)-1]
-				if top.object {
-					wantKey = true
-				} else {
-					top.n++
-				}
-			}
+			wantKey = len(stack) > 0 && stack[len(stack)-1].object
 		case '"':
 			start := i
 			escaped := false
