@@ -849,15 +849,14 @@ func damagedFiles(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	}
 	defer rows.Close()
 	out := map[string]bool{}
-	var id, p, content, hash string
-	var start, end int
 	for rows.Next() {
-		if err := rows.Scan(&id, &p, &start, &end, &content, &hash); err != nil {
+		var stored, want mss.Unit
+		if err := rows.Scan(&stored.ID, &want.Path, &want.StartLine, &want.EndLine, &want.Content, &stored.Hash); err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256([]byte(content))
-		if hex.EncodeToString(sum[:]) != hash || segment.UnitID(p, start, end, hash) != id {
-			out[p] = true
+		segment.Identify(&want)
+		if want.Hash != stored.Hash || want.ID != stored.ID {
+			out[want.Path] = true
 		}
 	}
 	return out, rows.Err()
