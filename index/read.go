@@ -274,6 +274,16 @@ const (
 // held by another process before failing with ErrBusy.
 var busyTimeoutMillis = 5000
 
+// frozenDSN names the database at path read without locks or a journal
+// (SQLite's immutable): a reader that neither waits for nor disturbs a
+// writer of the file.
+func frozenDSN(path string) string {
+	v := url.Values{}
+	v.Set("mode", "ro")
+	v.Set("immutable", "1")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + v.Encode()
+}
+
 func dsn(path string, readOnly bool) string {
 	v := url.Values{}
 	if readOnly {
@@ -358,10 +368,7 @@ func openReaders(path string, st os.FileInfo) (db, frozen *sql.DB, file os.FileI
 			return nil, nil, nil, fmt.Errorf("open index %s: %w", path, err)
 		}
 		db.SetMaxOpenConns(1)
-		v := url.Values{}
-		v.Set("mode", "ro")
-		v.Set("immutable", "1")
-		if frozen, err = sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+v.Encode()); err != nil {
+		if frozen, err = sql.Open("sqlite", frozenDSN(path)); err != nil {
 			db.Close()
 			return nil, nil, nil, fmt.Errorf("open index %s: %w", path, err)
 		}

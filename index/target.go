@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,10 +180,7 @@ func sqliteAppID(p string) (uint32, bool) {
 	if err != nil || !st.Mode().IsRegular() || st.Size() < 100 {
 		return 0, false
 	}
-	v := url.Values{}
-	v.Set("mode", "ro")
-	v.Set("immutable", "1")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: p}).EscapedPath()+"?"+v.Encode())
+	db, err := sql.Open("sqlite", frozenDSN(p))
 	if err != nil {
 		return 0, false
 	}
