@@ -81,7 +81,8 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		if marked[i].Observed || retrieve.ClassifyUnit(u) != retrieve.ClassTest || unitCost(u) > free || overlapsAny(u, marked, chosen) {
 			continue
 		}
-		tier, why := tierCode+len(code), ""
+		var tier int
+		why := ""
 		switch {
 		case holdsLine(u, lines):
 			tier = tierLine
