@@ -44,9 +44,11 @@ type Unit struct {
 	References []string `json:"references,omitempty"`
 	Imports    []string `json:"imports,omitempty"`
 
-	// Context is set on the later parts of a definition split for size:
-	// the definition's signature lines, so a part can be read in place. It
-	// is not part of Content and costs no Tokens.
+	// Context is the signature a unit is read under, so it can be read
+	// in place: on the later parts of a definition split for size, the
+	// definition's signature lines; on a class's members (a method, a
+	// nested class, the fields between them), the class's. It is not
+	// part of Content and costs no Tokens.
 	Context string `json:"context,omitempty"`
 	// ContextLine is the line Context starts at in the file, set when a
 	// delivered unit's Context is checked against the source (a Context

@@ -168,6 +168,10 @@ package index
 //	           from the #if to the #endif; names declared inside a
 //	           transparent node (extern "C" { }, a conditional, a parse
 //	           error) are defined as if they stood outside it.
+//	feature 33: a class's members (methods, nested classes, the runs
+//	           between them) carry the class's signature as context, the
+//	           innermost class's; a signature holds the line its body
+//	           opens on when code stands before the body there.
 
 import (
 	"context"
@@ -188,7 +192,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 32
+	FeatureVersion = 33
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -553,7 +553,7 @@ type span struct {
 	cuts         []int  // for runs: rows where a statement starts
 	module       bool   // run: use the module limits
 	trivial      bool   // run of closing lines, joins the unit before
-	context      string // signature of the definition a later part belongs to
+	context      string // signature of the definition a later part belongs to, or of a member's class
 	defs         []named
 }
 
@@ -736,6 +736,17 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 			gaps := w.gaps(start, ce, kids, body, KindClass, sym, false)
 			if len(gaps) > 0 {
 				gaps[0].defs = append(def, gaps[0].defs...)
+			}
+			// A member is read under its class's signature (the
+			// innermost class's, set first by the recursion).
+			sigStart, sigEnd := w.f.signatureRows(inner)
+			sig := w.f.content(sigStart, sigEnd)
+			for _, list := range [][]span{kids, gaps} {
+				for k := range list {
+					if list[k].context == "" && list[k].start > sigEnd {
+						list[k].context = sig
+					}
+				}
 			}
 			out = append(out, kids...)
 			out = append(out, gaps...)
@@ -1132,20 +1143,32 @@ func (f *file) units(spans []span, lang string) []mss.Unit {
 	return out
 }
 
-// maxSignatureLines bounds the signature kept as context of split parts.
+// maxSignatureLines bounds the signature kept as context of split parts
+// and of a class's members.
 const maxSignatureLines = 4
 
 // signature is a definition's header: its lines from its first up to the
 // line before its body (at most maxSignatureLines), or its first line.
 func (f *file) signature(n *node) string {
-	s, e := startRow(n), startRow(n)
+	return f.content(f.signatureRows(n))
+}
+
+// signatureRows are the first and last rows of n's signature: the row
+// its body opens on is one of them when code stands before the body on
+// it (`    implements Runnable {`).
+func (f *file) signatureRows(n *node) (s, e int) {
+	s, e = startRow(n), startRow(n)
 	if body := n.ChildByFieldName("body"); body != nil && startRow(body) > s {
 		e = startRow(body) - 1
+		line := f.src[f.starts[e+1]:f.ends[e+1]]
+		if col := int(body.StartPoint().Column); col <= len(line) && len(bytes.TrimSpace(line[:col])) > 0 {
+			e++
+		}
 	}
 	if e-s+1 > maxSignatureLines {
 		e = s + maxSignatureLines - 1
 	}
-	return f.content(s, e)
+	return s, e
 }
 
 // contentHash is the SHA-256 of content(s, e), hashed from the source.

@@ -473,3 +473,38 @@ func TestUnitHash(t *testing.T) {
 		}
 	}
 }
+
+// TestMembersReadUnderTheirClass: a class's members carry its signature
+// as context (the innermost class's, the body's opening line when code
+// stands before the body on it); the class header and code outside any
+// class carry none, a run of the class after a member carries it.
+func TestMembersReadUnderTheirClass(t *testing.T) {
+	cases := []struct {
+		path, src string
+		want      map[string]string // symbol: context
+	}{
+		{"c.py", "import os\n\n\nclass Config(dict):\n    \"\"\"Doc.\"\"\"\n\n    def load(self):\n        return 1\n\n    class Inner:\n        def deep(self):\n            return 2\n\n    x = 3\n\n\ndef top():\n    return 0\n",
+			map[string]string{"Config": "", "Config.load": "class Config(dict):\n", "Config.Inner": "class Config(dict):\n", "Config.Inner.deep": "    class Inner:\n", "top": ""}},
+		{"A.java", "package x;\n\npublic class A extends B\n    implements C {\n  private int f;\n\n  public void m() {\n    f = 1;\n  }\n}\n",
+			map[string]string{"A": "", "A.m": "public class A extends B\n    implements C {\n"}},
+		{"a.rs", "impl<'a> Foo<'a> for Bar {\n    fn one(&self) -> u8 {\n        1\n    }\n}\n",
+			map[string]string{"Bar.one": "impl<'a> Foo<'a> for Bar {\n"}},
+	}
+	for _, c := range cases {
+		r := Segment(c.path, []byte(c.src))
+		checkTiling(t, c.path, []byte(c.src), r.Units)
+		got := map[string]string{}
+		for _, u := range r.Units {
+			_, ok := c.want[u.Symbol]
+			if _, seen := got[u.Symbol]; ok && !seen {
+				got[u.Symbol] = u.Context // a class's first unit is its header
+			}
+			if strings.Contains(u.Content, "x = 3") && u.Context != "class Config(dict):\n" {
+				t.Errorf("%s: the run after a member has context %q", c.path, u.Context)
+			}
+		}
+		if !cmp.Equal(got, c.want) {
+			t.Errorf("%s: contexts %q, want %q", c.path, got, c.want)
+		}
+	}
+}

@@ -30,6 +30,7 @@ type Group struct {
 type def struct {
 	start, end int
 	symbol     string
+	text       string // its first unit's content
 }
 
 // FileGroups finds the groups of one file's changes at the base commit,
@@ -134,7 +135,7 @@ func sortGroups(gs []Group) {
 
 // definitions turns a file's units into definitions. Units of a
 // definition split for size (the later parts carry the signature as
-// Context) are joined; a class body's runs take the class's whole extent.
+// Context, which the first part holds) are joined; a class body's runs take the class's whole extent.
 func definitions(res *segment.Result) []def {
 	var defs []def
 	classExt := map[string][2]int{}
@@ -162,11 +163,14 @@ func definitions(res *segment.Result) []def {
 			defs = append(defs, def{start: e[0], end: e[1], symbol: symbolOr(u.Symbol)})
 			continue
 		}
-		if n := len(defs); n > 0 && u.Context != "" && defs[n-1].symbol == symbolOr(u.Symbol) && defs[n-1].end < u.StartLine {
+		// A later part's Context is its definition's signature, which
+		// the first part holds; a member's is its class's, which no
+		// earlier member of the same name (an overload) holds.
+		if n := len(defs); n > 0 && u.Context != "" && defs[n-1].symbol == symbolOr(u.Symbol) && defs[n-1].end < u.StartLine && strings.Contains(defs[n-1].text, u.Context) {
 			defs[n-1].end = u.EndLine
 			continue
 		}
-		defs = append(defs, def{start: u.StartLine, end: u.EndLine, symbol: symbolOr(u.Symbol)})
+		defs = append(defs, def{start: u.StartLine, end: u.EndLine, symbol: symbolOr(u.Symbol), text: u.Content})
 	}
 	return defs
 }
