@@ -1,6 +1,7 @@
 package trajectory
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path"
@@ -83,6 +84,9 @@ func Parse(f Format, name string, r io.Reader, opts Options) (*Trajectory, error
 	if len(data) > maxInput {
 		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxInput)
 	}
+	if err := checkUTF8(name, data); err != nil {
+		return nil, err
+	}
 	var t *Trajectory
 	switch f {
 	case SERBench:
@@ -106,6 +110,31 @@ func Parse(f Format, name string, r io.Reader, opts Options) (*Trajectory, error
 		}
 	}
 	return t, nil
+}
+
+// checkUTF8 refuses a trajectory that is not UTF-8 text, or holds an
+// escape of half a surrogate pair, naming the line and field: JSON reads
+// either as U+FFFD, a silent change of what the agent was shown (a
+// Latin-1 file it printed, copied raw into the log), as state cards
+// refuse it.
+func checkUTF8(name string, data []byte) error {
+	se := mss.CheckUTF8(data)
+	if se == nil {
+		return nil
+	}
+	if se.Field == "" {
+		// A file of one JSON value a line: the field within the line.
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		if se.Line >= 1 && se.Line <= len(lines) {
+			if in := mss.CheckUTF8(bytes.TrimSpace(lines[se.Line-1])); in != nil {
+				se.Field = in.Field
+			}
+		}
+	}
+	if se.Field == "" {
+		return fmt.Errorf("%s:%d: %s", name, se.Line, se.Msg)
+	}
+	return fmt.Errorf("%s:%d: field %s: %s", name, se.Line, se.Field, se.Msg)
 }
 
 // cleanPath normalizes a path from a trajectory: backslashes become

@@ -191,6 +191,11 @@ func TestParseErrors(t *testing.T) {
 		{SERBench, `{"state_id": "x"}`, "no field trajectory_prefix"},
 		{SERBench, `{"state_id": "x", "trajectory_prefix": [{"action_type": "repo_search", "search_results": [{"path": "a.py", "line_start": 4, "line_end": 1}]}]}`, "trajectory_prefix[0]: search_results[0]: bad line range"},
 		{SERBench, ``, "empty input"},
+		// Bytes that are not UTF-8 (a Latin-1 file printed raw) and half a
+		// surrogate pair would be read as U+FFFD: refused by line and field.
+		{JSONL, "{\"tool\": \"plan\"}\n{\"tool\": \"bash\", \"output\": \"caf\xe9\"}", "in.jsonl:2: field output: not UTF-8 text"},
+		{SWEAgent, "{\"trajectory\": [\n {\"action\": \"cat a.py\", \"observation\": \"\\ud800\"}]}", `in.jsonl:2: field trajectory[0].observation: \ud800 is half a UTF-16 surrogate pair`},
+		{SERBench, "{\"state_id\": \"x\",\n \"issue\": \"\xff\"}", "in.jsonl:2: field issue: not UTF-8 text"},
 		{Format("nope"), `{}`, "unknown trajectory format"},
 	}
 	for _, tc := range tests {
