@@ -18,6 +18,7 @@ import (
 // Resume reads a predictions file the runner is about to append to and
 // returns the predictions it already holds, by state id. Every complete
 // line must be a prediction of method for a state the states file holds,
+// made live with one configuration (a replay's answers carry no timings),
 // or it is an error and the file is left as it is. A last line without
 // its newline that is the start of a prediction record (a killed run cut
 // it short) is removed from the file and reported through notice; one
@@ -41,6 +42,7 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 		cut = bytes.LastIndexByte(data, '\n') + 1
 	}
 	lineNo := 0
+	var config *string
 	take := func(line []byte) error {
 		p, err := parsePrediction(line)
 		if err != nil {
@@ -51,6 +53,16 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 		}
 		if !known[p.StateID] {
 			return fmt.Errorf("%s:%d: field state_id: %q is not in the states file; use another --output", path, lineNo, p.StateID)
+		}
+		// A live run times every retrieval (to the microsecond, never
+		// 0); a replay from a cache records no timing.
+		if p.RetrieveMS == 0 {
+			return fmt.Errorf("%s:%d: field retrieve_ms: missing, so a replay's answer (bench tune --replay), not a live run's; use another --output", path, lineNo)
+		}
+		if config == nil {
+			config = &p.Config
+		} else if p.Config != *config {
+			return fmt.Errorf("%s:%d: field config: %q, but the lines before it have %q: answers of two configurations; use another --output", path, lineNo, p.Config, *config)
 		}
 		done[p.StateID] = p
 		return nil

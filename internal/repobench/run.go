@@ -365,6 +365,15 @@ func (r *recorder) answered(o *methodOut, stateID string) bool {
 func (r *recorder) write(o *methodOut, p *Prediction) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// Every answer of a file is made with one configuration (Resume
+	// checks the file's own): a run resumed with other settings would
+	// add answers of another method under the same name.
+	for _, q := range o.done {
+		if q.Config != p.Config {
+			return fmt.Errorf("%s: its answers were made with config %q, this run's %s is %q; use another --output, or the settings it was made with", o.Output, q.Config, o.Name, p.Config)
+		}
+		break
+	}
 	if err := appendLine(o.f, p); err != nil {
 		return outputError{fmt.Errorf("%s: %w", o.Output, err)}
 	}

@@ -80,7 +80,7 @@ func TestRunOrderResumeAndRewrite(t *testing.T) {
 	}
 
 	// A previous run answered s3, then was killed while writing s1.
-	writeFile(t, out, `{"state_id":"s3","method":"first","units":[{"path":"b.py","start_line":1,"end_line":2}]}`+"\n"+`{"state_id":"s1","meth`)
+	writeFile(t, out, `{"state_id":"s3","method":"first","config":"v1","units":[{"path":"b.py","start_line":1,"end_line":2}],"retrieve_ms":0.4}`+"\n"+`{"state_id":"s1","meth`)
 	stats, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +149,17 @@ func TestRunErrors(t *testing.T) {
 			`{"state_id":"s1","method":"bm25","units":[]}` + "\n", `pred.jsonl:1: field method: "bm25", but this run writes "first"`},
 		{"state from another split", states,
 			`{"state_id":"zz","method":"first","units":[]}` + "\n", `pred.jsonl:1: field state_id: "zz" is not in the states file`},
+		// A replay's answers (no timings) or answers of two
+		// configurations are no live run's file to append to; nor is one
+		// whose answers were made with other settings than this run's.
+		{"replay's answers", states,
+			`{"state_id":"s1","method":"first","config":"v1","units":[]}` + "\n", `pred.jsonl:1: field retrieve_ms: missing, so a replay's answer`},
+		{"two configurations", states,
+			`{"state_id":"s1","method":"first","config":"v1","units":[],"retrieve_ms":1}` + "\n" + `{"state_id":"s2","method":"first","config":"v0","units":[],"retrieve_ms":1}` + "\n",
+			`pred.jsonl:2: field config: "v0", but the lines before it have "v1"`},
+		{"other settings", states,
+			`{"state_id":"s1","method":"first","config":"v0","units":[],"retrieve_ms":1}` + "\n",
+			`pred.jsonl: its answers were made with config "v0", this run's first is "v1"`},
 		{"malformed middle line", states,
 			"{\"state_id\"\n" + `{"state_id":"s1","method":"first","units":[]}` + "\n", "pred.jsonl:1: malformed JSON"},
 		{"selection fails", []*mss.State{{StateID: "s9", Repo: "acme/widget", BaseCommit: fx.c1, InformationNeed: "no lines"}},
@@ -206,7 +217,7 @@ func TestRunSeveralMethodsShareRetrieval(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl")
 	// first already answered s2.
-	writeFile(t, first, `{"state_id":"s2","method":"first","units":[]}`+"\n")
+	writeFile(t, first, `{"state_id":"s2","method":"first","config":"v1","units":[],"retrieve_ms":0.4}`+"\n")
 	opens := 0
 	opts := RunOptions{
 		States: states, Source: src, Limits: pipeline.DefaultLimits(), Concurrency: 2,
@@ -259,7 +270,7 @@ func TestRunRepositoriesAtOnce(t *testing.T) {
 	var resumed strings.Builder
 	for _, st := range states {
 		if strings.HasSuffix(st.StateID, "#3") {
-			fmt.Fprintf(&resumed, "{\"state_id\":%q,\"method\":\"first\",\"units\":[]}\n", st.StateID)
+			fmt.Fprintf(&resumed, "{\"state_id\":%q,\"method\":\"first\",\"config\":\"v1\",\"units\":[],\"retrieve_ms\":0.4}\n", st.StateID)
 		}
 	}
 	writeFile(t, first, resumed.String())
