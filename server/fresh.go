@@ -29,6 +29,32 @@ func skipDir(name string) bool {
 	return false
 }
 
+// entriesWatched reports whether a scan stamps a skipped directory itself
+// (its time changes when an entry is added, removed or renamed in it), so
+// that a new file in it is indexed: a hidden directory of the project's
+// (.tools, .github), not git's or the index's own, which change with
+// every command, nor a dependency or bytecode cache, whose files no index
+// reads.
+func entriesWatched(name string) bool {
+	return strings.HasPrefix(name, ".") && name != ".git" && name != ".mss"
+}
+
+// holdsIgnored reports whether directory dir holds an ignored file (an
+// index database kept in a hidden directory, whose every build adds and
+// renames files there).
+func holdsIgnored(dir string, ignore map[string]bool) bool {
+	for p := range ignore {
+		if strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirKey is a directory's key among a scan's stamps, apart from any
+// file's.
+func dirKey(p string) string { return p + string(filepath.Separator) }
+
 // ignored reports whether p is one of the ignored files or a companion
 // of one: its journal, WAL, or a temporary file written beside it
 // ("index.db-wal", "index.db.tmp-...").
@@ -65,6 +91,11 @@ func scanTree(root string, ignore map[string]bool, watch []string) (map[string]s
 		}
 		if d.IsDir() {
 			if p != root && skipDir(d.Name()) {
+				if entriesWatched(d.Name()) && !holdsIgnored(p, ignore) {
+					if info, err := d.Info(); err == nil {
+						out[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
+					}
+				}
 				return filepath.SkipDir
 			}
 			return nil
@@ -85,13 +116,63 @@ func scanTree(root string, ignore map[string]bool, watch []string) (map[string]s
 	for p, info := range statFiles(root, watch) {
 		out[p] = stamp{info.Size(), info.ModTime().UnixNano()}
 	}
+	for p, info := range statDirs(root, watchDirs(watch), ignore) {
+		out[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
+	}
 	return out, nil
+}
+
+// watchDirs are the directories of watched files below the one the walk
+// skips (.tools/sub of .tools/sub/gen.py; the walk stamps .tools), whose
+// stamps show a file added beside a watched one.
+func watchDirs(watch []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range watch {
+		dirs := strings.Split(p, "/")
+		dirs = dirs[:len(dirs)-1]
+		for i, d := range dirs {
+			if !skipDir(d) {
+				continue
+			}
+			if !entriesWatched(d) {
+				break
+			}
+			for j := i + 2; j <= len(dirs); j++ {
+				if dir := strings.Join(dirs[:j], "/"); !seen[dir] {
+					seen[dir] = true
+					out = append(out, dir)
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// statDirs describes the directories of paths (relative to root) that
+// hold no ignored file, by their absolute paths, as statFiles does files.
+func statDirs(root string, paths []string, ignore map[string]bool) map[string]fs.FileInfo {
+	out := map[string]fs.FileInfo{}
+	for p, info := range statPaths(root, paths, fs.FileMode.IsDir) {
+		if !holdsIgnored(p, ignore) {
+			out[p] = info
+		}
+	}
+	return out
 }
 
 // statFiles describes the regular files of paths (relative to root) by
 // their absolute paths, leaving out those missing, and those reached
 // through a symbolic link: nothing outside root is looked at.
 func statFiles(root string, paths []string) map[string]fs.FileInfo {
+	return statPaths(root, paths, fs.FileMode.IsRegular)
+}
+
+// statPaths describes the entries of paths (relative to root) whose mode
+// is, by their absolute paths, leaving out those missing, and those
+// reached through a symbolic link.
+func statPaths(root string, paths []string, is func(fs.FileMode) bool) map[string]fs.FileInfo {
 	out := map[string]fs.FileInfo{}
 	if len(paths) == 0 {
 		return out
@@ -104,7 +185,7 @@ func statFiles(root string, paths []string) map[string]fs.FileInfo {
 	st := r.Stater()
 	defer st.Close()
 	for _, p := range paths {
-		if info, err := st.Lstat(p); err == nil && info.Mode().IsRegular() {
+		if info, err := st.Lstat(p); err == nil && is(info.Mode()) {
 			out[filepath.Join(root, filepath.FromSlash(p))] = info
 		}
 	}

@@ -91,3 +91,73 @@ func TestHiddenIndexedFileEdited(t *testing.T) {
 		t.Errorf("generation %d after one edit, want 2", g)
 	}
 }
+
+// TestHiddenDirectoryNewFile: a file added to a hidden directory of the
+// project's, beside an indexed file or not, is indexed by the scan that
+// sees it; git's own directory changing (git status) builds nothing.
+func TestHiddenDirectoryNewFile(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteTree(t, dir, map[string]string{
+		".tools/sub/walrus.py": "def hidden_walrus_tool(v):\n    return v + 1\n",
+		".tools/README":        "tools\n",
+		"main.py":              "def visible(x):\n    return x\n",
+	})
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "init")
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{".tools/sub/walrus.py", ".tools/README", ".tools/sub", ".tools", "main.py"} {
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	find := func(name string, generation int) {
+		t.Helper()
+		resp, err := svc.Search(context.Background(), name, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Units) != 1 || !strings.Contains(resp.Units[0].Content, "def "+name) {
+			t.Fatalf("search %s: units %v, warnings %v; want its definition", name, resp.Units, resp.Warnings)
+		}
+		if g := svc.Info().Generation; g != generation {
+			t.Errorf("search %s: generation %d, want %d", name, g, generation)
+		}
+	}
+	find("hidden_walrus_tool", 1)
+	gittest.Run(t, dir, "status", "--porcelain")
+	find("visible", 1)
+	gittest.WriteTree(t, dir, map[string]string{".tools/brand_new_tool.py": "def brand_new_tool():\n    return 2\n"})
+	find("brand_new_tool", 2)
+	gittest.WriteTree(t, dir, map[string]string{".tools/sub/deeper.py": "def deeper_tool():\n    return 3\n"})
+	find("deeper_tool", 3)
+}
+
+// TestIndexInHiddenDirectory: an index kept in a hidden directory of the
+// tree, which every build writes to, does not make the next scan build
+// again.
+func TestIndexInHiddenDirectory(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteTree(t, dir, map[string]string{"main.py": "def visible(x):\n    return x\n", ".gitignore": ".cache/\n"})
+	db := filepath.Join(dir, ".cache", "ix.db")
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir, DB: db}, Ignore: []string{db}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	for range 3 {
+		if _, err := svc.Search(context.Background(), "visible", 1); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := svc.Info().Generation; g != 1 {
+		t.Errorf("generation %d after three searches and no edit, want 1", g)
+	}
+}

@@ -385,7 +385,8 @@ type watcher interface{ Watch() []string }
 // watched already has its stamp from the scan before the build; one
 // watched from now on is stamped as it is now when it was last written
 // well before the build started (the build read what it holds), and is
-// otherwise left for the next scan to find, which builds again.
+// otherwise left for the next scan to find, which builds again. So are
+// the directories of watched files (watchDirs).
 func (s *Service) setWatch(watch []string) {
 	if s.stamps != nil {
 		now := map[string]bool{}
@@ -408,6 +409,27 @@ func (s *Service) setWatch(watch []string) {
 		for p, info := range statFiles(s.root, added) {
 			if info.ModTime().Before(s.buildFrom.Add(-watchSettle)) {
 				s.stamps[p] = stamp{info.Size(), info.ModTime().UnixNano()}
+			}
+		}
+		// The directories of watched files, the same way: a file added
+		// to one is indexed (scanTree).
+		dirs := map[string]bool{}
+		for _, d := range watchDirs(watch) {
+			dirs[d] = true
+		}
+		var newDirs []string
+		for _, d := range watchDirs(s.watch) {
+			if !dirs[d] {
+				delete(s.stamps, dirKey(filepath.Join(s.root, filepath.FromSlash(d))))
+			}
+			delete(dirs, d)
+		}
+		for d := range dirs {
+			newDirs = append(newDirs, d)
+		}
+		for p, info := range statDirs(s.root, newDirs, s.ignore) {
+			if info.ModTime().Before(s.buildFrom.Add(-watchSettle)) {
+				s.stamps[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
 			}
 		}
 	}
