@@ -135,7 +135,8 @@ func sortGroups(gs []Group) {
 
 // definitions turns a file's units into definitions. Units of a
 // definition split for size (the later parts carry the signature as
-// Context, which the first part holds) are joined; a class body's runs take the class's whole extent.
+// Context, which the first part holds) are joined; a class body's runs
+// take the class's whole extent.
 func definitions(res *segment.Result) []def {
 	var defs []def
 	classExt := map[string][2]int{}
