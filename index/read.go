@@ -172,6 +172,9 @@ package index
 //	           between them) carry the class's signature as context, the
 //	           innermost class's; a signature holds the line its body
 //	           opens on when code stands before the body there.
+//	feature 34: a class's header run cut for size is read, past its
+//	           first part, under the class's signature, and a later part
+//	           of a class's run keeps it.
 
 import (
 	"context"
@@ -192,7 +195,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 33
+	FeatureVersion = 34
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

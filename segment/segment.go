@@ -554,6 +554,7 @@ type span struct {
 	module       bool   // run: use the module limits
 	trivial      bool   // run of closing lines, joins the unit before
 	context      string // signature of the definition a later part belongs to, or of a member's class
+	head         string // a class's header run: the class's signature, which its later parts are read under
 	defs         []named
 }
 
@@ -642,9 +643,13 @@ func (f *file) segment(g *grammar, root *node) *Result {
 		if s.node != nil {
 			cuts = w.statementCuts(s.node, ml, nil, 0)
 		}
-		sig := ""
+		// A later part is read under its definition's signature; a
+		// part of a class's run under its class's.
+		sig := s.context
 		if s.node != nil {
 			sig = f.signature(s.node)
+		} else if s.head != "" {
+			sig = s.head
 		}
 		for i, p := range f.pack(s.start, s.end, cuts, ml, mt) {
 			part := s
@@ -747,6 +752,9 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 						list[k].context = sig
 					}
 				}
+			}
+			if len(gaps) > 0 && gaps[0].start <= sigEnd {
+				gaps[0].head = sig
 			}
 			out = append(out, kids...)
 			out = append(out, gaps...)

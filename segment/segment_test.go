@@ -508,3 +508,35 @@ func TestMembersReadUnderTheirClass(t *testing.T) {
 		}
 	}
 }
+
+// TestLongClassHeaderReadUnderItsClass: a class's header run cut for
+// size is read, past its first part, under the class's signature.
+func TestLongClassHeaderReadUnderItsClass(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("public class Big extends Base {\n")
+	for i := range 260 {
+		fmt.Fprintf(&b, "  private int field%d = %d;\n", i, i)
+	}
+	b.WriteString("\n  void m() {\n    field0 = 1;\n  }\n}\n")
+	src := []byte(b.String())
+	r := Segment("Big.java", src)
+	checkTiling(t, "Big.java", src, r.Units)
+	var header []mss.Unit
+	for _, u := range r.Units {
+		if u.Symbol == "Big" {
+			header = append(header, u)
+		}
+	}
+	if len(header) < 2 {
+		t.Fatalf("class header in %d parts, want 2 or more", len(header))
+	}
+	for i, u := range header {
+		want := "public class Big extends Base {\n"
+		if i == 0 {
+			want = ""
+		}
+		if u.Context != want {
+			t.Errorf("header part %d (%d-%d): context %q, want %q", i, u.StartLine, u.EndLine, u.Context, want)
+		}
+	}
+}
