@@ -234,15 +234,7 @@ func TestSplitLongFunction(t *testing.T) {
 		}
 	}
 	b.WriteString("    return a\n\n\ndef short():\n    return 1\n")
-	src := []byte(b.String())
-	r := Segment("long.py", src)
-	checkTiling(t, "long.py", src, r.Units)
-	var parts []mss.Unit
-	for _, u := range r.Units {
-		if u.Symbol == "long_function" {
-			parts = append(parts, u)
-		}
-	}
+	parts := unitsOf(t, "long.py", []byte(b.String()), "long_function")
 	if len(parts) < 3 {
 		t.Fatalf("long function in %d parts, want at least 3", len(parts))
 	}
@@ -518,15 +510,7 @@ func TestLongClassHeaderReadUnderItsClass(t *testing.T) {
 		fmt.Fprintf(&b, "  private int field%d = %d;\n", i, i)
 	}
 	b.WriteString("\n  void m() {\n    field0 = 1;\n  }\n}\n")
-	src := []byte(b.String())
-	r := Segment("Big.java", src)
-	checkTiling(t, "Big.java", src, r.Units)
-	var header []mss.Unit
-	for _, u := range r.Units {
-		if u.Symbol == "Big" {
-			header = append(header, u)
-		}
-	}
+	header := unitsOf(t, "Big.java", []byte(b.String()), "Big")
 	if len(header) < 2 {
 		t.Fatalf("class header in %d parts, want 2 or more", len(header))
 	}
@@ -539,4 +523,19 @@ func TestLongClassHeaderReadUnderItsClass(t *testing.T) {
 			t.Errorf("header part %d (%d-%d): context %q, want %q", i, u.StartLine, u.EndLine, u.Context, want)
 		}
 	}
+}
+
+// unitsOf segments src, checks that its units tile it, and returns those
+// of symbol.
+func unitsOf(t *testing.T, path string, src []byte, symbol string) []mss.Unit {
+	t.Helper()
+	r := Segment(path, src)
+	checkTiling(t, path, src, r.Units)
+	var out []mss.Unit
+	for _, u := range r.Units {
+		if u.Symbol == symbol {
+			out = append(out, u)
+		}
+	}
+	return out
 }
