@@ -162,7 +162,7 @@ func keepLast(res *mss.Result, test *mss.Unit) {
 // output points at.
 func holdsLine(u *mss.Unit, lines []mss.Frame) bool {
 	for _, f := range lines {
-		if u.StartLine <= f.Line && f.Line <= u.EndLine && (u.Path == f.Path || strings.HasSuffix(u.Path, "/"+f.Path) || strings.HasSuffix(f.Path, "/"+u.Path)) {
+		if u.StartLine <= f.Line && f.Line <= u.EndLine && retrieve.SamePath(u.Path, f.Path) {
 			return true
 		}
 	}

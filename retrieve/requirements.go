@@ -93,9 +93,7 @@ func Requirements(state *mss.State, m *Mentions, cands []mss.Candidate) []Requir
 		out = append(out, r)
 	}
 	pathMatch := func(candPath, mentioned string) bool {
-		mentioned = strings.ToLower(mentioned)
-		return candPath == mentioned || strings.HasSuffix(candPath, "/"+mentioned) ||
-			strings.HasSuffix(mentioned, "/"+candPath)
+		return SamePath(candPath, strings.ToLower(mentioned))
 	}
 	seenFrame := map[string]bool{}
 	nframes := 0
@@ -313,6 +311,13 @@ var testNameRe = regexp.MustCompile(`\b(test_[A-Za-z0-9_]+|Test[A-Z][A-Za-z0-9_]
 // ("test tests::parses ... FAILED", "---- tests::parses stdout ----"),
 // whatever their names: a Rust test is a function marked #[test].
 var cargoTestRe = regexp.MustCompile(`(?m)^(?:test ([A-Za-z_][A-Za-z0-9_:]*) \.\.\. FAILED|---- ([A-Za-z_][A-Za-z0-9_:]*) stdout ----)`)
+
+// SamePath reports whether a repository path and a path a text mentions
+// (a frame's, a log's) name one file: equal, or either a suffix of the
+// other at a directory boundary (src/x.py and /testbed/src/x.py).
+func SamePath(repoPath, mentioned string) bool {
+	return repoPath == mentioned || strings.HasSuffix(repoPath, "/"+mentioned) || strings.HasSuffix(mentioned, "/"+repoPath)
+}
 
 // prose is text with what it writes as code blanked: spans in backticks,
 // paths and dotted or "::" names. A need that has read
