@@ -99,9 +99,9 @@ func TestTestNeed(t *testing.T) {
 		{mss.State{LatestTestOutput: "--- FAIL: TestParse (0.00s)"}, true, "TestParse"},
 		{mss.State{LatestTestOutput: "running 2 tests\ntest tests::parses ... ok\ntest header::tests::splits_colons ... FAILED\n\nfailures:\n\n---- header::tests::splits_colons stdout ----\n"}, true, "splits_colons"},
 	} {
-		asked, names := retrieve.TestNeed(&tt.st)
+		asked, names, _ := retrieve.TestPointers(&tt.st)
 		if asked != tt.asked || strings.Join(names, " ") != tt.names {
-			t.Errorf("TestNeed(%+v) = %v %q, want %v %q", tt.st, asked, names, tt.asked, tt.names)
+			t.Errorf("TestPointers(%+v) = %v %q, want %v %q", tt.st, asked, names, tt.asked, tt.names)
 		}
 	}
 }

@@ -330,20 +330,13 @@ func prose(text string) string {
 	return text
 }
 
-// TestNeed says whether the state asks for tests: its information need or
-// subgoal names tests in its prose (not in a path or a name written as
-// code), or its latest test output points at a test (a test
+// TestPointers says whether the state asks for tests: its information
+// need or subgoal names tests in its prose (not in a path or a name
+// written as code), or its latest test output points at a test (a test
 // file or a test name). Names lists the test names and test file paths
-// the output points at, in order of appearance.
-func TestNeed(s *mss.State) (asked bool, names []string) {
-	asked, names, _ = TestPointers(s)
-	return asked, names
-}
-
-// TestPointers is TestNeed with, as well, the lines of test files the
-// output points at (a frame's file and line: "at Test.<anonymous>
-// (test/app.param.js:118:16)"), in order of appearance; the output is
-// read once for both.
+// the output points at, lines the lines of test files it points at (a
+// frame's file and line: "at Test.<anonymous>
+// (test/app.param.js:118:16)"), each in order of appearance.
 func TestPointers(s *mss.State) (asked bool, names []string, lines []mss.Frame) {
 	if s == nil {
 		return false, nil, nil
