@@ -125,7 +125,7 @@ func (f *file) maskConditionals(text []byte) ([]byte, []condRows) {
 		return text, nil
 	}
 	out := append([]byte(nil), text...)
-	blankRows := func(from, to int) {
+	erase := func(from, to int) {
 		for r := from; r <= to; r++ {
 			for k := f.starts[r]; k < f.ends[r]; k++ {
 				if out[k] != '\r' {
@@ -137,12 +137,12 @@ func (f *file) maskConditionals(text []byte) ([]byte, []condRows) {
 	reduced := make([]condRows, 0, len(split))
 	for _, c := range split {
 		for _, d := range c.directives {
-			blankRows(d[0], d[1])
+			erase(d[0], d[1])
 		}
 		second := c.end
 		if len(c.branches) > 1 {
 			second = c.branches[1].line
-			blankRows(second, c.end)
+			erase(second, c.end)
 		}
 		reduced = append(reduced, condRows{open: c.directives[0][0], second: second, end: c.end})
 	}
