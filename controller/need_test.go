@@ -278,15 +278,8 @@ func TestTheTestOfTheChosenCode(t *testing.T) {
 	units[2].References = []string{"split_words"}
 	units[3].References = []string{"parse_header"}
 	st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}
-	res := selectOver(t, units, st, 2)
-	if len(res.Units) != 2 || res.Units[1].Symbol != "test_colon" {
-		t.Fatalf("got %v, want parse_header and then test_colon, the test that calls it", paths(res.Units))
-	}
-	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
-		return s.UnitID == units[3].ID && strings.Contains(s.Reason, "a test of "+units[0].ID+" (it uses parse_header)")
-	}) {
-		t.Errorf("no trace step says whose test it is: %+v", res.Trace)
-	}
+	endsWithTest(t, selectOver(t, units, st, 2), 2, &units[3], "a test of "+units[0].ID+" (it uses parse_header)",
+		"parse_header and then test_colon, the test that calls it")
 }
 
 // TestTheTestOfTheReadCode: having read from_prefixed_env and asked for
@@ -309,15 +302,8 @@ func TestTheTestOfTheReadCode(t *testing.T) {
 		InformationNeed: "I have read from_prefixed_env. Which existing tests cover it? Compare `from_pyfile`, `from_object` and `from_mapping`.",
 		ObservedSpans:   []mss.Span{{Path: "src/config.py", StartLine: 1, EndLine: 3}},
 	}
-	res := selectOver(t, units, st, 3)
-	if len(res.Units) != 3 || res.Units[2].Symbol != "test_prefixed_nested" {
-		t.Fatalf("got %v, want two of the code named and then test_prefixed_nested, the test of the code read", paths(res.Units))
-	}
-	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
-		return s.UnitID == units[5].ID && strings.Contains(s.Reason, "a test of the read "+units[0].ID+" (it uses from_prefixed_env)")
-	}) {
-		t.Errorf("no trace step says whose test it is: %+v", res.Trace)
-	}
+	endsWithTest(t, selectOver(t, units, st, 3), 3, &units[5], "a test of the read "+units[0].ID+" (it uses from_prefixed_env)",
+		"two of the code named and then test_prefixed_nested, the test of the code read")
 }
 
 // TestTheTestLineTheOutputPointsAt: of two test units in the file a
@@ -339,15 +325,8 @@ func TestTheTestLineTheOutputPointsAt(t *testing.T) {
 		InformationNeed:  "Find the test that fails and the code it runs: `param`, `process_params` and `handle`.",
 		LatestTestOutput: "  1) app\n       .param(name, fn)\n         should defer to next route:\n     Error: expected 200 \"OK\", got 404 \"Not Found\"\n      at Test.<anonymous> (test/app.param.js:118:16)\n",
 	}
-	res := selectOver(t, units, st, 3)
-	if len(res.Units) != 3 || res.Units[2].Path != "test/app.param.js" || res.Units[2].StartLine != 116 {
-		t.Fatalf("got %v, want the router's code and then test/app.param.js:116, the test holding line 118", paths(res.Units))
-	}
-	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
-		return s.UnitID == units[4].ID && strings.Contains(s.Reason, "the test output points at a line of it")
-	}) {
-		t.Errorf("no trace step says the output points at it: %+v", res.Trace)
-	}
+	endsWithTest(t, selectOver(t, units, st, 3), 3, &units[4], "the test output points at a line of it",
+		"the router's code and then test/app.param.js:116, the test holding line 118")
 }
 
 // TestTheTestTheStateNames: asked to add a test to EnumTest, the state
@@ -367,13 +346,18 @@ func TestTheTestTheStateNames(t *testing.T) {
 		Issue:           "`EnumTypeAdapter` ignores `SerializedName` alternates when reading an enum constant",
 		InformationNeed: "Find the existing enum tests. Add a unit test to `EnumTest` for `EnumTypeAdapter.read`.",
 	}
-	res := selectOver(t, units, st, 3)
-	if len(res.Units) != 3 || res.Units[2].Symbol != "EnumTest" {
-		t.Fatalf("got %v, want the adapter's code and then EnumTest, the test the state names", paths(res.Units))
+	endsWithTest(t, selectOver(t, units, st, 3), 3, &units[4], "it covers entity:EnumTest, which the state names",
+		"the adapter's code and then EnumTest, the test the state names")
+}
+
+// endsWithTest checks that res holds n units, the last of them test, and
+// that a trace step on test gives reason; want says what was expected.
+func endsWithTest(t *testing.T, res *mss.Result, n int, test *mss.Unit, reason, want string) {
+	t.Helper()
+	if len(res.Units) != n || res.Units[n-1].Path != test.Path || res.Units[n-1].StartLine != test.StartLine {
+		t.Fatalf("got %v, want %s", paths(res.Units), want)
 	}
-	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool {
-		return s.UnitID == units[4].ID && strings.Contains(s.Reason, "it covers entity:EnumTest, which the state names")
-	}) {
-		t.Errorf("no trace step says the state names it: %+v", res.Trace)
+	if !slices.ContainsFunc(res.Trace, func(s mss.TraceStep) bool { return s.UnitID == test.ID && strings.Contains(s.Reason, reason) }) {
+		t.Errorf("no trace step on %s says %q: %+v", test.ID, reason, res.Trace)
 	}
 }
