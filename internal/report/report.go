@@ -65,7 +65,7 @@ func Write(dir string, in *Input) error {
 	}
 	sum := Summarize(in)
 	sum.Incomplete = true
-	if err := writeFile(dir, SummaryFile, func() ([]byte, error) { return sum.marshal() }); err != nil {
+	if err := writeFile(dir, SummaryFile, sum.marshal); err != nil {
 		return err
 	}
 	type figure struct {
@@ -90,7 +90,7 @@ func Write(dir string, in *Input) error {
 		return err
 	}
 	sum.Incomplete = false
-	return writeFile(dir, SummaryFile, func() ([]byte, error) { return sum.marshal() })
+	return writeFile(dir, SummaryFile, sum.marshal)
 }
 
 // Summary is summary.json.
