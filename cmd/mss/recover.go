@@ -295,21 +295,20 @@ func writeExplain(out io.Writer, res *mss.Result, cands []mss.Candidate, budget 
 	for i := range res.Units {
 		name(&res.Units[i])
 	}
+	pairs := make([]string, 0, 2*len(ids))
+	for _, id := range ids {
+		pairs = append(pairs, id, where[id])
+	}
+	named := strings.NewReplacer(pairs...)
 	for _, s := range res.Trace {
 		if s.UnitID == "" {
 			fmt.Fprintf(out, "%-12s %s\n", s.Stage, s.Reason)
 			continue
 		}
-		reason := s.Reason
-		for _, id := range ids {
-			if strings.Contains(reason, id) {
-				reason = strings.ReplaceAll(reason, id, where[id])
-			}
+		label := where[s.UnitID]
+		if label == "" {
+			label = s.UnitID
 		}
-		name := where[s.UnitID]
-		if name == "" {
-			name = s.UnitID
-		}
-		fmt.Fprintf(out, "%-12s %s  %s\n", s.Stage, name, reason)
+		fmt.Fprintf(out, "%-12s %s  %s\n", s.Stage, label, named.Replace(s.Reason))
 	}
 }
