@@ -78,9 +78,9 @@ func ignored(p string, ignore map[string]bool) bool {
 // scanTree stats every regular file under root, except those in skipped
 // directories and those ignored (absolute paths: the index database, with
 // its journals and temporary files, when it lives in the tree), and the
-// files of watch (paths relative to root) the walk does not enter: the
-// indexed files in skipped directories (a tracked .tools/gen.py).
-func scanTree(root string, ignore map[string]bool, watch []string) (map[string]stamp, error) {
+// entries of watch the walk does not enter: the indexed files in skipped
+// directories (a tracked .tools/gen.py) and their directories.
+func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[string]stamp, error) {
 	out := map[string]stamp{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -113,13 +113,33 @@ func scanTree(root string, ignore map[string]bool, watch []string) (map[string]s
 	if err != nil {
 		return out, err
 	}
-	for p, info := range statFiles(root, watch) {
-		out[p] = stamp{info.Size(), info.ModTime().UnixNano()}
-	}
-	for p, info := range statDirs(root, watchDirs(watch), ignore) {
-		out[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
+	for k, st := range statWatched(root, watch) {
+		out[k] = st
 	}
 	return out, nil
+}
+
+// watchEntry is a file or directory a scan stats beyond its walk.
+type watchEntry struct {
+	rel string // relative to the root, with forward slashes
+	key string // its key among a scan's stamps
+	dir bool
+}
+
+// watchEntries are what scans stat of watch, files (relative to root)
+// the walk does not reach: the files, and their directories below the
+// one the walk stamps that hold no ignored file (watchDirs).
+func watchEntries(root string, watch []string, ignore map[string]bool) []watchEntry {
+	var out []watchEntry
+	for _, p := range watch {
+		out = append(out, watchEntry{rel: p, key: filepath.Join(root, filepath.FromSlash(p))})
+	}
+	for _, d := range watchDirs(watch) {
+		if abs := filepath.Join(root, filepath.FromSlash(d)); !holdsIgnored(abs, ignore) {
+			out = append(out, watchEntry{rel: d, key: dirKey(abs), dir: true})
+		}
+	}
+	return out
 }
 
 // watchDirs are the directories of watched files below the one the walk
@@ -150,31 +170,12 @@ func watchDirs(watch []string) []string {
 	return out
 }
 
-// statDirs describes the directories of paths (relative to root) that
-// hold no ignored file, by their absolute paths, as statFiles does files.
-func statDirs(root string, paths []string, ignore map[string]bool) map[string]fs.FileInfo {
-	out := map[string]fs.FileInfo{}
-	for p, info := range statPaths(root, paths, fs.FileMode.IsDir) {
-		if !holdsIgnored(p, ignore) {
-			out[p] = info
-		}
-	}
-	return out
-}
-
-// statFiles describes the regular files of paths (relative to root) by
-// their absolute paths, leaving out those missing, and those reached
-// through a symbolic link: nothing outside root is looked at.
-func statFiles(root string, paths []string) map[string]fs.FileInfo {
-	return statPaths(root, paths, fs.FileMode.IsRegular)
-}
-
-// statPaths describes the entries of paths (relative to root) whose mode
-// is, by their absolute paths, leaving out those missing, and those
-// reached through a symbolic link.
-func statPaths(root string, paths []string, is func(fs.FileMode) bool) map[string]fs.FileInfo {
-	out := map[string]fs.FileInfo{}
-	if len(paths) == 0 {
+// statWatched stamps the entries of watch, by their keys, leaving out
+// those missing, those not of their kind, and those reached through a
+// symbolic link: nothing outside root is looked at.
+func statWatched(root string, watch []watchEntry) map[string]stamp {
+	out := map[string]stamp{}
+	if len(watch) == 0 {
 		return out
 	}
 	r, err := fsroot.Open(root)
@@ -184,9 +185,14 @@ func statPaths(root string, paths []string, is func(fs.FileMode) bool) map[strin
 	defer r.Close()
 	st := r.Stater()
 	defer st.Close()
-	for _, p := range paths {
-		if info, err := st.Lstat(p); err == nil && is(info.Mode()) {
-			out[filepath.Join(root, filepath.FromSlash(p))] = info
+	for _, e := range watch {
+		info, err := st.Lstat(e.rel)
+		switch {
+		case err != nil:
+		case e.dir && info.IsDir():
+			out[e.key] = stamp{0, info.ModTime().UnixNano()}
+		case !e.dir && info.Mode().IsRegular():
+			out[e.key] = stamp{info.Size(), info.ModTime().UnixNano()}
 		}
 	}
 	return out

@@ -87,7 +87,7 @@ type Service struct {
 	lastScan  time.Time
 	stamps    map[string]stamp // as of the last build started
 	ignore    map[string]bool
-	watch     []string      // the snapshot's files the walk does not reach (watcher)
+	watch     []watchEntry  // what scans stat of the snapshot's files the walk does not reach (watcher)
 	building  chan struct{} // non-nil while a build runs; closed when it ends
 	buildFrom time.Time     // when the running build started
 	buildErr  error         // the last build's error
@@ -381,59 +381,40 @@ func (s *Service) build(done chan struct{}) {
 type watcher interface{ Watch() []string }
 
 // setWatch makes scans stat watch, the files of the snapshot just
-// loaded that the walk does not reach, with refreshMu held. A file
-// watched already has its stamp from the scan before the build; one
-// watched from now on is stamped as it is now when it was last written
-// well before the build started (the build read what it holds), and is
-// otherwise left for the next scan to find, which builds again. So are
-// the directories of watched files (watchDirs).
+// loaded that the walk does not reach, and their directories
+// (watchEntries), with refreshMu held. An entry watched already has its
+// stamp from the scan before the build; one watched from now on is
+// stamped as it is now when it was last written well before the build
+// started (the build read what it holds), and is otherwise left for the
+// next scan to find, which builds again.
 func (s *Service) setWatch(watch []string) {
+	entries := watchEntries(s.root, watch, s.ignore)
 	if s.stamps != nil {
 		now := map[string]bool{}
-		for _, p := range watch {
-			now[p] = true
+		for _, e := range entries {
+			now[e.key] = true
 		}
 		was := map[string]bool{}
-		for _, p := range s.watch {
-			was[p] = true
-			if !now[p] {
-				delete(s.stamps, filepath.Join(s.root, filepath.FromSlash(p)))
+		for _, e := range s.watch {
+			was[e.key] = true
+			if !now[e.key] {
+				delete(s.stamps, e.key)
 			}
 		}
-		var added []string
-		for _, p := range watch {
-			if !was[p] {
-				added = append(added, p)
+		var added []watchEntry
+		for _, e := range entries {
+			if !was[e.key] {
+				added = append(added, e)
 			}
 		}
-		for p, info := range statFiles(s.root, added) {
-			if info.ModTime().Before(s.buildFrom.Add(-watchSettle)) {
-				s.stamps[p] = stamp{info.Size(), info.ModTime().UnixNano()}
-			}
-		}
-		// The directories of watched files, the same way: a file added
-		// to one is indexed (scanTree).
-		dirs := map[string]bool{}
-		for _, d := range watchDirs(watch) {
-			dirs[d] = true
-		}
-		var newDirs []string
-		for _, d := range watchDirs(s.watch) {
-			if !dirs[d] {
-				delete(s.stamps, dirKey(filepath.Join(s.root, filepath.FromSlash(d))))
-			}
-			delete(dirs, d)
-		}
-		for d := range dirs {
-			newDirs = append(newDirs, d)
-		}
-		for p, info := range statDirs(s.root, newDirs, s.ignore) {
-			if info.ModTime().Before(s.buildFrom.Add(-watchSettle)) {
-				s.stamps[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
+		settled := s.buildFrom.Add(-watchSettle).UnixNano()
+		for k, st := range statWatched(s.root, added) {
+			if st.mtime < settled {
+				s.stamps[k] = st
 			}
 		}
 	}
-	s.watch = watch
+	s.watch = entries
 }
 
 func provisional(snap Snapshot) bool {
