@@ -122,7 +122,10 @@ func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.O
 	drop := func(u mss.Unit, why string) {
 		trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "dropped: " + why})
 	}
-	type file struct{ raw, norm []string }
+	type file struct {
+		data      []byte
+		raw, norm []string
+	}
 	cache := map[string]*file{}
 	var keep []mss.Unit
 	for _, u := range units {
@@ -137,7 +140,7 @@ func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.O
 				drop(u, err.Error())
 				continue
 			}
-			f = &file{raw: splitLines(string(data))}
+			f = &file{data: data, raw: splitLines(string(data))}
 			f.norm = normalizeLines(f.raw)
 			cache[u.Path] = f
 		}
@@ -157,7 +160,7 @@ func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.O
 		switch {
 		case at < 0:
 			if recorded != nil {
-				if b := recorded(u.Path); b != "" && b == index.BlobID([]byte(strings.Join(f.raw, ""))) {
+				if b := recorded(u.Path); b != "" && b == index.BlobID(f.data) {
 					drop(u, DamagedCopy)
 					continue
 				}
