@@ -330,10 +330,7 @@ func (s *source) listCommit(ctx context.Context) ([]entry, map[string]int, error
 
 // BlobID is git's object id of a blob with these bytes: what the index
 // records of a file (File.Blob).
-func BlobID(data []byte) string { return blobID(data) }
-
-// blobID is git's object id of a blob with these bytes.
-func blobID(data []byte) string {
+func BlobID(data []byte) string {
 	h := sha1.New()
 	fmt.Fprintf(h, "blob %d\x00", len(data))
 	h.Write(data)

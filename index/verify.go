@@ -121,7 +121,7 @@ func (ix *Index) Verify(ctx context.Context, src Source, units []mss.Unit) (*Ver
 			ix.health.note(ix.path, fmt.Errorf("%s: file not recorded: %w", p, ErrTampered))
 			continue
 		}
-		if blob != blobID(f.data) {
+		if blob != BlobID(f.data) {
 			continue // changed since indexed: its units are checked, none trusted
 		}
 		current[p] = true

@@ -439,7 +439,7 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 				decided++
 				continue
 			}
-			e.blob = blobID(b)
+			e.blob = BlobID(b)
 		}
 		keep[e.path] = true
 		if prev, found := old[e.path]; found && prev == e.blob {
@@ -622,7 +622,7 @@ func parseAll(ctx context.Context, src *source, files []entry, opts *Options, w 
 			if rerr == nil {
 				// The bytes parsed are the bytes recorded, even if the
 				// file changed since it was listed.
-				e.blob, e.size = blobID(b), int64(len(b))
+				e.blob, e.size = BlobID(b), int64(len(b))
 			} else {
 				e.blob = "unreadable"
 			}
