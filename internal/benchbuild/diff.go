@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/missingcomplement/mss/internal/gitpath"
+	"github.com/missingcomplement/mss/internal/textcut"
 )
 
 // FileDiff is one file of a unified diff.
@@ -394,11 +394,7 @@ func clip(s string) string {
 	if len(s) <= 80 {
 		return strconv.Quote(s)
 	}
-	cut := 80
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "..."
+	return strconv.Quote(textcut.Head(s, 80)) + "..."
 }
 
 // Ranges folds sorted line numbers into [start, end] runs of consecutive lines.
