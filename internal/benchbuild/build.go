@@ -445,11 +445,11 @@ func (b *Builder) Write(dir string) error {
 		return err
 	}
 	statesPath, labelsPath := filepath.Join(dir, "states.jsonl"), filepath.Join(dir, "labels.jsonl")
-	statesTmp, err := writeTemp(statesPath, files[0].text)
+	statesTmp, err := safefile.WriteTemp(statesPath, []byte(files[0].text))
 	if err != nil {
 		return err
 	}
-	labelsTmp, err := writeTemp(labelsPath, files[1].text)
+	labelsTmp, err := safefile.WriteTemp(labelsPath, []byte(files[1].text))
 	if err != nil {
 		os.Remove(statesTmp)
 		return err
@@ -494,35 +494,11 @@ const statesAside = ".states.jsonl.old"
 // there, as a killed run stops (tests).
 var writeStep = func(string) error { return nil }
 
-// writeTemp writes text to a new temporary file beside path, named as
-// removeStale knows it, and returns its name.
-func writeTemp(path, text string) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return "", err
-	}
-	name := tmp.Name()
-	_, err = tmp.WriteString(text)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
 // removeStale removes what an earlier Write killed halfway left in dir:
-// its temporary files (.states.jsonl.tmp*, .labels.jsonl.tmp*, and
-// ..mss-bench-build.json.tmp* of the manifest) and the states it had set
-// aside. Only regular files of those names are removed.
+// its temporary files (safefile.WriteTemp's .states.jsonl.tmp*,
+// .labels.jsonl.tmp*, and ..mss-bench-build.json.tmp* of the manifest)
+// and the states it had set aside. Only regular files of those names are
+// removed.
 func removeStale(dir string) error {
 	var names []string
 	for _, pattern := range []string{".states.jsonl.tmp*", ".labels.jsonl.tmp*", "." + manifestName + ".tmp*", statesAside} {

@@ -84,15 +84,30 @@ func Replace(path string, data []byte, check Check) error {
 	if err := MkdirFor(path); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	name, err := WriteTemp(path, data)
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
+	if err := os.Rename(name, path); err != nil {
 		os.Remove(name)
 		return err
+	}
+	return nil
+}
+
+// WriteTemp writes data to a new temporary file beside path, named
+// ".<name of path>.tmp*", synced and of mode 0644, and returns its name:
+// the file to rename into place. On an error no file is left.
+func WriteTemp(path string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	name := tmp.Name()
+	fail := func(err error) (string, error) {
+		tmp.Close()
+		os.Remove(name)
+		return "", err
 	}
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
@@ -105,13 +120,9 @@ func Replace(path string, data []byte, check Check) error {
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)
-		return err
+		return "", err
 	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
+	return name, nil
 }
 
 // JSONLines accepts an empty file, or JSON Lines whose every record is an
