@@ -65,11 +65,12 @@ func repoNameOf(gitDir string) (string, error) {
 		base = filepath.Base(filepath.Dir(d))
 	}
 	base = strings.TrimSuffix(base, ".git")
-	owner, name, ok := strings.Cut(base, "+")
-	if !ok || owner == "" || name == "" || benchbuild.CheckRepoName(owner+"/"+name) != nil {
+	owner, name, _ := strings.Cut(base, "+")
+	repo := owner + "/" + name
+	if benchbuild.CheckRepoName(repo) != nil {
 		return "", fmt.Errorf("--repo %s: cannot read owner/name from the directory name (want <owner>+<name>/repo or <owner>+<name>.git); give --repo-name", gitDir)
 	}
-	return owner + "/" + name, nil
+	return repo, nil
 }
 
 func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
