@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -151,9 +152,12 @@ var pinned = []string{
 	"i18n.logOutputEncoding=UTF-8",
 }
 
-// diffOptions go on every git diff the builder reads: no color, no
-// external diff or text conversion, and the a/ and b/ prefixes.
-var diffOptions = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
+// gitDiff runs git diff with args in a git directory, with the options
+// every diff the builder reads goes with: no color, no external diff or
+// text conversion, and the a/ and b/ prefixes.
+func gitDiff(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return runGit(ctx, dir, slices.Concat([]string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}, args)...)
+}
 
 // gitArgs are the arguments of a git command in the git directory dir,
 // with the configuration pinned.

@@ -144,7 +144,7 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 			skipped[NotReferencing]++
 			continue
 		}
-		names, err := runGit(ctx, o.GitDir, slices.Concat([]string{"diff"}, diffOptions, []string{"-M", "--name-only", "-z", parents[0], sha, "--"})...)
+		names, err := gitDiff(ctx, o.GitDir, "-M", "--name-only", "-z", parents[0], sha, "--")
 		if err != nil {
 			// A tree missing from a partial clone: the commit cannot be read.
 			skipped[MissingObjects]++
@@ -179,13 +179,13 @@ func History(ctx context.Context, o HistoryOptions) (ins []Instance, skipped map
 			skipped[NotSourceTest]++
 			continue
 		}
-		patch, err := runGit(ctx, o.GitDir, slices.Concat([]string{"diff"}, diffOptions, []string{"-M", "-U3", parents[0], sha, "--"})...)
+		patch, err := gitDiff(ctx, o.GitDir, "-M", "-U3", parents[0], sha, "--")
 		if err != nil {
 			// A blob missing from a partial clone: diff file by file and
 			// leave out the files that cannot be read.
 			var b bytes.Buffer
 			for _, p := range files {
-				d, err := runGit(ctx, o.GitDir, slices.Concat([]string{"diff"}, diffOptions, []string{"-U3", parents[0], sha, "--", p})...)
+				d, err := gitDiff(ctx, o.GitDir, "-U3", parents[0], sha, "--", p)
 				if err != nil {
 					skipped[MissingFiles]++
 					continue
