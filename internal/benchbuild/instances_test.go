@@ -7,21 +7,24 @@ import (
 	"testing"
 )
 
+// testCommit is a full commit id, and goodRecord an instance that reads,
+// for the tests of reading records.
+const (
+	testCommit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
+	goodRecord = `{"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + testCommit + `", "problem_statement": "x", "patch": "p"}`
+)
+
 // A record that gives a key twice, or a key that is a field only by
 // folding case, is a bad record naming the field, as a state card is
 // refused: encoding/json would keep the last value, or read the other
 // spelling, without a word.
 func TestInstancesRefuseRepeatedAndFoldedKeys(t *testing.T) {
-	const (
-		commit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
-		good   = `{"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + commit + `", "problem_statement": "x", "patch": "p"}`
-		multi  = `{"org": "acme", "repo": "calc", "number": 5, "base": {"sha": "` + commit + `"}, "resolved_issues": [{"title": "t", "body": "b"}], "fix_patch": "p"`
-	)
+	const multi = `{"org": "acme", "repo": "calc", "number": 5, "base": {"sha": "` + testCommit + `"}, "resolved_issues": [{"title": "t", "body": "b"}], "fix_patch": "p"`
 	tests := []struct{ name, line, want string }{
-		{"id twice", strings.TrimSuffix(good, "}") + `, "instance_id": "acme__calc-9"}`, "field instance_id: given twice"},
-		{"patch twice", strings.TrimSuffix(good, "}") + `, "patch": "q"}`, "field patch: given twice"},
-		{"folded key", strings.TrimSuffix(good, "}") + `, "Patch": "q"}`, `field Patch: unknown field (field names are case-sensitive; did you mean "patch"?)`},
-		{"folded id", `{"Instance_ID": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + commit + `", "problem_statement": "x", "patch": "p"}`,
+		{"id twice", strings.TrimSuffix(goodRecord, "}") + `, "instance_id": "acme__calc-9"}`, "field instance_id: given twice"},
+		{"patch twice", strings.TrimSuffix(goodRecord, "}") + `, "patch": "q"}`, "field patch: given twice"},
+		{"folded key", strings.TrimSuffix(goodRecord, "}") + `, "Patch": "q"}`, `field Patch: unknown field (field names are case-sensitive; did you mean "patch"?)`},
+		{"folded id", `{"Instance_ID": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + testCommit + `", "problem_statement": "x", "patch": "p"}`,
 			`field Instance_ID: unknown field (field names are case-sensitive; did you mean "instance_id"?)`},
 		{"multi key twice", multi + `, "fix_patch": "q"}`, "field fix_patch: given twice"},
 		{"multi folded sha", strings.Replace(multi, `{"sha"`, `{"SHA"`, 1) + "}", `field base.SHA: unknown field (field names are case-sensitive; did you mean "sha"?)`},
@@ -29,7 +32,7 @@ func TestInstancesRefuseRepeatedAndFoldedKeys(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p := filepath.Join(t.TempDir(), "in.jsonl")
-		write(t, p, good+"\n"+tc.line+"\n")
+		write(t, p, goodRecord+"\n"+tc.line+"\n")
 		ins, bad, err := ReadInstances(p)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -51,12 +54,10 @@ func TestInstancesRefuseRepeatedAndFoldedKeys(t *testing.T) {
 // a word: the record is refused naming its line and field, and the others
 // are read. A null record is named as null.
 func TestInstancesRefuseTextNotUTF8(t *testing.T) {
-	const commit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
-	good := `{"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + commit + `", "problem_statement": "x", "patch": "p"}`
-	latin := strings.Replace(good, `"x"`, "\"caf\xe9\"", 1)
-	multi := `{"org": "acme", "repo": "calc", "number": 5, "base": {"sha": "` + commit + "\"}, \"resolved_issues\": [{\"title\": \"t\", \"body\": \"b\xff\"}], \"fix_patch\": \"p\"}"
+	latin := strings.Replace(goodRecord, `"x"`, "\"caf\xe9\"", 1)
+	multi := `{"org": "acme", "repo": "calc", "number": 5, "base": {"sha": "` + testCommit + "\"}, \"resolved_issues\": [{\"title\": \"t\", \"body\": \"b\xff\"}], \"fix_patch\": \"p\"}"
 	p := filepath.Join(t.TempDir(), "in.jsonl")
-	write(t, p, good+"\n"+latin+"\nnull\n"+multi+"\n")
+	write(t, p, goodRecord+"\n"+latin+"\nnull\n"+multi+"\n")
 	ins, bad, err := ReadInstances(p)
 	want := []BadRecord{
 		{p + ":2", "field problem_statement: not UTF-8 text"},
@@ -68,7 +69,7 @@ func TestInstancesRefuseTextNotUTF8(t *testing.T) {
 	}
 	// In a JSON array, the line is that of the byte.
 	arr := filepath.Join(t.TempDir(), "in.json")
-	write(t, arr, "[\n"+good+",\n{\"instance_id\": \"acme__calc-2\",\n \"problem_statement\": \"\xff\"}\n]\n")
+	write(t, arr, "[\n"+goodRecord+",\n{\"instance_id\": \"acme__calc-2\",\n \"problem_statement\": \"\xff\"}\n]\n")
 	ins, bad, err = ReadInstances(arr)
 	if want := []BadRecord{{arr + ":4", "field problem_statement: not UTF-8 text"}}; err != nil || len(ins) != 1 || !reflect.DeepEqual(bad, want) {
 		t.Errorf("JSON array: %d instances, %v, %v; want bad %v", len(ins), bad, err, want)
@@ -90,12 +91,10 @@ func TestInstancesRefuseTextNotUTF8(t *testing.T) {
 // A JSON array is the whole file: rows after it, or an array that does
 // not end, are an error naming the line, not records left unread.
 func TestInstancesArrayIsTheWholeFile(t *testing.T) {
-	const commit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
-	good := `{"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": "` + commit + `", "problem_statement": "x", "patch": "p"}`
 	for name, tc := range map[string]struct{ text, want string }{
-		"rows after":    {"[" + good + "]\n" + good + "\n", ":2: more after the JSON array that ends on line 1"},
-		"garbage after": {"[\n" + good + "\n]\n\n  xyz\n", ":5: more after the JSON array that ends on line 3"},
-		"no end":        {"[\n" + good + "\n", ":3: the JSON array does not end"},
+		"rows after":    {"[" + goodRecord + "]\n" + goodRecord + "\n", ":2: more after the JSON array that ends on line 1"},
+		"garbage after": {"[\n" + goodRecord + "\n]\n\n  xyz\n", ":5: more after the JSON array that ends on line 3"},
+		"no end":        {"[\n" + goodRecord + "\n", ":3: the JSON array does not end"},
 	} {
 		p := filepath.Join(t.TempDir(), "in.json")
 		write(t, p, tc.text)
@@ -109,9 +108,8 @@ func TestInstancesArrayIsTheWholeFile(t *testing.T) {
 // or the row is refused naming the field; so is a row whose resolved
 // issues have no text, as an empty problem_statement is.
 func TestMultiRowNumberAndText(t *testing.T) {
-	const commit = "d8c37f43724cd9fb0870f77877b7c4c7e38a19e0"
 	row := func(num, issues string) string {
-		return `{"org": "acme", "repo": "calc", "number": ` + num + `, "base": {"sha": "` + commit + `"}, "resolved_issues": ` + issues + `, "fix_patch": "p"}`
+		return `{"org": "acme", "repo": "calc", "number": ` + num + `, "base": {"sha": "` + testCommit + `"}, "resolved_issues": ` + issues + `, "fix_patch": "p"}`
 	}
 	text := `[{"title": "t", "body": "b"}]`
 	lines := []string{row("12", text), row("1.5", text), row(`"12"`, text), row("-3", text), row("1e999", text), row("12.0", text), row("0", text),
