@@ -162,9 +162,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 			printCounts(stderr, "; other commits", skipped)
 			read += len(ins)
 			for _, in := range ins {
-				if err := b.Add(ctx, in); err != nil {
-					return err
-				}
+				b.Add(ctx, in)
 			}
 		}
 	} else {
@@ -184,9 +182,7 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 			bad = append(bad, badIns...)
 			read += len(ins)
 			for _, in := range ins {
-				if err := b.Add(ctx, in); err != nil {
-					return err
-				}
+				b.Add(ctx, in)
 			}
 		}
 	}

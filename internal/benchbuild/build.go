@@ -164,23 +164,22 @@ func (b *Builder) problem(in Instance, reason string, format string, args ...any
 	b.Problems = append(b.Problems, fmt.Sprintf("instance %s skipped: %s", in.ID, msg))
 }
 
-// Add builds one instance. It never fails on the instance's content: a bad
-// or unusable instance is skipped with its reason recorded. An error is
-// returned only when the builder cannot go on (git fails).
-func (b *Builder) Add(ctx context.Context, in Instance) error {
+// Add builds one instance. A bad or unusable instance, or one git cannot
+// read, is skipped with its reason recorded.
+func (b *Builder) Add(ctx context.Context, in Instance) {
 	if prev, dup := b.seenIDs[in.ID]; dup {
 		b.problem(in, "duplicate instance_id", "duplicate instance_id (first at %s)", prev)
-		return nil
+		return
 	}
 	b.seenIDs[in.ID] = in.Where
 	g, err := b.repo(in.Repo)
 	if err != nil {
 		b.problem(in, SkipNoRepository, "%v", err)
-		return nil
+		return
 	}
 	if !g.hasCommit(ctx, in.BaseCommit) {
 		b.problem(in, SkipNoCommit, "field base_commit: commit %s is not in %s", in.BaseCommit, g.dir)
-		return nil
+		return
 	}
 	groups, notes, err := b.patchGroups(g, in.BaseCommit, in.Patch, b.SkippedFiles)
 	for _, n := range notes {
@@ -200,15 +199,15 @@ func (b *Builder) Add(ctx context.Context, in Instance) error {
 			reason = SkipGitError
 		}
 		b.problem(in, reason, "field patch: %v", err)
-		return nil
+		return
 	}
 	if len(groups) == 0 {
 		b.SkippedInstances[SkipNoGroups]++
-		return nil
+		return
 	}
 	if len(groups) > b.maxGroups() {
 		b.SkippedInstances[fmt.Sprintf(SkipTooMany, b.maxGroups())]++
-		return nil
+		return
 	}
 	var alts [][]Group
 	for _, a := range b.alts[in.ID] {
@@ -229,7 +228,6 @@ func (b *Builder) Add(ctx context.Context, in Instance) error {
 		}
 	}
 	b.out = append(b.out, built{inst: in, groups: groups, alts: alts})
-	return nil
 }
 
 // AlternativeNotes are the alternatives left out for bad patches, then
