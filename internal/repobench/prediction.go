@@ -24,7 +24,7 @@ type PredUnit struct {
 // predUnit is a delivered unit as a prediction names it.
 func predUnit(u *mss.Unit) PredUnit {
 	p := PredUnit{Path: u.Path, StartLine: u.StartLine, EndLine: u.EndLine, Symbol: u.Symbol, Tokens: u.Tokens}
-	if len(u.Symbols) > 1 {
+	if len(u.Symbols) > 1 || len(u.Symbols) == 1 && u.Symbols[0] != u.Symbol {
 		p.Symbols = u.Symbols
 	}
 	return p

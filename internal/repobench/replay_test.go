@@ -105,3 +105,24 @@ func TestReplayedCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestPredUnitNamesWhatItHolds: a prediction's unit lists the symbols it
+// holds when they are more than its own symbol, as when a run of module
+// statements, named for nothing, was grown into the function under it.
+func TestPredUnitNamesWhatItHolds(t *testing.T) {
+	for _, c := range []struct {
+		symbol  string
+		symbols []string
+		want    []string
+	}{
+		{"f", []string{"f"}, nil},
+		{"f", []string{"f", "g"}, []string{"f", "g"}},
+		{"", []string{"boxplot"}, []string{"boxplot"}},
+		{"", nil, nil},
+	} {
+		u := mss.Unit{Path: "a.py", StartLine: 1, EndLine: 9, Symbol: c.symbol, Symbols: c.symbols}
+		if got := predUnit(&u).Symbols; !cmp.Equal(got, c.want) {
+			t.Errorf("symbol %q holding %q: symbols %q, want %q", c.symbol, c.symbols, got, c.want)
+		}
+	}
+}
