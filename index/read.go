@@ -175,6 +175,10 @@ package index
 //	feature 34: a class's header run cut for size is read, past its
 //	           first part, under the class's signature, and a later part
 //	           of a class's run keeps it.
+//	feature 35: a later part of a run of module statements that starts
+//	           inside a long statement (a table, a macro's block, a
+//	           function passed as an argument) is read under that
+//	           statement's first lines.
 
 import (
 	"context"
@@ -195,7 +199,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 34
+	FeatureVersion = 35
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

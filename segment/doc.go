@@ -45,7 +45,8 @@
 // back to plain line cuts only where no statement boundary is near. Parts
 // keep the definition's symbol and kind; the first part holds the
 // signature, the later ones carry it as Context. Module runs use the
-// smaller moduleMaxLines/moduleMaxTokens.
+// smaller moduleMaxLines/moduleMaxTokens; a later part of one that starts
+// inside a long statement carries that statement's first lines.
 //
 // Syntax errors do not stop this: tree-sitter recovers, and error nodes
 // are looked through like namespaces. Files with no grammar

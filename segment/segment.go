@@ -549,12 +549,13 @@ func (f *file) rows(n *node) (int, int) {
 type span struct {
 	start, end   int
 	kind, symbol string
-	node         *node  // definition node whose statements are cut points
-	cuts         []int  // for runs: rows where a statement starts
-	module       bool   // run: use the module limits
-	trivial      bool   // run of closing lines, joins the unit before
-	context      string // signature of the definition a later part belongs to, or of a member's class
-	head         string // a class's header run: the class's signature, which its later parts are read under
+	node         *node   // definition node whose statements are cut points
+	cuts         []int   // for runs: rows where a statement starts
+	module       bool    // run: use the module limits
+	trivial      bool    // run of closing lines, joins the unit before
+	context      string  // signature of the definition a later part belongs to, or of a member's class
+	head         string  // a class's header run: the class's signature, which its later parts are read under
+	stmts        []*node // for runs: the statements that start in it, comments aside
 	defs         []named
 }
 
@@ -656,6 +657,13 @@ func (f *file) segment(g *grammar, root *node) *Result {
 			part.start, part.end = p[0], p[1]
 			if i > 0 {
 				part.context = sig
+				if sig == "" {
+					// A later part of a run of module statements that
+					// starts inside one of them (a long table, a macro's
+					// block, a function passed as an argument) is read
+					// under that statement's first lines.
+					part.context = f.openedIn(s.stmts, part.start)
+				}
 			}
 			final = append(final, part)
 		}
@@ -810,9 +818,12 @@ func (w *walker) gaps(start, end int, kids []span, container *node, kind, symbol
 			triv = f.blank(i) || f.trivial(i)
 		}
 		sp := span{start: s, end: e, kind: kind, symbol: symbol, module: module || kind == KindClass, trivial: triv}
-		for _, c := range childStarts {
+		for k, c := range childStarts {
 			if c > s && c <= e {
 				sp.cuts = append(sp.cuts, c)
+			}
+			if c >= s && c <= e && !w.g.attach[stmts[k].Type()] {
+				sp.stmts = append(sp.stmts, stmts[k]) // a comment opens nothing
 			}
 		}
 		sp.defs = w.runDefines(stmts, childStarts, s, e)
@@ -1149,6 +1160,17 @@ func (f *file) units(spans []span, lang string) []mss.Unit {
 		})
 	}
 	return out
+}
+
+// openedIn gives the signature of the statement of stmts that row lies
+// inside of, past its first row, or "" when none does.
+func (f *file) openedIn(stmts []*node, row int) string {
+	for _, st := range stmts {
+		if startRow(st) < row && row <= endRow(st) {
+			return f.signature(st)
+		}
+	}
+	return ""
 }
 
 // maxSignatureLines bounds the signature kept as context of split parts

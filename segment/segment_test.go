@@ -525,6 +525,55 @@ func TestLongClassHeaderReadUnderItsClass(t *testing.T) {
 	}
 }
 
+// TestLongStatementReadUnderItsFirstLine: a later part of a run of
+// module statements that starts inside a long one (a table, a function
+// passed as an argument, a macro's block) is read under that statement's
+// first line; a part that starts a statement of its own, or follows a
+// short one, carries no context.
+func TestLongStatementReadUnderItsFirstLine(t *testing.T) {
+	var py strings.Builder
+	py.WriteString("import os\n\n_docs = dict(\n")
+	for i := range 300 {
+		fmt.Fprintf(&py, "    key%d=\"a value long enough to cost some tokens, number %d\",\n", i, i)
+	}
+	py.WriteString(")\n")
+	var js strings.Builder
+	js.WriteString("export default supported && function adapter(config) {\n")
+	for i := range 400 {
+		fmt.Fprintf(&js, "  config.value%d = compute(config, %d);\n", i, i)
+	}
+	js.WriteString("}\n")
+	for _, c := range []struct{ path, src, want string }{
+		{"docs.py", py.String(), "_docs = dict(\n"},
+		{"http.js", js.String(), "export default supported && function adapter(config) {\n"},
+	} {
+		r := Segment(c.path, []byte(c.src))
+		checkTiling(t, c.path, []byte(c.src), r.Units)
+		if len(r.Units) < 3 {
+			t.Fatalf("%s: %d units, want the statement cut into parts", c.path, len(r.Units))
+		}
+		for i, u := range r.Units {
+			want := c.want
+			if i == 0 || u.StartLine == 1 || strings.HasPrefix(u.Content, c.want) {
+				want = "" // the file's first unit, or the statement's first part
+			}
+			if u.Context != want {
+				t.Errorf("%s: unit %d-%d has context %q, want %q", c.path, u.StartLine, u.EndLine, u.Context, want)
+			}
+		}
+	}
+	// Short statements after a cut: none is opened above the part.
+	var short strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&short, "VALUE_%d = compute_something_long_enough(%d)\n", i, i)
+	}
+	for _, u := range Segment("consts.py", []byte(short.String())).Units {
+		if u.Context != "" {
+			t.Errorf("consts.py: unit %d-%d has context %q, want none", u.StartLine, u.EndLine, u.Context)
+		}
+	}
+}
+
 // unitsOf segments src, checks that its units tile it, and returns those
 // of symbol.
 func unitsOf(t *testing.T, path string, src []byte, symbol string) []mss.Unit {
