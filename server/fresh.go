@@ -29,14 +29,46 @@ func skipDir(name string) bool {
 	return false
 }
 
-// entriesWatched reports whether a scan stamps a skipped directory itself
-// (its time changes when an entry is added, removed or renamed in it), so
-// that a new file in it is indexed: a hidden directory of the project's
-// (.tools, .github), not git's or the index's own, which change with
-// every command, nor a dependency or bytecode cache, whose files no index
-// reads.
+// entriesWatched reports whether a scan stamps a skipped directory and
+// the directories below it (a directory's time changes when an entry is
+// added, removed or renamed in it), so that a new file anywhere in it is
+// indexed: a hidden directory of the project's (.tools, .github), not
+// git's or the index's own, which change with every command, nor a
+// dependency or bytecode cache, whose files no index reads.
 func entriesWatched(name string) bool {
 	return strings.HasPrefix(name, ".") && name != ".git" && name != ".mss"
+}
+
+// maxHiddenDirs bounds the directories one scan stamps inside hidden
+// directories (stampDirs), in the walk's order: a virtual environment
+// kept in the tree (.venv) costs a scan no more than this.
+const maxHiddenDirs = 4096
+
+// stampDirs stamps dir, a hidden directory whose entries are watched,
+// and every directory below it, but those of git's, the index's or
+// dependency caches (entriesWatched) and those holding an ignored file,
+// while left (shared by the scan's hidden directories) lasts. A new
+// directory is a new stamp, and a file added in one changes its stamp,
+// however deep.
+func stampDirs(dir string, ignore map[string]bool, out map[string]stamp, left *int) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if skipDir(d.Name()) && !entriesWatched(d.Name()) {
+			return filepath.SkipDir
+		}
+		if *left <= 0 {
+			return filepath.SkipAll
+		}
+		*left--
+		if !holdsIgnored(p, ignore) {
+			if info, err := d.Info(); err == nil {
+				out[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
+			}
+		}
+		return nil
+	})
 }
 
 // holdsIgnored reports whether directory dir holds an ignored file (an
@@ -77,11 +109,13 @@ func ignored(p string, ignore map[string]bool) bool {
 
 // scanTree stats every regular file under root, except those in skipped
 // directories and those ignored (absolute paths: the index database, with
-// its journals and temporary files, when it lives in the tree), and the
-// entries of watch the walk does not enter: the indexed files in skipped
+// its journals and temporary files, when it lives in the tree), the
+// directories of the skipped hidden ones (stampDirs), and the entries of
+// watch the walk does not enter: the indexed files in skipped
 // directories (a tracked .tools/gen.py) and their directories.
 func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[string]stamp, error) {
 	out := map[string]stamp{}
+	hiddenLeft := maxHiddenDirs
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
@@ -91,10 +125,8 @@ func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[stri
 		}
 		if d.IsDir() {
 			if p != root && skipDir(d.Name()) {
-				if entriesWatched(d.Name()) && !holdsIgnored(p, ignore) {
-					if info, err := d.Info(); err == nil {
-						out[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
-					}
+				if entriesWatched(d.Name()) {
+					stampDirs(p, ignore, out, &hiddenLeft)
 				}
 				return filepath.SkipDir
 			}

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,5 +161,98 @@ func TestIndexInHiddenDirectory(t *testing.T) {
 	}
 	if g := svc.Info().Generation; g != 1 {
 		t.Errorf("generation %d after three searches and no edit, want 1", g)
+	}
+}
+
+// TestHiddenDirectoryNewSubdirectory: a file added in a new directory
+// deep inside a hidden directory that holds no indexed file is indexed by
+// the scan that sees it, whether the directories above it existed at
+// the last build or were made by it.
+func TestHiddenDirectoryNewSubdirectory(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteTree(t, dir, map[string]string{
+		"main.py":        "def visible(x):\n    return x\n",
+		".tools/a/notes": "",
+		".github/OWNERS": "",
+		".gitignore":     ".tools/a/notes\n",
+	})
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "init")
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"main.py", ".tools/a/notes", ".tools/a", ".tools", ".github/OWNERS", ".github"} {
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	find := func(name string) {
+		t.Helper()
+		resp, err := svc.Search(context.Background(), name, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Units) != 1 || !strings.Contains(resp.Units[0].Content, "def "+name) {
+			t.Fatalf("search %s: units %v, warnings %v; want its definition", name, resp.Units, resp.Warnings)
+		}
+	}
+	find("visible")
+	gittest.WriteTree(t, dir, map[string]string{".tools/a/b/new_deep_tool.py": "def new_deep_tool():\n    return 2\n"})
+	find("new_deep_tool")
+	// The directories first, seen by a scan, then the file.
+	if err := os.MkdirAll(filepath.Join(dir, ".github", "x", "y"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	find("visible")
+	gittest.WriteTree(t, dir, map[string]string{".github/x/y/z_workflow_tool.py": "def z_workflow_tool():\n    return 3\n"})
+	find("z_workflow_tool")
+}
+
+// TestScanTreeHiddenDirectories: a scan stamps every directory of a
+// hidden directory of the project's, not git's, the index's, a
+// dependency cache's or one holding the index database, and no more
+// than maxHiddenDirs of them.
+func TestScanTreeHiddenDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{".tools/a/b", ".tools/.git/objects", ".tools/node_modules/m", ".git/refs", ".mss", ".cache/db", ".cache/other", "src/.hidden/deep"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := scanTree(dir, map[string]bool{filepath.Join(dir, ".cache", "db", "ix.db"): true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range got {
+		rel, _ := filepath.Rel(dir, k)
+		keys = append(keys, filepath.ToSlash(rel)+"/")
+	}
+	slices.Sort(keys)
+	want := []string{".cache/other/", ".tools/", ".tools/a/", ".tools/a/b/", "src/.hidden/", "src/.hidden/deep/"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("stamped %v, want %v", keys, want)
+	}
+
+	many := t.TempDir()
+	for i := range maxHiddenDirs + 10 {
+		if err := os.MkdirAll(filepath.Join(many, ".venv", fmt.Sprintf("p%05d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = scanTree(many, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != maxHiddenDirs {
+		t.Errorf("stamped %d directories of a hidden one, want the bound %d", len(got), maxHiddenDirs)
+	}
+	again, _ := scanTree(many, nil, nil)
+	if n := diffStamps(got, again); n != 0 {
+		t.Errorf("two scans of an unchanged tree differ in %d stamps", n)
 	}
 }
