@@ -447,6 +447,10 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeFailure(w, err)
 		return
 	}
+	if err := checkKeys(body, &req); err != nil {
+		writeFailure(w, err)
+		return
+	}
 	resp, err := h.svc.Search(r.Context(), req.Query, req.Limit)
 	if err != nil {
 		writeFailure(w, err)

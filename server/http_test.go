@@ -151,6 +151,8 @@ func TestHTTPRejects(t *testing.T) {
 		{"folded observed key", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "End_Line": 9}]}`, nil, 400, `"field":"observed_spans[0].End_Line"`},
 		{"mistyped span field", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2}, {"path": "a.py", "start_line": "3", "end_line": 4}]}`, nil, 400, `"field":"observed_spans[1].start_line"`},
 		{"duplicate", "/v1/recover", "{\"issue\": \"x\",\n \"issue\": \"y\"}", nil, 400, `"field":"issue","line":2`},
+		{"folded search key", "/v1/search", `{"Query": "split_fields"}`, nil, 400, `"field":"Query"`},
+		{"duplicate search key", "/v1/search", "{\"query\": \"split_fields\",\n \"query\": \"parse_header\"}", nil, 400, `"field":"query","line":2`},
 		// Text that is not UTF-8 would be read as U+FFFD: refused as
 		// mss.ParseState refuses it in a card, naming the field and line.
 		{"not utf8", "/v1/recover", "{\"issue\": \"caf\xe9 \xff\xfe\"}", nil, 400, `"message":"field issue: not UTF-8 text","field":"issue","line":1`},

@@ -279,7 +279,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		Description:  "Lexical/symbol search over the repository's units; returns path:lines symbol.",
 		OutputSchema: outputSchema[SearchResponse](),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in SearchArgs) (*mcp.CallToolResult, *SearchResponse, error) {
-		if err := checkArgsText(req); err != nil {
+		if err := checkArgs(req, &in); err != nil {
 			return nil, nil, err
 		}
 		defer reportProgress(ctx, svc, req)()

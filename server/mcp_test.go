@@ -251,6 +251,7 @@ func TestMCPRefusesRepeatedKeys(t *testing.T) {
 		{"recover_evidence", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "end_line": 9}]}`, "observed_spans[0].end_line"},
 		{"recover_evidence", `{"issue": "x", "max_units": 1, "max_units": 8}`, "max_units"},
 		{"mark_observed", `{"observed_spans": [{"path": "a.py", "start_line": 1, "start_line": 3, "end_line": 4}]}`, "observed_spans[0].start_line"},
+		{"search_code", `{"query": "split_fields", "query": "parse_header"}`, "query"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
 		if err != nil {
