@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -254,5 +255,38 @@ func TestScanTreeHiddenDirectories(t *testing.T) {
 	again, _ := scanTree(many, nil, nil)
 	if n := diffStamps(got, again); n != 0 {
 		t.Errorf("two scans of an unchanged tree differ in %d stamps", n)
+	}
+}
+
+// TestWorkTreeGone: while the work tree cannot be scanned (moved away),
+// requests are refused as having no usable index and health says why;
+// once it is back, both are as before.
+func TestWorkTreeGone(t *testing.T) {
+	svc, dir := newTestService(t, nil)
+	if _, err := svc.Search(context.Background(), "parse_header", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, dir+".away"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := svc.Search(context.Background(), "parse_header", 1)
+	var unavailable *indexUnavailable
+	if !errors.As(err, &unavailable) || !strings.Contains(err.Error(), "cannot be scanned") {
+		t.Errorf("search with the tree gone: %v; want the index unavailable, the scan's error named", err)
+	}
+	if code, api := classify(err); code != 503 || api.Code != CodeIndexUnavailable {
+		t.Errorf("search with the tree gone: %d %s; want 503 %s", code, api.Code, CodeIndexUnavailable)
+	}
+	if st := svc.Status(); st.Status != StateError || !strings.Contains(st.Error, "cannot be scanned") {
+		t.Errorf("status with the tree gone: %s %q; want %s naming the scan", st.Status, st.Error, StateError)
+	}
+	if err := os.Rename(dir+".away", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Search(context.Background(), "parse_header", 1); err != nil {
+		t.Errorf("search with the tree back: %v", err)
+	}
+	if st := svc.Status(); st.Status != StateReady || st.Error != "" {
+		t.Errorf("status with the tree back: %s %q; want %s", st.Status, st.Error, StateReady)
 	}
 }

@@ -93,6 +93,7 @@ type Service struct {
 	buildErr  error         // the last build's error
 	buildEnd  time.Time     // when the last build ended
 	damaged   error         // why the current snapshot failed a query; cleared by the next build
+	scanErr   error         // why the last scan failed; cleared by the next that does not
 	bg        context.Context
 	stopBG    context.CancelFunc
 
@@ -306,8 +307,12 @@ func (s *Service) startBuild(force bool) (chan struct{}, time.Time, error) {
 	}
 	cur, err := scanTree(s.root, s.ignore, s.watch)
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("server: scanning %s: %w", s.root, err)
+		// The tree was removed or made unreadable: no answer can be
+		// checked against its files until it is back.
+		s.scanErr = fmt.Errorf("server: the work tree %s cannot be scanned: %w", s.root, err)
+		return nil, time.Time{}, &indexUnavailable{s.scanErr}
 	}
+	s.scanErr = nil
 	s.lastScan = time.Now()
 	if !force && s.stamps != nil && diffStamps(s.stamps, cur) == 0 {
 		return nil, time.Time{}, nil

@@ -25,7 +25,8 @@ const (
 	// StateRebuilding: the index failed a query (damaged on disk) and is
 	// being rebuilt; requests get 503 until it is back.
 	StateRebuilding = "rebuilding"
-	// StateError: there is no usable index; Error says why.
+	// StateError: there is no usable index, or the work tree cannot be
+	// scanned (removed, unreadable); Error says why.
 	StateError = "error"
 )
 
@@ -84,7 +85,7 @@ func (s *Service) Status() Status {
 	if !running {
 		st.Build.Finished = s.buildEnd
 	}
-	buildErr, damaged := s.buildErr, s.damaged
+	buildErr, damaged, scanErr := s.buildErr, s.damaged, s.scanErr
 	s.refreshMu.Unlock()
 	if running {
 		st.Build.FilesDone, st.Build.FilesTotal = s.progress.get()
@@ -94,6 +95,8 @@ func (s *Service) Status() Status {
 		st.Status, st.Error = StateRebuilding, damaged.Error()
 	case damaged != nil:
 		st.Status, st.Error = StateError, damaged.Error()
+	case scanErr != nil && !running:
+		st.Status, st.Error = StateError, scanErr.Error()
 	case !loaded && running:
 		st.Status = StateIndexing
 	case !loaded:
