@@ -482,3 +482,30 @@ func TestLargeSourceReported(t *testing.T) {
 		t.Errorf("log %q does not name big/big.go", logged)
 	}
 }
+
+// TestMCPSessionTTL: an idle streamable HTTP session is closed after the
+// service's session TTL, when its observed spans are forgotten too, not
+// after a TTL of its own.
+func TestMCPSessionTTL(t *testing.T) {
+	dir := writeFixture(t)
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, Sessions: SessionLimits{TTL: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	ts := httptest.NewServer(NewMCPHandler(NewMCPServer(svc, "test"), svc, 0))
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}}); err == nil {
+		t.Errorf("a session idle three times the TTL still answers")
+	}
+}

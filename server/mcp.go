@@ -329,13 +329,19 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 // NewMCPHandler serves s over the streamable HTTP transport. At most
 // maxSessions MCP sessions live at once (0 means DefaultMaxSessions): a
 // new one evicts the least recently used, as HTTP API sessions are.
-// svc, when set, forgets an evicted session's observed spans.
+// svc, when set, forgets an evicted session's observed spans, and its
+// session TTL is the one after which an idle MCP session is closed, as
+// its observed spans are forgotten (DefaultSessionTTL without svc).
 func NewMCPHandler(s *mcp.Server, svc *Service, maxSessions int) http.Handler {
 	if maxSessions <= 0 {
 		maxSessions = DefaultMaxSessions
 	}
+	ttl := DefaultSessionTTL
+	if svc != nil {
+		ttl = svc.sessions.lim.TTL
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
-		SessionTimeout: DefaultSessionTTL,
+		SessionTimeout: ttl,
 	})
 	return newMCPSessionCap(h, s, svc, maxSessions)
 }
