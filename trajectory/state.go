@@ -2,6 +2,7 @@ package trajectory
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,10 +24,11 @@ type Alignment struct {
 	Seen      int      `json:"seen_spans"`      // spans the prefix showed
 	Units     int      `json:"aligned_units"`   // distinct units they overlap
 	Unaligned []string `json:"unaligned_paths"` // paths with seen lines but no overlapping unit, sorted
-	// Outside are the opened files left out of the card: those that are
-	// no repository-relative path, even matched to an indexed one by
-	// their longest suffix (a library's file the agent read), sorted.
-	Outside []string `json:"opened_outside,omitempty"`
+	// Outside are the files, opened or with seen lines, left out of the
+	// card: those that are no repository-relative path, even matched to
+	// an indexed one by their longest suffix (a library's file the agent
+	// read), sorted.
+	Outside []string `json:"outside,omitempty"`
 }
 
 // State builds the state card after the first opts.Steps steps.
@@ -98,7 +100,10 @@ func (t *Trajectory) State(opts StateOptions) (*mss.State, *Alignment, error) {
 	if opts.Units != nil {
 		byPath = unitsByPath(opts.Units)
 	}
-	st.OpenedFiles, al.Outside = alignFiles(st.OpenedFiles, byPath)
+	var opened, read []string
+	st.OpenedFiles, opened = alignFiles(st.OpenedFiles, byPath)
+	seen, read = spansInside(seen, byPath)
+	al.Outside = uniqueSorted(append(opened, read...))
 	if byPath == nil {
 		st.ObservedSpans = sortSpans(seen)
 		return &st, al, nil
@@ -130,6 +135,32 @@ func alignFiles(files []string, byPath map[string][]mss.Unit) (in, outside []str
 	}
 	sort.Strings(outside)
 	return in, outside
+}
+
+// spansInside keeps the seen spans whose path, mapped to an indexed one
+// as Align maps it (with units; as given without), is a
+// repository-relative path, and returns apart the paths of the others:
+// lines of a file outside the repository (a library's file the agent
+// read) are nothing a card can name.
+func spansInside(seen []mss.Span, byPath map[string][]mss.Unit) (in []mss.Span, outside []string) {
+	for _, s := range seen {
+		p := s.Path
+		if byPath != nil {
+			p = resolve(p, byPath)
+		}
+		if _, err := mss.CleanPath(p); err != nil {
+			outside = append(outside, s.Path)
+			continue
+		}
+		in = append(in, s)
+	}
+	return in, outside
+}
+
+// uniqueSorted returns names sorted, each once.
+func uniqueSorted(names []string) []string {
+	sort.Strings(names)
+	return slices.Compact(names)
 }
 
 // Align replaces each seen span by the spans of the units it overlaps.

@@ -241,6 +241,41 @@ func TestAlignOpenedFiles(t *testing.T) {
 	}
 }
 
+// TestStateLeavesOutReadsOutside: lines the agent read of a file
+// outside the repository (a library's) are left out of the card and
+// named apart, with or without an index, so the card stays one every
+// surface accepts.
+func TestStateLeavesOutReadsOutside(t *testing.T) {
+	in := `{"tool": "read_file", "issue": "parse_header drops the last field", "path": "/usr/lib/python3/json/decoder.py", "start_line": 1, "end_line": 3}
+{"tool": "read_file", "path": "/testbed/widgets/header.py", "start_line": 10, "end_line": 12}
+`
+	tr, err := Parse(JSONL, "run.jsonl", strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, units := range [][]mss.Unit{fixtureUnits, nil} {
+		st, al, err := tr.State(StateOptions{Units: units})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Validate(); err != nil {
+			t.Errorf("units %v: card refused: %v", units != nil, err)
+		}
+		want := []string{"/usr/lib/python3/json/decoder.py"}
+		if units == nil {
+			want = []string{"/testbed/widgets/header.py", "/usr/lib/python3/json/decoder.py"}
+		}
+		if !cmp.Equal(al.Outside, want) {
+			t.Errorf("units %v: outside %v, want %v", units != nil, al.Outside, want)
+		}
+		for _, s := range st.ObservedSpans {
+			if strings.HasPrefix(s.Path, "/") {
+				t.Errorf("units %v: observed span %+v of a file outside the repository", units != nil, s)
+			}
+		}
+	}
+}
+
 func TestStepOutOfRange(t *testing.T) {
 	tr := parseFile(t, JSONL, "sample.jsonl", Options{})
 	if _, _, err := tr.State(StateOptions{Steps: 9}); err == nil {

@@ -88,7 +88,7 @@ stderr.`,
 				}
 			}
 			if len(al.Outside) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "; opened files outside the repository left out: %v", al.Outside)
+				fmt.Fprintf(cmd.ErrOrStderr(), "; files outside the repository left out: %v", al.Outside)
 			}
 			fmt.Fprintln(cmd.ErrOrStderr())
 			return nil
