@@ -179,6 +179,9 @@ package index
 //	           inside a long statement (a table, a macro's block, a
 //	           function passed as an argument) is read under that
 //	           statement's first lines.
+//	feature 36: a Go grouped type declaration (type ( A int; B string ))
+//	           defines every type it lists, not only the first, and a
+//	           var or const spec every name it lists (var a, b = 1, 2).
 
 import (
 	"context"
@@ -199,7 +202,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 35
+	FeatureVersion = 36
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

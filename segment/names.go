@@ -81,7 +81,14 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 		"statement_block", "lambda", "arrow_function", "function_definition", "function_declaration":
 		return
 	}
-	add(n.ChildByFieldName("name"))
+	if t == "var_spec" || t == "const_spec" {
+		// Go's var a, b = 1, 2 declares every name it lists.
+		for _, nm := range fieldChildren(n, "name") {
+			add(nm)
+		}
+	} else {
+		add(n.ChildByFieldName("name"))
+	}
 	if t == "init_declarator" || t == "variable_declarator" || t == "declaration" || t == "field_declaration" {
 		if d := n.ChildByFieldName("declarator"); d != nil {
 			if nm := declaratorName(d, src); nm != "" && len(nm) >= minNameLen && !strings.Contains(nm, ".") {

@@ -732,6 +732,11 @@ func (w *walker) members(parent *node, prefix string, inClass bool) []span {
 			}
 			out = append(out, span{start: start, end: ce, kind: k, symbol: sym, node: inner, defs: def})
 		case KindType, KindValue:
+			if inner.Type() == "type_declaration" {
+				// Go's type ( A int; B string ) defines every type it
+				// lists, not only the first, which names the unit.
+				def = w.typeSpecNames(inner, def)
+			}
 			out = append(out, span{start: start, end: ce, kind: kind, symbol: sym, node: inner, defs: def})
 		case KindClass:
 			body := inner.ChildByFieldName("body")
@@ -1035,6 +1040,24 @@ func (w *walker) defName(n *node) string {
 		return dotted(nm.Content(src))
 	}
 	return ""
+}
+
+// typeSpecNames adds to def the names of a Go type declaration's specs
+// after its first, whose name def holds: a grouped declaration defines
+// each.
+func (w *walker) typeSpecNames(n *node, def []named) []named {
+	first := true
+	for _, kid := range namedChildren(n) {
+		nm := kid.ChildByFieldName("name")
+		if nm == nil {
+			continue // a comment
+		}
+		if !first {
+			def = append(def, named{nm.Content(w.f.src), startRow(nm)})
+		}
+		first = false
+	}
+	return def
 }
 
 // dotted turns a qualified name into a symbol path: template arguments
