@@ -143,9 +143,9 @@ func numbered(w io.Writer, text string, first int) error {
 }
 
 // Symbols lists the symbols a run of units holds, in line order, each
-// once: every unit's listed Symbols, else its own Symbol, else (a unit
-// named for nothing, such as a run of module statements) the names it
-// defines.
+// once: every unit's listed Symbols, else its own Symbol (and, for a type
+// declaration, the other types it defines), else (a unit named for
+// nothing, such as a run of module statements) the names it defines.
 func Symbols(run []mss.Unit) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -163,6 +163,16 @@ func Symbols(run []mss.Unit) []string {
 			}
 		case u.Symbol != "" && !strings.HasPrefix(u.Symbol, "<"):
 			add(u.Symbol)
+			if u.Kind == "type" {
+				// A grouped declaration (Go's type ( A int; B string ))
+				// is named for its first type and holds every other.
+				own := u.Symbol[strings.LastIndexByte(u.Symbol, '.')+1:]
+				for _, d := range u.Defines {
+					if d != own {
+						add(d)
+					}
+				}
+			}
 		default:
 			for _, d := range u.Defines {
 				add(d)

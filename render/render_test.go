@@ -110,6 +110,22 @@ func TestTextListsEverySymbol(t *testing.T) {
 	}
 }
 
+// TestSymbolsOfATypeGroup: a unit of several type declarations, named
+// for the first, lists every type it holds.
+func TestSymbolsOfATypeGroup(t *testing.T) {
+	u := mss.Unit{Path: "g.go", StartLine: 1, EndLine: 4, Symbol: "Unum", Kind: "type", Defines: []string{"Unum", "Vstr"},
+		Content: "type (\n\tUnum int\n\tVstr string\n)\n"}
+	out, _ := Fit([]mss.Unit{u}, 100, 0)
+	if len(out) != 1 || strings.Join(out[0].Symbols, ",") != "Unum,Vstr" {
+		t.Errorf("symbols %v, want Unum, Vstr", out)
+	}
+	class := mss.Unit{Path: "a.py", StartLine: 1, EndLine: 2, Symbol: "A", Kind: "class", Defines: []string{"A", "size"},
+		Content: "class A:\n    size = 1\n"}
+	if got := Symbols([]mss.Unit{class}); strings.Join(got, ",") != "A" {
+		t.Errorf("a class's symbols %v, want A alone (its fields are its own)", got)
+	}
+}
+
 func TestCount(t *testing.T) {
 	for _, tc := range []struct {
 		n            int
