@@ -182,6 +182,9 @@ package index
 //	feature 36: a Go grouped type declaration (type ( A int; B string ))
 //	           defines every type it lists, not only the first, and a
 //	           var or const spec every name it lists (var a, b = 1, 2).
+//	feature 37: a chained assignment (a = b = 1) defines every name it
+//	           assigns, and what the blocks of a Python module's (or
+//	           class's) if, try, with and for define is the module's.
 
 import (
 	"context"
@@ -202,7 +205,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 36
+	FeatureVersion = 37
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -59,11 +59,30 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 		}
 	}
 	t := n.Type()
+	if w.g.name == "python" && depth > 0 {
+		// Python's if, try, with and for open no scope: what their
+		// blocks define is the module's (or the class's), as a function
+		// defined only where an import failed is.
+		switch t {
+		case "function_definition", "class_definition":
+			add(n.ChildByFieldName("name"))
+			return
+		case "block":
+			for _, kid := range namedChildren(n) {
+				w.definedNames(kid, depth, out)
+			}
+			return
+		}
+	}
 	switch t {
 	case "token_tree":
 		return
 	case "assignment", "assignment_expression", "augmented_assignment":
 		add(n.ChildByFieldName("left"))
+		// a = b = 1 assigns both: the right side is an assignment too.
+		for r := n.ChildByFieldName("right"); r != nil && r.Type() == t; r = r.ChildByFieldName("right") {
+			add(r.ChildByFieldName("left"))
+		}
 		return
 	case "function_item", "function_signature_item":
 		// Rust's: its name, and nothing its signature names (a result

@@ -40,3 +40,38 @@ type (
 		t.Errorf("no unit %q", sym)
 	}
 }
+
+// TestPythonDefinesUnderConditionals: a chained assignment defines every
+// name it assigns, and the definitions and assignments in the blocks of
+// a module's if, try, with and for are the module's.
+func TestPythonDefinesUnderConditionals(t *testing.T) {
+	src := []byte(`import sys
+FIRST = SECOND = 1
+
+try:
+    from functools import cache
+except ImportError:
+    def cache(fn):
+        return fn
+
+if sys.platform == "win32":
+    SEP = "\\"
+else:
+    SEP = "/"
+
+    class Posix:
+        def run(self):
+            return 1
+`)
+	r := Segment("m.py", src)
+	checkTiling(t, "m.py", src, r.Units)
+	var got []string
+	for _, u := range r.Units {
+		got = append(got, u.Defines...)
+	}
+	slices.Sort(got)
+	want := []string{"FIRST", "Posix", "SECOND", "SEP", "cache"}
+	if !slices.Equal(got, want) {
+		t.Errorf("defines %v, want %v", got, want)
+	}
+}
