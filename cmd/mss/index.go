@@ -244,7 +244,7 @@ func newIndexShowCmd() *cobra.Command {
 						return fmt.Errorf("%s has no units: %s", displayPath(path), displayPath(fileStatus(f)))
 					}
 				}
-				return fmt.Errorf("%s is not in the index %s", displayPath(path), displayPath(db))
+				return fmt.Errorf("%s is not in the index %s", displayPath(path), displayPath(ix.Path()))
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {

@@ -181,6 +181,10 @@ func TestIndexLsShow(t *testing.T) {
 			t.Errorf("%s --repo printed\n%s\nand --db\n%s", args[0], viaRepo, viaDB)
 		}
 	}
+	// The index named is the one opened, found by --repo too.
+	if _, err := runIndex(t, "show", "--repo", dir, "nope.py"); err == nil || !strings.HasSuffix(err.Error(), "not in the index "+db) {
+		t.Errorf("show --repo of an unknown file: %v, want it to name %s", err, db)
+	}
 	// An absolute path inside the work tree is its repository path.
 	rel, _ := runIndex(t, "show", "--db", db, "pkg/util.py")
 	if abs, err := runIndex(t, "show", "--db", db, filepath.Join(dir, "pkg", "util.py")); err != nil || abs != rel {
