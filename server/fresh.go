@@ -1,7 +1,9 @@
 package server
 
 import (
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,8 +51,13 @@ const maxHiddenDirs = 4096
 // dependency caches (entriesWatched) and those holding an ignored file,
 // while left (shared by the scan's hidden directories) lasts. A new
 // directory is a new stamp, and a file added in one changes its stamp,
-// however deep.
+// however deep. A tool's cache that ignores itself (selfIgnored: pytest's,
+// mypy's, a virtual environment) is not stamped at all: its files are
+// none git lists, and every run of the tool would re-index.
 func stampDirs(dir string, ignore map[string]bool, out map[string]stamp, left *int) {
+	if selfIgnored(dir) {
+		return
+	}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
@@ -69,6 +76,28 @@ func stampDirs(dir string, ignore map[string]bool, out map[string]stamp, left *i
 		}
 		return nil
 	})
+}
+
+// selfIgnored reports whether directory dir holds a .gitignore whose one
+// pattern is "*", as the caches of pytest, mypy and ruff and a virtual
+// environment write into themselves.
+func selfIgnored(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	text, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return false
+	}
+	var patterns []string
+	for _, line := range strings.Split(string(text), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			patterns = append(patterns, line)
+		}
+	}
+	return len(patterns) == 1 && patterns[0] == "*"
 }
 
 // holdsIgnored reports whether directory dir holds an ignored file (an

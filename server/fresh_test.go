@@ -219,8 +219,15 @@ func TestHiddenDirectoryNewSubdirectory(t *testing.T) {
 // than maxHiddenDirs of them.
 func TestScanTreeHiddenDirectories(t *testing.T) {
 	dir := t.TempDir()
-	for _, d := range []string{".tools/a/b", ".tools/.git/objects", ".tools/node_modules/m", ".git/refs", ".mss", ".cache/db", ".cache/other", "src/.hidden/deep"} {
+	for _, d := range []string{".tools/a/b", ".tools/.git/objects", ".tools/node_modules/m", ".git/refs", ".mss", ".cache/db", ".cache/other", "src/.hidden/deep", ".pytest_cache/v/cache", ".notes/v"} {
 		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A cache that ignores itself is not stamped; one whose .gitignore
+	// keeps some of it is.
+	for p, text := range map[string]string{".pytest_cache/.gitignore": "# Created by pytest automatically.\n*\n", ".notes/.gitignore": "*\n!keep.md\n"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -234,7 +241,7 @@ func TestScanTreeHiddenDirectories(t *testing.T) {
 		keys = append(keys, filepath.ToSlash(rel)+"/")
 	}
 	slices.Sort(keys)
-	want := []string{".cache/other/", ".tools/", ".tools/a/", ".tools/a/b/", "src/.hidden/", "src/.hidden/deep/"}
+	want := []string{".cache/other/", ".notes/", ".notes/v/", ".tools/", ".tools/a/", ".tools/a/b/", "src/.hidden/", "src/.hidden/deep/"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("stamped %v, want %v", keys, want)
 	}
