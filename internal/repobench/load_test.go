@@ -160,10 +160,14 @@ func TestLoadPredictions(t *testing.T) {
 		{`null`, "p.jsonl:1: want a JSON object, got JSON null"},
 		// score.py fails on null units; encoding/json would read none.
 		{`{"state_id":"a","method":"m","units":null}`, "p.jsonl:1: field units: null"},
-		// A time is 0 ms or more, and the two sum to a finite latency.
-		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":-3.5}`, "p.jsonl:1: field retrieve_ms: -3.5; want a time of 0 ms or more"},
-		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":1,"select_ms":-0.1}`, "p.jsonl:1: field select_ms: -0.1; want a time of 0 ms or more"},
-		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":1e308,"select_ms":1e308}`, "p.jsonl:1: field select_ms: 1e+308, with retrieve_ms 1e+308, sums past the float range"},
+		// A time is 0 ms or more, up to a day; a count is 0 or more.
+		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":-3.5}`, "p.jsonl:1: field retrieve_ms: -3.5; want a time of 0 ms or more, up to a day"},
+		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":1,"select_ms":-0.1}`, "p.jsonl:1: field select_ms: -0.1; want a time of 0 ms or more, up to a day"},
+		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":1e308}`, "p.jsonl:1: field retrieve_ms: 1e+308; want a time of 0 ms or more, up to a day (86400000 ms)"},
+		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":2,"select_ms":86400000.5}`, "p.jsonl:1: field select_ms: 8.64000005e+07; want a time"},
+		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":1e308,"select_ms":1e308}`, "p.jsonl:1: field retrieve_ms: 1e+308; want a time"},
+		{`{"state_id":"a","method":"m","units":[],"candidates":-4}`, "p.jsonl:1: field candidates: -4; want a count of 0 or more"},
+		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2},{"path":"x","start_line":1,"end_line":2,"tokens":-1}]}`, "p.jsonl:1: field units[1].tokens: -1; want a count of 0 or more"},
 		{`{"state_id":"a","method":"m","units":[],"retrieve_ms":1e309}`, "p.jsonl:1: field retrieve_ms: got JSON number 1e309"},
 		{"{\"state_id\":\"a\",\"method\":\"m\",\"units\":[{\"path\":\"x\xfe\",\"start_line\":1,\"end_line\":2}]}", "p.jsonl:1: field units[0].path: not UTF-8 text"},
 	}

@@ -3,7 +3,6 @@ package repobench
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 
 	"github.com/missingcomplement/mss"
@@ -131,11 +130,16 @@ func LoadPredictions(paths []string, known map[string]bool) (*PredictionSet, err
 	return ps, nil
 }
 
+// maxMS is the longest time a prediction may record for retrieval or
+// selection: a day. No state takes that long, and a time past it (up to
+// 1e308) would be printed as a latency figure of hundreds of digits.
+const maxMS = 24 * 60 * 60 * 1000
+
 // parsePrediction decodes and checks one predictions line. Every unit
 // needs path, start_line and end_line (score.py fails without them). The
-// timings, when given, are 0 ms or more and sum to a finite latency: a
-// negative one was left out of the latency figures, and two that sum past
-// the float range made them infinite.
+// timings, when given, are 0 ms or more and at most a day: a negative one
+// was left out of the latency figures, and a huge one made them absurd.
+// The counts (candidates, a unit's tokens) are 0 or more.
 func parsePrediction(line []byte) (*Prediction, error) {
 	var p Prediction
 	if err := decodeLine(line, &p); err != nil {
@@ -151,12 +155,12 @@ func parsePrediction(line []byte) (*Prediction, error) {
 		name string
 		ms   float64
 	}{{"retrieve_ms", p.RetrieveMS}, {"select_ms", p.SelectMS}} {
-		if f.ms < 0 {
-			return nil, fmt.Errorf("field %s: %v; want a time of 0 ms or more", f.name, f.ms)
+		if f.ms < 0 || f.ms > maxMS {
+			return nil, fmt.Errorf("field %s: %v; want a time of 0 ms or more, up to a day (%d ms)", f.name, f.ms, maxMS)
 		}
 	}
-	if math.IsInf(p.LatencyMS(), 0) {
-		return nil, fmt.Errorf("field select_ms: %v, with retrieve_ms %v, sums past the float range; want times in milliseconds", p.SelectMS, p.RetrieveMS)
+	if p.Candidates < 0 {
+		return nil, fmt.Errorf("field candidates: %d; want a count of 0 or more", p.Candidates)
 	}
 	var presence struct {
 		Units []struct {
@@ -176,6 +180,9 @@ func parsePrediction(line []byte) (*Prediction, error) {
 		}
 		if presence.Units[i].End == nil {
 			return nil, fmt.Errorf("field units[%d].end_line: missing", i)
+		}
+		if u.Tokens < 0 {
+			return nil, fmt.Errorf("field units[%d].tokens: %d; want a count of 0 or more", i, u.Tokens)
 		}
 	}
 	return &p, nil

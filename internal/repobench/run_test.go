@@ -160,6 +160,14 @@ func TestRunErrors(t *testing.T) {
 		{"other settings", states,
 			`{"state_id":"s1","method":"first","config":"v0","units":[],"retrieve_ms":1}` + "\n",
 			`pred.jsonl: its answers were made with config "v0", this run's first is "v1"`},
+		// A time no run records is refused, not resumed into the
+		// latency figures.
+		{"huge time", states,
+			`{"state_id":"s1","method":"first","config":"v1","units":[],"retrieve_ms":1e308}` + "\n",
+			`pred.jsonl:1: field retrieve_ms: 1e+308; want a time of 0 ms or more, up to a day`},
+		{"negative time", states,
+			`{"state_id":"s1","method":"first","config":"v1","units":[],"retrieve_ms":1,"select_ms":-1}` + "\n",
+			`pred.jsonl:1: field select_ms: -1; want a time of 0 ms or more, up to a day`},
 		{"malformed middle line", states,
 			"{\"state_id\"\n" + `{"state_id":"s1","method":"first","units":[]}` + "\n", "pred.jsonl:1: malformed JSON"},
 		{"selection fails", []*mss.State{{StateID: "s9", Repo: "acme/widget", BaseCommit: fx.c1, InformationNeed: "no lines"}},
