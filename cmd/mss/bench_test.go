@@ -226,6 +226,26 @@ func TestBenchScoreChecksBudgetsFirst(t *testing.T) {
 	}
 }
 
+// On a track whose states all have one group, the curve's column of
+// states with two or more groups holds no figure, not a 0.0.
+func TestBenchScoreBudgetsOneGroup(t *testing.T) {
+	fx := newBenchFixture(t)
+	labels := filepath.Join(fx.dir, "one-group.jsonl")
+	benchJSONL(t, labels,
+		map[string]any{"state_id": "w-1:before_search", "required_groups": []map[string]any{{"path": "grid.py", "lines": [][2]int{{6, 6}}}}},
+		map[string]any{"state_id": "w-1:after_file_inspection", "required_groups": []map[string]any{{"path": "lookup.py", "lines": [][2]int{{11, 11}}}}})
+	out, _, err := runBench(t, newBenchScoreCmd, "--states", fx.states, "--labels", labels,
+		"--mirror-root", fx.root, "--predictions", fx.bm25, "--budgets", "5,6144")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "budget curve  C@5 B=5  C@5 B=6144  2+ groups B=5  2+ groups B=6144\n" +
+		"bm25          0.0      100.0       -              -\n"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("budget curve:\n%s\nwant it to end with\n%s", out, want)
+	}
+}
+
 func TestBenchRepo(t *testing.T) {
 	fx := newBenchFixture(t)
 	pred := filepath.Join(fx.dir, "out", "pred.jsonl")

@@ -37,6 +37,12 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 	if err != nil {
 		return err
 	}
+	// With no state of two or more groups there is no figure for them:
+	// the column shows "-", not a 0.0 no answer scored.
+	two := false
+	for _, st := range l.States {
+		two = two || len(l.Labels[st.StateID].RequiredGroups) >= 2
+	}
 	type row struct{ all, two []float64 }
 	rows := map[string]*row{}
 	for _, b := range budgets {
@@ -67,7 +73,14 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 	for _, m := range ps.Methods() {
 		r := rows[m]
 		var cols []string
-		for _, v := range append(append([]float64(nil), r.all...), r.two...) {
+		for _, v := range r.all {
+			cols = append(cols, fmt.Sprintf("%.1f", v))
+		}
+		for _, v := range r.two {
+			if !two {
+				cols = append(cols, "-")
+				continue
+			}
 			cols = append(cols, fmt.Sprintf("%.1f", v))
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", m, strings.Join(cols, "\t"))
