@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -622,22 +623,23 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 		fmt.Fprintf(tw, "\t%s fused\tlearned\tfused 2+\tlearned 2+", m)
 	}
 	fmt.Fprintln(tw)
-	sum := make([]float64, 4*len(methods))
+	var mean foldMeans
 	for _, r := range res {
 		fmt.Fprintf(tw, "%d\t%d\t%s", r.Fold, r.States, strings.Join(r.Repos, " "))
-		for k, m := range methods {
-			v := []float64{r.Fused[m], r.Learned[m], r.Fused2[m], r.Learned2[m]}
-			for j, x := range v {
-				fmt.Fprintf(tw, "\t%.1f", 100*x)
-				sum[4*k+j] += x
-			}
+		var v []float64
+		for _, m := range methods {
+			v = append(v, r.Fused[m], r.Learned[m], r.Fused2[m], r.Learned2[m])
+		}
+		mean.add(v)
+		for _, x := range v {
+			fmt.Fprintf(tw, "\t%s", percentCell(x))
 		}
 		fmt.Fprintln(tw)
 	}
-	if n := float64(len(res)); n > 0 {
+	if len(res) > 0 {
 		fmt.Fprint(tw, "mean\t\t")
-		for _, s := range sum {
-			fmt.Fprintf(tw, "\t%.1f", 100*s/n)
+		for _, x := range mean.means() {
+			fmt.Fprintf(tw, "\t%s", percentCell(x))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -748,22 +750,58 @@ func writeVariantFolds(ctx context.Context, w io.Writer, t *repobench.Tuner, fol
 func writeFolds(w io.Writer, res []repobench.FoldResult, method, control string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "fold\tstates\trepositories\t%s start C@5\tfitted C@5\t%s C@5\tstart C@5 2+\tfitted C@5 2+\t%s C@5 2+\n", method, control, control)
-	var sum [6]float64
-	for _, r := range res {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", r.Fold, r.States, strings.Join(r.Repos, " "),
-			100*r.Start, 100*r.Tuned, 100*r.Control, 100*r.Start2, 100*r.Tuned2, 100*r.Control2)
-		for i, v := range []float64{r.Start, r.Tuned, r.Control, r.Start2, r.Tuned2, r.Control2} {
-			sum[i] += v
+	var mean foldMeans
+	row := func(head string, v []float64) {
+		fmt.Fprint(tw, head)
+		for _, x := range v {
+			fmt.Fprintf(tw, "\t%s", percentCell(x))
 		}
+		fmt.Fprintln(tw)
 	}
-	n := float64(len(res))
-	if n > 0 {
-		fmt.Fprintf(tw, "mean\t\t\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", 100*sum[0]/n, 100*sum[1]/n, 100*sum[2]/n, 100*sum[3]/n, 100*sum[4]/n, 100*sum[5]/n)
+	for _, r := range res {
+		v := []float64{r.Start, r.Tuned, r.Control, r.Start2, r.Tuned2, r.Control2}
+		mean.add(v)
+		row(fmt.Sprintf("%d\t%d\t%s", r.Fold, r.States, strings.Join(r.Repos, " ")), v)
+	}
+	if len(res) > 0 {
+		row("mean\t\t", mean.means())
 	}
 	tw.Flush()
 	for _, r := range res {
 		fmt.Fprintf(w, "fold %d fitted on the other folds (objective %.4f): %s\n", r.Fold, r.TrainObjective, r.Fitted)
 	}
+}
+
+// foldMeans averages the folds' figures column by column, each over the
+// folds that have it: a fold with no state of two or more groups has no
+// figure for them (NaN), and counting it as 0 would pull the mean down.
+type foldMeans struct {
+	sum []float64
+	n   []int
+}
+
+func (f *foldMeans) add(v []float64) {
+	for len(f.sum) < len(v) {
+		f.sum, f.n = append(f.sum, 0), append(f.n, 0)
+	}
+	for i, x := range v {
+		if !math.IsNaN(x) {
+			f.sum[i] += x
+			f.n[i]++
+		}
+	}
+}
+
+// means are the columns' means, NaN for a column no fold has.
+func (f *foldMeans) means() []float64 {
+	out := make([]float64, len(f.sum))
+	for i := range out {
+		out[i] = math.NaN()
+		if f.n[i] > 0 {
+			out[i] = f.sum[i] / float64(f.n[i])
+		}
+	}
+	return out
 }
 
 // orderFileCheck accepts an empty file or an order model's file (any

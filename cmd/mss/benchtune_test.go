@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -433,4 +434,78 @@ func TestBenchTuneFitParams(t *testing.T) {
 	if len(tried) != 2 || !tried["reach_weight"] || !tried["reach_share"] {
 		t.Errorf("parameters tried %v, want reach_weight and reach_share alone; log:\n%s", tried, log)
 	}
+}
+
+// A fold whose states all have one group has no figure for states with
+// two or more: its cells show "-", and the mean of those columns is over
+// the folds that have them, not pulled down by a 0.
+func TestBenchTuneFoldWithoutTwoGroups(t *testing.T) {
+	fx := newBenchFixture(t)
+	fx.secondRepository(t)
+	data, err := os.ReadFile(fx.labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// g-1:before_search keeps its first group only.
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `"g-1:before_search"`) {
+			lines[i] = strings.Replace(l, `,{"lines":[[6,6]],"path":"grid.py"}`, "", 1)
+		}
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), `{"required_groups":[{"lines":[[11,11]],"path":"lookup.py"}],"state_id":"g-1:before_search"}`) {
+		t.Fatalf("labels not cut to one group:\n%s", strings.Join(lines, "\n"))
+	}
+	benchWrite(t, fx.labels, strings.Join(lines, "\n")+"\n")
+	cache := filepath.Join(fx.dir, "cache.jsonl")
+	args := []string{"--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root, "--cache", cache, "--folds", "2"}
+	for _, mode := range [][]string{{"--fit-order", "--order-trees", "0"}, {"--fit", "--rounds", "1", "--params", "reach_weight"}} {
+		out, _, err := runBench(t, newBenchTuneCmd, append(args, mode...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string][]string{}
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) > 3 && f[2] == "acme/gadget":
+				rows["gadget"] = f[3:]
+			case len(f) > 3 && f[2] == "acme/widget":
+				rows["widget"] = f[3:]
+			case len(f) > 1 && f[0] == "mean":
+				rows["mean"] = f[1:]
+			}
+		}
+		g, w, m := rows["gadget"], rows["widget"], rows["mean"]
+		if len(g) == 0 || len(g) != len(w) || len(w) != len(m) {
+			t.Fatalf("%v: fold rows not found:\n%s", mode, out)
+		}
+		for i := range g {
+			two := strings.Contains(columnName(t, out, i), "2+")
+			switch {
+			case two && g[i] != "-":
+				t.Errorf("%v: column %d of the fold without two groups: %q, want -\n%s", mode, i, g[i], out)
+			case two && m[i] != w[i]:
+				t.Errorf("%v: mean of column %d: %q, want the other fold's %q\n%s", mode, i, m[i], w[i], out)
+			case !two && g[i] == "-":
+				t.Errorf("%v: column %d: -, want a figure\n%s", mode, i, out)
+			}
+		}
+	}
+}
+
+// columnName is the header of the i-th figure column of a fold table
+// (after fold, states and repositories).
+func columnName(t *testing.T, out string, i int) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "fold ") {
+			cols := regexp.MustCompile(`\S+(?: \S+)*`).FindAllString(l, -1)
+			if i+3 < len(cols) {
+				return cols[i+3]
+			}
+		}
+	}
+	t.Fatalf("no header with a column %d:\n%s", i, out)
+	return ""
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -24,6 +25,15 @@ func checkBudgets(budgets []int) error {
 // budgetCurve prints every method's complete@5, overall and on states with
 // two or more groups, at each budget: a method that covers as much with
 // fewer tokens is better. Each figure is score.py's C@5 at --budget B.
+// percentCell is a share (0 to 1) as a percentage with one decimal, or
+// "-" for NaN, a mean over no states.
+func percentCell(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", 100*x)
+}
+
 func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []int) error {
 	if err := checkBudgets(budgets); err != nil {
 		return err
@@ -36,12 +46,6 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 	ps, err := loadPredictions(io.Discard, preds, l)
 	if err != nil {
 		return err
-	}
-	// With no state of two or more groups there is no figure for them:
-	// the column shows "-", not a 0.0 no answer scored.
-	two := false
-	for _, st := range l.States {
-		two = two || len(l.Labels[st.StateID].RequiredGroups) >= 2
 	}
 	type row struct{ all, two []float64 }
 	rows := map[string]*row{}
@@ -57,8 +61,8 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 				r = &row{}
 				rows[ms.Method] = r
 			}
-			r.all = append(r.all, 100*repobench.MeanC5(ms.States))
-			r.two = append(r.two, 100*repobench.Mean2(ms.States))
+			r.all = append(r.all, repobench.MeanC5(ms.States))
+			r.two = append(r.two, repobench.Mean2(ms.States))
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -73,15 +77,10 @@ func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []i
 	for _, m := range ps.Methods() {
 		r := rows[m]
 		var cols []string
-		for _, v := range r.all {
-			cols = append(cols, fmt.Sprintf("%.1f", v))
-		}
-		for _, v := range r.two {
-			if !two {
-				cols = append(cols, "-")
-				continue
-			}
-			cols = append(cols, fmt.Sprintf("%.1f", v))
+		// With no state of two or more groups their columns hold no
+		// figure: "-", not a 0.0 no answer scored.
+		for _, v := range append(append([]float64(nil), r.all...), r.two...) {
+			cols = append(cols, percentCell(v))
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", m, strings.Join(cols, "\t"))
 	}

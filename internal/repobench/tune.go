@@ -3,6 +3,7 @@ package repobench
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -316,7 +317,8 @@ type FoldResult struct {
 	Start2, Tuned2, Control2 float64
 }
 
-// Mean2 is the mean complete@5 over states with two or more groups.
+// Mean2 is the mean complete@5 over states with two or more groups, NaN
+// when rows hold none: no figure, which a 0 would pass for.
 func Mean2(rows []StateScore) float64 {
 	var s float64
 	n := 0
@@ -327,7 +329,7 @@ func Mean2(rows []StateScore) float64 {
 		}
 	}
 	if n == 0 {
-		return 0
+		return math.NaN()
 	}
 	return s / float64(n)
 }
