@@ -19,7 +19,7 @@ import (
 // returns the predictions it already holds, by state id. Every complete
 // line must be a prediction of method for a state the states file holds,
 // made live with one configuration (a replay's answers carry no timings),
-// or it is an error and the file is left as it is. A last line without
+// each state once, or it is an error and the file is left as it is. A last line without
 // its newline that is the start of a prediction record (a killed run cut
 // it short) is removed from the file and reported through notice; one
 // that is a whole record gets its newline back; anything else is an error.
@@ -42,6 +42,7 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 		cut = bytes.LastIndexByte(data, '\n') + 1
 	}
 	lineNo := 0
+	lineOf := map[string]int{}
 	var config *string
 	take := func(line []byte) error {
 		p, err := parsePrediction(line)
@@ -54,6 +55,12 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 		if !known[p.StateID] {
 			return fmt.Errorf("%s:%d: field state_id: %q is not in the states file; use another --output", path, lineNo, p.StateID)
 		}
+		// A run answers a state once: a second answer is another run's,
+		// and the file rewritten in states-file order would keep one of
+		// the two without a word.
+		if prev, again := lineOf[p.StateID]; again {
+			return fmt.Errorf("%s:%d: field state_id: %q answered already on line %d; use another --output", path, lineNo, p.StateID, prev)
+		}
 		// A live run times every retrieval (to the microsecond, never
 		// 0); a replay from a cache records no timing.
 		if p.RetrieveMS == 0 {
@@ -65,6 +72,7 @@ func Resume(path, method string, known map[string]bool, notice func(string)) (ma
 			return fmt.Errorf("%s:%d: field config: %q, but the lines before it have %q: answers of two configurations; use another --output", path, lineNo, p.Config, *config)
 		}
 		done[p.StateID] = p
+		lineOf[p.StateID] = lineNo
 		return nil
 	}
 	for _, line := range bytes.Split(data[:cut], []byte("\n")) {
