@@ -2,6 +2,7 @@ package repobench
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/missingcomplement/mss/internal/stats"
 )
@@ -70,7 +71,9 @@ func PairRows(base, method *MethodScore, metric string) (strata []string, rows m
 		if !ok {
 			return nil, nil, fmt.Errorf("metric %q not scored (scored: complete@k, group_recall@k, necessity@k, tokens@k, observed_units@k for k in %v)", metric, base.Ks)
 		}
-		r := PairedRow{Cluster: a.Repo, A: va, B: b.Metrics[metric]}
+		// One repository is one cluster however a state spells its name,
+		// as it is one index and one fold.
+		r := PairedRow{Cluster: strings.ToLower(a.Repo), A: va, B: b.Metrics[metric]}
 		rows[AllStates] = append(rows[AllStates], r)
 		for _, s := range a.Strata() {
 			rows[s] = append(rows[s], r)

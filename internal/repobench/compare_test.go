@@ -81,3 +81,36 @@ func TestCompare(t *testing.T) {
 		t.Errorf("different states: got %v", err)
 	}
 }
+
+// States of one repository are one cluster of the bootstrap however
+// their repo field is cased, as they are one index and one fold.
+func TestCompareClustersFoldCase(t *testing.T) {
+	rows := func(method string, c5 ...float64) *MethodScore {
+		repos := []string{"o/x", "O/X", "o/y", "o/y"}
+		var rs []StateScore
+		for i, v := range c5 {
+			rs = append(rs, row(string(rune('a'+i)), repos[i], "before_search", 1, v))
+		}
+		ms := scoreOf(method, rs)
+		ms.Strata = map[string]*Stratum{"before_search": {}, OneGroup: {}}
+		return ms
+	}
+	folded := func(method string, c5 ...float64) *MethodScore {
+		ms := rows(method, c5...)
+		for i := range ms.States {
+			ms.States[i].Repo = strings.ToLower(ms.States[i].Repo)
+		}
+		return ms
+	}
+	got, err := Compare(rows("a", 0, 0, 0, 0), rows("b", 1, 0, 1, 1), "complete@5", 500, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Compare(folded("a", 0, 0, 0, 0), folded("b", 1, 0, 1, 1), "complete@5", 500, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("a repository spelled two ways (-as one cluster +got):\n%s", diff)
+	}
+}
