@@ -170,12 +170,17 @@ func TestBenchBadInput(t *testing.T) {
 	noRepo := filepath.Join(fx.dir, "no-repo.jsonl")
 	states, _ := os.ReadFile(fx.states)
 	benchWrite(t, noRepo, strings.Replace(string(states), `"repo":"acme/widget"`, `"repo":"acme/gadget"`, 1))
+	fewLabels := filepath.Join(fx.dir, "few-labels.jsonl")
+	labels, _ := os.ReadFile(fx.labels)
+	benchWrite(t, fewLabels, strings.SplitAfter(string(labels), "\n")[0])
 	tests := []struct {
 		name  string
 		build func() *cobra.Command
 		args  []string
 		want  []string
 	}{
+		{"state without a label", newBenchScoreCmd, []string{"--states", fx.states, "--labels", fewLabels, "--predictions", fx.bm25},
+			[]string{`states.jsonl:2: field state_id: "w-1:after_file_inspection" has no label in ` + fewLabels}},
 		{"malformed state", newBenchScoreCmd, []string{"--states", badStates, "--labels", fx.labels, "--predictions", fx.bm25},
 			[]string{"bad-states.jsonl:2: field base_commit: missing or empty"}},
 		{"missing mirror", newBenchScoreCmd, []string{"--states", noMirror, "--labels", fx.labels, "--predictions", fx.bm25},

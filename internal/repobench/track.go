@@ -40,9 +40,9 @@ func LoadTrack(statesPath, labelsPath, mirrorRoot string) (*Track, error) {
 		if t.Labels, err = LoadLabels(labelsPath); err != nil {
 			return nil, err
 		}
-		for _, s := range states {
+		for i, s := range states {
 			if t.Labels[s.StateID] == nil {
-				return nil, fmt.Errorf("%s: no label for state %s of %s", labelsPath, s.StateID, statesPath)
+				return nil, fmt.Errorf("%s:%d: field state_id: %q has no label in %s; give the labels of this states file", statesPath, lines[i], s.StateID, labelsPath)
 			}
 		}
 	}
