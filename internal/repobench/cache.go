@@ -7,11 +7,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/missingcomplement/mss"
@@ -255,7 +257,7 @@ func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 			rec = CacheRecord{Kind: h.Kind, Key: h.Key, Format: h.Format, StateID: h.StateID}
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%s:%d: %w", path, n, err)
+			return 0, fmt.Errorf("%s:%d: %w", path, n, cacheDecodeError(line, err))
 		}
 		if field, _, dup := jsonkey.Repeated(line); dup {
 			return 0, fmt.Errorf("%s:%d: field %s: given twice; each field is named once", path, n, field)
@@ -290,6 +292,45 @@ func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 		fn(&rec)
 		good += int64(len(line))
 	}
+}
+
+// cacheDecodeError names the field of a cache record whose value has the
+// wrong type by its place in the record ("candidates[3].unit.start_line"),
+// rather than by Go's types (a unit decodes through unitFields). A unit
+// decodes itself, so the error's offset is within the unit: the element
+// is found by decoding the list's elements one by one.
+func cacheDecodeError(line []byte, err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" {
+		return err
+	}
+	field := strings.ReplaceAll(te.Field, "unitFields.", "")
+	var lists struct {
+		Units      []json.RawMessage `json:"units"`
+		Candidates []json.RawMessage `json:"candidates"`
+	}
+	if json.Unmarshal(line, &lists) == nil {
+		for _, l := range []struct {
+			name  string
+			elems []json.RawMessage
+			elem  func() any
+		}{
+			{"units", lists.Units, func() any { return &mss.Unit{} }},
+			{"candidates", lists.Candidates, func() any { return &mss.Candidate{} }},
+		} {
+			rest, ok := strings.CutPrefix(field, l.name+".")
+			if !ok {
+				continue
+			}
+			for i, e := range l.elems {
+				if json.Unmarshal(e, l.elem()) != nil {
+					field = fmt.Sprintf("%s[%d].%s", l.name, i, rest)
+					break
+				}
+			}
+		}
+	}
+	return fmt.Errorf("field %s: got JSON %s, want %s", field, te.Value, te.Type)
 }
 
 // checkRecord refuses a record whose units could not have been

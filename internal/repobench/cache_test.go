@@ -126,6 +126,11 @@ func TestCacheRefusesBadUnits(t *testing.T) {
 		{file + state(`{"id":"x","path":"a.py","start_line":-5,"end_line":2}`), ":2: field candidates[1].unit: lines -5-2"},
 		{file + state(`{"id":"x","start_line":1,"end_line":2}`), ":2: field candidates[1].unit.path: empty"},
 		{`{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":0,"end_line":2}]}` + "\n", ":1: field units[0]: lines 0-2"},
+		// A value of the wrong type is named by its place in the record,
+		// not by Go's types.
+		{file + state(`{"id":"x","path":"a.py","start_line":"1","end_line":2}`), ":2: field candidates[1].unit.start_line: got JSON string, want int"},
+		{file + strings.Replace(state(`{"id":"x","path":"a.py","start_line":1,"end_line":2}`), `"score":0.5`, `"score":"high"`, 1), ":2: field candidates[1].score: got JSON string, want float64"},
+		{`{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":1,"end_line":2},{"id":"a2","path":"a.py","start_line":3,"end_line":true}]}` + "\n", ":1: field units[1].end_line: got JSON bool, want int"},
 	} {
 		path := filepath.Join(t.TempDir(), "c.jsonl")
 		writeFile(t, path, tc.data)
