@@ -93,6 +93,9 @@ func parseJSONL(name string, data []byte) (*Trajectory, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
+	if len(t.Steps) == 0 {
+		return nil, fmt.Errorf("%s: empty input: no step (one JSON object a line)", name)
+	}
 	return t, nil
 }
 
@@ -114,8 +117,13 @@ func jsonlStep(js JSONLStep) (Step, error) {
 			return st, fmt.Errorf("field path: %q is not a repository path", js.Path)
 		}
 	}
-	if js.StartLine < 0 || js.EndLine < 0 {
-		return st, fmt.Errorf("field start_line/end_line: negative line (%d-%d)", js.StartLine, js.EndLine)
+	for _, f := range []struct {
+		name string
+		line int
+	}{{"start_line", js.StartLine}, {"end_line", js.EndLine}} {
+		if f.line < 0 {
+			return st, fmt.Errorf("field %s: %d; want a line of 1 or more (0 or none: the whole file)", f.name, f.line)
+		}
 	}
 	if js.EndLine != 0 && js.StartLine > js.EndLine {
 		return st, fmt.Errorf("field end_line: %d is before start_line %d", js.EndLine, js.StartLine)

@@ -191,6 +191,9 @@ func TestParseErrors(t *testing.T) {
 		{SERBench, `{"state_id": "x"}`, "no field trajectory_prefix"},
 		{SERBench, `{"state_id": "x", "trajectory_prefix": [{"action_type": "repo_search", "search_results": [{"path": "a.py", "line_start": 4, "line_end": 1}]}]}`, "trajectory_prefix[0]: search_results[0]: bad line range"},
 		{SERBench, ``, "empty input"},
+		{JSONL, "\n  \n", "in.jsonl: empty input: no step"},
+		{JSONL, `{"tool": "read_file", "path": "a.py", "start_line": -1, "end_line": 0}`, "in.jsonl:1: field start_line: -1; want a line of 1 or more"},
+		{JSONL, `{"tool": "read_file", "path": "a.py", "start_line": 2, "end_line": -3}`, "in.jsonl:1: field end_line: -3; want a line of 1 or more"},
 		// Bytes that are not UTF-8 (a Latin-1 file printed raw) and half a
 		// surrogate pair would be read as U+FFFD: refused by line and field.
 		{JSONL, "{\"tool\": \"plan\"}\n{\"tool\": \"bash\", \"output\": \"caf\xe9\"}", "in.jsonl:2: field output: not UTF-8 text"},
