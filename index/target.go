@@ -160,7 +160,7 @@ func checkTarget(dbPath string, owned bool) (damaged bool, err error) {
 	if owned {
 		return true, nil
 	}
-	return false, refuse("exists and is not an mss index")
+	return false, refuse("exists and is another program's file")
 }
 
 // sqliteAppID returns the application id in the SQLite header of the
