@@ -287,6 +287,10 @@ func TestWorkTreeGone(t *testing.T) {
 	if st := svc.Status(); st.Status != StateError || !strings.Contains(st.Error, "cannot be scanned") {
 		t.Errorf("status with the tree gone: %s %q; want %s naming the scan", st.Status, st.Error, StateError)
 	}
+	// Without the token, the error names the tree by its base name.
+	if st := svc.Status().Public(); strings.Contains(st.Error, dir) || !strings.Contains(st.Error, filepath.Base(dir)) {
+		t.Errorf("public status with the tree gone: %q; want the tree's base name, not %s", st.Error, dir)
+	}
 	if err := os.Rename(dir+".away", dir); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,14 +62,23 @@ type BuildStatus struct {
 }
 
 // Public is st without absolute paths: what an unauthenticated caller sees.
+// An error keeps the base name of each path it names (the work tree's, an
+// index file's outside it).
 func (st Status) Public() Status {
 	st.Repo = ""
 	if st.Index != nil {
 		in := st.Index.Public()
 		st.Index = &in
 	}
+	st.Error = absPath.ReplaceAllStringFunc(st.Error, func(m string) string {
+		at := strings.IndexByte(m, '/')
+		return m[:at] + filepath.Base(m[at:])
+	})
 	return st
 }
+
+// absPath matches an absolute path in a message, with what precedes it.
+var absPath = regexp.MustCompile(`(^|[\s(:'"=])/[^\s:'"()]+`)
 
 // Status reports the service's state.
 func (s *Service) Status() Status {
