@@ -34,8 +34,10 @@ type Unit struct {
 	Hash    string `json:"hash,omitempty"` // hex sha256 of Content
 	Tokens  int    `json:"tokens"`         // TokenCost(Content)
 
-	// Symbols lists every symbol a delivered unit holds, in line order
-	// (a unit grown into its neighbours holds several).
+	// Symbols lists every symbol a delivered unit holds, unit by unit in
+	// line order (a unit grown into its neighbours holds several); a
+	// unit named for nothing (a run of module statements) gives the
+	// names it defines, in alphabetical order.
 	Symbols []string `json:"symbols,omitempty"`
 
 	// What the unit knows about names, filled by repository segmentation;

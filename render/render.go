@@ -142,10 +142,11 @@ func numbered(w io.Writer, text string, first int) error {
 	return nil
 }
 
-// Symbols lists the symbols a run of units holds, in line order, each
-// once: every unit's listed Symbols, else its own Symbol (and, for a type
-// declaration, the other types it defines), else (a unit named for
-// nothing, such as a run of module statements) the names it defines.
+// Symbols lists the symbols a run of units holds, unit by unit in line
+// order, each once: every unit's listed Symbols, else its own Symbol
+// (and, for a type declaration, the other types it defines), else (a
+// unit named for nothing, such as a run of module statements) the names
+// it defines, which the index keeps sorted.
 func Symbols(run []mss.Unit) []string {
 	var out []string
 	seen := map[string]bool{}
