@@ -99,35 +99,15 @@ func TestHiddenIndexedFileEdited(t *testing.T) {
 // project's, beside an indexed file or not, is indexed by the scan that
 // sees it; git's own directory changing (git status) builds nothing.
 func TestHiddenDirectoryNewFile(t *testing.T) {
-	dir := t.TempDir()
-	gittest.Run(t, dir, "init", "-q", "-b", "main")
-	gittest.WriteTree(t, dir, map[string]string{
+	dir := agedRepo(t, map[string]string{
 		".tools/sub/walrus.py": "def hidden_walrus_tool(v):\n    return v + 1\n",
 		".tools/README":        "tools\n",
 		"main.py":              "def visible(x):\n    return x\n",
-	})
-	gittest.Run(t, dir, "add", "-A")
-	gittest.Run(t, dir, "commit", "-q", "-m", "init")
-	old := time.Now().Add(-time.Hour)
-	for _, p := range []string{".tools/sub/walrus.py", ".tools/README", ".tools/sub", ".tools", "main.py"} {
-		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
-	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	}, ".tools/sub/walrus.py", ".tools/README", ".tools/sub", ".tools", "main.py")
+	svc := watchingService(t, dir)
 	find := func(name string, generation int) {
 		t.Helper()
-		resp, err := svc.Search(context.Background(), name, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(resp.Units) != 1 || !strings.Contains(resp.Units[0].Content, "def "+name) {
-			t.Fatalf("search %s: units %v, warnings %v; want its definition", name, resp.Units, resp.Warnings)
-		}
+		findDef(t, svc, name)
 		if g := svc.Info().Generation; g != generation {
 			t.Errorf("search %s: generation %d, want %d", name, g, generation)
 		}
@@ -139,6 +119,48 @@ func TestHiddenDirectoryNewFile(t *testing.T) {
 	find("brand_new_tool", 2)
 	gittest.WriteTree(t, dir, map[string]string{".tools/sub/deeper.py": "def deeper_tool():\n    return 3\n"})
 	find("deeper_tool", 3)
+}
+
+// agedRepo makes a git work tree of files, committed, whose paths aged
+// (files and directories) are an hour old, so that a scan tells any
+// later change from them.
+func agedRepo(t *testing.T, files map[string]string, aged ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
+	gittest.WriteTree(t, dir, files)
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "init")
+	old := time.Now().Add(-time.Hour)
+	for _, p := range aged {
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// watchingService serves dir with a scan before every request.
+func watchingService(t *testing.T, dir string) *Service {
+	t.Helper()
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// findDef searches svc for name and wants its definition alone.
+func findDef(t *testing.T, svc *Service, name string) {
+	t.Helper()
+	resp, err := svc.Search(context.Background(), name, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Units) != 1 || !strings.Contains(resp.Units[0].Content, "def "+name) {
+		t.Fatalf("search %s: units %v, warnings %v; want its definition", name, resp.Units, resp.Warnings)
+	}
 }
 
 // TestIndexInHiddenDirectory: an index kept in a hidden directory of the
@@ -170,47 +192,23 @@ func TestIndexInHiddenDirectory(t *testing.T) {
 // the scan that sees it, whether the directories above it existed at
 // the last build or were made by it.
 func TestHiddenDirectoryNewSubdirectory(t *testing.T) {
-	dir := t.TempDir()
-	gittest.Run(t, dir, "init", "-q", "-b", "main")
-	gittest.WriteTree(t, dir, map[string]string{
+	dir := agedRepo(t, map[string]string{
 		"main.py":        "def visible(x):\n    return x\n",
 		".tools/a/notes": "",
 		".github/OWNERS": "",
 		".gitignore":     ".tools/a/notes\n",
-	})
-	gittest.Run(t, dir, "add", "-A")
-	gittest.Run(t, dir, "commit", "-q", "-m", "init")
-	old := time.Now().Add(-time.Hour)
-	for _, p := range []string{"main.py", ".tools/a/notes", ".tools/a", ".tools", ".github/OWNERS", ".github"} {
-		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
-	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Nanosecond, FreshWait: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	find := func(name string) {
-		t.Helper()
-		resp, err := svc.Search(context.Background(), name, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(resp.Units) != 1 || !strings.Contains(resp.Units[0].Content, "def "+name) {
-			t.Fatalf("search %s: units %v, warnings %v; want its definition", name, resp.Units, resp.Warnings)
-		}
-	}
-	find("visible")
+	}, "main.py", ".tools/a/notes", ".tools/a", ".tools", ".github/OWNERS", ".github")
+	svc := watchingService(t, dir)
+	findDef(t, svc, "visible")
 	gittest.WriteTree(t, dir, map[string]string{".tools/a/b/new_deep_tool.py": "def new_deep_tool():\n    return 2\n"})
-	find("new_deep_tool")
+	findDef(t, svc, "new_deep_tool")
 	// The directories first, seen by a scan, then the file.
 	if err := os.MkdirAll(filepath.Join(dir, ".github", "x", "y"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	find("visible")
+	findDef(t, svc, "visible")
 	gittest.WriteTree(t, dir, map[string]string{".github/x/y/z_workflow_tool.py": "def z_workflow_tool():\n    return 3\n"})
-	find("z_workflow_tool")
+	findDef(t, svc, "z_workflow_tool")
 }
 
 // TestScanTreeHiddenDirectories: a scan stamps every directory of a
