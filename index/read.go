@@ -185,6 +185,9 @@ package index
 //	feature 37: a chained assignment (a = b = 1) defines every name it
 //	           assigns, and what the blocks of a Python module's (or
 //	           class's) if, try, with and for define is the module's.
+//	feature 38: a JavaScript destructuring declaration defines every
+//	           name its pattern binds, and a JavaScript class field its
+//	           name.
 
 import (
 	"context"
@@ -205,7 +208,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 37
+	FeatureVersion = 38
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

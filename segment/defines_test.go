@@ -75,3 +75,24 @@ else:
 		t.Errorf("defines %v, want %v", got, want)
 	}
 }
+
+// TestJavaScriptPatternsAndFieldsDefine: a destructuring declaration
+// defines every name its pattern binds (not the properties it reads),
+// and a class's fields are the class's names, static or not.
+func TestJavaScriptPatternsAndFieldsDefine(t *testing.T) {
+	src := []byte("export class Store {\n  static count = 2\n  items = []\n\n  add(x) {\n    this.items.push(x)\n  }\n}\n\n" +
+		"let [first, , ...others] = pair()\nconst { alpha, beta: renamed, gamma = 3, ...restOf } = obj\n")
+	for _, path := range []string{"s.js", "s.ts"} {
+		r := Segment(path, src)
+		checkTiling(t, path, src, r.Units)
+		var got []string
+		for _, u := range r.Units {
+			got = append(got, u.Defines...)
+		}
+		slices.Sort(got)
+		want := []string{"Store", "add", "alpha", "count", "first", "gamma", "items", "others", "renamed", "restOf"}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: defines %v, want %v", path, got, want)
+		}
+	}
+}

@@ -39,12 +39,14 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 		return
 	}
 	src := w.f.src
-	add := func(x *node) {
+	var add func(x *node)
+	add = func(x *node) {
 		if x == nil {
 			return
 		}
 		switch x.Type() {
-		case "identifier", "field_identifier", "type_identifier", "constant", "property_identifier":
+		case "identifier", "field_identifier", "type_identifier", "constant", "property_identifier",
+			"shorthand_property_identifier_pattern":
 			if name := x.Content(src); len(name) >= minNameLen {
 				*out = append(*out, named{name, startRow(x)})
 			}
@@ -56,6 +58,16 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 					}
 				}
 			}
+		case "array_pattern", "object_pattern", "rest_pattern":
+			// JavaScript's let [a, b] = ... and const {a, b: c, ...d}
+			// = ... bind every name the pattern holds.
+			for _, c := range namedChildren(x) {
+				add(c)
+			}
+		case "pair_pattern":
+			add(x.ChildByFieldName("value"))
+		case "assignment_pattern", "object_assignment_pattern":
+			add(x.ChildByFieldName("left"))
 		}
 	}
 	t := n.Type()
@@ -99,6 +111,10 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 	case "call", "call_expression", "argument_list", "arguments", "block", "compound_statement",
 		"statement_block", "lambda", "arrow_function", "function_definition", "function_declaration":
 		return
+	}
+	if t == "field_definition" {
+		// A JavaScript class field (count = 2, static count = 2).
+		add(n.ChildByFieldName("property"))
 	}
 	if t == "var_spec" || t == "const_spec" {
 		// Go's var a, b = 1, 2 declares every name it lists.
