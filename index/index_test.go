@@ -72,11 +72,7 @@ export function renderPage(x) {
 // directory and the commit.
 func newRepo(t testing.TB, files map[string]string) (string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	gittest.Run(t, dir, "init", "-q", "-b", "main")
-	gittest.WriteTree(t, dir, files)
-	gittest.Run(t, dir, "add", "-A")
-	gittest.Run(t, dir, "commit", "-q", "-m", "init")
+	dir := gittest.Repo(t, files)
 	return dir, gittest.Run(t, dir, "rev-parse", "HEAD")
 }
 

@@ -126,11 +126,7 @@ func TestHiddenDirectoryNewFile(t *testing.T) {
 // later change from them.
 func agedRepo(t *testing.T, files map[string]string, aged ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	gittest.Run(t, dir, "init", "-q", "-b", "main")
-	gittest.WriteTree(t, dir, files)
-	gittest.Run(t, dir, "add", "-A")
-	gittest.Run(t, dir, "commit", "-q", "-m", "init")
+	dir := gittest.Repo(t, files)
 	old := time.Now().Add(-time.Hour)
 	for _, p := range aged {
 		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {

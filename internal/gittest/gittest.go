@@ -57,6 +57,19 @@ func WriteTree(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// Repo makes a git work tree in a new temporary directory holding files
+// (as WriteTree writes them), committed on branch main, and returns the
+// directory.
+func Repo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	Run(t, dir, "init", "-q", "-b", "main")
+	WriteTree(t, dir, files)
+	Run(t, dir, "add", "-A")
+	Run(t, dir, "commit", "-q", "-m", "init")
+	return dir
+}
+
 // Filler is a Python file of n small functions: a fixture's units that
 // no edit touches, so that an edit is a small share of them, as in any
 // repository worth an overlay.
