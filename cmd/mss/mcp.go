@@ -45,7 +45,7 @@ Logs go to stderr. See docs/serve.md.`,
 					return err
 				}
 			}
-			if err := sf.check(); err != nil {
+			if err := sf.check(listen); err != nil {
 				return err
 			}
 			stderr := &syncWriter{w: cmd.ErrOrStderr()}

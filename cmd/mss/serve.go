@@ -72,8 +72,9 @@ func (sf *serviceFlags) register(cmd *cobra.Command, listenDefault string) {
 }
 
 // check refuses limits that are zero or negative: a limit of 0 would not
-// mean "the default" silently, it would be a mistake.
-func (sf *serviceFlags) check() error {
+// mean "the default" silently, it would be a mistake. When listening it
+// also refuses a blank token (over stdio no request carries one).
+func (sf *serviceFlags) check(listening bool) error {
 	for _, l := range []struct {
 		flag string
 		v    int64
@@ -103,6 +104,9 @@ func (sf *serviceFlags) check() error {
 	}
 	if _, err := orderModel(sf.order); err != nil {
 		return err
+	}
+	if !listening {
+		return nil // over stdio no request carries a token
 	}
 	_, err := sf.token()
 	return err
@@ -244,7 +248,7 @@ change, so line numbers are always current. See docs/serve.md.`,
 			if err := sf.checkListen(); err != nil {
 				return err
 			}
-			if err := sf.check(); err != nil {
+			if err := sf.check(true); err != nil {
 				return err
 			}
 			stderr := &syncWriter{w: cmd.ErrOrStderr()}

@@ -70,9 +70,12 @@ func TestServeRefusesBadLimits(t *testing.T) {
 
 // TestMCPStdioShortClient: a client that sends its messages and closes
 // stdin at once gets its answers, bad lines answered with JSON-RPC
-// errors, and the index is complete on disk when mss mcp exits.
+// errors, and the index is complete on disk when mss mcp exits. A blank
+// token in the environment is no matter over stdio, where no request
+// carries one.
 func TestMCPStdioShortClient(t *testing.T) {
 	repo := recoverRepo(t)
+	t.Setenv("MSS_SERVE_TOKEN", " ")
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
