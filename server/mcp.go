@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -154,6 +155,38 @@ func checkArgs(req *mcp.CallToolRequest, v any) error {
 	return nil
 }
 
+// argTypes refuses a tool call whose arguments hold a value of the wrong
+// type for a field (a number past an int's range, 2.5 or 1e3 for a count,
+// a string for a list) with the message the HTTP API gives for it,
+// naming the field, as the tool's error; the SDK would answer with Go's
+// types. args gives a new value of each tool's arguments type.
+func argTypes(args map[string]func() any) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if method != "tools/call" || !ok || call.Params == nil || len(call.Params.Arguments) == 0 {
+				return next(ctx, method, req)
+			}
+			v, ok := args[call.Params.Name]
+			if !ok {
+				return next(ctx, method, req)
+			}
+			var typ *json.UnmarshalTypeError
+			if err := json.Unmarshal(call.Params.Arguments, v()); errors.As(err, &typ) {
+				body := call.Params.Arguments
+				msg := fmt.Sprintf("bad arguments: want an object, got JSON %s", typ.Value)
+				if field := mss.ElementField(body, typ.Field, typ.Offset); field != "" {
+					msg = fmt.Sprintf("field %s: want %v, got JSON %s", field, typ.Type, typ.Value)
+				}
+				res := textResult(msg)
+				res.IsError = true
+				return res, nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
 // checkArgsText refuses a tool's arguments that are not UTF-8 text, as
 // mss.ParseState refuses such a card: a JSON decoder would read each
 // such byte as U+FFFD.
@@ -213,6 +246,11 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mss", Version: version}, &mcp.ServerOptions{
 		Instructions: "Call recover_evidence with your current state to get the few source units your next decision still lacks; report files you read yourself with mark_observed.",
 	})
+	s.AddReceivingMiddleware(argTypes(map[string]func() any{
+		"recover_evidence": func() any { return new(RecoverArgs) },
+		"mark_observed":    func() any { return new(ObservedArgs) },
+		"search_code":      func() any { return new(SearchArgs) },
+	}))
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         "recover_evidence",
 		Description:  "Return the missing source evidence (4-8 intact functions/classes with path, lines, source) for your current state, excluding what you have already seen.",

@@ -267,6 +267,33 @@ func TestMCPRefusesRepeatedKeys(t *testing.T) {
 	}
 }
 
+// TestMCPRefusesWrongTypes: a value of the wrong type for a field (a
+// count past an int's range, a fraction, a string for a line) is refused
+// with the HTTP API's message, naming the field, not Go's types.
+func TestMCPRefusesWrongTypes(t *testing.T) {
+	svc, _ := newTestService(t, nil)
+	cs := connect(t, svc)
+	for _, tc := range []struct{ tool, args, want string }{
+		{"recover_evidence", `{"issue": "x", "budget_tokens": 1e400}`, "field budget_tokens: want int, got JSON number 1e400"},
+		{"recover_evidence", `{"issue": "x", "budget_tokens": 99999999999999999999}`, "field budget_tokens: want int, got JSON number 99999999999999999999"},
+		{"recover_evidence", `{"issue": "x", "max_units": 2.5}`, "field max_units: want int, got JSON number 2.5"},
+		{"mark_observed", `{"observed_spans": [{"path": "a.py", "start_line": "1", "end_line": 2}]}`, "field observed_spans[0].start_line: want int, got JSON string"},
+		{"search_code", `{"query": "parse_header", "limit": "ten"}`, "field limit: want int, got JSON string"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.tool, tc.args, err)
+		}
+		text := ""
+		if len(res.Content) > 0 {
+			text = res.Content[0].(*mcp.TextContent).Text
+		}
+		if !res.IsError || text != tc.want {
+			t.Errorf("%s %s: error %v, %q; want %q", tc.tool, tc.args, res.IsError, text, tc.want)
+		}
+	}
+}
+
 // Arguments holding bytes that are not UTF-8 would be read as U+FFFD;
 // the tools refuse them, naming the field, as every state-card reader
 // does. A null span is refused too.
