@@ -241,6 +241,21 @@ func TestMCPStreamableHTTPSessions(t *testing.T) {
 	}
 }
 
+// callTool calls tool with the raw arguments args and gives whether the
+// result is an error, and its first text.
+func callTool(t *testing.T, cs *mcp.ClientSession, tool, args string) (bool, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s %q: %v", tool, args, err)
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		text = res.Content[0].(*mcp.TextContent).Text
+	}
+	return res.IsError, text
+}
+
 // Arguments that give a field twice would be read as the last value; the
 // tools refuse them as every state-card reader does.
 func TestMCPRefusesRepeatedKeys(t *testing.T) {
@@ -253,16 +268,9 @@ func TestMCPRefusesRepeatedKeys(t *testing.T) {
 		{"mark_observed", `{"observed_spans": [{"path": "a.py", "start_line": 1, "start_line": 3, "end_line": 4}]}`, "observed_spans[0].start_line"},
 		{"search_code", `{"query": "split_fields", "query": "parse_header"}`, "query"},
 	} {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
-		if err != nil {
-			t.Fatalf("%s %s: %v", tc.tool, tc.args, err)
-		}
-		text := ""
-		if len(res.Content) > 0 {
-			text = res.Content[0].(*mcp.TextContent).Text
-		}
-		if !res.IsError || !strings.Contains(text, "field "+tc.field+": given twice") {
-			t.Errorf("%s %s: error %v, %q; want a refusal naming %s", tc.tool, tc.args, res.IsError, text, tc.field)
+		isError, text := callTool(t, cs, tc.tool, tc.args)
+		if !isError || !strings.Contains(text, "field "+tc.field+": given twice") {
+			t.Errorf("%s %s: error %v, %q; want a refusal naming %s", tc.tool, tc.args, isError, text, tc.field)
 		}
 	}
 }
@@ -280,16 +288,9 @@ func TestMCPRefusesWrongTypes(t *testing.T) {
 		{"mark_observed", `{"observed_spans": [{"path": "a.py", "start_line": "1", "end_line": 2}]}`, "field observed_spans[0].start_line: want int, got JSON string"},
 		{"search_code", `{"query": "parse_header", "limit": "ten"}`, "field limit: want int, got JSON string"},
 	} {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
-		if err != nil {
-			t.Fatalf("%s %s: %v", tc.tool, tc.args, err)
-		}
-		text := ""
-		if len(res.Content) > 0 {
-			text = res.Content[0].(*mcp.TextContent).Text
-		}
-		if !res.IsError || text != tc.want {
-			t.Errorf("%s %s: error %v, %q; want %q", tc.tool, tc.args, res.IsError, text, tc.want)
+		isError, text := callTool(t, cs, tc.tool, tc.args)
+		if !isError || text != tc.want {
+			t.Errorf("%s %s: error %v, %q; want %q", tc.tool, tc.args, isError, text, tc.want)
 		}
 	}
 }
@@ -308,16 +309,9 @@ func TestMCPRefusesNotUTF8(t *testing.T) {
 		{"mark_observed", "{\"observed_spans\": [{\"path\": \"caf\xe9.py\", \"start_line\": 1, \"end_line\": 2}]}", "field observed_spans[0].path: not UTF-8 text"},
 		{"search_code", "{\"query\": \"parse_header\xff\"}", "field query: not UTF-8 text"},
 	} {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
-		if err != nil {
-			t.Fatalf("%s %q: %v", tc.tool, tc.args, err)
-		}
-		text := ""
-		if len(res.Content) > 0 {
-			text = res.Content[0].(*mcp.TextContent).Text
-		}
-		if !res.IsError || !strings.Contains(text, tc.want) {
-			t.Errorf("%s %q: error %v, %q; want a refusal containing %q", tc.tool, tc.args, res.IsError, text, tc.want)
+		isError, text := callTool(t, cs, tc.tool, tc.args)
+		if !isError || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %q: error %v, %q; want a refusal containing %q", tc.tool, tc.args, isError, text, tc.want)
 		}
 	}
 }
