@@ -139,9 +139,10 @@ func ignored(p string, ignore map[string]bool) bool {
 // scanTree stats every regular file under root, except those in skipped
 // directories and those ignored (absolute paths: the index database, with
 // its journals and temporary files, when it lives in the tree), the
-// directories of the skipped hidden ones (stampDirs), and the entries of
-// watch the walk does not enter: the indexed files in skipped
-// directories (a tracked .tools/gen.py) and their directories.
+// directories of the skipped hidden ones (stampDirs: a file added beside
+// an indexed one there changes its directory's stamp), and the files of
+// watch the walk does not enter: the indexed files in skipped directories
+// (a tracked .tools/gen.py).
 func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[string]stamp, error) {
 	out := map[string]stamp{}
 	hiddenLeft := maxHiddenDirs
@@ -180,59 +181,24 @@ func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[stri
 	return out, nil
 }
 
-// watchEntry is a file or directory a scan stats beyond its walk.
+// watchEntry is a file a scan stats beyond its walk.
 type watchEntry struct {
 	rel string // relative to the root, with forward slashes
 	key string // its key among a scan's stamps
-	dir bool
 }
 
 // watchEntries are what scans stat of watch, files (relative to root)
-// the walk does not reach: the files, and their directories below the
-// one the walk stamps that hold no ignored file (watchDirs).
-func watchEntries(root string, watch []string, ignore map[string]bool) []watchEntry {
+// the walk does not reach.
+func watchEntries(root string, watch []string) []watchEntry {
 	var out []watchEntry
 	for _, p := range watch {
 		out = append(out, watchEntry{rel: p, key: filepath.Join(root, filepath.FromSlash(p))})
-	}
-	for _, d := range watchDirs(watch) {
-		if abs := filepath.Join(root, filepath.FromSlash(d)); !holdsIgnored(abs, ignore) {
-			out = append(out, watchEntry{rel: d, key: dirKey(abs), dir: true})
-		}
-	}
-	return out
-}
-
-// watchDirs are the directories of watched files below the one the walk
-// skips (.tools/sub of .tools/sub/gen.py; the walk stamps .tools), whose
-// stamps show a file added beside a watched one.
-func watchDirs(watch []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range watch {
-		dirs := strings.Split(p, "/")
-		dirs = dirs[:len(dirs)-1]
-		for i, d := range dirs {
-			if !skipDir(d) {
-				continue
-			}
-			if !entriesWatched(d) {
-				break
-			}
-			for j := i + 2; j <= len(dirs); j++ {
-				if dir := strings.Join(dirs[:j], "/"); !seen[dir] {
-					seen[dir] = true
-					out = append(out, dir)
-				}
-			}
-			break
-		}
 	}
 	return out
 }
 
 // statWatched stamps the entries of watch, by their keys, leaving out
-// those missing, those not of their kind, and those reached through a
+// those missing, those not regular files, and those reached through a
 // symbolic link: nothing outside root is looked at.
 func statWatched(root string, watch []watchEntry) map[string]stamp {
 	out := map[string]stamp{}
@@ -247,12 +213,7 @@ func statWatched(root string, watch []watchEntry) map[string]stamp {
 	st := r.Stater()
 	defer st.Close()
 	for _, e := range watch {
-		info, err := st.Lstat(e.rel)
-		switch {
-		case err != nil:
-		case e.dir && info.IsDir():
-			out[e.key] = stamp{0, info.ModTime().UnixNano()}
-		case !e.dir && info.Mode().IsRegular():
+		if info, err := st.Lstat(e.rel); err == nil && info.Mode().IsRegular() {
 			out[e.key] = stamp{info.Size(), info.ModTime().UnixNano()}
 		}
 	}
