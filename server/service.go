@@ -386,11 +386,11 @@ func (s *Service) build(done chan struct{}) {
 type watcher interface{ Watch() []string }
 
 // setWatch makes scans stat watch, the files of the snapshot just
-// loaded that the walk does not reach, with refreshMu held. An entry watched already has its
-// stamp from the scan before the build; one watched from now on is
-// stamped as it is now when it was last written well before the build
-// started (the build read what it holds), and is otherwise left for the
-// next scan to find, which builds again.
+// loaded that the walk does not reach, with refreshMu held. A file
+// watched already has its stamp from the scan before the build; one
+// watched from now on is stamped as it is now when it was last written
+// well before the build started (the build read what it holds), and is
+// otherwise left for the next scan to find, which builds again.
 func (s *Service) setWatch(watch []string) {
 	entries := watchEntries(s.root, watch)
 	if s.stamps != nil {

@@ -119,12 +119,8 @@ func (t *Trajectory) State(opts StateOptions) (*mss.State, *Alignment, error) {
 func alignFiles(files []string, byPath map[string][]mss.Unit) (in, outside []string) {
 	seen := map[string]bool{}
 	for _, f := range files {
-		p := f
-		if byPath != nil {
-			p = resolve(f, byPath)
-		}
-		c, err := mss.CleanPath(p)
-		if err != nil {
+		c, ok := repoPath(f, byPath)
+		if !ok {
 			outside = append(outside, f)
 			continue
 		}
@@ -137,18 +133,24 @@ func alignFiles(files []string, byPath map[string][]mss.Unit) (in, outside []str
 	return in, outside
 }
 
-// spansInside keeps the seen spans whose path, mapped to an indexed one
-// as Align maps it (with units; as given without), is a
-// repository-relative path, and returns apart the paths of the others:
-// lines of a file outside the repository (a library's file the agent
-// read) are nothing a card can name.
+// repoPath maps p to an indexed path as Align maps a span's (with units;
+// as given without) and cleans it, reporting whether it is then a
+// repository-relative path.
+func repoPath(p string, byPath map[string][]mss.Unit) (string, bool) {
+	if byPath != nil {
+		p = resolve(p, byPath)
+	}
+	c, err := mss.CleanPath(p)
+	return c, err == nil
+}
+
+// spansInside keeps the seen spans whose path is a repository's
+// (repoPath), and returns apart the paths of the others: lines of a file
+// outside the repository (a library's file the agent read) are nothing a
+// card can name.
 func spansInside(seen []mss.Span, byPath map[string][]mss.Unit) (in []mss.Span, outside []string) {
 	for _, s := range seen {
-		p := s.Path
-		if byPath != nil {
-			p = resolve(p, byPath)
-		}
-		if _, err := mss.CleanPath(p); err != nil {
+		if _, ok := repoPath(s.Path, byPath); !ok {
 			outside = append(outside, s.Path)
 			continue
 		}
