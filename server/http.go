@@ -294,11 +294,7 @@ func decode(body []byte, v any, emptyOK bool) error {
 		case errors.As(err, &syn):
 			return &APIError{Code: CodeBadRequest, Message: "bad JSON: " + syn.Error(), Line: lineOf(body, syn.Offset)}
 		case errors.As(err, &typ):
-			field := mss.ElementField(body, strings.TrimPrefix(typ.Field, "State."), typ.Offset) // the card embedded in RecoverRequest
-			if field == "" {
-				return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("bad JSON: want an object, got JSON %s", typ.Value)}
-			}
-			return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("field %s: want %v, got JSON %s", field, typ.Type, typ.Value), Field: field, Line: lineOf(body, typ.Offset)}
+			return typeMismatch(body, typ)
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return &BadRequest{errors.New("bad JSON: unexpected end of the body")}
 		}
@@ -312,6 +308,16 @@ func decode(body []byte, v any, emptyOK bool) error {
 		return &BadRequest{errors.New("bad JSON: more than one value in the body")}
 	}
 	return nil
+}
+
+// typeMismatch is the error of a value of the wrong type in body, naming
+// its field: what the HTTP API and the MCP tools answer for it.
+func typeMismatch(body []byte, typ *json.UnmarshalTypeError) *APIError {
+	field := mss.ElementField(body, strings.TrimPrefix(typ.Field, "State."), typ.Offset) // the card embedded in RecoverRequest
+	if field == "" {
+		return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("bad JSON: want an object, got JSON %s", typ.Value)}
+	}
+	return &APIError{Code: CodeBadRequest, Message: fmt.Sprintf("field %s: want %v, got JSON %s", field, typ.Type, typ.Value), Field: field, Line: lineOf(body, typ.Offset)}
 }
 
 func lineOf(data []byte, off int64) int {

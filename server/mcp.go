@@ -173,12 +173,7 @@ func argTypes(args map[string]func() any) mcp.Middleware {
 			}
 			var typ *json.UnmarshalTypeError
 			if err := json.Unmarshal(call.Params.Arguments, v()); errors.As(err, &typ) {
-				body := call.Params.Arguments
-				msg := fmt.Sprintf("bad arguments: want an object, got JSON %s", typ.Value)
-				if field := mss.ElementField(body, typ.Field, typ.Offset); field != "" {
-					msg = fmt.Sprintf("field %s: want %v, got JSON %s", field, typ.Type, typ.Value)
-				}
-				res := textResult(msg)
+				res := textResult(typeMismatch(call.Params.Arguments, typ).Message)
 				res.IsError = true
 				return res, nil
 			}
