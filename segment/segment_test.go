@@ -504,13 +504,8 @@ func TestMembersReadUnderTheirClass(t *testing.T) {
 // TestLongClassHeaderReadUnderItsClass: a class's header run cut for
 // size is read, past its first part, under the class's signature.
 func TestLongClassHeaderReadUnderItsClass(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("public class Big extends Base {\n")
-	for i := range 260 {
-		fmt.Fprintf(&b, "  private int field%d = %d;\n", i, i)
-	}
-	b.WriteString("\n  void m() {\n    field0 = 1;\n  }\n}\n")
-	header := unitsOf(t, "Big.java", []byte(b.String()), "Big")
+	src := repeatLines("public class Big extends Base {\n", "  private int field%d = %d;\n", 260, "\n  void m() {\n    field0 = 1;\n  }\n}\n")
+	header := unitsOf(t, "Big.java", []byte(src), "Big")
 	if len(header) < 2 {
 		t.Fatalf("class header in %d parts, want 2 or more", len(header))
 	}
@@ -531,21 +526,11 @@ func TestLongClassHeaderReadUnderItsClass(t *testing.T) {
 // first line; a part that starts a statement of its own, or follows a
 // short one, carries no context.
 func TestLongStatementReadUnderItsFirstLine(t *testing.T) {
-	var py strings.Builder
-	py.WriteString("import os\n\n_docs = dict(\n")
-	for i := range 300 {
-		fmt.Fprintf(&py, "    key%d=\"a value long enough to cost some tokens, number %d\",\n", i, i)
-	}
-	py.WriteString(")\n")
-	var js strings.Builder
-	js.WriteString("export default supported && function adapter(config) {\n")
-	for i := range 400 {
-		fmt.Fprintf(&js, "  config.value%d = compute(config, %d);\n", i, i)
-	}
-	js.WriteString("}\n")
+	py := repeatLines("import os\n\n_docs = dict(\n", "    key%d=\"a value long enough to cost some tokens, number %d\",\n", 300, ")\n")
+	js := repeatLines("export default supported && function adapter(config) {\n", "  config.value%d = compute(config, %d);\n", 400, "}\n")
 	for _, c := range []struct{ path, src, want string }{
-		{"docs.py", py.String(), "_docs = dict(\n"},
-		{"http.js", js.String(), "export default supported && function adapter(config) {\n"},
+		{"docs.py", py, "_docs = dict(\n"},
+		{"http.js", js, "export default supported && function adapter(config) {\n"},
 	} {
 		r := Segment(c.path, []byte(c.src))
 		checkTiling(t, c.path, []byte(c.src), r.Units)
@@ -563,15 +548,24 @@ func TestLongStatementReadUnderItsFirstLine(t *testing.T) {
 		}
 	}
 	// Short statements after a cut: none is opened above the part.
-	var short strings.Builder
-	for i := range 400 {
-		fmt.Fprintf(&short, "VALUE_%d = compute_something_long_enough(%d)\n", i, i)
-	}
-	for _, u := range Segment("consts.py", []byte(short.String())).Units {
+	short := repeatLines("", "VALUE_%d = compute_something_long_enough(%d)\n", 400, "")
+	for _, u := range Segment("consts.py", []byte(short)).Units {
 		if u.Context != "" {
 			t.Errorf("consts.py: unit %d-%d has context %q, want none", u.StartLine, u.EndLine, u.Context)
 		}
 	}
+}
+
+// repeatLines is head, then line with its two verbs given i, for each i
+// below n, then tail: a source too long for one unit.
+func repeatLines(head, line string, n int, tail string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for i := range n {
+		fmt.Fprintf(&b, line, i, i)
+	}
+	b.WriteString(tail)
+	return b.String()
 }
 
 // unitsOf segments src, checks that its units tile it, and returns those
