@@ -106,7 +106,7 @@ func (sf *serviceFlags) check(listening bool) error {
 		return err
 	}
 	if !listening {
-		return nil // over stdio no request carries a token
+		return nil
 	}
 	_, err := sf.token()
 	return err

@@ -19,10 +19,11 @@ import (
 // returns the predictions it already holds, by state id. Every complete
 // line must be a prediction of method for a state the states file holds,
 // made live with one configuration (a replay's answers carry no timings),
-// each state once, or it is an error and the file is left as it is. A last line without
-// its newline that is the start of a prediction record (a killed run cut
-// it short) is removed from the file and reported through notice; one
-// that is a whole record gets its newline back; anything else is an error.
+// each state once, or it is an error and the file is left as it is. A
+// last line without its newline that is the start of a prediction record
+// (a killed run cut it short) is removed from the file and reported
+// through notice; one that is a whole record gets its newline back;
+// anything else is an error.
 // A missing file is an empty result.
 func Resume(path, method string, known map[string]bool, notice func(string)) (map[string]*Prediction, error) {
 	done := map[string]*Prediction{}
