@@ -408,15 +408,18 @@ func (c *Complement) Select(ctx context.Context, req *mss.Request) (*mss.Result,
 	}
 	deliver(res, units, budget, maxUnits)
 	// The choices the policy would make next, had it room and slots, in
-	// its order (maxUnits of them at most): the places joins free go to
-	// them. Each is made when refilling asks for it.
+	// its order: the places joins free go to them. Each is made when
+	// refilling asks for it, and refilling passes over those that overlap
+	// what growth delivered or do not fit what is left, so they are not
+	// cut at the answer's size (docs/measurements.md, "Every further
+	// choice").
 	var next further
 	if c.Growth.On && c.Growth.Refill {
 		more := slices.Clone(chosen)
 		var picks []int
 		none := false
 		next = func(k int) int {
-			for !none && len(picks) <= k && len(picks) < maxUnits {
+			for !none && len(picks) <= k {
 				ch := pick(more, budget)
 				best := ch.i
 				if best < 0 {

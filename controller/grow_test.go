@@ -248,6 +248,21 @@ func TestGrowRefill(t *testing.T) {
 	if d := cmp.Diff([]string{"a.py:1-6", "c.py:1-3"}, ranges(res)); d != "" {
 		t.Errorf("complement: units (-want +got):\n%s", d)
 	}
+	// Its further choices are not cut at the answer's size: two choices
+	// that fit the budget but not beside the joined F and G, then K.
+	b1, b2, one := mk("e.py", 1, 12, "B1"), mk("f.py", 1, 12, "B2"), mk("d.py", 1, 1, "K")
+	room := f.Tokens + g.Tokens + one.Tokens + 21 // the joined unit within a unit's share
+	if left := room - f.Tokens - g.Tokens; b1.Tokens <= left || b2.Tokens <= left || b1.Tokens > room || one.Tokens > left {
+		t.Fatalf("fixture: B1 %d, B2 %d and K %d tokens against %d left of %d", b1.Tokens, b2.Tokens, one.Tokens, left, room)
+	}
+	cs := []mss.Candidate{{Unit: f, Score: 10}, {Unit: g, Score: 9}, {Unit: b1, Score: 8}, {Unit: b2, Score: 7}, {Unit: one, Score: 1}}
+	res, err = c.Select(context.Background(), &mss.Request{State: plain, Candidates: cs, Budget: room, MaxUnits: 2, MinUnits: 1, Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"a.py:1-6", "d.py:1-1"}, ranges(res)); d != "" {
+		t.Errorf("complement, past choices that do not fit: units (-want +got):\n%s", d)
+	}
 	if _, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow_refill": "often"}}); err == nil || !strings.Contains(err.Error(), "grow_refill") {
 		t.Errorf("grow_refill=often: error %v, want one naming the setting", err)
 	}
