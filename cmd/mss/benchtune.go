@@ -631,16 +631,12 @@ func fitOrderCmd(ctx context.Context, w io.Writer, t *repobench.Tuner, states []
 			v = append(v, r.Fused[m], r.Learned[m], r.Fused2[m], r.Learned2[m])
 		}
 		mean.add(v)
-		for _, x := range v {
-			fmt.Fprintf(tw, "\t%s", percentCell(x))
-		}
+		percentCells(tw, v)
 		fmt.Fprintln(tw)
 	}
 	if len(res) > 0 {
 		fmt.Fprint(tw, "mean\t\t")
-		for _, x := range mean.means() {
-			fmt.Fprintf(tw, "\t%s", percentCell(x))
-		}
+		percentCells(tw, mean.means())
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
@@ -753,9 +749,7 @@ func writeFolds(w io.Writer, res []repobench.FoldResult, method, control string)
 	var mean foldMeans
 	row := func(head string, v []float64) {
 		fmt.Fprint(tw, head)
-		for _, x := range v {
-			fmt.Fprintf(tw, "\t%s", percentCell(x))
-		}
+		percentCells(tw, v)
 		fmt.Fprintln(tw)
 	}
 	for _, r := range res {

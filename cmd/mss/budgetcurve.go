@@ -22,9 +22,6 @@ func checkBudgets(budgets []int) error {
 	return nil
 }
 
-// budgetCurve prints every method's complete@5, overall and on states with
-// two or more groups, at each budget: a method that covers as much with
-// fewer tokens is better. Each figure is score.py's C@5 at --budget B.
 // percentCell is a share (0 to 1) as a percentage with one decimal, or
 // "-" for NaN, a mean over no states.
 func percentCell(x float64) string {
@@ -34,6 +31,16 @@ func percentCell(x float64) string {
 	return fmt.Sprintf("%.1f", 100*x)
 }
 
+// percentCells writes each of v as a tab-separated cell (percentCell).
+func percentCells(w io.Writer, v []float64) {
+	for _, x := range v {
+		fmt.Fprintf(w, "\t%s", percentCell(x))
+	}
+}
+
+// budgetCurve prints every method's complete@5, overall and on states with
+// two or more groups, at each budget: a method that covers as much with
+// fewer tokens is better. Each figure is score.py's C@5 at --budget B.
 func budgetCurve(stderr, w io.Writer, f *trackFiles, preds []string, budgets []int) error {
 	if err := checkBudgets(budgets); err != nil {
 		return err
