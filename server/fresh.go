@@ -52,17 +52,15 @@ const maxHiddenDirs = 4096
 // while left (shared by the scan's hidden directories) lasts. A new
 // directory is a new stamp, and a file added in one changes its stamp,
 // however deep. A tool's cache that ignores itself (selfIgnored: pytest's,
-// mypy's, a virtual environment) is not stamped at all: its files are
-// none git lists, and every run of the tool would re-index.
+// mypy's, a virtual environment), at dir or anywhere below it, is not
+// stamped at all: its files are none git lists, and every run of the
+// tool would re-index.
 func stampDirs(dir string, ignore map[string]bool, out map[string]stamp, left *int) {
-	if selfIgnored(dir) {
-		return
-	}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
-		if skipDir(d.Name()) && !entriesWatched(d.Name()) {
+		if skipDir(d.Name()) && !entriesWatched(d.Name()) || selfIgnored(p) {
 			return filepath.SkipDir
 		}
 		if *left <= 0 {

@@ -213,14 +213,14 @@ func TestHiddenDirectoryNewSubdirectory(t *testing.T) {
 // than maxHiddenDirs of them.
 func TestScanTreeHiddenDirectories(t *testing.T) {
 	dir := t.TempDir()
-	for _, d := range []string{".tools/a/b", ".tools/.git/objects", ".tools/node_modules/m", ".git/refs", ".mss", ".cache/db", ".cache/other", "src/.hidden/deep", ".pytest_cache/v/cache", ".notes/v"} {
+	for _, d := range []string{".tools/a/b", ".tools/.git/objects", ".tools/node_modules/m", ".git/refs", ".mss", ".cache/db", ".cache/other", "src/.hidden/deep", ".pytest_cache/v/cache", ".notes/v", ".tools/venv/lib", ".tools/a/.mypy_cache/3.12"} {
 		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A cache that ignores itself is not stamped; one whose .gitignore
-	// keeps some of it is.
-	for p, text := range map[string]string{".pytest_cache/.gitignore": "# Created by pytest automatically.\n*\n", ".notes/.gitignore": "*\n!keep.md\n"} {
+	// A cache that ignores itself is not stamped, at the top of a hidden
+	// directory or below it; one whose .gitignore keeps some of it is.
+	for p, text := range map[string]string{".pytest_cache/.gitignore": "# Created by pytest automatically.\n*\n", ".notes/.gitignore": "*\n!keep.md\n", ".tools/venv/.gitignore": "*\n", ".tools/a/.mypy_cache/.gitignore": "# Automatically created by mypy\n*\n"} {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
