@@ -17,11 +17,13 @@ import (
 // is full. It is the test holding a line the state's test output points
 // at, else the test the output names; else a test that defines a name the
 // state marks as code (EnumTest, asked to add a test to it); else a test of
-// the code the agent has read, one that uses a name a read unit defines
-// (the tests of from_prefixed_env, having read it and asked for its
-// tests); else a test of the chosen code, the earliest chosen unit first
-// (a test calling RegisterFlagCompletionFunc, for an answer that chose
-// it); else the best-ranked test. Placed last,
+// the code the agent has read or the answer chose (testTier): first one
+// that uses a name that code defines from a file named for that code's
+// file (a test calling RegisterFlagCompletionFunc in completions_test.go,
+// for completions.go), then one that uses a name a read unit defines (the
+// tests of from_prefixed_env, having read it and asked for its tests) or
+// a chosen unit defines, the earliest chosen unit first, then any test in
+// a file named for the code's; else the best-ranked test. Placed last,
 // it never displaces the code a shorter prefix of the answer holds. It
 // returns the chosen candidates and the test's index among the
 // candidates (-1: none added).
@@ -67,8 +69,8 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 	}
 	// Each test fitting the answer is of a tier, the best-ranked of the
 	// lowest tier goes in: holding a line the output points at (0), named
-	// by the output (1), defining a name the state marks as code (2), a
-	// test of the k-th unit of code (3+k), of none (3+len(code)).
+	// by the output (1), defining a name the state marks as code (2), then
+	// the tiers of testTier, from 3.
 	const (
 		tierLine = iota
 		tierNamed
@@ -91,8 +93,8 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		case stateNamed[i] != "":
 			tier = tierState
 		default:
-			k, w := testOf(names, i, code, defs, uses)
-			tier, why = tierCode+k, w
+			tier, why = testTier(names, i, marked, code, defs, uses)
+			tier += tierCode
 		}
 		if best < 0 || tier < bestTier {
 			best, bestTier, bestWhy = i, tier, why
@@ -110,36 +112,60 @@ func (c *Complement) addTest(res *mss.Result, st *mss.State, marked []mss.Candid
 		res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[dropped].Unit.ID, Reason: "dropped for the test the state asks for"})
 	}
 	why := "the state asks for tests"
-	switch k := bestTier - tierCode; {
+	switch {
 	case bestTier == tierLine:
 		why = "the test output points at a line of it"
 	case bestTier == tierNamed:
 		why = "the test output names it"
 	case bestTier == tierState:
 		why += "; it covers " + stateNamed[best] + ", which the state names"
-	case k < len(code):
-		of := "a test of "
-		if marked[code[k]].Observed {
-			of = "a test of the read "
-		}
-		why += "; " + of + marked[code[k]].Unit.ID + " (" + bestWhy + ")"
+	case bestWhy != "":
+		why += "; " + bestWhy
 	}
 	res.Trace = append(res.Trace, mss.TraceStep{Stage: "select", UnitID: marked[best].Unit.ID,
 		Reason: fmt.Sprintf("test: %s; %s", why, rankReason(best, &marked[best]))})
 	return append(chosen, best), best
 }
 
-// testOf finds the first of the units (read, or chosen) the test
-// candidate i uses a name of, as a caller its callee (usesName): its place
-// in chosen and the tie ("it uses RegisterFlagCompletionFunc"), or
-// len(chosen) and "" when it uses none.
-func testOf(names *tieNames, i int, chosen []int, defs map[string]int, uses *segment.UseCache) (int, string) {
-	for k, j := range chosen {
-		if ref := usesName(names, i, j, defs, uses); ref != "" {
-			return k, "it uses " + ref
+// testTier places test candidate i among the tests of code (the units
+// read, then those chosen): a test that uses a name of a unit of code, as
+// a caller its callee (usesName), in a file named for one of code's files
+// (retrieve.TestNamedFor: the tests of ParseHeader in parse_test.go) is of
+// tier 0; one that uses a name of the k-th unit of code, in another file,
+// of tier 1+k; one only in a file named for one of code's files, of tier
+// 1+len(code); any other of tier 2+len(code). It returns the tier and why
+// ("a test of <unit> (it uses ParseHeader), in parse_test.go, named for
+// parse.go"; "" for the last tier).
+func testTier(names *tieNames, i int, marked []mss.Candidate, code []int, defs map[string]int, uses *segment.UseCache) (int, string) {
+	u := &marked[i].Unit
+	tested := -1
+	for _, j := range code {
+		if retrieve.TestNamedFor(u.Path, marked[j].Unit.Path) {
+			tested = j
+			break
 		}
 	}
-	return len(chosen), ""
+	named := ""
+	if tested >= 0 {
+		named = ", in " + u.Path + ", named for " + marked[tested].Unit.Path
+	}
+	for k, j := range code {
+		if ref := usesName(names, i, j, defs, uses); ref != "" {
+			of := "a test of "
+			if marked[j].Observed {
+				of = "a test of the read "
+			}
+			why := of + marked[j].Unit.ID + " (it uses " + ref + ")" + named
+			if tested >= 0 {
+				return 0, why
+			}
+			return 1 + k, why
+		}
+	}
+	if tested >= 0 {
+		return 1 + len(code), "a test in " + u.Path + ", named for " + marked[tested].Unit.Path + " of " + marked[tested].Unit.ID
+	}
+	return 2 + len(code), ""
 }
 
 // keepLast moves the delivered unit that holds test (the test addTest

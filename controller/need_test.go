@@ -282,6 +282,24 @@ func TestTheTestOfTheChosenCode(t *testing.T) {
 		"parse_header and then test_colon, the test that calls it")
 }
 
+// TestTheTestInTheFileNamedForTheCode: of two tests that call the chosen
+// code, the one in the test file named for the chosen code's file comes
+// back, though the ranking puts the other first for its words.
+func TestTheTestInTheFileNamedForTheCode(t *testing.T) {
+	units := []mss.Unit{
+		unit("src/parse.py", 1, "parse_header", "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key.strip(), value"),
+		unit("src/values.py", 1, "split_header_values", "def split_header_values(text):\n    # cuts header values at each colon\n    return text.split(':')"),
+		unit("tests/test_client.py", 1, "test_header_values_colon", "def test_header_values_colon():\n    # cuts header values with a colon: tests cover header values\n    assert parse_header('cuts header values: with a colon') == ('cuts header values', ' with a colon')"),
+		unit("tests/test_parse.py", 1, "test_colon", "def test_colon():\n    assert parse_header('a: b:c') == ('a', ' b:c')"),
+	}
+	defining("python", units)
+	units[2].References = []string{"parse_header"}
+	units[3].References = []string{"parse_header"}
+	st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}
+	endsWithTest(t, selectOver(t, units, st, 2), 2, &units[3], "a test of "+units[0].ID+" (it uses parse_header), in tests/test_parse.py, named for src/parse.py",
+		"parse_header and then test_colon, of the test file named for parse.py")
+}
+
 // TestTheTestOfTheReadCode: having read from_prefixed_env and asked for
 // its tests, the state gets the test that calls it, not a test of the
 // code chosen beside it.

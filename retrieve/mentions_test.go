@@ -103,6 +103,40 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestTestNamedFor: a test file is named for the source file it tests
+// by the naming conventions of each language, or by its directory.
+func TestTestNamedFor(t *testing.T) {
+	tests := []struct {
+		test, src string
+		want      bool
+	}{
+		{"tests/test_parse.py", "src/pkg/parse.py", true},
+		{"test/test-spawn.c", "src/unix/spawn.c", true},
+		{"server/handler_test.go", "server/handler.go", true},
+		{"src/test/java/com/x/JsonReaderTest.java", "src/main/java/com/x/JsonReader.java", true},
+		{"tests/HeaderTests.cs", "src/Header.cs", true},
+		{"__tests__/parse.test.js", "lib/parse.js", true},
+		{"src/shared/parse.spec.ts", "src/shared/parse.ts", true},
+		{"tests/read_file.rs", "src/read_file.rs", true},
+		{"tests/read-file.rs", "src/read_file.rs", true},
+		{"__tests__/response/body.test.js", "lib/response.js", true},
+		{"server/auth_test.go", "server/server.go", false},
+		{"response/body.test.js", "lib/response.js", false},
+		{"tests/command.chain.test.js", "lib/command.js", false},
+		{"tests/command.chain.test.js", "lib/command.chain.js", true},
+		{"tests/test.c", "src/tests.c", false},
+		{"tests/test_parse.py", "src/pkg/parser.py", false},
+		{"tests/parse_spec.py", "src/parse.py", false},
+		{"test/ParseTest.py", "src/Parse.py", false},
+		{"tests/test_.py", "src/_.py", false},
+	}
+	for _, tc := range tests {
+		if got := TestNamedFor(tc.test, tc.src); got != tc.want {
+			t.Errorf("TestNamedFor(%q, %q) = %v, want %v", tc.test, tc.src, got, tc.want)
+		}
+	}
+}
+
 // Names the text's own code binds are the writer's: not code, unless a
 // frame names them; keyword arguments and comparisons bind nothing.
 func TestBoundNamesAreNotCode(t *testing.T) {

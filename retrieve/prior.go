@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -83,6 +84,56 @@ func ClassifyUnit(u *mss.Unit) PathClass {
 	}
 	return c
 }
+
+// TestNamedFor reports whether the test file at path test is named for
+// the source file at path src, by the conventions Classify reads a test
+// file's name by: test_parser.py, test-parser.c, parser_test.go,
+// parser_tests.rs, ParserTest.java, ParserTests.cs, parser.test.js and
+// parser.spec.ts are named for parser.* (tests/parser.rs too: a test
+// file's name left as it is). So is a file of a test tree in a directory
+// named for the source file (koa's __tests__/response/body.test.js, for
+// lib/response.js), but not a test beside the code (server/auth_test.go
+// is not named for server/server.go) nor one in a directory Classify
+// takes for tests as such (tests/test.c is not named for src/tests.c).
+// Names are compared in lower case, without underscores and hyphens,
+// and only a file's last extension is dropped (command.chain.test.js is
+// named for command.chain, not command).
+func TestNamedFor(test, src string) bool {
+	want := bareName(strings.TrimSuffix(path.Base(src), path.Ext(src)))
+	if want == "" {
+		return false
+	}
+	dirs := strings.Split(strings.ToLower(path.Dir(test)), "/")
+	if dir := dirs[len(dirs)-1]; !testDirs[dir] && bareName(dir) == want &&
+		slices.ContainsFunc(dirs[:len(dirs)-1], func(d string) bool { return testDirs[d] }) {
+		return true
+	}
+	base := strings.ToLower(path.Base(test))
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for _, p := range []string{"test_", "test-"} {
+		if s, ok := strings.CutPrefix(stem, p); ok && s != "" {
+			return bareName(s) == want
+		}
+	}
+	suffixes := []string{".test", ".spec", "_tests", "_test"}
+	if ext == ".java" || ext == ".kt" || ext == ".cs" {
+		suffixes = append(suffixes, "tests", "test")
+	}
+	for _, suf := range suffixes {
+		if s, ok := strings.CutSuffix(stem, suf); ok && s != "" {
+			return bareName(s) == want
+		}
+	}
+	return bareName(stem) == want
+}
+
+// bareName is a file name lower-cased, without underscores and hyphens.
+func bareName(s string) string {
+	return nameSeparators.Replace(strings.ToLower(s))
+}
+
+var nameSeparators = strings.NewReplacer("_", "", "-", "")
 
 // Classify assigns a path class from directory and file names alone.
 func Classify(p string) PathClass {
