@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -298,6 +299,44 @@ func TestTheTestInTheFileNamedForTheCode(t *testing.T) {
 	st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}
 	endsWithTest(t, selectOver(t, units, st, 2), 2, &units[3], "a test of "+units[0].ID+" (it uses parse_header), in tests/test_parse.py, named for src/parse.py",
 		"parse_header and then test_colon, of the test file named for parse.py")
+}
+
+// TestRoomForTheTest: when the chosen code leaves the budget no room for
+// a test, the last chosen units make room for it, one at a time, while
+// more than keepForTest of them remain.
+func TestRoomForTheTest(t *testing.T) {
+	var code []mss.Unit
+	for i := range 7 {
+		name := fmt.Sprintf("parse_header_%d", i)
+		body := "def " + name + "(line):\n" + strings.Repeat(fmt.Sprintf("    # header values cut at a colon, case %d\n", i), 38) + "    return line\n"
+		code = append(code, unit(fmt.Sprintf("src/header%d.py", i), 1, name, body))
+	}
+	st := &mss.State{Issue: "header values cut at a colon", InformationNeed: "Which tests cover header values?"}
+	// Seven units of 419 tokens leave 67 of 3,000 tokens.
+	for _, tc := range []struct {
+		asserts int  // the test's lines
+		want    int  // the units of the answer
+		test    bool // the test among them, last
+	}{{12, 7, true}, {48, 6, true}, {80, 7, false}} {
+		test := unit("tests/test_header0.py", 1, "test_colon", "def test_colon():\n"+strings.Repeat("    assert parse_header_0('a: b:c') == 'a: b:c'\n", tc.asserts))
+		units := append(slices.Clone(code), test)
+		defining("python", units)
+		units[7].References = []string{"parse_header_0"}
+		req := requestOver(t, units, st, 3000)
+		req.MaxUnits = 8
+		c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Select(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hasTest := res.Units[len(res.Units)-1].ID == test.ID
+		if len(res.Units) != tc.want || hasTest != tc.test {
+			t.Errorf("a test of %d tokens: got %v, want %d units (the test among them: %v)", test.Tokens, paths(res.Units), tc.want, tc.test)
+		}
+	}
 }
 
 // TestTheTestOfTheReadCode: having read from_prefixed_env and asked for
