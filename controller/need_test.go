@@ -33,7 +33,13 @@ func selectWith(t *testing.T, method string, settings map[string]string, st *mss
 // most maxUnits units of 6,144 tokens.
 func selectOver(t *testing.T, units []mss.Unit, st *mss.State, maxUnits int) *mss.Result {
 	t.Helper()
-	req := requestOver(t, units, st, 6144)
+	return selectWithin(t, units, st, maxUnits, 6144)
+}
+
+// selectWithin is selectOver with a budget of its own.
+func selectWithin(t *testing.T, units []mss.Unit, st *mss.State, maxUnits, budget int) *mss.Result {
+	t.Helper()
+	req := requestOver(t, units, st, budget)
 	req.MaxUnits = maxUnits
 	c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
 	if err != nil {
@@ -267,38 +273,33 @@ func TestInlineTestsComeBackWhenAsked(t *testing.T) {
 
 // TestTheTestOfTheChosenCode: of the tests a state asking for tests
 // could get, the one that calls the chosen code comes before a test the
-// ranking puts first for its words alone.
+// ranking puts first for its words alone; and of two that call it, the
+// one in the test file named for the chosen code's file, though the
+// ranking puts the other first.
 func TestTheTestOfTheChosenCode(t *testing.T) {
-	units := []mss.Unit{
-		unit("src/parse.py", 1, "parse_header", "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key.strip(), value"),
+	parse := unit("src/parse.py", 1, "parse_header", "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key.strip(), value")
+	colon := unit("tests/test_parse.py", 1, "test_colon", "def test_colon():\n    assert parse_header('a: b:c') == ('a', ' b:c')")
+	for _, tc := range []struct {
+		code, other mss.Unit // a second unit of code, and a test the ranking puts first
+		uses        string   // what the other test uses
+		reason      string   // why test_colon comes back
+	}{{
 		unit("src/send.py", 1, "encode_request", "def encode_request(req):\n    return req.method + ' ' + req.url"),
 		unit("tests/test_words.py", 1, "test_header_values_colon", "def test_header_values_colon():\n    # cuts header values with a colon: tests cover header values\n    assert split_words('cuts header values with a colon') == ['cuts', 'header', 'values', 'colon']"),
-		unit("tests/test_parse.py", 1, "test_colon", "def test_colon():\n    assert parse_header('a: b:c') == ('a', ' b:c')"),
-	}
-	defining("python", units)
-	units[2].References = []string{"split_words"}
-	units[3].References = []string{"parse_header"}
-	st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}
-	endsWithTest(t, selectOver(t, units, st, 2), 2, &units[3], "a test of "+units[0].ID+" (it uses parse_header)",
-		"parse_header and then test_colon, the test that calls it")
-}
-
-// TestTheTestInTheFileNamedForTheCode: of two tests that call the chosen
-// code, the one in the test file named for the chosen code's file comes
-// back, though the ranking puts the other first for its words.
-func TestTheTestInTheFileNamedForTheCode(t *testing.T) {
-	units := []mss.Unit{
-		unit("src/parse.py", 1, "parse_header", "def parse_header(line):\n    key, value = line.split(':', 1)\n    return key.strip(), value"),
+		"split_words", "a test of " + parse.ID + " (it uses parse_header)",
+	}, {
 		unit("src/values.py", 1, "split_header_values", "def split_header_values(text):\n    # cuts header values at each colon\n    return text.split(':')"),
 		unit("tests/test_client.py", 1, "test_header_values_colon", "def test_header_values_colon():\n    # cuts header values with a colon: tests cover header values\n    assert parse_header('cuts header values: with a colon') == ('cuts header values', ' with a colon')"),
-		unit("tests/test_parse.py", 1, "test_colon", "def test_colon():\n    assert parse_header('a: b:c') == ('a', ' b:c')"),
+		"parse_header", "a test of " + parse.ID + " (it uses parse_header), in tests/test_parse.py, named for src/parse.py",
+	}} {
+		units := []mss.Unit{parse, tc.code, tc.other, colon}
+		defining("python", units)
+		units[2].References = []string{tc.uses}
+		units[3].References = []string{"parse_header"}
+		st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}
+		endsWithTest(t, selectOver(t, units, st, 2), 2, &units[3], tc.reason,
+			"parse_header and then test_colon, "+tc.reason)
 	}
-	defining("python", units)
-	units[2].References = []string{"parse_header"}
-	units[3].References = []string{"parse_header"}
-	st := &mss.State{Issue: "`parse_header` cuts header values with a colon", InformationNeed: "Which tests cover header values?"}
-	endsWithTest(t, selectOver(t, units, st, 2), 2, &units[3], "a test of "+units[0].ID+" (it uses parse_header), in tests/test_parse.py, named for src/parse.py",
-		"parse_header and then test_colon, of the test file named for parse.py")
 }
 
 // TestRoomForTheTest: when the chosen code leaves the budget no room for
@@ -322,16 +323,7 @@ func TestRoomForTheTest(t *testing.T) {
 		units := append(slices.Clone(code), test)
 		defining("python", units)
 		units[7].References = []string{"parse_header_0"}
-		req := requestOver(t, units, st, 3000)
-		req.MaxUnits = 8
-		c, err := mss.NewMethod(NameComplement, mss.MethodOptions{Settings: map[string]string{"grow": "false"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := c.Select(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := selectWithin(t, units, st, 8, 3000)
 		hasTest := res.Units[len(res.Units)-1].ID == test.ID
 		if len(res.Units) != tc.want || hasTest != tc.test {
 			t.Errorf("a test of %d tokens: got %v, want %d units (the test among them: %v)", test.Tokens, paths(res.Units), tc.want, tc.test)
