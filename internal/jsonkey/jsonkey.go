@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // Folded reports the first key in data that is not one of names but equals
@@ -129,7 +130,10 @@ func Repeated(data []byte) (field string, offset int64, found bool) {
 			}
 			wantKey = false
 			key := data[start+1 : i]
-			if escaped {
+			// An escape, or a byte that is not UTF-8, is read as a
+			// decoder reads it: "\u0062" is "b", and every invalid byte
+			// is U+FFFD, so two keys of different invalid bytes are one.
+			if escaped || !utf8.Valid(key) {
 				var s string
 				if json.Unmarshal(data[start:i+1], &s) != nil {
 					return "", 0, false

@@ -146,7 +146,8 @@ func repeatedRef(data []byte) (string, bool) {
 // FuzzRepeated: on valid JSON, Repeated finds what a decoder reading token
 // by token finds; on any input it never panics.
 func FuzzRepeated(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1,"b":2}]}`, `{"a\u0062":1,"ab":2}`, `[{"x":"\"","x":1}]`, `{"a":{"a":{"a":1}}}`, `{"a":1,"b":,"a":2}`, `{"":0,"":0}`} {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1,"b":2}]}`, `{"a\u0062":1,"ab":2}`, `[{"x":"\"","x":1}]`, `{"a":{"a":{"a":1}}}`, `{"a":1,"b":,"a":2}`, `{"":0,"":0}`,
+		"[{\"\x94\":\"\",\"\x8c\":0}]"} { // two keys of invalid bytes, both U+FFFD decoded
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
