@@ -161,7 +161,7 @@ func pickTest(marked []mss.Candidate, names *tieNames, defs map[string]int, uses
 // testTier places test candidate i among the tests of code (the units
 // read, then those chosen): a test that uses a name of a unit of code, as
 // a caller its callee (usesName), in a file named for one of code's files
-// (retrieve.TestNamedFor: the tests of ParseHeader in parse_test.go) is of
+// (retrieve.TestSubjects: the tests of ParseHeader in parse_test.go) is of
 // tier 0; one that uses a name of the k-th unit of code, in another file,
 // of tier 1+k; one only in a file named for one of code's files, of tier
 // 1+len(code); any other of tier 2+len(code). It returns the tier and why
@@ -169,9 +169,10 @@ func pickTest(marked []mss.Candidate, names *tieNames, defs map[string]int, uses
 // parse.go"; "" for the last tier).
 func testTier(names *tieNames, i int, marked []mss.Candidate, code []int, defs map[string]int, uses *segment.UseCache) (int, string) {
 	u := &marked[i].Unit
+	subjects := retrieve.TestSubjects(u.Path)
 	tested := -1
 	for _, j := range code {
-		if retrieve.TestNamedFor(u.Path, marked[j].Unit.Path) {
+		if k := retrieve.FileKey(marked[j].Unit.Path); k != "" && slices.Contains(subjects, k) {
 			tested = j
 			break
 		}

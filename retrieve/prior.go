@@ -86,34 +86,44 @@ func ClassifyUnit(u *mss.Unit) PathClass {
 }
 
 // TestNamedFor reports whether the test file at path test is named for
-// the source file at path src, by the conventions Classify reads a test
-// file's name by: test_parser.py, test-parser.c, parser_test.go,
-// parser_tests.rs, ParserTest.java, ParserTests.cs, parser.test.js and
-// parser.spec.ts are named for parser.* (tests/parser.rs too: a test
-// file's name left as it is). So is a file of a test tree in a directory
-// named for the source file (koa's __tests__/response/body.test.js, for
-// lib/response.js), but not a test beside the code (server/auth_test.go
-// is not named for server/server.go) nor one in a directory Classify
-// takes for tests as such (tests/test.c is not named for src/tests.c).
-// Names are compared in lower case, without underscores and hyphens,
-// and only a file's last extension is dropped (command.chain.test.js is
-// named for command.chain, not command).
+// the source file at path src: whether src's FileKey is one of test's
+// TestSubjects.
 func TestNamedFor(test, src string) bool {
-	want := bareName(strings.TrimSuffix(path.Base(src), path.Ext(src)))
-	if want == "" {
-		return false
-	}
+	k := FileKey(src)
+	return k != "" && slices.Contains(TestSubjects(test), k)
+}
+
+// FileKey is the name of the file at path p as a test file's name is
+// compared with it (TestSubjects): its base name without its last
+// extension, as segment.ModuleKey compares a module's name.
+func FileKey(p string) string {
+	return segment.ModuleKey(strings.TrimSuffix(path.Base(p), path.Ext(p)))
+}
+
+// TestSubjects are the FileKeys of the source files the test file at path
+// test is named for, by the conventions Classify reads a test file's name
+// by: test_parser.py, test-parser.c, parser_test.go, parser_tests.rs,
+// ParserTest.java, ParserTests.cs, parser.test.js and parser.spec.ts are
+// named for parser.* (tests/parser.rs too: a test file's name left as it
+// is). So is a file of a test tree for the source file its directory is
+// named for (koa's __tests__/response/body.test.js, for lib/response.js),
+// but not a test beside the code (server/auth_test.go is not named for
+// server/server.go) nor one in a directory Classify takes for tests as
+// such (tests/test.c is not named for src/tests.c). Only a file's last
+// extension is dropped (command.chain.test.js is named for
+// command.chain, not command).
+func TestSubjects(test string) []string {
+	var out []string
 	dirs := strings.Split(strings.ToLower(path.Dir(test)), "/")
-	if dir := dirs[len(dirs)-1]; !testDirs[dir] && bareName(dir) == want &&
-		slices.ContainsFunc(dirs[:len(dirs)-1], func(d string) bool { return testDirs[d] }) {
-		return true
+	if dir := dirs[len(dirs)-1]; !testDirs[dir] && slices.ContainsFunc(dirs[:len(dirs)-1], func(d string) bool { return testDirs[d] }) {
+		out = append(out, segment.ModuleKey(dir))
 	}
 	base := strings.ToLower(path.Base(test))
 	ext := path.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
 	for _, p := range []string{"test_", "test-"} {
 		if s, ok := strings.CutPrefix(stem, p); ok && s != "" {
-			return bareName(s) == want
+			return append(out, segment.ModuleKey(s))
 		}
 	}
 	suffixes := []string{".test", ".spec", "_tests", "_test"}
@@ -122,18 +132,11 @@ func TestNamedFor(test, src string) bool {
 	}
 	for _, suf := range suffixes {
 		if s, ok := strings.CutSuffix(stem, suf); ok && s != "" {
-			return bareName(s) == want
+			return append(out, segment.ModuleKey(s))
 		}
 	}
-	return bareName(stem) == want
+	return append(out, segment.ModuleKey(stem))
 }
-
-// bareName is a file name lower-cased, without underscores and hyphens.
-func bareName(s string) string {
-	return nameSeparators.Replace(strings.ToLower(s))
-}
-
-var nameSeparators = strings.NewReplacer("_", "", "-", "")
 
 // Classify assigns a path class from directory and file names alone.
 func Classify(p string) PathClass {

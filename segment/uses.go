@@ -136,23 +136,23 @@ func RefersTo(use NameUse, file, symbol string, selectable bool) bool {
 		return true
 	}
 	stem, _, _ := strings.Cut(path.Base(file), ".")
-	dir := moduleKey(path.Base(path.Dir(file)))
-	stem = moduleKey(stem)
+	dir := ModuleKey(path.Base(path.Dir(file)))
+	stem = ModuleKey(stem)
 	own := symbol[strings.LastIndexAny(symbol, ".:#")+1:]
 	for _, q := range use.Qualifiers {
 		if q == "" {
 			continue
 		}
-		if k := moduleKey(q); k != "" && (k == stem || k == dir) || strings.EqualFold(q, own) {
+		if k := ModuleKey(q); k != "" && (k == stem || k == dir) || strings.EqualFold(q, own) {
 			return true
 		}
 	}
 	return false
 }
 
-// moduleKey is a module's name as a qualifier is compared with it:
+// ModuleKey is a module's name as a qualifier is compared with it:
 // lower-cased, without "_" and "-" (_termui_impl and termui_impl).
-func moduleKey(name string) string {
+func ModuleKey(name string) string {
 	return strings.ToLower(moduleSeparators.Replace(name))
 }
 
