@@ -2,11 +2,13 @@ package index
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/missingcomplement/mss/internal/gittest"
 )
@@ -64,7 +66,8 @@ tmp
 }
 
 // TestMssIgnore: files listed in .mssignore are recorded as ignored, in a
-// work tree and in a commit, and un-ignoring brings them back.
+// work tree and in a commit, and un-ignoring brings them back, though
+// their stats are the ones recorded, from well before the last build.
 func TestMssIgnore(t *testing.T) {
 	files := map[string]string{
 		"keep.py":         "def keep():\n    return 1\n",
@@ -74,6 +77,12 @@ func TestMssIgnore(t *testing.T) {
 		"pkg/generated.x": "data\n",
 	}
 	dir, rev := newRepo(t, files)
+	old := time.Now().Add(-time.Hour)
+	for p := range files {
+		if err := os.Chtimes(filepath.Join(dir, p), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, commit := range []bool{false, true} {
 		opts := Options{Repo: dir}
 		if commit {

@@ -337,6 +337,20 @@ func BlobID(data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// isBlobID reports whether s is a blob id as BlobID writes it, rather
+// than the skip reason recorded for a file left out.
+func isBlobID(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // reader reads work tree files, never through a symbolic link, holding
 // the directories of the last one open (paths in sorted order read
 // best); close releases them. A commit has no work tree to read.

@@ -422,7 +422,9 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 			e.blob = "size:" + strconv.FormatInt(e.size, 10)
 		case src.commit == "" && old == nil:
 			// parseAll reads it and takes its blob id.
-		case src.commit == "" && stats.settled(e):
+		case src.commit == "" && stats.settled(e) && isBlobID(old[e.path]):
+			// A file recorded as skipped ("ignored" by a pattern since
+			// removed) is read again.
 			e.blob = old[e.path]
 		case src.commit == "":
 			b, err := read(e.path)
