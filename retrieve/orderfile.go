@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,45 @@ type orderFile struct {
 	Trees    []OrderTree `json:"trees,omitempty"`
 }
 
+// orderFileIn is orderFile as read: a number left out or null is nil, so
+// that it is refused by name rather than read as 0.
+type orderFileIn struct {
+	Format   string       `json:"format"`
+	Features []string     `json:"features"`
+	Bias     *float64     `json:"bias"`
+	Weights  []*float64   `json:"weights"`
+	Trees    []*orderTree `json:"trees,omitempty"`
+}
+
+type orderTree struct {
+	Nodes []*orderNode `json:"nodes"`
+}
+
+type orderNode struct {
+	Feature   *int     `json:"feature"`
+	Threshold *float64 `json:"threshold"`
+	Left      *int     `json:"left"`
+	Right     *int     `json:"right"`
+	Value     *float64 `json:"value"`
+}
+
+// maxOrderNumber bounds the magnitude of an order model's bias, weights
+// and leaf values: a fitted model's are below 10, and any below this
+// keeps every score finite, where 1e308 and -1e308 would add to NaN.
+const maxOrderNumber = 1e6
+
+// orderNumber is *v, or an error naming the field at when v is missing
+// or its magnitude is past bound.
+func orderNumber(at string, v *float64, bound float64) (float64, error) {
+	switch {
+	case v == nil:
+		return 0, fmt.Errorf("%s: missing or null; want a number", at)
+	case math.Abs(*v) > bound:
+		return 0, fmt.Errorf("%s: %g, want a magnitude of at most %g", at, *v, bound)
+	}
+	return *v, nil
+}
+
 // MarshalOrder gives m in its JSON form, indented, ending in a newline.
 func (m *OrderModel) MarshalOrder() ([]byte, error) {
 	if len(m.Weights) != len(OrderFeatures) {
@@ -49,12 +89,14 @@ var orderKeys = slices.Concat(jsonkey.Names(orderFile{}), jsonkey.Names(OrderTre
 // An error names the line or the field at fault: a syntax error, a field
 // the form does not have (or has only in another case), a key given twice,
 // another format, features other than the ones this build reads
-// (OrderFeatures, in order), a weight missing or too many, or a tree whose
+// (OrderFeatures, in order), a weight missing or too many, a number
+// missing or null (never read as 0), a bias, weight or leaf value of a
+// magnitude past 1e6 (scores past it can add to NaN), or a tree whose
 // nodes do not make a tree.
 func ParseOrderModel(data []byte) (*OrderModel, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var f orderFile
+	var f orderFileIn
 	if err := dec.Decode(&f); err != nil {
 		return nil, jsonError(data, err)
 	}
@@ -82,14 +124,59 @@ func ParseOrderModel(data []byte) (*OrderModel, error) {
 	if len(f.Weights) != len(OrderFeatures) {
 		return nil, fmt.Errorf(`"weights": %d values, want one per feature (%d)`, len(f.Weights), len(OrderFeatures))
 	}
-	m := &OrderModel{Bias: f.Bias, Weights: slices.Clone(f.Weights)}
-	for i, t := range f.Trees {
-		if err := checkTree(t); err != nil {
-			return nil, fmt.Errorf(`"trees"[%d]%w`, i, err)
+	m := &OrderModel{Weights: make([]float64, len(f.Weights))}
+	var err error
+	if m.Bias, err = orderNumber(`"bias"`, f.Bias, maxOrderNumber); err != nil {
+		return nil, err
+	}
+	for i, w := range f.Weights {
+		if m.Weights[i], err = orderNumber(fmt.Sprintf(`"weights"[%d]`, i), w, maxOrderNumber); err != nil {
+			return nil, err
 		}
 	}
-	m.Trees = f.Trees
+	for i, in := range f.Trees {
+		t, err := readTree(in)
+		if err == nil {
+			err = checkTree(t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf(`"trees"[%d]%w`, i, err)
+		}
+		m.Trees = append(m.Trees, t)
+	}
 	return m, nil
+}
+
+// readTree is the tree in, every field of every node given.
+func readTree(in *orderTree) (OrderTree, error) {
+	if in == nil {
+		return OrderTree{}, errors.New(": null; want a tree's object")
+	}
+	t := OrderTree{Nodes: make([]OrderNode, len(in.Nodes))}
+	for k, nd := range in.Nodes {
+		at := fmt.Sprintf(`."nodes"[%d]`, k)
+		if nd == nil {
+			return OrderTree{}, fmt.Errorf("%s: null; want a node's object", at)
+		}
+		for _, c := range []struct {
+			name string
+			v    *int
+			to   *int
+		}{{"feature", nd.Feature, &t.Nodes[k].Feature}, {"left", nd.Left, &t.Nodes[k].Left}, {"right", nd.Right, &t.Nodes[k].Right}} {
+			if c.v == nil {
+				return OrderTree{}, fmt.Errorf("%s.%q: missing or null; want a number", at, c.name)
+			}
+			*c.to = *c.v
+		}
+		var err error
+		if t.Nodes[k].Threshold, err = orderNumber(at+`."threshold"`, nd.Threshold, math.MaxFloat64); err != nil {
+			return OrderTree{}, err
+		}
+		if t.Nodes[k].Value, err = orderNumber(at+`."value"`, nd.Value, maxOrderNumber); err != nil {
+			return OrderTree{}, err
+		}
+	}
+	return t, nil
 }
 
 // checkTree says whether t's nodes make a tree: every inner node's

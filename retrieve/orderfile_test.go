@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -63,6 +64,15 @@ func TestOrderFileErrors(t *testing.T) {
 		{"weights in another case", strings.Replace(good, `"format":`, `"Weights": [], "format":`, 1), `line 2: unknown field "Weights" (keys are case-sensitive; did you mean "weights"?)`},
 		{"node key twice", strings.Replace(good, `"left": 1,`, `"left": 1, "left": 2,`, 1), `"trees[0].nodes[0].left" given twice`},
 		{"node key in another case", strings.Replace(good, `"left": 1,`, `"Left": 1,`, 1), `unknown field "Left"`},
+		{"bias null", replaceFirst(good, `"bias": [^,\n]+`, `"bias": null`), `"bias": missing or null; want a number`},
+		{"bias missing", replaceFirst(good, `"bias": [^,\n]+,`, ``), `"bias": missing or null`},
+		{"weight null", replaceFirst(good, `("weights": \[\s*)[^,\s]+`, `${1}null`), `"weights"[0]: missing or null`},
+		{"weight past the bound", replaceFirst(good, `("weights": \[\s*)[^,\s]+`, `${1}1e308`), `"weights"[0]: 1e+308, want a magnitude of at most 1e+06`},
+		{"node null", strings.Replace(good, `"nodes": [`, `"nodes": [null,`, 1), `"trees"[0]."nodes"[0]: null; want a node's object`},
+		{"tree null", strings.Replace(good, `"trees": [`, `"trees": [null,`, 1), `"trees"[0]: null; want a tree's object`},
+		{"threshold missing", replaceFirst(good, `"threshold": [^,\n]+,`, ``), `"trees"[0]."nodes"[0]."threshold": missing or null`},
+		{"left null", replaceFirst(good, `"left": 1`, `"left": null`), `"trees"[0]."nodes"[0]."left": missing or null`},
+		{"value past the bound", replaceFirst(good, `"value": [^,\n]+`, `"value": -2e6`), `"value": -2e+06, want a magnitude of at most 1e+06`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseOrderModel([]byte(c.text))
@@ -98,4 +108,15 @@ func FuzzParseOrderModel(f *testing.F) {
 			t.Fatalf("written and read back: %v, %v", back, err)
 		}
 	})
+}
+
+// replaceFirst replaces the first match of the regular expression expr in
+// s with repl (as regexp's ReplaceAllString expands it).
+func replaceFirst(s, expr, repl string) string {
+	re := regexp.MustCompile(expr)
+	loc := re.FindStringSubmatchIndex(s)
+	if loc == nil {
+		panic("no match for " + expr)
+	}
+	return s[:loc[0]] + string(re.ExpandString(nil, repl, s, loc)) + s[loc[1]:]
 }
