@@ -52,7 +52,7 @@ type entry struct {
 	blob string // git blob id (computed for work tree files)
 	size int64
 	// stat and mtime describe a work tree file when it was listed
-	// (statKey); "" for a commit's.
+	// (StatKey); "" for a commit's.
 	stat  string
 	mtime time.Time
 }
@@ -285,7 +285,7 @@ func (s *source) list(ctx context.Context) ([]entry, map[string]int, error) {
 		case !st.Mode().IsRegular():
 			continue
 		}
-		out = append(out, entry{path: p, size: st.Size(), stat: statKey(st), mtime: st.ModTime()})
+		out = append(out, entry{path: p, size: st.Size(), stat: StatKey(st), mtime: st.ModTime()})
 	}
 	return out, notRead, nil
 }

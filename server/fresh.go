@@ -1,21 +1,27 @@
 package server
 
 import (
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/fsroot"
 )
 
 // stamp is what a freshness scan compares: cheap to get, and it changes
-// whenever an editor writes a file.
+// whenever a file is written, as the index's record of a file's stat
+// does (index.StatKey), though a write keeps the size and sets the
+// modification time back.
 type stamp struct {
-	size  int64
-	mtime int64 // UnixNano
+	key   string // index.StatKey
+	mtime int64  // UnixNano
+}
+
+// stampOf is the stamp of a file or directory stat described.
+func stampOf(info fs.FileInfo) stamp {
+	return stamp{index.StatKey(info), info.ModTime().UnixNano()}
 }
 
 // skipDir reports directories a scan does not enter: hidden ones (.git,
@@ -55,12 +61,12 @@ const maxHiddenDirs = 4096
 // mypy's, a virtual environment), at dir or anywhere below it, is not
 // stamped at all: its files are none git lists, and every run of the
 // tool would re-index.
-func stampDirs(dir string, ignore map[string]bool, out map[string]stamp, left *int) {
+func stampDirs(r *fsroot.Root, dir string, ignore map[string]bool, out map[string]stamp, left *int) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
-		if skipDir(d.Name()) && !entriesWatched(d.Name()) || selfIgnored(p) {
+		if skipDir(d.Name()) && !entriesWatched(d.Name()) || selfIgnored(r, p) {
 			return filepath.SkipDir
 		}
 		if *left <= 0 {
@@ -69,23 +75,24 @@ func stampDirs(dir string, ignore map[string]bool, out map[string]stamp, left *i
 		*left--
 		if !holdsIgnored(p, ignore) {
 			if info, err := d.Info(); err == nil {
-				out[dirKey(p)] = stamp{0, info.ModTime().UnixNano()}
+				out[dirKey(p)] = stampOf(info)
 			}
 		}
 		return nil
 	})
 }
 
-// selfIgnored reports whether directory dir holds a .gitignore whose one
-// pattern is "*", as the caches of pytest, mypy and ruff and a virtual
-// environment write into themselves.
-func selfIgnored(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, ".gitignore"))
+// selfIgnored reports whether directory dir, under r's root, holds a
+// .gitignore whose one pattern is "*", as the caches of pytest, mypy and
+// ruff and a virtual environment write into themselves. The file is read
+// as every file is, inside the root: never through a symbolic link, and
+// only when it is a regular file (a pipe would hold the scan up).
+func selfIgnored(r *fsroot.Root, dir string) bool {
+	rel, err := filepath.Rel(r.Dir(), filepath.Join(dir, ".gitignore"))
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	text, err := io.ReadAll(io.LimitReader(f, 4096))
+	text, err := r.ReadFile(filepath.ToSlash(rel), maxSelfIgnore)
 	if err != nil {
 		return false
 	}
@@ -97,6 +104,10 @@ func selfIgnored(dir string) bool {
 	}
 	return len(patterns) == 1 && patterns[0] == "*"
 }
+
+// maxSelfIgnore bounds the .gitignore selfIgnored reads: a cache's holds
+// one line.
+const maxSelfIgnore = 4096
 
 // holdsIgnored reports whether directory dir holds an ignored file (an
 // index database kept in a hidden directory, whose every build adds and
@@ -143,8 +154,13 @@ func ignored(p string, ignore map[string]bool) bool {
 // (a tracked .tools/gen.py).
 func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[string]stamp, error) {
 	out := map[string]stamp{}
+	r, err := fsroot.Open(root)
+	if err != nil {
+		return out, err
+	}
+	defer r.Close()
 	hiddenLeft := maxHiddenDirs
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
@@ -154,7 +170,7 @@ func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[stri
 		if d.IsDir() {
 			if p != root && skipDir(d.Name()) {
 				if entriesWatched(d.Name()) {
-					stampDirs(p, ignore, out, &hiddenLeft)
+					stampDirs(r, p, ignore, out, &hiddenLeft)
 				}
 				return filepath.SkipDir
 			}
@@ -167,7 +183,7 @@ func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[stri
 		if err != nil {
 			return nil
 		}
-		out[p] = stamp{info.Size(), info.ModTime().UnixNano()}
+		out[p] = stampOf(info)
 		return nil
 	})
 	if err != nil {
@@ -212,7 +228,7 @@ func statWatched(root string, watch []watchEntry) map[string]stamp {
 	defer st.Close()
 	for _, e := range watch {
 		if info, err := st.Lstat(e.rel); err == nil && info.Mode().IsRegular() {
-			out[e.key] = stamp{info.Size(), info.ModTime().UnixNano()}
+			out[e.key] = stampOf(info)
 		}
 	}
 	return out

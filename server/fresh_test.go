@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -256,6 +257,74 @@ func TestScanTreeHiddenDirectories(t *testing.T) {
 	again, _ := scanTree(many, nil, nil)
 	if n := diffStamps(got, again); n != 0 {
 		t.Errorf("two scans of an unchanged tree differ in %d stamps", n)
+	}
+}
+
+// TestScanTreeReadsNoLinkedGitignore: a hidden directory's .gitignore
+// that is a symbolic link (out of the tree, or to a pipe) or a pipe
+// itself is not read: the directory is stamped as one without a
+// .gitignore, and the scan does not wait on the pipe.
+func TestScanTreeReadsNoLinkedGitignore(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	selfIgnoring := filepath.Join(outside, "gitignore")
+	if err := os.WriteFile(selfIgnoring, []byte("*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(outside, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	for _, d := range []string{".tools", ".piped", ".linkedpipe"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(selfIgnoring, filepath.Join(dir, ".tools", ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".piped", ".gitignore"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fifo, filepath.Join(dir, ".linkedpipe", ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := scanTree(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".tools", ".piped", ".linkedpipe"} {
+		if _, ok := got[dirKey(filepath.Join(dir, d))]; !ok {
+			t.Errorf("%s not stamped: its .gitignore was read", d)
+		}
+	}
+}
+
+// TestScanTreeSeesAWriteThatKeepsSizeAndTime: a file written again with
+// bytes of the same length and its modification time set back is a
+// change, as it is to the index.
+func TestScanTreeSeesAWriteThatKeepsSizeAndTime(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "util.py")
+	if err := os.WriteFile(p, []byte("return int(text)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := scanTree(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("return abs(text)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := scanTree(dir, nil, nil)
+	if n := diffStamps(before, after); n != 1 {
+		t.Errorf("diffStamps = %d after a write that kept the size and the time, want 1", n)
 	}
 }
 
