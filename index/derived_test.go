@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -301,9 +302,15 @@ func TestCollectedDeriveInput(t *testing.T) {
 
 // TestIndexInTreeIgnoresItself: an index kept in the work tree (outside
 // .mss) is not a candidate file of itself, nor are its lock and derived
-// file; rebuilding an unchanged tree keeps the derived file.
+// file, while files of the user's named like it are; rebuilding an
+// unchanged tree keeps the derived file.
 func TestIndexInTreeIgnoresItself(t *testing.T) {
-	repo, _ := newRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	repo, _ := newRepo(t, map[string]string{
+		"a.py":         "def f():\n    return 1\n",
+		"ix.db-x.py":   "def g():\n    return 2\n",
+		"ix.db.py":     "def h():\n    return 3\n",
+		"ix.db.tmp.py": "def i():\n    return 4\n",
+	})
 	db := filepath.Join(repo, "ix.db")
 	cd := &countDeriver{}
 	build(t, Options{Repo: repo, DB: db, Derive: cd.deriver("test-1")})
@@ -318,8 +325,27 @@ func TestIndexInTreeIgnoresItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 1 || files[0].Path != "a.py" {
-		t.Errorf("candidate files %+v, want a.py only", files)
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	if want := []string{"a.py", "ix.db-x.py", "ix.db.py", "ix.db.tmp.py"}; !slices.Equal(paths, want) {
+		t.Errorf("candidate files %v, want %v", paths, want)
+	}
+}
+
+func TestOwnFile(t *testing.T) {
+	for p, want := range map[string]bool{
+		"d/ix.db": true, "d/ix.db.lock": true, "d/ix.db-journal": true, "d/ix.db-wal": true, "d/ix.db-shm": true,
+		"d/ix.db.tmp-42-0123456789ab": true, "d/ix.db.tmp-42-0123456789ab-journal": true,
+		"d/ix.db.0123456789abcdef0123456789abcdef.derived": true,
+		"d/ix.db.py": false, "d/ix.db-helpers.js": false, "d/ix.dbx": false, "d/ix.db.tmp-42-abcd": false,
+		"d/ix.db.tmp--0123456789ab": false, "d/ix.db.tmp-x-0123456789ab": false, "d/ix.db.0123.derived": false,
+		"e/ix.db": false,
+	} {
+		if got := OwnFile(p, "d/ix.db"); got != want {
+			t.Errorf("OwnFile(%q, d/ix.db) = %v, want %v", p, got, want)
+		}
 	}
 }
 

@@ -339,17 +339,7 @@ func BlobID(data []byte) string {
 
 // isBlobID reports whether s is a blob id as BlobID writes it, rather
 // than the skip reason recorded for a file left out.
-func isBlobID(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
+func isBlobID(s string) bool { return isHex(s, 40) }
 
 // reader reads work tree files, never through a symbolic link, holding
 // the directories of the last one open (paths in sorted order read

@@ -329,8 +329,9 @@ func Build(ctx context.Context, opts Options) (*Summary, error) {
 }
 
 // withoutIndexFiles drops the index's own files from a work tree's
-// entries, when the index lives in the tree outside .mss: the index, its
-// lock, journal and temporary files, and its derived files.
+// entries, when the index lives in the tree outside .mss (OwnFile); a
+// file of the user's named like the index (index-helpers.js beside an
+// index named index) stays.
 func withoutIndexFiles(entries []entry, root, dbPath string) []entry {
 	if root == "" {
 		return entries
@@ -342,12 +343,43 @@ func withoutIndexFiles(entries []entry, root, dbPath string) []entry {
 	rel = filepath.ToSlash(rel)
 	out := entries[:0]
 	for _, e := range entries {
-		if e.path == rel || strings.HasPrefix(e.path, rel+".") || strings.HasPrefix(e.path, rel+"-") {
-			continue
+		if !OwnFile(e.path, rel) {
+			out = append(out, e)
 		}
-		out = append(out, e)
 	}
 	return out
+}
+
+// OwnFile reports whether p is the index file db or one the index writes
+// beside it, as named here: its lock (db.lock), SQLite's journals
+// (db-journal, db-wal, db-shm), a build's temporary file and its journal
+// (db.tmp-<pid>-<12 hex digits>) and a derived file (db.<32 hex
+// digits>.derived). p and db are spelled alike (both absolute, or both
+// relative to one root).
+func OwnFile(p, db string) bool {
+	rest, ok := strings.CutPrefix(p, db)
+	if !ok {
+		return false
+	}
+	switch rest {
+	case "", ".lock", "-journal", "-wal", "-shm":
+		return true
+	}
+	if t, ok := strings.CutPrefix(rest, ".tmp-"); ok {
+		t = strings.TrimSuffix(t, "-journal")
+		pid, id, ok := strings.Cut(t, "-")
+		return ok && pid != "" && strings.Trim(pid, "0123456789") == "" && isHex(id, 12)
+	}
+	if t, ok := strings.CutPrefix(rest, "."); ok {
+		id, ok := strings.CutSuffix(t, ".derived")
+		return ok && isHex(id, 32)
+	}
+	return false
+}
+
+// isHex reports whether s is n lower-case hex digits.
+func isHex(s string, n int) bool {
+	return len(s) == n && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // writeIndex writes the index: in place over old (the previous index's

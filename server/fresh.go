@@ -125,21 +125,13 @@ func holdsIgnored(dir string, ignore map[string]bool) bool {
 // file's.
 func dirKey(p string) string { return p + string(filepath.Separator) }
 
-// ignored reports whether p is one of the ignored files or a companion
-// of one: its journal, WAL, or a temporary file written beside it
-// ("index.db-wal", "index.db.tmp-...").
+// ignored reports whether p is one of the ignored files (index
+// databases) or a file the index writes beside one: its lock, journals,
+// temporary and derived files (index.OwnFile).
 func ignored(p string, ignore map[string]bool) bool {
-	if ignore[p] {
-		return true
-	}
-	for i := len(p) - 1; i > 0; i-- {
-		if c := p[i]; c == '.' || c == '-' {
-			if ignore[p[:i]] {
-				return true
-			}
-		}
-		if p[i] == filepath.Separator {
-			break
+	for db := range ignore {
+		if index.OwnFile(p, db) {
+			return true
 		}
 	}
 	return false

@@ -17,7 +17,7 @@ import (
 
 func TestScanTreeIgnoresIndexFiles(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"a.py", "ix.db", "ix.db-wal", "ix.db.tmp-12-abcd", "ix.db.0123456789abcdef0123456789abcdef.derived", "ix.dbx", ".git/HEAD", "node_modules/m.js", "sub/b.go"} {
+	for _, name := range []string{"a.py", "ix.db", "ix.db-wal", "ix.db.lock", "ix.db.tmp-12-0123456789ab", "ix.db.tmp-12-0123456789ab-journal", "ix.db.0123456789abcdef0123456789abcdef.derived", "ix.dbx", "ix.db-helpers.py", "ix.db.py", ".git/HEAD", "node_modules/m.js", "sub/b.go"} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -30,7 +30,7 @@ func TestScanTreeIgnoresIndexFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"a.py", "ix.dbx", "sub/b.go"}
+	want := []string{"a.py", "ix.dbx", "ix.db-helpers.py", "ix.db.py", "sub/b.go"}
 	if len(got) != len(want) {
 		t.Errorf("scanned %d files, want %d: %v", len(got), len(want), got)
 	}
