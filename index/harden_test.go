@@ -349,10 +349,22 @@ func TestSymlinkedMssDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("Build with .mss a symbolic link: %v, want a refusal", err)
 	}
-	// Naming the index through the link is refused too.
-	_, err = Build(context.Background(), Options{Repo: dir, DB: filepath.Join(dir, ".mss", "index.db")})
-	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
-		t.Errorf("Build --db .mss/index.db through the link: %v, want a refusal", err)
+	// Naming the index through the link is refused too, however the
+	// repository and the index path spell the tree: through a link to
+	// it outside the tree, or by its real path.
+	link := filepath.Join(parent, "repolink")
+	if err := os.Symlink("repo", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ repo, db string }{
+		{dir, filepath.Join(dir, ".mss", "index.db")},
+		{link, filepath.Join(dir, ".mss", "index.db")},
+		{dir, filepath.Join(link, ".mss", "index.db")},
+	} {
+		_, err = Build(context.Background(), Options{Repo: c.repo, DB: c.db})
+		if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("Build --repo %s --db %s through the link: %v, want a refusal", c.repo, c.db, err)
+		}
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("wrote outside the repository: %v", entries)

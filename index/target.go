@@ -103,16 +103,16 @@ func defaultIndexPath(root string) (string, bool, error) {
 // checkInsideRoot refuses an index path inside the work tree that goes
 // through a symbolic link (`--db .mss/index.db` with a committed
 // `.mss -> ../outside`): mss never writes outside the repository by way of
-// a link in it.
+// a link in it. The path is inside the tree however the two spell it
+// (inTree: `--repo` through a link to the tree, `--db` by its real path).
 func checkInsideRoot(root, dbPath string) error {
 	if root == "" {
 		return nil
 	}
-	rel, err := filepath.Rel(root, dbPath)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	dir, rel, ok := inTree(root, dbPath)
+	if !ok {
 		return nil // outside the work tree: the user's own path
 	}
-	dir := root
 	parts := strings.Split(rel, string(filepath.Separator))
 	for _, p := range parts[:len(parts)-1] {
 		dir = filepath.Join(dir, p)
@@ -128,6 +128,38 @@ func checkInsideRoot(root, dbPath string) error {
 		}
 	}
 	return nil
+}
+
+// inTree splits dbPath into the work tree root and the rest, when dbPath
+// is inside the tree: lexically, or through the shortest of its leading
+// directories that is the root itself by another path (a link to it, or
+// its real path when root is reached through a link). Nothing below that
+// directory is resolved: a link there is what checkInsideRoot refuses.
+func inTree(root, dbPath string) (base, rel string, ok bool) {
+	absRoot, err1 := filepath.Abs(root)
+	absDB, err2 := filepath.Abs(dbPath)
+	if err1 != nil || err2 != nil {
+		return "", "", false
+	}
+	if rel, err := filepath.Rel(absRoot, absDB); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return absRoot, rel, true
+	}
+	real, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return "", "", false
+	}
+	sep := string(filepath.Separator)
+	parts := strings.Split(absDB, sep)
+	for i := 1; i < len(parts)-1; i++ {
+		prefix := strings.Join(parts[:i+1], sep)
+		if prefix == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(prefix); err == nil && r == real {
+			return prefix, filepath.Join(parts[i+1:]...), true
+		}
+	}
+	return "", "", false
 }
 
 // checkTarget decides whether Build may write the index at dbPath. It
