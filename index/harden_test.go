@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -763,5 +764,37 @@ func TestSymlinkedJournalRefused(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(outside, "nothing")); err == nil {
 		t.Error("a file was made through the link")
+	}
+}
+
+// TestUnusableNames: a file whose name no reader could name back to check
+// a unit against it (a backslash; in a commit a line break too) is
+// recorded as skipped, in a work tree and in a commit, never indexed or
+// dropped without a word.
+func TestUnusableNames(t *testing.T) {
+	dir, rev := newRepo(t, map[string]string{
+		"a.py":          "def a():\n    return 1\n",
+		`back\slash.py`: "def bs_func():\n    return 4\n",
+		"new\nline.py":  "def newline_name_func():\n    return 1\n",
+	})
+	for _, c := range []struct {
+		opts    Options
+		indexed []string
+		skipped int
+	}{
+		{Options{Repo: dir}, []string{"a.py", "new\nline.py"}, 1},
+		{Options{Repo: dir, Rev: rev, DB: filepath.Join(t.TempDir(), "c.db")}, []string{"a.py"}, 2},
+	} {
+		sum := build(t, c.opts)
+		if sum.Skipped[skipBadName] != c.skipped {
+			t.Errorf("rev %q: skipped %v, want %d %q", c.opts.Rev, sum.Skipped, c.skipped, skipBadName)
+		}
+		if got := distinctPaths(mustUnits(t, sum.DB)); !slices.Equal(got, c.indexed) {
+			t.Errorf("rev %q: indexed %q, want %q", c.opts.Rev, got, c.indexed)
+		}
+		// An update keeps them skipped.
+		if again := build(t, c.opts); again.Skipped[skipBadName] != c.skipped {
+			t.Errorf("rev %q: skipped %v on update, want %d %q", c.opts.Rev, again.Skipped, c.skipped, skipBadName)
+		}
 	}
 }

@@ -41,7 +41,8 @@ package index
 //	    commit's file skipped before it was read. status is "parsed", a window
 //	    fallback reason ("no grammar", "syntax errors", "parse failed:
 //	    ..."), or why the file was skipped ("vendored", "generated",
-//	    "too large", "binary", "ignored" (.mssignore), "unreadable: ...",
+//	    "too large", "binary", "ignored" (.mssignore), "unusable name"
+//	    (a backslash, or in a commit a line break), "unreadable: ...",
 //	    "missing: ..." for a blob absent from a partial clone). stat is
 //	    a work tree file's size, times, inode and device when it was
 //	    listed (git's stat cache does the same): a build trusts the
@@ -633,8 +634,8 @@ type File struct {
 
 // SkipReason is the short reason a file with the given status has no
 // units: "vendored", "generated", "too large", "binary", "ignored",
-// "unreadable", "missing", or "empty" (read and segmented, nothing but
-// blank lines).
+// "unusable name", "unreadable", "missing", or "empty" (read and
+// segmented, nothing but blank lines).
 func SkipReason(status string) string {
 	switch {
 	case strings.HasPrefix(status, "unreadable"):
@@ -643,7 +644,7 @@ func SkipReason(status string) string {
 		return skipMissing
 	}
 	switch status {
-	case skipVendored, skipGenerated, skipLarge, skipBinary, skipIgnored:
+	case skipVendored, skipGenerated, skipLarge, skipBinary, skipIgnored, skipBadName:
 		return status
 	}
 	return "empty"

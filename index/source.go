@@ -271,7 +271,9 @@ func (s *source) list(ctx context.Context) ([]entry, map[string]int, error) {
 				continue // tracked but deleted
 			}
 			if errors.Is(err, fsroot.ErrBadPath) {
-				continue // git does not list such paths; never read them
+				// Recorded as skipped, never read.
+				out = append(out, entry{path: p, blob: skipBadName})
+				continue
 			}
 			return nil, nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -322,7 +324,11 @@ func (s *source) listCommit(ctx context.Context) ([]entry, map[string]int, error
 		case f[1] != "blob" || (f[0] != "100644" && f[0] != "100755"):
 			continue
 		}
-		entries = append(entries, entry{path: rec[tab+1:], blob: f[2], size: -1})
+		e := entry{path: rec[tab+1:], blob: f[2], size: -1}
+		if badName(e.path, true) {
+			e.blob = skipBadName
+		}
+		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].path < entries[j].path })
 	return entries, notRead, nil
@@ -487,7 +493,21 @@ const (
 	skipBinary    = "binary"
 	skipIgnored   = "ignored" // listed in .mssignore
 	skipMissing   = "missing" // blob absent from a partial clone
+	skipBadName   = "unusable name"
 )
+
+// badName reports whether no reader could name the file at p back to
+// check a unit against it, so that it is recorded as skipped
+// (skipBadName) rather than indexed: a name fsroot refuses (a backslash,
+// which is a separator to other tools and to every reader of paths in
+// state cards), and in a commit a line break too (git's batch reader
+// takes one name a line).
+func badName(p string, commit bool) bool {
+	if _, err := fsroot.Clean(p); err != nil {
+		return true
+	}
+	return commit && strings.Contains(p, "\n")
+}
 
 // vendoredDirs are directory names whose contents are someone else's code.
 var vendoredDirs = map[string]bool{

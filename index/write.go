@@ -448,6 +448,8 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 	defer done()
 	for _, e := range entries {
 		switch {
+		case e.blob == skipBadName:
+			// Recorded as skipped below, never read.
 		case ignore.match(e.path):
 			e.blob = skipIgnored
 		case src.commit == "" && e.size > opts.limit(e.path):
@@ -581,8 +583,8 @@ func writeIndex(ctx context.Context, opts Options, src *source, entries []entry,
 // skipByName says why a file is left out before reading it, or "".
 func skipByName(e entry, o *Options) string {
 	switch {
-	case e.blob == skipIgnored:
-		return skipIgnored
+	case e.blob == skipBadName, e.blob == skipIgnored:
+		return e.blob
 	case !o.IncludeVendored && vendored(e.path, o.ownFramework):
 		return skipVendored
 	case e.size > o.limit(e.path):

@@ -442,6 +442,9 @@ func printSummary(w io.Writer, s *index.Summary) {
 	for _, l := range langs {
 		parts = append(parts, fmt.Sprintf("%s %d", l.name, l.n))
 	}
+	if len(parts) == 0 {
+		parts = append(parts, "none")
+	}
 	fmt.Fprintf(w, "units    %s\n", strings.Join(parts, ", "))
 	if len(s.Skipped) > 0 {
 		fmt.Fprintf(w, "skipped  %s files\n", countsLine(s.Skipped))
