@@ -187,7 +187,24 @@ func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.O
 			want := normalizeLines(splitLines(sig))
 			switch at := locateAbove(f.norm, want, u.StartLine); {
 			case at < 0:
-				trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "its definition's signature is not above it: delivered without it"})
+				why := "its definition's signature is not above it: delivered without it"
+				if sym := ownName(u.Symbol, u.Content); sym != u.Symbol {
+					// The name's enclosing part came from that signature.
+					if sym == "" {
+						why += fmt.Sprintf(", and without the name it gave (indexed as %q)", u.Symbol)
+					} else {
+						why += fmt.Sprintf(", named %q by its own text (indexed as %q)", sym, u.Symbol)
+					}
+					u.Symbol = sym
+					var names []string
+					for _, s := range u.Symbols {
+						if n := ownName(s, u.Content); n != "" && !slices.Contains(names, n) {
+							names = append(names, n)
+						}
+					}
+					u.Symbols = names
+				}
+				trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: why})
 			case !obs.Lines(u.Path, at, at+len(want)-1):
 				u.Context, u.ContextLine = strings.Join(f.raw[at-1:at-1+len(want)], ""), at
 			}
@@ -195,6 +212,33 @@ func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.O
 		keep = append(keep, u)
 	}
 	return keep, trace
+}
+
+// ownName is what the unit's own text supports of its symbol name, once
+// the signature of the definition enclosing it is no longer above it (a
+// class renamed): the name's last part, when the text holds it as a word
+// (the method's own definition), else "" (a later part of a long
+// definition, named wholly for it).
+func ownName(name, content string) string {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	if last == "" {
+		return ""
+	}
+	for rest := content; ; {
+		i := strings.Index(rest, last)
+		if i < 0 {
+			return ""
+		}
+		end := i + len(last)
+		if (i == 0 || !identByte(rest[i-1])) && (end == len(rest) || !identByte(rest[end])) {
+			return last
+		}
+		rest = rest[i+1:]
+	}
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // DamagedCopy is why a unit is dropped whose text its file, unchanged

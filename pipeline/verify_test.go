@@ -185,12 +185,14 @@ func TestVerifyKeepsLineEndings(t *testing.T) {
 // with its definition's signature, checked against the file and numbered
 // there (the nearest above it, though the part moved); a signature the
 // file does not hold above the part, or that the state has read, is not
-// delivered.
+// delivered, and a name taken from a signature no longer there is cut to
+// what the unit's own text holds.
 func TestVerifyContext(t *testing.T) {
 	dir := writeTree(t, map[string]string{
 		"a.py": "def long(a,\n         b):\n    x = 1\n    y = 2\n    return x\n",
 		"b.py": "def other():\n    pass\n\n\ndef long(a,\n         b):\n    x = 1\n    y = 2\n    return x\n",
 		"c.py": "def long(a,\n         b):\n    x = 1\n    y = 2\n    return x\n",
+		"d.py": "class Beta:\n    def compute_total(self, items):\n        return sum(items)\n",
 	})
 	tf, err := NewTreeFiles(dir)
 	if err != nil {
@@ -204,24 +206,34 @@ func TestVerifyContext(t *testing.T) {
 		{ID: "b", Path: "b.py", StartLine: 4, EndLine: 5, Content: "    y = 2\n    return x\n", Context: sig},
 		{ID: "gone", Path: "a.py", StartLine: 3, EndLine: 3, Content: "    x = 1\n", Context: "def short():\n"},
 		{ID: "read", Path: "c.py", StartLine: 4, EndLine: 5, Content: "    y = 2\n    return x\n", Context: sig},
+		// indexed before class Alpha was renamed Beta
+		{ID: "renamed", Path: "d.py", StartLine: 2, EndLine: 3, Content: "    def compute_total(self, items):\n        return sum(items)\n",
+			Context: "class Alpha:\n", Symbol: "Alpha.compute_total", Symbols: []string{"Alpha.compute_total"}},
+		{ID: "part", Path: "d.py", StartLine: 3, EndLine: 3, Content: "        return sum(items)\n",
+			Context: "class Alpha:\n", Symbol: "Alpha.compute_total", Symbols: []string{"Alpha.compute_total"}},
 	}
 	obs := mss.ObservedOf(&mss.State{ObservedSpans: []mss.Span{{Path: "c.py", StartLine: 2, EndLine: 2}}})
 	got, trace := Verify(tf, units, obs)
 	type ctx struct {
 		ID, Context string
 		Line        int
+		Symbol      string
+		Symbols     []string
 	}
 	var gotCtx []ctx
 	for _, u := range got {
-		gotCtx = append(gotCtx, ctx{u.ID, u.Context, u.ContextLine})
+		gotCtx = append(gotCtx, ctx{u.ID, u.Context, u.ContextLine, u.Symbol, u.Symbols})
 	}
-	want := []ctx{{"a", sig, 1}, {"b", sig, 5}, {"gone", "", 0}, {"read", "", 0}}
+	want := []ctx{{"a", sig, 1, "", nil}, {"b", sig, 5, "", nil}, {"gone", "", 0, "", nil}, {"read", "", 0, "", nil},
+		{"renamed", "", 0, "compute_total", []string{"compute_total"}}, {"part", "", 0, "", nil}}
 	if d := cmp.Diff(want, gotCtx); d != "" {
 		t.Errorf("contexts (-want +got):\n%s", d)
 	}
 	wantTrace := []string{
 		"b: moved from line 4 to 8 since indexing",
 		"gone: its definition's signature is not above it: delivered without it",
+		`renamed: its definition's signature is not above it: delivered without it, named "compute_total" by its own text (indexed as "Alpha.compute_total")`,
+		`part: its definition's signature is not above it: delivered without it, and without the name it gave (indexed as "Alpha.compute_total")`,
 	}
 	if d := cmp.Diff(wantTrace, traceReasons(trace)); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
