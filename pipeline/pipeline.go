@@ -494,12 +494,20 @@ func leftOut(chosen []mss.Unit, steps []mss.TraceStep) []string {
 		}
 		for _, u := range chosen {
 			if u.ID == st.UnitID {
-				out = append(out, fmt.Sprintf("%s:%d-%d left out: %s", u.Path, u.StartLine, u.EndLine, why))
+				out = append(out, LeftOutWarning(u, why))
 				break
 			}
 		}
 	}
 	return out
+}
+
+// LeftOutWarning is the warning that names a chosen unit left out of an
+// answer, and why; a name or reason holding control characters (a file
+// named with a line break or an escape) is quoted (render.Name), so a
+// warning is one line that cannot drive a terminal.
+func LeftOutWarning(u mss.Unit, why string) string {
+	return fmt.Sprintf("%s:%d-%d left out: %s", render.Name(u.Path), u.StartLine, u.EndLine, render.Name(why))
 }
 
 // Recover answers a state with the pipeline's method: validate, rank,

@@ -283,3 +283,18 @@ func TestVerifyNamesDamagedCopy(t *testing.T) {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
 }
+
+// TestLeftOutWarning: the warning for a unit left out is one line,
+// whatever its file's name or the reason hold, and plain when they hold
+// nothing to escape.
+func TestLeftOutWarning(t *testing.T) {
+	for _, c := range []struct{ path, why, want string }{
+		{"a.py", "file changed since indexing", "a.py:1-2 left out: file changed since indexing"},
+		{"new\nline.py", "reading new\nline.py: gone", `"new\nline.py":1-2 left out: "reading new\nline.py: gone"`},
+		{"\x1b[31mred.py", "x", `"\x1b[31mred.py":1-2 left out: x`},
+	} {
+		if got := LeftOutWarning(mss.Unit{Path: c.path, StartLine: 1, EndLine: 2}, c.why); got != c.want {
+			t.Errorf("LeftOutWarning(%q, %q) = %q, want %q", c.path, c.why, got, c.want)
+		}
+	}
+}

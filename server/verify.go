@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -45,7 +44,7 @@ func (s *Service) verifyUnits(units []mss.Unit) ([]mss.Unit, []string) {
 			continue
 		}
 		u := where[t.UnitID]
-		warn = append(warn, fmt.Sprintf("%s:%d-%d left out: %s", Quote(u.Path), u.StartLine, u.EndLine, why))
+		warn = append(warn, pipeline.LeftOutWarning(u, why))
 	}
 	return keep, warn
 }
@@ -58,7 +57,7 @@ func DropUnnamable(units []mss.Unit) ([]mss.Unit, []string) {
 	keep := units[:0]
 	for _, u := range units {
 		if !utf8.ValidString(u.Path) {
-			warn = append(warn, fmt.Sprintf("%s:%d-%d left out: %v", Quote(u.Path), u.StartLine, u.EndLine, ErrPathNotUTF8))
+			warn = append(warn, pipeline.LeftOutWarning(u, ErrPathNotUTF8.Error()))
 			continue
 		}
 		keep = append(keep, u)
