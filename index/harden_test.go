@@ -409,6 +409,17 @@ func TestCommittedIndexRebuilt(t *testing.T) {
 	if sum := build(t, Options{Repo: filepath.Join(copyTo, "c")}); !strings.HasPrefix(sum.Rebuilt, "recorded for another source") {
 		t.Errorf("copied index: rebuilt %q, want a rebuild", sum.Rebuilt)
 	}
+
+	// The same tree by another path (a link to it) is the same source.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir2, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, repo := range []string{link, dir2} {
+		if sum := build(t, Options{Repo: repo, DB: db2}); sum.Rebuilt != "" || sum.Parsed != 0 {
+			t.Errorf("the tree through %s: rebuilt %q, parsed %d, want an update that reads nothing", repo, sum.Rebuilt, sum.Parsed)
+		}
+	}
 }
 
 // TestTamperedIndexNeverServed: edited, flipped or deleted rows are caught

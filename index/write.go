@@ -794,6 +794,20 @@ func (ps *prevStats) settled(e entry) bool {
 // its unchanged stat to be trusted (file systems keep coarse times).
 const statSettle = 2 * time.Second
 
+// sameDir reports whether a and b name one directory, however they spell
+// it (a link to a work tree, and its real path), or are both "".
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && sa.IsDir() && os.SameFile(sa, sb)
+}
+
 // previousFiles returns the path -> blob table of a compatible existing
 // index, or nil and why it cannot be updated in place ("" if none exists).
 // The index is rebuilt when it is of another version or options, recorded
@@ -829,7 +843,7 @@ func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, ch
 	if m.OptionsHash != optsHash {
 		return nil, nil, "options changed (the build options, or whether the tree is a test framework's own)", nil
 	}
-	if m.Root != src.root || m.GitDir != src.gitDir {
+	if !sameDir(m.Root, src.root) || !sameDir(m.GitDir, src.gitDir) {
 		return nil, nil, fmt.Sprintf("recorded for another source (root %q, git dir %q)", m.Root, m.GitDir), nil
 	}
 	var damaged map[string]bool
