@@ -424,7 +424,7 @@ func (h *handler) observed(w http.ResponseWriter, r *http.Request, body []byte) 
 		writeFailure(w, err)
 		return
 	}
-	info, err := h.svc.MarkObserved(id, req.ObservedSpans)
+	info, err := h.svc.MarkObserved(r.Context(), id, req.ObservedSpans)
 	if err != nil {
 		writeFailure(w, err)
 		return

@@ -293,7 +293,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		if err := checkArgs(req, &in); err != nil {
 			return nil, nil, err
 		}
-		info, err := svc.MarkObserved(mcpSession(req), in.ObservedSpans)
+		info, err := svc.MarkObserved(ctx, mcpSession(req), in.ObservedSpans)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -543,6 +543,8 @@ func checkText(field, v string) error {
 // Recover answers a request: refreshes the index if the tree changed,
 // ranks candidates, runs the controller, and delivers the chosen units not
 // yet observed, within the budget; the delivered spans join the session.
+// Calls in one session are answered one at a time, in the order they
+// reach the service, so none is given what an earlier one delivered.
 func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverResponse, error) {
 	st := req.State
 	st.ObservedSpans = append([]mss.Span(nil), st.ObservedSpans...) // Validate cleans paths in place
@@ -573,6 +575,13 @@ func (s *Service) Recover(ctx context.Context, req *RecoverRequest) (*RecoverRes
 		if err := CheckSessionID(req.SessionID); err != nil {
 			return nil, &BadRequest{err}
 		}
+		// From reading what the session has seen to recording what this
+		// answer delivers, no other call of the session runs.
+		done, err := s.sessions.turn(ctx, req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		s.sessions.Add(req.SessionID, false, spans)
 		spans = s.sessions.Observed(req.SessionID)
 	}
@@ -649,8 +658,9 @@ func (s *Service) answer(ctx context.Context, st *mss.State, budget, maxUnits in
 	}, nil
 }
 
-// MarkObserved records spans the agent has read in session id.
-func (s *Service) MarkObserved(id string, spans []mss.Span) (SessionInfo, error) {
+// MarkObserved records spans the agent has read in session id, after the
+// session's calls that came before it.
+func (s *Service) MarkObserved(ctx context.Context, id string, spans []mss.Span) (SessionInfo, error) {
 	if err := CheckSessionID(id); err != nil {
 		return SessionInfo{}, &BadRequest{err}
 	}
@@ -661,7 +671,12 @@ func (s *Service) MarkObserved(id string, spans []mss.Span) (SessionInfo, error)
 	if err != nil {
 		return SessionInfo{}, &BadRequest{err}
 	}
+	done, err := s.sessions.turn(ctx, id)
+	if err != nil {
+		return SessionInfo{}, err
+	}
 	info := s.sessions.Add(id, false, clean)
+	done()
 	info.Warnings = s.unknownPaths(spans)
 	return info, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/gittest"
+	"github.com/missingcomplement/mss/pipeline"
 )
 
 // gatedLoader holds every load after the first until the gate opens.
@@ -334,4 +335,127 @@ func (g *gatedRederive) Rederive(ctx context.Context) (Snapshot, error) {
 		return nil, ctx.Err()
 	}
 	return g.IndexLoader.Rederive(ctx)
+}
+
+// heldLoader loads snapshots that hold the first ranking they are asked
+// for until release closes, telling held when it starts.
+type heldLoader struct {
+	Loader
+	calls   atomic.Int32
+	held    chan struct{}
+	release chan struct{}
+}
+
+func (h *heldLoader) Load(ctx context.Context) (Snapshot, error) {
+	snap, err := h.Loader.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &heldSnapshot{Snapshot: snap, h: h}, nil
+}
+
+type heldSnapshot struct {
+	Snapshot
+	h *heldLoader
+}
+
+func (s *heldSnapshot) Candidates(ctx context.Context, st *mss.State, lim pipeline.Limits) (*pipeline.Query, error) {
+	if s.h.calls.Add(1) == 1 {
+		close(s.h.held)
+		<-s.h.release
+	}
+	return s.Snapshot.Candidates(ctx, st, lim)
+}
+
+// TestSessionCallsOneAtATime: a call in a session made while the
+// session's previous call is still being answered waits for it, and so
+// is given none of the units it delivered; a report of read spans made
+// after it is recorded after both calls' deliveries.
+func TestSessionCallsOneAtATime(t *testing.T) {
+	h := &heldLoader{held: make(chan struct{}), release: make(chan struct{})}
+	svc, _ := newTestService(t, func(root string) Loader {
+		h.Loader = &IndexLoader{Repo: root}
+		return h
+	})
+	ctx := context.Background()
+	req := func() *RecoverRequest {
+		return &RecoverRequest{State: stateFor("where header fields are split and joined"), SessionID: "one", MaxUnits: 2}
+	}
+	type result struct {
+		resp *RecoverResponse
+		err  error
+	}
+	firstDone := make(chan result, 1)
+	go func() {
+		resp, err := svc.Recover(ctx, req())
+		firstDone <- result{resp, err}
+	}()
+	<-h.held // the first call has read what the session saw, and ranks
+
+	second := newWaitingCtx(ctx)
+	secondDone := make(chan result, 1)
+	go func() {
+		resp, err := svc.Recover(second, req())
+		secondDone <- result{resp, err}
+	}()
+	var early *result
+	select {
+	case <-second.waiting:
+	case r := <-secondDone: // answered without waiting for the first
+		early = &r
+	}
+	mark := newWaitingCtx(ctx)
+	markDone := make(chan SessionInfo, 1)
+	go func() {
+		info, err := svc.MarkObserved(mark, "one", []mss.Span{{Path: "README.md", StartLine: 1, EndLine: 1}})
+		if err != nil {
+			t.Error(err)
+		}
+		markDone <- info
+	}()
+	var markEarly *SessionInfo
+	select {
+	case <-mark.waiting:
+	case info := <-markDone:
+		markEarly = &info
+	}
+	close(h.release)
+
+	first := <-firstDone
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	var secondRes result
+	if early != nil {
+		secondRes = *early
+	} else {
+		secondRes = <-secondDone
+	}
+	if secondRes.err != nil {
+		t.Fatal(secondRes.err)
+	}
+	if len(first.resp.Units) == 0 {
+		t.Fatal("the first call delivered nothing")
+	}
+	delivered := map[string]bool{}
+	for _, u := range first.resp.Units {
+		delivered[fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine)] = true
+	}
+	for _, u := range secondRes.resp.Units {
+		if span := fmt.Sprintf("%s:%d-%d", u.Path, u.StartLine, u.EndLine); delivered[span] {
+			t.Errorf("the second call of the session was given %s again", span)
+		}
+	}
+	if secondRes.resp.Observed != len(first.resp.Units) {
+		t.Errorf("the second call excluded %d spans, want the %d the first delivered", secondRes.resp.Observed, len(first.resp.Units))
+	}
+	var info SessionInfo
+	if markEarly != nil {
+		info = *markEarly
+	} else {
+		info = <-markDone
+	}
+	if want := len(first.resp.Units) + len(secondRes.resp.Units); info.Delivered != want || info.Read != 1 {
+		t.Errorf("spans read, reported during the first call, after the second: %+v, want them recorded after the %d spans both delivered", info, want)
+	}
 }

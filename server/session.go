@@ -2,6 +2,7 @@ package server
 
 import (
 	"container/list"
+	"context"
 	"crypto/rand"
 	"fmt"
 	"sync"
@@ -44,6 +45,9 @@ type Sessions struct {
 	now func() time.Time
 	lru *list.List // front: most recently used; values are *session
 	m   map[string]*list.Element
+	// turns holds, for each session with a call under way, the channel
+	// the last call to take its turn closes when it is done (turn).
+	turns map[string]chan struct{}
 }
 
 type session struct {
@@ -71,7 +75,44 @@ type SessionInfo struct {
 // NewSessions returns an empty store; zero limits take defaults.
 func NewSessions(lim SessionLimits) *Sessions {
 	lim.setDefaults()
-	return &Sessions{lim: lim, now: time.Now, lru: list.New(), m: map[string]*list.Element{}}
+	return &Sessions{lim: lim, now: time.Now, lru: list.New(), m: map[string]*list.Element{}, turns: map[string]chan struct{}{}}
+}
+
+// turn waits until the calls in session id that took their turn before
+// this one are done, so that calls in one session run one at a time, in
+// the order they asked; done ends this call's turn. A call that reads
+// what the session has seen and records what it delivered holds its turn
+// from the one to the other, so no later call is given the same units.
+// Calls in different sessions do not wait for each other. When ctx ends
+// first, turn returns its error, and the calls after this one still wait
+// for those before it.
+func (s *Sessions) turn(ctx context.Context, id string) (done func(), err error) {
+	mine := make(chan struct{})
+	s.mu.Lock()
+	prev := s.turns[id]
+	s.turns[id] = mine
+	s.mu.Unlock()
+	end := func() {
+		s.mu.Lock()
+		if s.turns[id] == mine {
+			delete(s.turns, id)
+		}
+		s.mu.Unlock()
+		close(mine)
+	}
+	if prev == nil {
+		return end, nil
+	}
+	select {
+	case <-prev:
+		return end, nil
+	case <-ctx.Done():
+		go func() {
+			<-prev
+			end()
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // NewSessionID returns a random session id (128 bits, base32).

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,5 +107,86 @@ func TestCheckListen(t *testing.T) {
 		if err := CheckListen(tc.addr, tc.remote); (err == nil) != tc.ok {
 			t.Errorf("CheckListen(%q, %v) = %v, want ok=%v", tc.addr, tc.remote, err, tc.ok)
 		}
+	}
+}
+
+// waitingCtx is a context that tells when a call first asks for its
+// Done channel: a call waiting its turn in a session does, before
+// anything else it does with the context.
+type waitingCtx struct {
+	context.Context
+	once    sync.Once
+	waiting chan struct{}
+}
+
+func newWaitingCtx(ctx context.Context) *waitingCtx {
+	return &waitingCtx{Context: ctx, waiting: make(chan struct{})}
+}
+
+func (c *waitingCtx) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.waiting) })
+	return c.Context.Done()
+}
+
+// TestSessionsTurn: a call in a session waits for the calls of the
+// session before it, not for calls of other sessions; a call that gives
+// up waiting keeps its place, so the one after it still waits for those
+// before.
+func TestSessionsTurn(t *testing.T) {
+	s := NewSessions(SessionLimits{})
+	ctx := context.Background()
+	first, err := s.turn(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.turn(ctx, "b")
+	if err != nil {
+		t.Fatalf("a call in another session waits: %v", err)
+	}
+	other()
+
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+
+	cancelled, cancel := context.WithCancel(ctx)
+	second := newWaitingCtx(cancelled)
+	secondErr := make(chan error, 1)
+	go func() {
+		_, err := s.turn(second, "a")
+		secondErr <- err
+	}()
+	<-second.waiting
+	third := newWaitingCtx(ctx)
+	thirdDone := make(chan struct{})
+	go func() {
+		done, err := s.turn(third, "a")
+		if err != nil {
+			t.Error(err)
+		}
+		note("third")
+		done()
+		close(thirdDone)
+	}()
+	<-third.waiting
+	cancel()
+	if err := <-secondErr; err != context.Canceled {
+		t.Errorf("a call whose context ended while waiting: %v, want context.Canceled", err)
+	}
+	note("first")
+	first()
+	<-thirdDone
+	if d := cmp.Diff([]string{"first", "third"}, order); d != "" {
+		t.Errorf("order of the calls (-want +got):\n%s", d)
+	}
+	if after, err := s.turn(ctx, "a"); err != nil {
+		t.Errorf("a call after every other is done waits: %v", err)
+	} else {
+		after()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.turns) != 0 {
+		t.Errorf("%d sessions still hold turns after every call is done", len(s.turns))
 	}
 }
