@@ -72,9 +72,10 @@ func TestHTTPSlowBodyHoldsNoSlot(t *testing.T) {
 }
 
 // TestMCPTransportErrorsAreJSON: what the streamable transport refuses
-// (a wrong content type, a malformed message, an unknown session) is
-// answered as every API error is, JSON with a code, at the transport's
-// status; its answers to good messages are untouched.
+// (a wrong content type, a malformed message, an unknown session), and
+// a request with an id it would not answer under as sent, is answered as
+// every API error is, JSON with a code, at the transport's status; its
+// answers to good messages are untouched.
 func TestMCPTransportErrorsAreJSON(t *testing.T) {
 	svc, _ := newTestService(t, nil)
 	ts := httptest.NewServer(NewHandler(svc, HandlerOptions{MCP: NewMCPHandler(NewMCPServer(svc, "test"), svc, 0)}))
@@ -90,6 +91,13 @@ func TestMCPTransportErrorsAreJSON(t *testing.T) {
 		{"content type", init, map[string]string{"Accept": accept, "Content-Type": "text/plain"}, http.StatusUnsupportedMediaType, CodeBadRequest},
 		{"malformed", `{"jsonrpc":`, map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
 		{"unknown session", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Accept": accept, "Mcp-Session-Id": "no-such-session"}, http.StatusNotFound, CodeNotFound},
+		// Requests the transport would answer under another id, or none.
+		{"null id", strings.Replace(init, `"id":1`, `"id":null`, 1), map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
+		{"fractional id", strings.Replace(init, `"id":1`, `"id":4.5`, 1), map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
+		{"exponent id", strings.Replace(init, `"id":1`, `"id":1e0`, 1), map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
+		{"id past 2^53", strings.Replace(init, `"id":1`, `"id":9007199254740993`, 1), map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
+		{"id past int64", strings.Replace(init, `"id":1`, `"id":12345678901234567890`, 1), map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
+		{"bad id in a batch", `[` + init + `,{"jsonrpc":"2.0","id":2.5,"method":"ping"}]`, map[string]string{"Accept": accept}, http.StatusBadRequest, CodeBadRequest},
 	} {
 		resp, data := post(t, ts.URL+"/mcp", tc.body, tc.hdr)
 		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" || apiError(t, data).Code != tc.code || apiError(t, data).Message == "" {
@@ -99,6 +107,12 @@ func TestMCPTransportErrorsAreJSON(t *testing.T) {
 	resp, data := post(t, ts.URL+"/mcp", init, map[string]string{"Accept": accept})
 	if resp.StatusCode != 200 || !strings.Contains(string(data), `"serverInfo"`) {
 		t.Errorf("initialize: %d %s", resp.StatusCode, data)
+	}
+	for _, id := range []string{`9007199254740991`, `-9007199254740991`, `"x"`} {
+		resp, data := post(t, ts.URL+"/mcp", strings.Replace(init, `"id":1`, `"id":`+id, 1), map[string]string{"Accept": accept})
+		if resp.StatusCode != 200 || !strings.Contains(string(data), `"id":`+id+`,`) {
+			t.Errorf("initialize with id %s: %d %s", id, resp.StatusCode, data)
+		}
 	}
 }
 

@@ -193,6 +193,10 @@ func (h *handler) mcp(next http.Handler) http.Handler {
 			writeFailure(w, err)
 			return
 		}
+		if why := badRequestIDs(body); why != "" {
+			writeError(w, http.StatusBadRequest, CodeBadRequest, "invalid request: "+why)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		if !h.acquire(w, r) {
@@ -201,6 +205,28 @@ func (h *handler) mcp(next http.Handler) http.Handler {
 		defer h.release()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// badRequestIDs says why a POST to /mcp is refused for the id of a
+// request it holds (its message, or one of its batch), or returns "":
+// the transport would answer under another id, or under none (badID).
+// Anything else malformed is left for the transport to refuse.
+func badRequestIDs(body []byte) string {
+	body = bytes.TrimSpace(body)
+	msgs := []json.RawMessage{body}
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &msgs) != nil {
+			return ""
+		}
+	}
+	for _, msg := range msgs {
+		if id, hasID, request := messageHead(msg); request && hasID {
+			if why := badID(id); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
 }
 
 // jsonErrors answers the transport's own refusals (a wrong content type,

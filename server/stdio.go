@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"sync"
 	"time"
 
@@ -245,9 +247,11 @@ func (f *stdioFilter) run(in io.Reader, pass io.Writer) error {
 }
 
 // checkMessage decides whether msg is one JSON-RPC message the SDK can
-// take. If not, it returns the id to answer (when one can be read), the
-// error code and why; if so, the id of a request (nil for notifications
-// and responses) and code 0.
+// take. If not, it returns the id to answer (when one can be read and
+// echoed as sent), the error code and why; if so, the id of a request
+// (nil for notifications and responses) and code 0. A request whose id
+// the SDK would not echo as sent (see badID) is refused, so that no
+// answer goes to another id, or to none.
 func checkMessage(msg []byte) (json.RawMessage, int64, string) {
 	if d := jsonDepth(msg); d > maxJSONDepth {
 		return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message nested deeper than %d levels", maxJSONDepth)
@@ -262,22 +266,70 @@ func checkMessage(msg []byte) (json.RawMessage, int64, string) {
 	default:
 		return nil, jsonrpc.CodeInvalidRequest, "invalid request: a message is a JSON object"
 	}
-	var head struct {
-		ID json.RawMessage `json:"id"`
+	id, hasID, _ := messageHead(msg)
+	bad := ""
+	if hasID {
+		bad = badID(id)
 	}
-	json.Unmarshal(msg, &head) // valid JSON object: cannot fail on a RawMessage field
-	id := head.ID
-	if _, err := jsonrpc.MakeID(rawValue(id)); err != nil || len(id) == 0 || bytes.Equal(id, []byte("null")) {
+	if !hasID || bad != "" {
 		id = nil // answer with a null id: this one cannot be echoed
 	}
 	m, err := jsonrpc.DecodeMessage(msg)
 	if err != nil {
 		return id, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
 	}
-	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+	req, ok := m.(*jsonrpc.Request)
+	switch {
+	case !ok:
+		return nil, 0, "" // a response to the server's request
+	case bad != "":
+		return nil, jsonrpc.CodeInvalidRequest, "invalid request: " + bad
+	case req.IsCall():
 		return id, 0, ""
 	}
 	return nil, 0, ""
+}
+
+// messageHead reads a message object's id, whether it has one and
+// whether it has a method (a request), as the SDK reads them: the keys
+// in this case only, the last of a key given twice.
+func messageHead(msg []byte) (id json.RawMessage, hasID, request bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil {
+		return nil, false, false
+	}
+	id, hasID = m["id"]
+	_, request = m["method"]
+	return id, hasID, request
+}
+
+// maxID bounds the integer ids the SDK echoes as sent: it reads a number
+// as a float64, exact up to 2^53 (RFC 8259's interoperable integers).
+const maxID = 1<<53 - 1
+
+// intID is an integer written as the SDK writes it back.
+var intID = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
+
+// badID says why a request's id, its JSON text, cannot be answered as
+// sent, or returns "" when it can: a string, or an integer within
+// ±maxID written without fraction, exponent or sign of zero. The SDK
+// rounds any other number (4.5 becomes 4, 9007199254740993 becomes
+// 9007199254740992, 1e0 and 1.0 become 1), so the answer would name
+// another request, and takes a null id for no id at all (no answer).
+func badID(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '"' {
+		return ""
+	}
+	if intID.Match(raw) {
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && -maxID <= n && n <= maxID {
+			return ""
+		}
+	}
+	shown := string(raw)
+	if len(shown) > 40 {
+		shown = shown[:40] + "..."
+	}
+	return fmt.Sprintf("id %s cannot be answered as sent: an id is a string, or an integer from %d to %d without fraction or exponent", shown, -maxID, maxID)
 }
 
 // rawValue decodes a JSON id for MakeID (numbers as float64, like the SDK).

@@ -22,7 +22,9 @@ type rpcReply struct {
 }
 
 // TestStdioMalformedLines: every malformed line gets a JSON-RPC error
-// and the server goes on to answer the well-formed messages after it.
+// and the server goes on to answer the well-formed messages after it. A
+// request whose id the server cannot echo as sent is one: its answer
+// would go to another id, or to none.
 func TestStdioMalformedLines(t *testing.T) {
 	svc, _ := newTestService(t, nil)
 	inR, inW := io.Pipe()
@@ -63,6 +65,16 @@ func TestStdioMalformedLines(t *testing.T) {
 		{"deep nesting", strings.Repeat("[", 2000) + strings.Repeat("]", 2000), -32600, "null"},
 		{"deep params", `{"jsonrpc":"2.0","id":8,"method":"ping","params":` + strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100) + "}", -32600, "null"},
 		{"empty batch", `[]`, -32600, "null"},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, "null"},
+		{"fractional id", `{"jsonrpc":"2.0","id":4.5,"method":"ping"}`, -32600, "null"},
+		{"integer id with a fraction", `{"jsonrpc":"2.0","id":4.0,"method":"ping"}`, -32600, "null"},
+		{"exponent id", `{"jsonrpc":"2.0","id":1e0,"method":"ping"}`, -32600, "null"},
+		{"negative zero id", `{"jsonrpc":"2.0","id":-0,"method":"ping"}`, -32600, "null"},
+		{"id past 2^53", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600, "null"},
+		{"id past int64", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`, -32600, "null"},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null"},
+		{"bad id given last", `{"jsonrpc":"2.0","id":4,"id":4.5,"method":"ping"}`, -32600, "null"},
+		{"bad id, wrong version", `{"jsonrpc":"1.0","id":4.5,"method":"ping"}`, -32600, "null"},
 		{"over-long line", `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"` + strings.Repeat("x", 2*limit) + `"}}`, -32700, "null"},
 	}
 	write := func(line string) {
@@ -79,10 +91,21 @@ func TestStdioMalformedLines(t *testing.T) {
 		}
 		return r
 	}
-	for _, b := range bad {
+	for i, b := range bad {
+		// A ping after each line: what comes before its answer is the
+		// line's (a line the server does not answer has none).
 		write(b.line)
-		r := next(b.name)
-		if r.Error == nil || r.Error.Code != b.code || string(r.ID) != b.id || r.JSONRPC != "2.0" {
+		after := fmt.Sprintf(`"after %d"`, i)
+		write(`{"jsonrpc":"2.0","id":` + after + `,"method":"ping"}`)
+		var got []rpcReply
+		for r := next(b.name); string(r.ID) != after; r = next(b.name) {
+			got = append(got, r)
+		}
+		if len(got) != 1 {
+			t.Errorf("%s: %d answers, want 1: %+v", b.name, len(got), got)
+			continue
+		}
+		if r := got[0]; r.Error == nil || r.Error.Code != b.code || string(r.ID) != b.id || r.JSONRPC != "2.0" {
 			t.Errorf("%s: got %+v (error %+v), want code %d id %s", b.name, r, r.Error, b.code, b.id)
 		}
 	}
@@ -95,6 +118,13 @@ func TestStdioMalformedLines(t *testing.T) {
 	write(`hello again`)
 	if r := next("second bad line"); r.Error == nil || r.Error.Code != -32700 {
 		t.Errorf("bad line after initialize: %+v", r)
+	}
+	// Every id the server can answer under is echoed as sent.
+	for _, id := range []string{`4`, `0`, `-3`, `9007199254740991`, `-9007199254740991`, `"x"`, `"a\"b"`, `""`, `"ID"`} {
+		write(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if r := next("ping " + id); string(r.ID) != id || r.Error != nil {
+			t.Errorf("ping with id %s: answered under id %s (error %+v)", id, r.ID, r.Error)
+		}
 	}
 	write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_code","arguments":{"query":"split_fields"}}}`)
 	r := next("tools/call")
