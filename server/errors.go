@@ -85,13 +85,31 @@ func classify(err error) (int, *APIError) {
 	return http.StatusInternalServerError, &APIError{Code: CodeInternal, Message: err.Error()}
 }
 
+// publicError is err as a caller without the server's token is told it:
+// an error of the server's own (5xx) names each absolute path by its
+// base name (writeFailure); any other, about the request, is as it is.
+func publicError(err error) error {
+	if status, api := classify(err); status >= 500 {
+		return errors.New(publicText(api.Message))
+	}
+	return err
+}
+
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, &APIError{Code: code, Message: msg})
 }
 
-// writeFailure answers err as its status and JSON error.
-func writeFailure(w http.ResponseWriter, err error) {
+// writeFailure answers err, met answering r, as its status and JSON
+// error. An error of the server's own (5xx: no usable index, a failure)
+// names each absolute path by its base name to a request without the
+// server's token, as health does (Status.Public).
+func writeFailure(w http.ResponseWriter, r *http.Request, err error) {
 	status, api := classify(err)
+	if status >= 500 && !Authenticated(r.Context()) {
+		pub := *api
+		pub.Message = publicText(api.Message)
+		api = &pub
+	}
 	if status == http.StatusRequestTimeout {
 		w.Header().Set("Connection", "close")
 	}

@@ -470,6 +470,75 @@ func TestNoAbsolutePathWithoutToken(t *testing.T) {
 	}
 }
 
+// TestNoAbsolutePathInErrorsWithoutToken: the server's own errors (here:
+// the work tree cannot be scanned) name each path by its base name to a
+// caller without the token, over the API and MCP over HTTP alike, as
+// health does; with the token, and over MCP's stdio, they name the path.
+func TestNoAbsolutePathInErrorsWithoutToken(t *testing.T) {
+	svc, dir := newTestService(t, nil)
+	root, _ := filepath.EvalSymlinks(dir)
+	api := func() http.Handler {
+		return NewHandler(svc, HandlerOptions{MCP: NewMCPHandler(NewMCPServer(svc, "test"), svc, 0)})
+	}
+	open := httptest.NewServer(api())
+	t.Cleanup(open.Close)
+	locked := httptest.NewServer(RequireToken("s3cret", api(), "/v1/health"))
+	t.Cleanup(locked.Close)
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: open.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	local := connect(t, svc)
+
+	if err := os.Rename(dir, dir+".away"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Rename(dir+".away", dir) })
+	abs := func(msg string) bool { return strings.Contains(msg, root) || strings.Contains(msg, dir) }
+	for _, route := range []string{"/v1/recover", "/v1/index", "/v1/search"} {
+		body := recoverBody
+		switch route {
+		case "/v1/index":
+			body = "{}"
+		case "/v1/search":
+			body = `{"query": "parse_header"}`
+		}
+		for _, tc := range []struct {
+			url, auth string
+			abs       bool
+		}{{open.URL, "", false}, {locked.URL, "Bearer s3cret", true}} {
+			resp, data := post(t, tc.url+route, body, map[string]string{"Authorization": tc.auth})
+			e := apiError(t, data)
+			if resp.StatusCode != http.StatusServiceUnavailable || e.Code != CodeIndexUnavailable {
+				t.Fatalf("%s (auth %q) with the tree gone: %d %s, want 503 %s", route, tc.auth, resp.StatusCode, data, CodeIndexUnavailable)
+			}
+			if abs(e.Message) != tc.abs || !strings.Contains(e.Message, filepath.Base(dir)) {
+				t.Errorf("%s (auth %q): %q; want the work tree named by its absolute path = %v, by its base name otherwise", route, tc.auth, e.Message, tc.abs)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		cs   *mcp.ClientSession
+		abs  bool
+	}{{"over HTTP", cs, false}, {"over stdio", local, true}} {
+		for _, call := range []struct{ tool, args string }{
+			{"recover_evidence", `{"issue": "parse_header drops the last field"}`},
+			{"search_code", `{"query": "parse_header"}`},
+		} {
+			isErr, text := callTool(t, tc.cs, call.tool, call.args)
+			if !isErr || !strings.Contains(text, "cannot be scanned") {
+				t.Fatalf("%s %s with the tree gone: error %v, %q", call.tool, tc.name, isErr, text)
+			}
+			if abs(text) != tc.abs || !strings.Contains(text, filepath.Base(dir)) {
+				t.Errorf("%s %s: %q; want the work tree named by its absolute path = %v, by its base name otherwise", call.tool, tc.name, text, tc.abs)
+			}
+		}
+	}
+}
+
 // TestLargeSourceReported: source left out as too large is named in the
 // index info (health, index_status) and in the build's log.
 func TestLargeSourceReported(t *testing.T) {

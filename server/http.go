@@ -154,7 +154,7 @@ func (h *handler) acquire(w http.ResponseWriter, r *http.Request) bool {
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, CodeBusy, "server busy: too many concurrent requests")
 	case <-r.Context().Done():
-		writeFailure(w, r.Context().Err())
+		writeFailure(w, r, r.Context().Err())
 	}
 	return false
 }
@@ -166,7 +166,7 @@ func (h *handler) limited(f func(http.ResponseWriter, *http.Request, []byte)) ht
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, err := h.readBody(w, r)
 		if err != nil {
-			writeFailure(w, err)
+			writeFailure(w, r, err)
 			return
 		}
 		if !h.acquire(w, r) {
@@ -190,7 +190,7 @@ func (h *handler) mcp(next http.Handler) http.Handler {
 		}
 		body, err := h.readBody(w, r)
 		if err != nil {
-			writeFailure(w, err)
+			writeFailure(w, r, err)
 			return
 		}
 		if why := badRequestIDs(body); why != "" {
@@ -396,16 +396,16 @@ func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req RecoverRequest
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	if err := decode(body, &req, false); err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	if err := checkKeys(body, &req); err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	id, err := sessionID(r, req.SessionID)
 	if err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	req.SessionID = id
@@ -415,7 +415,7 @@ func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 		if errors.As(err, &se) {
 			se.Locate(body)
 		}
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	if !Authenticated(r.Context()) {
@@ -434,25 +434,25 @@ type ObservedRequest struct {
 func (h *handler) observed(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req ObservedRequest
 	if err := decode(body, &req, false); err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	if err := checkKeys(body, &req); err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	if req.SessionID == "" && r.Header.Get(SessionHeader) == "" {
-		writeFailure(w, &BadRequest{fmt.Errorf("session_id or the %s header is required", SessionHeader)})
+		writeFailure(w, r, &BadRequest{fmt.Errorf("session_id or the %s header is required", SessionHeader)})
 		return
 	}
 	id, err := sessionID(r, req.SessionID)
 	if err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	info, err := h.svc.MarkObserved(r.Context(), id, req.ObservedSpans)
 	if err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	w.Header().Set(SessionHeader, id)
@@ -476,16 +476,16 @@ type SearchResponse struct {
 func (h *handler) search(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req SearchRequest
 	if err := decode(body, &req, false); err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	if err := checkKeys(body, &req); err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	resp, err := h.svc.Search(r.Context(), req.Query, req.Limit)
 	if err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
@@ -497,12 +497,12 @@ type IndexRequest struct{}
 func (h *handler) reindex(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req IndexRequest
 	if err := decode(body, &req, true); err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	info, err := h.svc.Reindex(r.Context())
 	if err != nil {
-		writeFailure(w, err)
+		writeFailure(w, r, err)
 		return
 	}
 	if !Authenticated(r.Context()) {

@@ -195,6 +195,17 @@ func checkArgsText(req *mcp.CallToolRequest) error {
 	return nil
 }
 
+// toolError is err as a tool answers it: over HTTP to a caller without
+// the server's token, an error of the server's own names no absolute
+// path (publicError), as index_status shows none; over stdio, a local
+// process of the user's, it is as it is.
+func toolError(ctx context.Context, req *mcp.CallToolRequest, err error) error {
+	if mcpSession(req) == stdioSession || Authenticated(ctx) {
+		return err
+	}
+	return publicError(err)
+}
+
 // argsError is what the root package's card reader refused in a tool's
 // arguments, naming the field.
 func argsError(se *mss.StateError) error {
@@ -266,7 +277,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			MaxUnits:     in.MaxUnits,
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, toolError(ctx, req, err)
 		}
 		if resp.SessionID == stdioSession {
 			resp.SessionID = ""
@@ -295,7 +306,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		}
 		info, err := svc.MarkObserved(ctx, mcpSession(req), in.ObservedSpans)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, toolError(ctx, req, err)
 		}
 		if info.ID == stdioSession {
 			info.ID = ""
@@ -318,7 +329,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		defer reportProgress(ctx, svc, req)()
 		resp, err := svc.Search(ctx, in.Query, in.Limit)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, toolError(ctx, req, err)
 		}
 		var b strings.Builder
 		if len(resp.Units) == 0 {

@@ -70,11 +70,18 @@ func (st Status) Public() Status {
 		in := st.Index.Public()
 		st.Index = &in
 	}
-	st.Error = absPath.ReplaceAllStringFunc(st.Error, func(m string) string {
+	st.Error = publicText(st.Error)
+	return st
+}
+
+// publicText is msg with each absolute path it names cut to its base
+// name: what a caller without the server's token is told of the server's
+// own errors.
+func publicText(msg string) string {
+	return absPath.ReplaceAllStringFunc(msg, func(m string) string {
 		at := strings.IndexByte(m, '/')
 		return m[:at] + filepath.Base(m[at:])
 	})
-	return st
 }
 
 // absPath matches an absolute path in a message, with what precedes it.
