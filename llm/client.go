@@ -294,6 +294,11 @@ func merge(cfg, learned Shape) Shape {
 func endpointURL(base, path, apiVersion string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil {
+		// url.Parse's error quotes the URL, credentials and all: keep
+		// only what it found wrong.
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return "", err
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {

@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,52 +27,80 @@ func RedactURL(s string) string {
 
 func redactUserinfo(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		// A URL that fails to parse may still carry userinfo; cut it out
-		// by hand rather than echo it.
-		if i := strings.Index(s, "://"); i >= 0 {
-			rest := s[i+3:]
-			host := rest
-			if j := strings.IndexAny(rest, "/?#"); j >= 0 {
-				host = rest[:j]
-			}
-			if at := strings.LastIndex(host, "@"); at >= 0 {
-				return s[:i+3] + Redacted + rest[at:]
-			}
+	if err == nil && u.User != nil {
+		u.User = nil
+		out := u.String()
+		i := strings.Index(out, "://")
+		if i < 0 {
+			return out
 		}
-		return s
+		return out[:i+3] + Redacted + "@" + out[i+3:]
 	}
-	u.User = nil
-	out := u.String()
-	i := strings.Index(out, "://")
-	if i < 0 {
-		return out
+	if start, end, ok := textUserinfo(s); ok {
+		return s[:start] + Redacted + s[end:]
 	}
-	return out[:i+3] + Redacted + "@" + out[i+3:]
+	return s
+}
+
+// textUserinfo finds, as text, the userinfo of a URL that url.Parse does
+// not read it from: one that does not parse (a bad port or escape) or
+// that parses with the userinfo in an opaque part (user:key@host, with no
+// scheme). It is what follows "://" (or the start) up to the last @
+// before any ? or #, so a password holding / is cut out whole; s[start:end]
+// is the userinfo and s[end] its @.
+func textUserinfo(s string) (start, end int, ok bool) {
+	if u, err := url.Parse(s); err == nil && (u.User != nil || !strings.Contains(u.Opaque, "@")) {
+		return 0, 0, false
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + 3
+	}
+	rest := s[start:]
+	if j := strings.IndexAny(rest, "?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return 0, 0, false
+	}
+	return start, start + at, true
 }
 
 // redactQuery masks, in the query of URL text s, the value of every
 // parameter secretParam names, keeping the order and spelling of the rest.
 func redactQuery(s string) string {
-	q := strings.IndexByte(s, '?')
-	if q < 0 {
+	q, end, parts := queryParts(s)
+	if parts == nil {
 		return s
 	}
-	end := len(s)
-	if h := strings.IndexByte(s[q:], '#'); h >= 0 {
-		end = q + h
-	}
-	parts := strings.Split(s[q+1:end], "&")
 	for i, p := range parts {
-		name, _, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
-		}
-		if n, err := url.QueryUnescape(name); err == nil && secretParam(n) || secretParam(name) {
+		if name, _, ok := strings.Cut(p, "="); ok && credentialParam(name) {
 			parts[i] = name + "=" + Redacted
 		}
 	}
 	return s[:q+1] + strings.Join(parts, "&") + s[end:]
+}
+
+// queryParts splits the query of URL text s, as written, at its &: the
+// query is s[q+1:end]. parts is nil when s has no query. It reads the text,
+// so a URL that does not parse is split alike.
+func queryParts(s string) (q, end int, parts []string) {
+	q = strings.IndexByte(s, '?')
+	if q < 0 {
+		return 0, 0, nil
+	}
+	end = len(s)
+	if h := strings.IndexByte(s[q:], '#'); h >= 0 {
+		end = q + h
+	}
+	return q, end, strings.Split(s[q+1:end], "&")
+}
+
+// credentialParam reports whether a query parameter name, as written or
+// unescaped, is one secretParam names.
+func credentialParam(name string) bool {
+	n, err := url.QueryUnescape(name)
+	return err == nil && secretParam(n) || secretParam(name)
 }
 
 // secretParam reports whether a URL query parameter of this name carries
@@ -120,7 +149,8 @@ type Redactor struct {
 }
 
 // NewRedactor builds a redactor for key and the credentials of baseURL:
-// its userinfo and the values of its credential query parameters.
+// its userinfo and the values of its credential query parameters, read
+// from the text of a URL that does not parse.
 func NewRedactor(key, baseURL string) *Redactor {
 	var cand []string
 	add := func(s string) {
@@ -153,12 +183,14 @@ func NewRedactor(key, baseURL string) *Redactor {
 		}
 	}
 	addPlain(key)
-	if u, err := url.Parse(baseURL); err == nil {
-		for name, vals := range u.Query() {
-			if secretParam(name) {
-				for _, v := range vals {
-					addPlain(v)
-				}
+	// The query and the userinfo are read as text when the URL does not
+	// parse: its credentials are no less secret for that.
+	_, _, params := queryParts(baseURL)
+	for _, p := range params {
+		if name, v, ok := strings.Cut(p, "="); ok && credentialParam(name) {
+			addPlain(v)
+			if uv, err := url.QueryUnescape(v); err == nil {
+				addPlain(uv)
 			}
 		}
 	}
@@ -169,8 +201,23 @@ func NewRedactor(key, baseURL string) *Redactor {
 		addPlain(pass)
 		addAll(name + ":" + pass)
 		add(u.User.String())
+	} else if start, end, ok := textUserinfo(baseURL); ok {
+		// User, password, and the parts of them between : / and @ (what
+		// url.Parse's error quotes as a port is one), as written and
+		// unescaped.
+		info := baseURL[start:end]
+		name, pass, _ := strings.Cut(info, ":")
+		parts := strings.FieldsFunc(info, func(r rune) bool { return r == ':' || r == '/' || r == '@' })
+		for _, v := range append([]string{name, pass}, parts...) {
+			addPlain(v)
+			if uv, err := url.PathUnescape(v); err == nil {
+				addPlain(uv)
+			}
+		}
+		addAll(info)
 	}
 	sort.Strings(plain)
+	plain = slices.Compact(plain)
 	sort.Slice(cand, func(i, j int) bool {
 		if len(cand[i]) != len(cand[j]) {
 			return len(cand[i]) > len(cand[j])

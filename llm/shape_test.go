@@ -143,6 +143,37 @@ func TestRedactQueryCredential(t *testing.T) {
 	}
 }
 
+// TestBadBaseURL: a base URL that does not parse (a bad port or escape, a
+// password holding /, no scheme) is never quoted in an error; its
+// userinfo and credential query values are masked where it is printed,
+// and scrubbed from errors and echoes.
+func TestBadBaseURL(t *testing.T) {
+	tests := []struct {
+		base, secret, printed string
+	}{
+		{"http://user:SECRETPASSWORD99@127.0.0.1:badport/v1", "SECRETPASSWORD99", "http://[redacted]@127.0.0.1:badport/v1"},
+		{"http://user:pa%zzSECRETPASSWORD99@127.0.0.1:1/v1", "SECRETPASSWORD99", "http://[redacted]@127.0.0.1:1/v1"},
+		{"http://127.0.0.1:badport/v1?api-key=SECRETQUERY99", "SECRETQUERY99", "http://127.0.0.1:badport/v1?api-key=[redacted]"},
+		{"http://127.0.0.1:badport/v1?x=%zz&api-key=SECRET%2FQUERY99", "SECRET/QUERY99", "http://127.0.0.1:badport/v1?x=%zz&api-key=[redacted]"},
+		{"http://user:SECRETPASS/WORD99@127.0.0.1:1/v1", "SECRETPASS", "http://[redacted]@127.0.0.1:1/v1"},
+		{"user:SECRETPASSWORD99@127.0.0.1:1/v1", "SECRETPASSWORD99", "[redacted]@127.0.0.1:1/v1"},
+	}
+	for _, tc := range tests {
+		_, err := New(Config{BaseURL: tc.base, APIKey: "sk-proj-xxxxxxxxxxxxxxxxxxxx", Model: "m"}, nil, nil)
+		if err == nil || strings.Contains(err.Error(), tc.secret) || strings.Contains(err.Error(), strings.ReplaceAll(tc.secret, "/", "%2F")) {
+			t.Errorf("New(%s) = %v, want an error without the credential", tc.base, err)
+		} else if !strings.Contains(err.Error(), "base URL "+tc.printed+": ") {
+			t.Errorf("New(%s) = %v, want it to name the base URL as %s", tc.base, err, tc.printed)
+		}
+		if got := RedactURL(tc.base); got != tc.printed {
+			t.Errorf("RedactURL(%s) = %s, want %s", tc.base, got, tc.printed)
+		}
+		if got := NewRedactor("", tc.base).Redact("echo " + tc.secret); got != "echo "+Redacted {
+			t.Errorf("the redactor of %s left %s", tc.base, got)
+		}
+	}
+}
+
 // An endpoint may echo a key escaped or in part; what spells enough of it
 // goes, what shows a few characters (a masked key) stays, and the escapes
 // around a key in a raw JSON reply stay whole.

@@ -151,6 +151,27 @@ func TestEmbedEnvRefusesBadValues(t *testing.T) {
 	}
 }
 
+// TestEmbedBadBaseURL: an embedding base URL that does not parse is
+// reported without its password or credential query value.
+func TestEmbedBadBaseURL(t *testing.T) {
+	for _, base := range []string{
+		"http://user:SECRETPASSWORD99@127.0.0.1:badport/v1",
+		"http://127.0.0.1:badport/v1?api-key=SECRETPASSWORD99",
+	} {
+		t.Setenv(EnvEmbedBaseURL, base)
+		t.Setenv(EnvEmbedModel, "m")
+		t.Setenv(EnvEmbedAPIKey, "sk-embed-secret")
+		emb := NewEmbedderFromEnv()
+		if emb == nil {
+			t.Fatal("no embedder from the environment")
+		}
+		_, err := emb.Embed(context.Background(), []string{"a"})
+		if err == nil || strings.Contains(err.Error(), "SECRETPASSWORD99") || !strings.Contains(err.Error(), "[redacted]") {
+			t.Errorf("%s: got %v, want an error naming the base URL redacted", base, err)
+		}
+	}
+}
+
 // nilVectors is an Embedder that answers a nil vector for the text at
 // index hole.
 type nilVectors struct{ hole int }
