@@ -145,16 +145,16 @@ func parseSettings(pairs []string, cacheOnly bool) (mss.MethodOptions, error) {
 	return mss.MethodOptions{Settings: s}, nil
 }
 
-// recordedSettings returns the settings that define a method's answers.
+// recordedSettings returns the settings that define a method's answers,
+// each value as llm.RedactURL prints it: a URL's userinfo and credential
+// query values masked, any other value as given.
 func recordedSettings(s map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range s {
 		if mss.OperationalSetting(k) {
 			continue
 		}
-		if strings.Contains(v, "@") {
-			v = llm.RedactURL(v)
-		}
+		v = llm.RedactURL(v)
 		if out == nil {
 			out = map[string]string{}
 		}

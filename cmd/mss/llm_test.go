@@ -52,6 +52,32 @@ func TestParseSettings(t *testing.T) {
 	}
 }
 
+// TestRecordedSettings: the settings recorded with predictions show a
+// URL's userinfo and credential query values masked, whichever setting
+// holds it, leave every other value as given, and leave out the
+// operational settings.
+func TestRecordedSettings(t *testing.T) {
+	got := recordedSettings(map[string]string{
+		"base_url":         "http://127.0.0.1:18803/echo/v1?api-key=AZURESECRETVALUE123",
+		"propose.base_url": "https://user:SECRETPASSWORD99@h/v1",
+		"fast.base_url":    "https://h/openai/deployments/d?api-version=2024-10-21&sig=SECRETSIG99",
+		"propose.model":    "claude-sonnet@20250514",
+		"temperature":      "0",
+		"cache_dir":        "/tmp/cache",
+		"price.gpt-5":      "1,2",
+	})
+	want := map[string]string{
+		"base_url":         "http://127.0.0.1:18803/echo/v1?api-key=[redacted]",
+		"propose.base_url": "https://[redacted]@h/v1",
+		"fast.base_url":    "https://h/openai/deployments/d?api-version=2024-10-21&sig=[redacted]",
+		"propose.model":    "claude-sonnet@20250514",
+		"temperature":      "0",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("recordedSettings (-want +got):\n%s", d)
+	}
+}
+
 // modelRepo writes a small Python package with a dozen functions, enough
 // candidates for a 4-8 unit answer.
 func modelRepo(t *testing.T) string {
