@@ -212,7 +212,6 @@ type Client struct {
 	http  *http.Client
 	cache *Cache
 	lim   *Limiter
-	red   *Redactor
 	url   string // chat completions URL, with api-version
 
 	mu    sync.Mutex
@@ -245,16 +244,16 @@ func New(cfg Config, cache *Cache, lim *Limiter) (*Client, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("no base URL")
 	}
-	red := NewRedactor(cfg.APIKey, cfg.BaseURL)
+	hold(cfg.APIKey, cfg.BaseURL)
 	u, err := endpointURL(cfg.BaseURL, "chat/completions", cfg.APIVersion)
 	if err != nil {
-		return nil, fmt.Errorf("base URL %s: %s", RedactURL(cfg.BaseURL), red.Redact(err.Error()))
+		return nil, fmt.Errorf("base URL %s: %s", RedactURL(cfg.BaseURL), redact(err.Error()))
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = endpointClient
 	}
-	c := &Client{cfg: cfg, http: hc, cache: cache, lim: lim, red: red, url: u, Sleep: sleepCtx}
+	c := &Client{cfg: cfg, http: hc, cache: cache, lim: lim, url: u, Sleep: sleepCtx}
 	c.shape = Shape{TokenField: cfg.MaxTokensField, Mode: cfg.Mode}
 	if cfg.MaxTokens < 0 {
 		c.shape.TokenField = ""
@@ -325,8 +324,10 @@ func (c *Client) Model() string { return c.cfg.Model }
 // BaseURL is the endpoint this client calls, userinfo masked.
 func (c *Client) BaseURL() string { return RedactURL(c.cfg.BaseURL) }
 
-// Redact scrubs this client's secrets (key, URL userinfo) from s.
-func (c *Client) Redact(s string) string { return c.red.Redact(s) }
+// Redact scrubs from s every secret the process holds (see hold): this
+// client's key and URL credentials, every other client's, and the
+// environment's.
+func (c *Client) Redact(s string) string { return redact(s) }
 
 // Shape is the shape the next request will start from: this client's,
 // with whatever another client of the same endpoint and model has learned
@@ -363,8 +364,8 @@ func (c *Client) learn(to Shape) error {
 // without a call; a cache-only client returns an error wrapping
 // ErrCacheMiss on a miss. A refusal naming a request field changes the
 // shape and asks again (see Shape); failures after the retry budget are
-// returned wrapped. Every error, reply and cache entry has the key and URL
-// userinfo scrubbed.
+// returned wrapped. Every error, reply and cache entry has every secret
+// the process holds scrubbed (see hold), whichever client it belongs to.
 func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) {
 	if len(req.Messages) == 0 {
 		return nil, errors.New("llm: request has no messages")
@@ -440,7 +441,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 		if err != nil {
 			var apiErr *APIError
 			if errors.As(err, &apiErr) && (apiErr.Status == http.StatusBadRequest || apiErr.Status == http.StatusUnprocessableEntity) {
-				msg := c.red.Redact(apiErr.detail())
+				msg := redact(apiErr.detail())
 				prev := shape
 				again, lerr := refused(msg)
 				if lerr != nil {
@@ -460,14 +461,14 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("llm: %s: %w", c.cfg.Model, ctx.Err())
 			}
-			return nil, &CallError{Model: c.cfg.Model, Attempts: attempts, Detail: c.red.Redact(err.Error())}
+			return nil, &CallError{Model: c.cfg.Model, Attempts: attempts, Detail: redact(err.Error())}
 		}
 		// Whatever the endpoint echoed (a header, the key in a message)
 		// is scrubbed before it is parsed, cached or returned.
-		raw = []byte(c.red.Redact(string(raw)))
+		raw = []byte(redact(string(raw)))
 		r, err := responseFrom(raw, req)
 		if err != nil {
-			return nil, fmt.Errorf("llm: %s: %s", c.cfg.Model, c.red.Redact(err.Error()))
+			return nil, fmt.Errorf("llm: %s: %s", c.cfg.Model, redact(err.Error()))
 		}
 		if c.cache != nil {
 			if err := c.cache.Put(&Entry{Key: key, BaseURL: base, Model: c.cfg.Model, Mode: shape.Mode, Request: body, Response: string(raw), LatencyMS: latency}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -389,5 +390,76 @@ func TestRedirectNotFollowed(t *testing.T) {
 	}
 	if n := reached.Load(); n != 0 {
 		t.Errorf("the other host was reached %d times", n)
+	}
+}
+
+// TestEveryKeyScrubbed: an endpoint that echoes every key it has been
+// sent, and one of the environment's it never was, into every reply and
+// error gets none of them through any client: each client scrubs every
+// key the process holds, not only its own.
+func TestEveryKeyScrubbed(t *testing.T) {
+	const envOnly = "sk-finalize-Qa4Ux1Tm8Zo3"
+	t.Setenv("MSS_FINALIZE_API_KEY", envOnly)
+	keys := []string{"sk-main-7Hq2LmXw9Rt4", "sk-fast-Pz8Kd3Vn6Yc1", "sk-embed-Wb5Jf0Gs2Ne7"}
+	var mu sync.Mutex
+	seen := []string{envOnly}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if k := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "); !slices.Contains(seen, k) {
+			seen = append(seen, k)
+		}
+		echo := "keys seen: " + strings.Join(seen, ", ")
+		mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/embeddings") {
+			http.Error(w, echo, http.StatusBadRequest)
+			return
+		}
+		content, _ := json.Marshal(`{"id":"a"} ` + echo)
+		fmt.Fprintf(w, `{"choices":[{"message":{"content":%s}}]}`, content)
+	}))
+	defer srv.Close()
+	cache, err := OpenCache(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clients []*Client
+	for i, k := range keys {
+		c, err := New(Config{BaseURL: srv.URL + "/v1", APIKey: k, Model: fmt.Sprint("m", i), Retries: -1}, cache, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+	}
+	var out []string
+	for range 2 {
+		for _, c := range clients[:2] {
+			r, err := c.Complete(context.Background(), &Request{Messages: []Message{{Role: "user", Content: fmt.Sprint(len(out))}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r.Content)
+		}
+		_, err := clients[2].Embed(context.Background(), []string{"a"})
+		if err == nil {
+			t.Fatal("the embeddings call did not fail")
+		}
+		out = append(out, err.Error())
+	}
+	filepath.Walk(cache.Dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(p)
+			out = append(out, string(b))
+		}
+		return err
+	})
+	for _, s := range out {
+		for _, k := range append(keys, envOnly) {
+			if strings.Contains(s, k) {
+				t.Errorf("%s got through: %s", k, s)
+			}
+		}
+	}
+	if !strings.Contains(out[3], "keys seen: [redacted], [redacted], [redacted], [redacted]") {
+		t.Errorf("the echo is not there, redacted: %s", out[3])
 	}
 }

@@ -30,9 +30,12 @@
 //     latency of every call; a shared [Limiter] bounds concurrent calls.
 //
 // Secrets: API keys are read by callers from the environment and handed to
-// [Config]. A [Redactor] scrubs the key and the base URL's credentials (its
-// userinfo and credential query parameters, with their URL and base64
-// encodings) from everything this package returns or writes: errors, reply
-// content, cache entries; [RedactURL] masks them wherever a URL is printed. An endpoint that echoes a credential back
-// cannot get it into a trace, a cache file or a log.
+// [Config]. One [Redactor] of every key and base URL credential the
+// process holds (each client's, and every MSS_*_API_KEY and MSS_*_BASE_URL
+// of the environment; their userinfo and credential query parameters,
+// with their URL and base64 encodings) scrubs everything this package
+// returns or writes, whichever client: errors, reply content, cache
+// entries; [RedactURL] masks them wherever a URL is printed. An endpoint
+// that echoes a credential back, its own client's or another's, cannot get
+// it into a trace, a cache file or a log.
 package llm

@@ -12,7 +12,7 @@ import (
 func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	u, err := endpointURL(c.cfg.BaseURL, "embeddings", c.cfg.APIVersion)
 	if err != nil {
-		return nil, fmt.Errorf("llm: base URL %s: %s", RedactURL(c.cfg.BaseURL), c.red.Redact(err.Error()))
+		return nil, fmt.Errorf("llm: base URL %s: %s", RedactURL(c.cfg.BaseURL), redact(err.Error()))
 	}
 	body, err := CanonicalJSON(map[string]any{"model": c.cfg.Model, "input": texts})
 	if err != nil {
@@ -20,7 +20,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	}
 	raw, attempts, err := c.callURL(ctx, u, body)
 	if err != nil {
-		return nil, fmt.Errorf("llm: embeddings %s after %d attempt(s): %s", c.cfg.Model, attempts, c.red.Redact(err.Error()))
+		return nil, fmt.Errorf("llm: embeddings %s after %d attempt(s): %s", c.cfg.Model, attempts, redact(err.Error()))
 	}
 	var res struct {
 		Data []struct {
@@ -29,7 +29,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("llm: embeddings %s: decode: %s", c.cfg.Model, c.red.Redact(err.Error()))
+		return nil, fmt.Errorf("llm: embeddings %s: decode: %s", c.cfg.Model, redact(err.Error()))
 	}
 	if len(res.Data) != len(texts) {
 		return nil, fmt.Errorf("llm: embeddings %s: got %d vectors for %d inputs", c.cfg.Model, len(res.Data), len(texts))

@@ -289,7 +289,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (c *Client) Probe(ctx context.Context) (int, error) {
 	u, err := endpointURL(c.cfg.BaseURL, "models", c.cfg.APIVersion)
 	if err != nil {
-		return 0, fmt.Errorf("base URL %s: %s", RedactURL(c.cfg.BaseURL), c.red.Redact(err.Error()))
+		return 0, fmt.Errorf("base URL %s: %s", RedactURL(c.cfg.BaseURL), redact(err.Error()))
 	}
 	_, err = c.post(ctx, u, nil)
 	var apiErr *APIError
@@ -299,5 +299,5 @@ func (c *Client) Probe(ctx context.Context) (int, error) {
 	case errors.As(err, &apiErr):
 		return apiErr.Status, nil
 	}
-	return 0, errors.New(c.red.Redact(err.Error()))
+	return 0, errors.New(redact(err.Error()))
 }

@@ -3,10 +3,13 @@ package llm
 import (
 	"encoding/base64"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Redacted replaces a secret wherever mss writes text.
@@ -152,6 +155,15 @@ type Redactor struct {
 // its userinfo and the values of its credential query parameters, read
 // from the text of a URL that does not parse.
 func NewRedactor(key, baseURL string) *Redactor {
+	return newRedactor([]credential{{key, baseURL}})
+}
+
+// credential is a key and a base URL whose credentials are secret too;
+// either may be "".
+type credential struct{ key, baseURL string }
+
+// newRedactor builds one redactor for the secrets of every credential.
+func newRedactor(creds []credential) *Redactor {
 	var cand []string
 	add := func(s string) {
 		if len(s) >= minSecret {
@@ -182,39 +194,41 @@ func NewRedactor(key, baseURL string) *Redactor {
 			plain = append(plain, s)
 		}
 	}
-	addPlain(key)
-	// The query and the userinfo are read as text when the URL does not
-	// parse: its credentials are no less secret for that.
-	_, _, params := queryParts(baseURL)
-	for _, p := range params {
-		if name, v, ok := strings.Cut(p, "="); ok && credentialParam(name) {
-			addPlain(v)
-			if uv, err := url.QueryUnescape(v); err == nil {
-				addPlain(uv)
+	for _, c := range creds {
+		addPlain(c.key)
+		// The query and the userinfo are read as text when the URL does
+		// not parse: its credentials are no less secret for that.
+		_, _, params := queryParts(c.baseURL)
+		for _, p := range params {
+			if name, v, ok := strings.Cut(p, "="); ok && credentialParam(name) {
+				addPlain(v)
+				if uv, err := url.QueryUnescape(v); err == nil {
+					addPlain(uv)
+				}
 			}
 		}
-	}
-	if u, err := url.Parse(baseURL); err == nil && u.User != nil {
-		name := u.User.Username()
-		pass, _ := u.User.Password()
-		addPlain(name)
-		addPlain(pass)
-		addAll(name + ":" + pass)
-		add(u.User.String())
-	} else if start, end, ok := textUserinfo(baseURL); ok {
-		// User, password, and the parts of them between : / and @ (what
-		// url.Parse's error quotes as a port is one), as written and
-		// unescaped.
-		info := baseURL[start:end]
-		name, pass, _ := strings.Cut(info, ":")
-		parts := strings.FieldsFunc(info, func(r rune) bool { return r == ':' || r == '/' || r == '@' })
-		for _, v := range append([]string{name, pass}, parts...) {
-			addPlain(v)
-			if uv, err := url.PathUnescape(v); err == nil {
-				addPlain(uv)
+		if u, err := url.Parse(c.baseURL); err == nil && u.User != nil {
+			name := u.User.Username()
+			pass, _ := u.User.Password()
+			addPlain(name)
+			addPlain(pass)
+			addAll(name + ":" + pass)
+			add(u.User.String())
+		} else if start, end, ok := textUserinfo(c.baseURL); ok {
+			// User, password, and the parts of them between : / and @
+			// (what url.Parse's error quotes as a port is one), as
+			// written and unescaped.
+			info := c.baseURL[start:end]
+			name, pass, _ := strings.Cut(info, ":")
+			parts := strings.FieldsFunc(info, func(r rune) bool { return r == ':' || r == '/' || r == '@' })
+			for _, v := range append([]string{name, pass}, parts...) {
+				addPlain(v)
+				if uv, err := url.PathUnescape(v); err == nil {
+					addPlain(uv)
+				}
 			}
+			addAll(info)
 		}
-		addAll(info)
 	}
 	sort.Strings(plain)
 	plain = slices.Compact(plain)
@@ -232,6 +246,48 @@ func NewRedactor(key, baseURL string) *Redactor {
 	}
 	return r
 }
+
+// held is every credential the process holds: each client's (New) and
+// the environment's. One redactor of them all scrubs what every client
+// returns, so a reply or an error through one client cannot carry
+// another's key: an endpoint may echo every key it has been sent.
+var held struct {
+	mu    sync.Mutex
+	creds []credential
+	red   atomic.Pointer[Redactor]
+}
+
+// hold adds a client's key and base URL to the credentials the process
+// holds, with every MSS_*_API_KEY and MSS_*_BASE_URL of the environment
+// (the chat stages', the fast ones', the embedder's), so that a key is
+// scrubbed whether or not the client it was given to has been made yet.
+func hold(key, baseURL string) {
+	add := []credential{{key, baseURL}}
+	for _, kv := range os.Environ() {
+		name, v, _ := strings.Cut(kv, "=")
+		switch {
+		case v == "" || !strings.HasPrefix(name, "MSS_"):
+		case strings.HasSuffix(name, "_API_KEY"):
+			add = append(add, credential{key: v})
+		case strings.HasSuffix(name, "_BASE_URL"):
+			add = append(add, credential{baseURL: v})
+		}
+	}
+	held.mu.Lock()
+	defer held.mu.Unlock()
+	n := len(held.creds)
+	for _, c := range add {
+		if c != (credential{}) && !slices.Contains(held.creds, c) {
+			held.creds = append(held.creds, c)
+		}
+	}
+	if len(held.creds) > n {
+		held.red.Store(newRedactor(held.creds))
+	}
+}
+
+// redact scrubs from s every secret the process holds.
+func redact(s string) string { return held.red.Load().Redact(s) }
 
 // Redact returns s with every secret replaced by [Redacted], and every
 // part of a run of text that leaks one (see Redactor) too.

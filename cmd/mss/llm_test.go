@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/llm/llmtest"
+	"github.com/missingcomplement/mss/retrieve"
+	"github.com/missingcomplement/mss/server"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -243,6 +245,91 @@ func TestRecoverKeyEcho(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(p); strings.Contains(string(b), srv.Key) {
 			t.Errorf("%s holds the key", p)
+		}
+		return nil
+	})
+}
+
+// TestRecoverEveryKeyScrubbed: an endpoint that echoes every key mss
+// holds (the main key, the fast stages' own, the embedder's) into every
+// stage's reply gets none of them into recover's --json or --explain
+// output, the response cache, or the server's answer with its trace,
+// whichever stage's client the reply came through.
+func TestRecoverEveryKeyScrubbed(t *testing.T) {
+	keys := []string{"sk-main-7Hq2LmXw9Rt4", "sk-fast-Pz8Kd3Vn6Yc1", "sk-embed-Wb5Jf0Gs2Ne7"}
+	echo := strings.NewReplacer(`"covers":"`, `"covers":"keys seen: `+strings.Join(keys, ", ")+"; ",
+		`"supports":"`, `"supports":"keys seen: `+strings.Join(keys, ", ")+"; ",
+		`"reason":"`, `"reason":"keys seen: `+strings.Join(keys, ", ")+"; ")
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
+		r := llmtest.Answer(c)
+		r.Content = echo.Replace(r.Content)
+		return r
+	})
+	t.Cleanup(srv.Close)
+	emb := llmtest.NewEmbeddings("e", keys[2], "port", "value")
+	t.Cleanup(emb.Close)
+	t.Setenv("MSS_LLM_API_KEY", keys[0])
+	t.Setenv("MSS_FAST_API_KEY", keys[1])
+	t.Setenv(retrieve.EnvEmbedBaseURL, emb.URL)
+	t.Setenv(retrieve.EnvEmbedModel, "e")
+	t.Setenv(retrieve.EnvEmbedAPIKey, keys[2])
+	cache := t.TempDir()
+	setFlags = []string{"base_url=" + srv.BaseURL(), "propose.model=gpt-5", "fast.model=gpt-5-mini", "backoff_max=10ms", "cache_dir=" + cache}
+	t.Cleanup(func() { setFlags = nil })
+	repo := modelRepo(t)
+	state := `{"issue": "the server ignores the port setting", "information_need": "where the port value is parsed"}`
+	leaks := func(what, s string) {
+		t.Helper()
+		for _, k := range keys {
+			if strings.Contains(s, k) {
+				t.Errorf("%s holds %s:\n%s", what, k, s)
+			}
+		}
+		if !strings.Contains(s, "keys seen: [redacted], [redacted], [redacted]") {
+			t.Errorf("%s: the echo is not there, redacted:\n%s", what, s)
+		}
+	}
+	for _, method := range []string{"mss-complement", "ssr"} {
+		for _, mode := range []string{"--json", "--explain"} {
+			out, stderr, err := runRecover(t, state, "--repo", repo, "--state", "-", "--method", method, mode)
+			if err != nil {
+				t.Fatalf("recover --method %s %s: %v\n%s", method, mode, err, stderr)
+			}
+			leaks("recover --method "+method+" "+mode, out+stderr)
+		}
+		opts, err := methodOptions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := server.New(context.Background(), server.Config{Repo: repo, Loader: &server.IndexLoader{Repo: repo},
+			Ignore: []string{filepath.Join(repo, ".mss")}, Method: method, MethodOptions: opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := mss.DecodeState("card", strings.NewReader(state))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := svc.Recover(context.Background(), &server.RecoverRequest{State: *st, Trace: true})
+		svc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(resp)
+		leaks("the server's answer of "+method, string(b))
+	}
+	if emb.Calls() == 0 {
+		t.Error("the embedding endpoint was never asked")
+	}
+	filepath.Walk(cache, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		for _, k := range keys {
+			if strings.Contains(string(b), k) {
+				t.Errorf("%s holds %s", p, k)
+			}
 		}
 		return nil
 	})
