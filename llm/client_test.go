@@ -2,12 +2,14 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -461,5 +463,37 @@ func TestEveryKeyScrubbed(t *testing.T) {
 	}
 	if !strings.Contains(out[3], "keys seen: [redacted], [redacted], [redacted], [redacted]") {
 		t.Errorf("the echo is not there, redacted: %s", out[3])
+	}
+}
+
+// TestEchoedKeyInBase64: an endpoint whose error message holds the
+// Authorization header it got in base64, wrapped at 76 columns as MIME
+// writes it, and the key's base64 URL-encoded, gets neither into the
+// error.
+func TestEchoedKeyInBase64(t *testing.T) {
+	const key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY?EXAMPLE~KEY0123456"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var mime strings.Builder
+		for s := base64.StdEncoding.EncodeToString([]byte("Authorization: " + r.Header.Get("Authorization"))); s != ""; {
+			n := min(len(s), 76)
+			mime.WriteString(s[:n] + "\n")
+			s = s[n:]
+		}
+		bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		msg, _ := json.Marshal("auth header was " + mime.String() + " ; token=" + url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(bearer))))
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, `{"error":{"message":%s}}`, msg)
+	}))
+	defer srv.Close()
+	c, err := New(Config{BaseURL: srv.URL + "/v1", APIKey: key, Model: "m1", Retries: -1}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Complete(context.Background(), request())
+	if err == nil || !strings.Contains(err.Error(), "auth header was QXV0aG9yaXphdGlvbjogQmVhcmVy") {
+		t.Fatalf("err = %v, want the echo", err)
+	}
+	if left := base64Left(err.Error(), key); left != "" {
+		t.Errorf("%v: %s of the key's base64 left", err, left)
 	}
 }

@@ -145,10 +145,15 @@ func secretWindow(secret string) int {
 // exact forms, where a run of text holds secretWindow characters in a
 // row of a secret, as written or once its percent-escapes and JSON \u
 // escapes are read, those characters (and the escapes spelling them) are
-// scrubbed.
+// scrubbed; so are the base64 characters that spell such a run, however
+// the base64 is wrapped or escaped (see base64Leaks).
 type Redactor struct {
 	secrets []string // longest first, so a key's prefix never survives its key
-	plain   []string // the secrets as given, for the runs
+	// windows are the runs of secretWindow characters of every secret as
+	// given, by their first 8 bytes (prefix); starts marks the bytes one
+	// starts with. A text is searched once, whatever the number of secrets.
+	windows map[uint64][]string
+	starts  [256]bool
 }
 
 // NewRedactor builds a redactor for key and the credentials of baseURL:
@@ -238,7 +243,17 @@ func newRedactor(creds []credential) *Redactor {
 		}
 		return cand[i] < cand[j]
 	})
-	r := &Redactor{plain: plain}
+	r := &Redactor{windows: map[uint64][]string{}}
+	for _, p := range plain {
+		w := secretWindow(p)
+		for i := 0; i+w <= len(p); i++ {
+			k := prefix(p[i:])
+			if !slices.Contains(r.windows[k], p[i:i+w]) {
+				r.windows[k] = append(r.windows[k], p[i:i+w])
+			}
+			r.starts[p[i]] = true
+		}
+	}
 	for i, s := range cand {
 		if i == 0 || s != cand[i-1] {
 			r.secrets = append(r.secrets, s)
@@ -290,7 +305,7 @@ func hold(key, baseURL string) {
 func redact(s string) string { return held.red.Load().Redact(s) }
 
 // Redact returns s with every secret replaced by [Redacted], and every
-// part of a run of text that leaks one (see Redactor) too.
+// part of s that leaks one (see Redactor) too.
 func (r *Redactor) Redact(s string) string {
 	if r == nil {
 		return s
@@ -300,11 +315,10 @@ func (r *Redactor) Redact(s string) string {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
 	}
-	if len(r.plain) == 0 {
+	if len(r.windows) == 0 {
 		return s
 	}
-	var b strings.Builder
-	last := 0
+	var spans [][2]int
 	for i := 0; i < len(s); {
 		if !runByte(s[i]) {
 			i++
@@ -315,14 +329,25 @@ func (r *Redactor) Redact(s string) string {
 			j++
 		}
 		for _, span := range r.leaks(s[i:j]) {
-			b.WriteString(s[last : i+span[0]])
-			b.WriteString(Redacted)
-			last = i + span[1]
+			spans = append(spans, [2]int{i + span[0], i + span[1]})
 		}
 		i = j
 	}
-	if last == 0 {
+	spans = append(spans, r.base64Leaks(s)...)
+	if len(spans) == 0 {
 		return s
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	var b strings.Builder
+	last := 0
+	for k := 0; k < len(spans); {
+		start, end := spans[k][0], spans[k][1]
+		for k++; k < len(spans) && spans[k][0] <= end; k++ {
+			end = max(end, spans[k][1])
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Redacted)
+		last = end
 	}
 	b.WriteString(s[last:])
 	return b.String()
@@ -342,28 +367,7 @@ func runByte(c byte) bool {
 // them, nothing around them, so an escape next to a key stays whole.
 func (r *Redactor) leaks(run string) [][2]int {
 	text, at := unescape(run)
-	var covered []bool
-	mark := func(w string) {
-		for k := 0; ; {
-			n := strings.Index(text[k:], w)
-			if n < 0 {
-				return
-			}
-			if covered == nil {
-				covered = make([]bool, len(text))
-			}
-			for m := k + n; m < k+n+len(w); m++ {
-				covered[m] = true
-			}
-			k += n + 1
-		}
-	}
-	for _, p := range r.plain {
-		w := secretWindow(p)
-		for i := 0; i+w <= len(p); i++ {
-			mark(p[i : i+w])
-		}
-	}
+	covered := cover(r, text, nil)
 	var spans [][2]int
 	for k := 0; k < len(covered); k++ {
 		if !covered[k] {
@@ -373,60 +377,229 @@ func (r *Redactor) leaks(run string) [][2]int {
 		for e < len(covered) && covered[e] {
 			e++
 		}
-		spans = append(spans, [2]int{at[k], at[e]})
+		if at == nil {
+			spans = append(spans, [2]int{k, e})
+		} else {
+			spans = append(spans, [2]int{at[k], at[e]})
+		}
 		k = e
 	}
 	return spans
 }
 
-// unescape reads a run's percent-escapes (%2D) and JSON escapes (\u002d,
-// \/); anything else, a malformed escape included, is kept as written.
-// at[k] is where the byte k of the text read starts in s, and at[len]
-// is len(s).
-func unescape(s string) (string, []int) {
-	at := make([]int, 0, len(s)+1)
-	if !strings.ContainsAny(s, "%\\") {
-		for k := 0; k <= len(s); k++ {
-			at = append(at, k)
+// cover marks in covered (made when nil and needed) the bytes of text
+// that are part of a window of a secret, and returns it.
+func cover[T string | []byte](r *Redactor, text T, covered []bool) []bool {
+	for k := 0; k+minSecret <= len(text); k++ {
+		if !r.starts[text[k]] {
+			continue
 		}
-		return s, at
+		for _, w := range r.windows[prefix(text[k:])] {
+			if len(w) > len(text)-k || string(text[k:k+len(w)]) != w {
+				continue
+			}
+			if covered == nil {
+				covered = make([]bool, len(text))
+			}
+			for m := k; m < k+len(w); m++ {
+				covered[m] = true
+			}
+		}
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '%' && i+2 < len(s):
-			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-				b.WriteByte(byte(v))
-				at = append(at, i)
-				i += 2
-				continue
+	return covered
+}
+
+// prefix is the first minSecret (8) bytes of s as one number: the key of
+// the windows that start with them.
+func prefix[T string | []byte](s T) uint64 {
+	var n uint64
+	for i := range minSecret {
+		n = n<<8 | uint64(s[i])
+	}
+	return n
+}
+
+// base64Leaks returns the parts of s, in order, that spell in base64
+// (standard or URL alphabet, at any of the four alignments) secretWindow
+// bytes in a row of a secret: each such run of base64 characters is read
+// whole across the line breaks of wrapped base64 (as MIME and the base64
+// command write it, 76 to a line), the spaces an error message makes of
+// them and the \n of a JSON string, and through percent-escapes (%2B,
+// %2F) and JSON escapes, so "Authorization: Bearer KEY" encoded and
+// wrapped, or a key's base64 URL-encoded, goes. The characters spelling
+// the secret's bytes are scrubbed (with the line breaks between them),
+// what spells the rest stays.
+func (r *Redactor) base64Leaks(s string) [][2]int {
+	var spans [][2]int
+	var vals []byte // the 6-bit values of a run of base64 characters
+	var at []int    // where each is spelled in s
+	for i := 0; i < len(s); {
+		// s[i:j] is a run of base64 characters and line breaks, of n
+		// characters.
+		j, n := i, 0
+		for j < len(s) {
+			c, m := base64Char(s, j)
+			if base64Value[c] != 0xff {
+				n++
+			} else if c != '\n' && c != '\r' && c != ' ' && c != '\t' {
+				break
 			}
-		case s[i] == '\\':
-			// A JSON escape, or one escaped again (a JSON string inside
-			// a JSON string: \\u002d), at any depth.
-			j := i
-			for j < len(s) && s[j] == '\\' {
-				j++
-			}
-			if j+4 < len(s) && s[j] == 'u' {
-				if v, err := strconv.ParseUint(s[j+1:j+5], 16, 16); err == nil {
-					n, _ := b.WriteRune(rune(v))
-					for range n {
-						at = append(at, i)
-					}
-					i = j + 4
-					continue
+			j += m
+		}
+		// minSecret bytes take 11 characters.
+		if n >= (minSecret*4+2)/3 {
+			vals, at = slices.Grow(vals[:0], n), slices.Grow(at[:0], n)
+			for k := i; k < j; {
+				c, m := base64Char(s, k)
+				if v := base64Value[c]; v != 0xff {
+					vals, at = append(vals, v), append(at, k)
 				}
+				k += m
 			}
-			if j < len(s) && s[j] == '/' {
-				b.WriteByte('/')
-				at = append(at, i)
-				i = j
+			spans = append(spans, r.decodedLeaks(s, vals, at)...)
+		}
+		if j == i {
+			_, m := base64Char(s, i)
+			j += m
+		}
+		i = j
+	}
+	return spans
+}
+
+// base64Char reads the character s spells at i, through an escape (see
+// escape), and its length in s. A \n, \r or \t of a JSON string, at any
+// depth, is read as a line break.
+func base64Char(s string, i int) (byte, int) {
+	if e, n := escape(s, i); n > 0 {
+		if len(e) == 1 {
+			return e[0], n
+		}
+		return 0, n
+	}
+	if s[i] == '\\' {
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		if j < len(s) && strings.IndexByte("nrt", s[j]) >= 0 {
+			return '\n', j + 1 - i
+		}
+	}
+	return s[i], 1
+}
+
+// decodedLeaks decodes a run of base64 values at each of the four
+// alignments and returns where s spells (from at) the characters that
+// encode bytes of a window of a secret.
+func (r *Redactor) decodedLeaks(s string, vals []byte, at []int) [][2]int {
+	var chars []bool
+	buf := make([]byte, 0, len(vals)*3/4+3)
+	for o := 0; o < 4 && o < len(vals); o++ {
+		buf = buf[:0]
+		for g := o; g+1 < len(vals); g += 4 {
+			c := vals[g:min(g+4, len(vals))]
+			buf = append(buf, c[0]<<2|c[1]>>4)
+			if len(c) > 2 {
+				buf = append(buf, c[1]<<4|c[2]>>2)
+			}
+			if len(c) > 3 {
+				buf = append(buf, c[2]<<6|c[3])
+			}
+		}
+		for k, hit := range cover(r, buf, nil) {
+			if !hit {
 				continue
 			}
+			if chars == nil {
+				chars = make([]bool, len(vals))
+			}
+			// Byte k is spelled by characters k%3 and k%3+1 of its
+			// group of four.
+			c := o + k/3*4 + k%3
+			chars[c], chars[c+1] = true, true
+		}
+	}
+	var spans [][2]int
+	for k := 0; k < len(chars); k++ {
+		if !chars[k] {
+			continue
+		}
+		e := k
+		for e < len(chars) && chars[e] {
+			e++
+		}
+		_, n := base64Char(s, at[e-1])
+		spans = append(spans, [2]int{at[k], at[e-1] + n})
+		k = e
+	}
+	return spans
+}
+
+// base64Value is the 6-bit value of a base64 character of either
+// alphabet (+/ standard, -_ URL), 0xff for any other byte.
+var base64Value = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = byte(i)
+	}
+	t['-'], t['_'] = 62, 63
+	return t
+}()
+
+// escape reads the escape that starts at s[i], if one does: a
+// percent-escape (%2D) or a JSON escape (\u002d, \/), or one escaped
+// again (a JSON string inside a JSON string: \\u002d), at any depth. It
+// returns what the escape spells and its length, 0 when none starts there.
+func escape(s string, i int) (string, int) {
+	switch s[i] {
+	case '%':
+		if i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				return string([]byte{byte(v)}), 3
+			}
+		}
+	case '\\':
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		if j+4 < len(s) && s[j] == 'u' {
+			if v, err := strconv.ParseUint(s[j+1:j+5], 16, 16); err == nil {
+				return string(rune(v)), j + 5 - i
+			}
+		}
+		if j < len(s) && s[j] == '/' {
+			return "/", j + 1 - i
+		}
+	}
+	return "", 0
+}
+
+// unescape reads a run's escapes (see escape); anything else, a malformed
+// escape included, is kept as written. at[k] is where the byte k of the
+// text read starts in s, and at[len] is len(s); at is nil when s holds no
+// escape, the text being s.
+func unescape(s string) (string, []int) {
+	if !strings.ContainsAny(s, "%\\") {
+		return s, nil
+	}
+	at := make([]int, 0, len(s)+1)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if e, n := escape(s, i); n > 0 {
+			b.WriteString(e)
+			for range len(e) {
+				at = append(at, i)
+			}
+			i += n
+			continue
 		}
 		b.WriteByte(s[i])
 		at = append(at, i)
+		i++
 	}
 	return b.String(), append(at, len(s))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -212,11 +213,99 @@ func TestRedactEchoes(t *testing.T) {
 	}
 }
 
+// TestRedactBase64: a key echoed in base64 goes however the base64 is
+// written: wrapped at 76 columns (as MIME and the base64 command write
+// it) with the line breaks as written, as a JSON string writes them, or as
+// the spaces an error message makes of them; wrapped at 64 with CRLF; or
+// URL-encoded (%2B, %2F, %3D). What encodes the text around the key stays.
+func TestRedactBase64(t *testing.T) {
+	wrap := func(s string, n int, nl string) string {
+		var b strings.Builder
+		for len(s) > n {
+			b.WriteString(s[:n] + nl)
+			s = s[n:]
+		}
+		return b.String() + s + nl
+	}
+	for _, key := range []string{
+		"sk-proj-Rk8vQ2mZt5Wn1Lx7Hc4Jp9Ds3Fg6Ba0Ye2Ui8Oq",
+		"wJalrXUtnFEMI/K7MDENG/bPxRfiCY?EXAMPLE~KEY0123456", // its base64 holds + and /
+	} {
+		r := NewRedactor(key, "")
+		header := base64.StdEncoding.EncodeToString([]byte("Authorization: Bearer " + key))
+		mime := "auth header was " + wrap(header, 76, "\n") + " ; done"
+		inJSON, _ := json.Marshal(mime)
+		for name, in := range map[string]string{
+			"mime":              mime,
+			"mime in JSON":      string(inJSON),
+			"mime on a line":    strings.Join(strings.Fields(mime), " "),
+			"pem":               "auth header was " + wrap(header, 64, "\r\n") + " ; done",
+			"url-encoded":       "auth header was " + url.QueryEscape(header) + " ; token=" + url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(key))),
+			"url-safe, JSON":    `{"error":"` + strings.ReplaceAll(wrap(base64.URLEncoding.EncodeToString([]byte("Authorization: Bearer "+key)), 76, "\n"), "\n", `\n`) + `"}`,
+			"url-encoded, JSON": `{"error":"token=` + url.QueryEscape(base64.StdEncoding.EncodeToString([]byte("x:"+key))) + `"}`,
+		} {
+			got := r.Redact(in)
+			if !strings.Contains(got, Redacted) || !strings.HasPrefix(got, in[:min(len(in), 16)]) {
+				t.Errorf("%s: Redact(%q) = %q", name, in, got)
+				continue
+			}
+			if left := base64Left(got, key); left != "" {
+				t.Errorf("%s: %q left %s of the key's base64", name, got, left)
+			}
+		}
+	}
+}
+
+// base64Left returns 11 characters in a row (8 bytes) of key's base64, at
+// any byte offset, that text holds read back as a decoder would: line
+// breaks and spaces out, escapes read; "" when it holds none.
+func base64Left(text, key string) string {
+	flat, _ := unescape(strings.NewReplacer(`\r`, "", `\n`, "", "\r", "", "\n", "", " ", "").Replace(text))
+	for off := range 3 {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			e := enc.EncodeToString(append(make([]byte, off), key...))
+			e = e[4 : len(e)-4]
+			for i := 0; i+11 <= len(e); i++ {
+				if strings.Contains(flat, e[i:i+11]) {
+					return e[i : i+11]
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // TestOneLineWholeCharacters: an endpoint's message shortened for an error
 // is cut before a character, never inside one.
 func TestOneLineWholeCharacters(t *testing.T) {
 	got := oneLine("ab\n  cé d", 5)
 	if got != "ab c…" || !utf8.ValidString(got) {
 		t.Errorf("oneLine = %q", got)
+	}
+}
+
+// BenchmarkRedact scrubs a 120 KB reply, of JSON text and of wrapped
+// base64, with the secrets of four clients:
+//
+//	go test -run '^$' -bench Redact ./llm/
+func BenchmarkRedact(b *testing.B) {
+	r := newRedactor([]credential{
+		{"sk-proj-Rk8vQ2mZt5Wn1Lx7Hc4Jp9Ds3Fg6Ba0Ye2Ui8Oq", "http://user:pw-SECRET-PASSWORD-99@h/v1?api-key=QUERYSECRET123456"},
+		{"sk-fast-Pz8Kd3Vn6Yc1", ""},
+		{"sk-embed-Wb5Jf0Gs2Ne7", ""},
+		{"wJalrXUtnFEMI/K7MDENG/bPxRfiCY?EXAMPLE~KEY0123456", ""},
+	})
+	for name, line := range map[string]string{
+		"text":   `{"id":"u12","reason":"parse_header splits on ':' and returns key, value; see line 42 of pkg/parse.py.\n"}, `,
+		"base64": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0\n",
+	} {
+		b.Run(name, func(b *testing.B) {
+			s := strings.Repeat(line, 120_000/len(line))
+			b.SetBytes(int64(len(s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Redact(s)
+			}
+		})
 	}
 }
