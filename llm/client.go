@@ -402,6 +402,12 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 		}
 		if c.cache != nil {
 			e, err := c.cache.Get(key)
+			if err == nil {
+				// An entry written before a key was held (by an earlier
+				// run, or before the client given it was made) is
+				// scrubbed as a reply is.
+				e.Response, e.Error = redact(e.Response), redact(e.Error)
+			}
 			switch {
 			case err == nil && e.Rejected:
 				if again, err := refused(e.Error); err != nil {

@@ -497,3 +497,35 @@ func TestEchoedKeyInBase64(t *testing.T) {
 		t.Errorf("%v: %s of the key's base64 left", err, left)
 	}
 }
+
+// TestCachedEchoScrubbed: a cache entry that holds a key the process did
+// not hold when it was written (an endpoint knew it, or an earlier run
+// kept it) is served with the key scrubbed once the process holds it.
+func TestCachedEchoScrubbed(t *testing.T) {
+	const later = "sk-later-Jt6Rw2Xe9Lc5"
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Content: `{"id":"a"} echo ` + later}
+	})
+	defer srv.Close()
+	cache, err := OpenCache(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Config{BaseURL: srv.BaseURL(), APIKey: testKey, Model: "m1"}, cache, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Complete(context.Background(), request()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Config{BaseURL: srv.BaseURL(), APIKey: later, Model: "m2"}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Complete(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Cached || r.Content != `{"id":"a"} echo `+Redacted {
+		t.Errorf("cached reply %q (cached %v), want the key scrubbed", r.Content, r.Cached)
+	}
+}
