@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -105,8 +106,14 @@ func (h *handler) handle(method, path string, f http.HandlerFunc) {
 	h.routes[path] = method
 }
 
-// ServeHTTP answers unknown routes and methods in JSON too.
+// ServeHTTP answers unknown routes and methods in JSON too, and a path
+// not in its clean form (//v1/health, /v1/../v1/health) as no route,
+// where the mux would redirect in HTML.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p != "/" && (p != path.Clean(p) || strings.HasSuffix(p, "/")) {
+		writeError(w, http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s: routes are named by their clean paths (see GET /v1/health and docs/serve.md)", r.Method, p))
+		return
+	}
 	if _, pattern := h.mux.Handler(r); pattern != "" {
 		h.mux.ServeHTTP(w, r)
 		return

@@ -338,3 +338,21 @@ func TestHTTPBusy(t *testing.T) {
 		t.Errorf("after the slot freed: %d %s", resp.StatusCode, data)
 	}
 }
+
+// TestHTTPUncleanPath: a path not in its clean form is answered as no
+// route, in JSON, not redirected.
+func TestHTTPUncleanPath(t *testing.T) {
+	_, _, url := newHTTP(t, HandlerOptions{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"//v1/health", "/v1/../v1/health", "/v1/./health", "/v1/health/"} {
+		resp, err := client.Get(url + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(data), `"code":"not_found"`) {
+			t.Errorf("GET %s: %d %s; want 404 not_found in JSON", p, resp.StatusCode, data)
+		}
+	}
+}
