@@ -134,7 +134,9 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
 	rc.SetReadDeadline(time.Time{})
 	if err == nil {
-		return data, nil
+		// A UTF-8 byte order mark is skipped on every route, as the card
+		// reader skips it.
+		return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil
 	}
 	var tooBig *http.MaxBytesError
 	var ne net.Error
@@ -401,7 +403,6 @@ func fieldError(se *mss.StateError) error {
 
 func (h *handler) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req RecoverRequest
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	if err := decode(body, &req, false); err != nil {
 		writeFailure(w, r, err)
 		return

@@ -132,6 +132,8 @@ func TestHTTPRejects(t *testing.T) {
 		{"index unknown field", "/v1/index", `{"full": true}`, nil, 400, `"code":"bad_request","message":"unknown field \"full\""`},
 		{"search negative limit", "/v1/search", `{"query": "x", "limit": -1}`, nil, 400, "want a positive number"},
 		{"no route", "/v1/nothing", `{}`, nil, 404, `"code":"not_found"`},
+		// A byte order mark is skipped on every route, as on /v1/recover.
+		{"byte order mark", "/v1/search", "\xef\xbb\xbf{\"query\": \"x\", \"limit\": -1}", nil, 400, "want a positive number"},
 		{"dotdot", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "../../etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "observed_spans[0].path"},
 		{"absolute", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "/etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "is absolute"},
 		{"bad lines", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 5, "end_line": 2}]}`, nil, 400, "bad line range"},
