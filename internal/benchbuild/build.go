@@ -376,6 +376,13 @@ type manifest struct {
 	// a Write is under way, of what it found and of what it writes, so a
 	// run killed between two renames leaves files the next run recognises.
 	Files map[string][]string `json:"files"`
+	// Leftovers names the files a Write under way may leave if it is
+	// killed: its temporary files, each named here before it is made, and
+	// the earlier states it sets aside.
+	Leftovers []string `json:"leftovers,omitempty"`
+	// Next is the temporary file the next manifest is written through,
+	// named here before it is made: a leftover too.
+	Next string `json:"next,omitempty"`
 }
 
 // Write writes states.jsonl and labels.jsonl into dir (created if
@@ -388,8 +395,12 @@ type manifest struct {
 // at any point leaves the earlier pair, the new pair, or labels.jsonl
 // without states.jsonl, which every reader refuses (the earlier states
 // are kept aside as .states.jsonl.old until the new ones are in place):
-// never the states of one run beside the labels of another. The temporary
-// files of a run killed before are removed by the next.
+// never the states of one run beside the labels of another. The files a
+// run killed before left are removed by the next when the manifest names
+// them (its temporary files have names it chose and recorded before
+// making them); a file of such a name that the manifest does not name is
+// left as it is, and a .states.jsonl.old it does not name, or whose
+// content is not the states it lists, is refused.
 func (b *Builder) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -427,35 +438,47 @@ func (b *Builder) Write(dir string) error {
 			return fmt.Errorf("%s: not written by mss bench build, or changed since it was; refusing to replace it (remove it or choose another --out)", p)
 		}
 	}
-	if err := removeStale(dir); err != nil {
+	aside := filepath.Join(dir, statesAside)
+	if err := checkAside(aside, old); err != nil {
 		return err
 	}
+	if err := removeLeftovers(dir, old); err != nil {
+		return err
+	}
+	statesPath, labelsPath := filepath.Join(dir, "states.jsonl"), filepath.Join(dir, "labels.jsonl")
+	statesTmp, labelsTmp := safefile.TempName(statesPath), safefile.TempName(labelsPath)
 	during, after := manifest{Files: map[string][]string{}}, manifest{Files: map[string][]string{}}
 	for _, f := range files {
 		h := sha256Hex([]byte(f.text))
 		during.Files[f.name] = append([]string{h}, old.Files[f.name]...)
 		after.Files[f.name] = []string{h}
 	}
-	if err := writeManifest(mpath, during); err != nil {
+	during.Leftovers = []string{filepath.Base(statesTmp), filepath.Base(labelsTmp), statesAside}
+	during.Next = filepath.Base(safefile.TempName(mpath))
+	after.Next = filepath.Base(safefile.TempName(mpath))
+	// A directory without a manifest names no file to write the first
+	// through: a run killed while writing it leaves a temporary file no
+	// later run can tell for its own, and so leaves.
+	via := safefile.TempName(mpath)
+	if old.Next != "" {
+		via = filepath.Join(dir, old.Next)
+	}
+	if err := writeManifest(mpath, via, during); err != nil {
 		return err
 	}
 	if err := writeStep("manifest of the run"); err != nil {
 		return err
 	}
-	statesPath, labelsPath := filepath.Join(dir, "states.jsonl"), filepath.Join(dir, "labels.jsonl")
-	statesTmp, err := safefile.WriteTemp(statesPath, []byte(files[0].text))
-	if err != nil {
+	if err := safefile.WriteNew(statesTmp, []byte(files[0].text)); err != nil {
 		return err
 	}
-	labelsTmp, err := safefile.WriteTemp(labelsPath, []byte(files[1].text))
-	if err != nil {
+	if err := safefile.WriteNew(labelsTmp, []byte(files[1].text)); err != nil {
 		os.Remove(statesTmp)
 		return err
 	}
 	if err := writeStep("temporary files"); err != nil {
 		return err
 	}
-	aside := filepath.Join(dir, statesAside)
 	steps := []struct {
 		what     string
 		from, to string
@@ -481,7 +504,7 @@ func (b *Builder) Write(dir string) error {
 	if err := writeStep("earlier states removed"); err != nil {
 		return err
 	}
-	return writeManifest(mpath, after)
+	return writeManifest(mpath, filepath.Join(dir, during.Next), after)
 }
 
 // statesAside is where Write keeps the earlier states.jsonl while it puts
@@ -492,46 +515,100 @@ const statesAside = ".states.jsonl.old"
 // there, as a killed run stops (tests).
 var writeStep = func(string) error { return nil }
 
-// removeStale removes what an earlier Write killed halfway left in dir:
-// its temporary files (safefile.WriteTemp's .states.jsonl.tmp*,
-// .labels.jsonl.tmp*, and ..mss-bench-build.json.tmp* of the manifest)
-// and the states it had set aside. Only regular files of those names are
-// removed.
-func removeStale(dir string) error {
-	var names []string
-	for _, pattern := range []string{".states.jsonl.tmp*", ".labels.jsonl.tmp*", "." + manifestName + ".tmp*", statesAside} {
-		m, err := filepath.Glob(filepath.Join(dir, pattern))
-		if err != nil {
-			return err
-		}
-		names = append(names, m...)
+// checkAside refuses a file at aside, where Write sets the earlier states
+// aside, unless the manifest m names it and it holds states m lists (or
+// nothing): the earlier states of a run killed before it removed them.
+func checkAside(aside string, m manifest) error {
+	fi, err := os.Lstat(aside)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	refuse := fmt.Errorf("%s: not left by mss bench build; refusing to replace it (remove it or choose another --out)", aside)
+	if !fi.Mode().IsRegular() || !slices.Contains(m.Leftovers, statesAside) {
+		return refuse
+	}
+	data, err := os.ReadFile(aside)
+	if err != nil {
+		return err
+	}
+	if len(data) > 0 && !slices.Contains(m.Files["states.jsonl"], sha256Hex(data)) {
+		return refuse
+	}
+	return nil
+}
+
+// removeLeftovers removes what a Write killed halfway left in dir, as the
+// manifest m names it: its temporary files and the states it had set
+// aside (which checkAside accepted). Only regular files are removed.
+func removeLeftovers(dir string, m manifest) error {
+	names := m.Leftovers
+	if m.Next != "" {
+		names = append(slices.Clone(names), m.Next)
 	}
 	for _, n := range names {
-		if fi, err := os.Lstat(n); err != nil || !fi.Mode().IsRegular() {
+		p := filepath.Join(dir, n)
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		if err := os.Remove(n); err != nil {
+		if err := os.Remove(p); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeManifest(path string, m manifest) error {
+// writeManifest writes m to path through the new temporary file via.
+func writeManifest(path, via string, m manifest) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return safefile.Replace(path, append(data, '\n'), checkManifest)
+	if err := safefile.Writable(path, checkManifest); err != nil {
+		return err
+	}
+	if err := safefile.WriteNew(via, append(data, '\n')); err != nil {
+		return err
+	}
+	if err := os.Rename(via, path); err != nil {
+		os.Remove(via)
+		return err
+	}
+	return nil
 }
 
-// checkManifest accepts an earlier manifest of Write.
+// checkManifest accepts an earlier manifest of Write: one whose leftovers
+// are names Write gives its temporary files and the states it sets aside,
+// in the manifest's directory.
 func checkManifest(data []byte) error {
 	var m manifest
 	if json.Unmarshal(data, &m) != nil || m.Files == nil {
 		return errors.New("not a manifest mss bench build wrote")
 	}
+	for _, n := range append(slices.Clone(m.Leftovers), m.Next) {
+		if n != "" && !leftoverName(n) {
+			return fmt.Errorf("names %q, not a file mss bench build leaves; not a manifest it wrote", n)
+		}
+	}
 	return nil
+}
+
+// leftoverName says whether n is a name Write gives a file it may leave:
+// a temporary file of one of its outputs (safefile.TempName) or the
+// states it sets aside.
+func leftoverName(n string) bool {
+	if n == statesAside {
+		return true
+	}
+	for _, out := range []string{"states.jsonl", "labels.jsonl", manifestName} {
+		suffix, ok := strings.CutPrefix(n, "."+out+".tmp")
+		if ok && len(suffix) == 16 && strings.Trim(suffix, "0123456789abcdef") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func sha256Hex(data []byte) string {

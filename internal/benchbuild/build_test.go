@@ -637,6 +637,67 @@ func TestWriteRefusesForeignTrackFiles(t *testing.T) {
 	}
 }
 
+// Files named like what a killed build leaves, that no manifest names,
+// are not the build's: those in the way (.states.jsonl.old) are refused
+// by name, the others left as they are. A manifest naming other files as
+// its leftovers is not one bench build wrote.
+func TestWriteKeepsFilesNamedLikeLeftovers(t *testing.T) {
+	b := NewBuilder(t.TempDir())
+	defer b.Close()
+	dir := t.TempDir()
+	aside := filepath.Join(dir, statesAside)
+	write(t, aside, "my precious file\n")
+	if err := b.Write(dir); err == nil || !strings.Contains(err.Error(), aside+": not left by mss bench build") {
+		t.Errorf("Write beside a foreign %s: %v, want a refusal naming it", statesAside, err)
+	}
+	if data, _ := os.ReadFile(aside); string(data) != "my precious file\n" {
+		t.Errorf("%s changed: %q", statesAside, data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("refused, yet wrote %d files", len(entries)-1)
+	}
+	os.Remove(aside)
+	mine := []string{".states.jsonl.tmp123", ".labels.jsonl.tmp-draft", "." + manifestName + ".tmp9", ".labels.jsonl.tmp0123456789abcdef"}
+	for _, name := range mine {
+		write(t, filepath.Join(dir, name), "draft\n")
+	}
+	for i := 0; i < 2; i++ {
+		if err := b.Write(dir); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	for _, name := range mine {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != "draft\n" {
+			t.Errorf("%s: %q, want it left as it was", name, data)
+		}
+	}
+	// Named by the manifest, the states set aside must be states it lists.
+	mpath := filepath.Join(dir, manifestName)
+	data, _ := os.ReadFile(mpath)
+	var m manifest
+	json.Unmarshal(data, &m)
+	m.Leftovers = []string{statesAside}
+	data, _ = json.Marshal(m)
+	write(t, mpath, string(data))
+	write(t, aside, "my precious file\n")
+	if err := b.Write(dir); err == nil || !strings.Contains(err.Error(), aside+": not left by mss bench build") {
+		t.Errorf("Write beside a foreign %s the manifest names: %v, want a refusal", statesAside, err)
+	}
+	if data, _ := os.ReadFile(aside); string(data) != "my precious file\n" {
+		t.Errorf("%s changed: %q", statesAside, data)
+	}
+	os.Remove(aside)
+	for _, name := range []string{"notes.txt", "states.jsonl", "../" + statesAside, ".states.jsonl.tmp1"} {
+		m.Leftovers = []string{name}
+		data, _ = json.Marshal(m)
+		write(t, mpath, string(data))
+		if err := b.Write(dir); err == nil || !strings.Contains(err.Error(), "not a manifest it wrote") {
+			t.Errorf("a manifest naming %q: %v, want a refusal", name, err)
+		}
+	}
+}
+
 func TestHistoryMissingObjects(t *testing.T) {
 	fx := newFixture(t)
 	git(t, fx.work, "checkout", "-q", "-f", "main")
@@ -969,9 +1030,22 @@ func TestWriteStoppedHalfway(t *testing.T) {
 		default:
 			t.Errorf("stopped after %s: states of one run beside labels of another:\n%s%s", stop, states, labels)
 		}
-		// What a run killed inside a step leaves: its temporary files.
-		for _, name := range []string{".states.jsonl.tmp1", ".labels.jsonl.tmp2", "." + manifestName + ".tmp3"} {
-			write(t, filepath.Join(dir, name), "partial")
+		// What a run killed inside a step leaves: its temporary files,
+		// which the manifest names. Files of the user's of such names
+		// that it does not name are left as they are.
+		var m manifest
+		data, err := os.ReadFile(filepath.Join(dir, manifestName))
+		if err != nil || json.Unmarshal(data, &m) != nil {
+			t.Fatalf("stopped after %s: manifest %q, %v", stop, data, err)
+		}
+		for _, name := range append(m.Leftovers, m.Next) {
+			if _, err := os.Lstat(filepath.Join(dir, name)); name != statesAside && err != nil {
+				write(t, filepath.Join(dir, name), "partial")
+			}
+		}
+		mine := []string{".states.jsonl.tmp1", ".labels.jsonl.tmp-draft", "." + manifestName + ".tmp3"}
+		for _, name := range mine {
+			write(t, filepath.Join(dir, name), "mine")
 		}
 		writeStep = func(string) error { return nil }
 		if err := b2.Write(dir); err != nil {
@@ -981,6 +1055,12 @@ func TestWriteStoppedHalfway(t *testing.T) {
 		labels, _ = read(filepath.Join(dir, "labels.jsonl"))
 		if states != s2 || labels != l2 {
 			t.Errorf("stopped after %s, then written again: not the new pair", stop)
+		}
+		for _, name := range mine {
+			if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != "mine" {
+				t.Errorf("stopped after %s, then written again: %s holds %q", stop, name, data)
+			}
+			os.Remove(filepath.Join(dir, name))
 		}
 		entries, _ := os.ReadDir(dir)
 		var names []string

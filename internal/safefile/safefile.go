@@ -11,6 +11,8 @@ package safefile
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,26 +105,56 @@ func WriteTemp(path string, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := tmp.Name()
-	fail := func(err error) (string, error) {
-		tmp.Close()
-		os.Remove(name)
+	if err := fill(tmp, data); err != nil {
 		return "", err
 	}
-	if _, err := tmp.Write(data); err != nil {
+	return tmp.Name(), nil
+}
+
+// TempName returns a name for a temporary file beside path, of
+// WriteTemp's form (".<name of path>.tmp" and 16 random hex digits),
+// without making the file: a caller records the name first (in a
+// manifest), so that a later run can tell the file, left by a run killed
+// while writing it, for its own. WriteNew makes it.
+func TempName(path string) string {
+	var r [8]byte
+	rand.Read(r[:]) // never fails
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+hex.EncodeToString(r[:]))
+}
+
+// WriteNew writes data to a new file at path, which must not exist (so
+// nothing is replaced), synced and of mode 0644. On an error no file it
+// made is left.
+func WriteNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	return fill(f, data)
+}
+
+// fill writes data to the new file f, makes it of mode 0644, syncs and
+// closes it; on an error it removes the file.
+func fill(f *os.File, data []byte) error {
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := f.Chmod(0o644); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return "", err
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
 	}
-	return name, nil
+	return nil
 }
 
 // JSONLines accepts an empty file, or JSON Lines whose every record is an

@@ -108,3 +108,29 @@ func TestJSONLinesWantsEveryKey(t *testing.T) {
 		t.Errorf("Replace over an earlier output: %v", err)
 	}
 }
+
+// A name TempName gives is new each time and not yet a file; WriteNew
+// makes it, and never writes over a file already there.
+func TestWriteNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.json")
+	a, b := TempName(p), TempName(p)
+	if a == b || filepath.Dir(a) != dir || !strings.HasPrefix(filepath.Base(a), ".out.json.tmp") {
+		t.Fatalf("TempName: %q, %q", a, b)
+	}
+	if _, err := os.Lstat(a); err == nil {
+		t.Fatal("TempName made the file")
+	}
+	if err := WriteNew(a, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(a); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("made %v, %v; want mode 0644", fi, err)
+	}
+	if err := WriteNew(a, []byte("other\n")); err == nil {
+		t.Error("WriteNew over an existing file: no error")
+	}
+	if got, _ := os.ReadFile(a); string(got) != "{}\n" {
+		t.Errorf("the existing file holds %q", got)
+	}
+}
