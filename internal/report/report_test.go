@@ -2,11 +2,13 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +82,9 @@ func TestWriteGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if name == SummaryFile {
+			got = namedHashes(t, dir, got)
+		}
 		golden := filepath.Join("testdata", name+".golden")
 		if *update {
 			if err := os.WriteFile(golden, got, 0o644); err != nil {
@@ -108,6 +113,31 @@ func TestWriteGolden(t *testing.T) {
 			t.Errorf("%s: %v, want at least 600x300", name, b)
 		}
 	}
+}
+
+// namedHashes checks that summary, the summary.json of the report in dir,
+// lists each file of the report beside it with the SHA-256 of its bytes,
+// and returns it with each hash replaced by "sha256 of <file>": the
+// figures' bytes are the plotting library's, which a golden file does not
+// hold.
+func namedHashes(t *testing.T, dir string, summary []byte) []byte {
+	t.Helper()
+	var s Summary
+	if err := json.Unmarshal(summary, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{HTMLFile, CurvesFile, StrataFile, PairedFile} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256Hex(data)
+		if !slices.Equal(s.Files[name], []string{h}) {
+			t.Errorf("summary.json lists %s as %q, want %q", name, s.Files[name], h)
+		}
+		summary = bytes.ReplaceAll(summary, []byte(h), []byte("sha256 of "+name))
+	}
+	return summary
 }
 
 func TestWriteDeterministic(t *testing.T) {
@@ -145,6 +175,103 @@ func TestWithoutPairedRemovesStaleFigure(t *testing.T) {
 	}
 }
 
+// A report replaces or removes only the files the earlier report wrote,
+// as its summary.json lists them: a paired.png it did not write, or one
+// edited since, is left as it is, and refused when the new report draws
+// one.
+func TestWriteKeepsFilesItDidNotWrite(t *testing.T) {
+	without := sample()
+	without.Paired = nil
+	dir := t.TempDir()
+	if err := Write(dir, without); err != nil {
+		t.Fatal(err)
+	}
+	paired := filepath.Join(dir, PairedFile)
+	mine := []byte("user's own figure\n")
+	if err := os.WriteFile(paired, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, without); err != nil {
+		t.Fatalf("a report beside a paired.png it did not write: %v", err)
+	}
+	if data, _ := os.ReadFile(paired); !bytes.Equal(data, mine) {
+		t.Errorf("paired.png it did not write: %q, want it left as it was", data)
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err := Write(dir, sample()); err == nil || !strings.Contains(err.Error(), paired+": not written by a report") {
+		t.Errorf("a report drawing paired.png over one it did not write: %v, want a refusal naming it", err)
+	}
+	if data, _ := os.ReadFile(paired); !bytes.Equal(data, mine) {
+		t.Errorf("paired.png it did not write: %q, want it left as it was", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, SummaryFile)); !bytes.Equal(data, summary) {
+		t.Error("refused, yet summary.json changed")
+	}
+	// Its own paired.png, edited since, is not its own any more.
+	os.Remove(paired)
+	if err := Write(dir, sample()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paired, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, without); err != nil {
+		t.Fatalf("a report beside an edited paired.png it does not draw: %v", err)
+	}
+	if data, _ := os.ReadFile(paired); !bytes.Equal(data, mine) {
+		t.Errorf("edited paired.png: %q, want it left as it was", data)
+	}
+	page := filepath.Join(dir, HTMLFile)
+	if err := os.WriteFile(page, []byte("<p>my page</p>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, without); err == nil || !strings.Contains(err.Error(), page+": not written by a report, or changed since") {
+		t.Errorf("a report over an edited index.html: %v, want a refusal naming it", err)
+	}
+	if data, _ := os.ReadFile(page); string(data) != "<p>my page</p>\n" {
+		t.Errorf("edited index.html: %q", data)
+	}
+}
+
+// A report over one whose summary.json lists no files (written before
+// summaries did) takes the page and figures it names for that report's:
+// paired.png when it has paired rows.
+func TestWriteOverSummaryWithoutFiles(t *testing.T) {
+	for _, withPaired := range []bool{true, false} {
+		dir := t.TempDir()
+		in := sample()
+		if !withPaired {
+			in.Paired = nil
+		}
+		if err := Write(dir, in); err != nil {
+			t.Fatal(err)
+		}
+		spath := filepath.Join(dir, SummaryFile)
+		data, _ := os.ReadFile(spath)
+		var s Summary
+		json.Unmarshal(data, &s)
+		s.Files = nil
+		data, _ = s.marshal()
+		os.WriteFile(spath, data, 0o644)
+		paired := filepath.Join(dir, PairedFile)
+		if !withPaired {
+			os.WriteFile(paired, []byte("user's own figure\n"), 0o644)
+		}
+		without := sample()
+		without.Paired = nil
+		if err := Write(dir, without); err != nil {
+			t.Fatalf("paired rows %v: %v", withPaired, err)
+		}
+		_, err := os.Stat(paired)
+		if withPaired && err == nil {
+			t.Error("the earlier report's paired.png was left")
+		}
+		if !withPaired && err != nil {
+			t.Error("a paired.png the earlier report did not draw was removed")
+		}
+	}
+}
+
 // A report is written only over an earlier report: a directory holding
 // someone's index.html is refused and left as it was.
 func TestWriteKeepsForeignFiles(t *testing.T) {
@@ -153,7 +280,7 @@ func TestWriteKeepsForeignFiles(t *testing.T) {
 	if err := os.WriteFile(page, []byte("<p>my page</p>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(dir, sample()); err == nil || !strings.Contains(err.Error(), "a report did not write them") {
+	if err := Write(dir, sample()); err == nil || !strings.Contains(err.Error(), "index.html but no summary.json, so a report did not write it") {
 		t.Fatalf("Write over a foreign index.html = %v, want a refusal", err)
 	}
 	if data, _ := os.ReadFile(page); string(data) != "<p>my page</p>\n" {
@@ -249,6 +376,8 @@ func TestWriteKeepsForeignSummary(t *testing.T) {
 		"twice":      strings.Replace(text, `"metric":`, `"metric": "latency",`+"\n"+` "metric":`, 1),
 		"reindented": strings.ReplaceAll(text, "\n ", "\n  "),
 		"trailing":   text + "{}\n",
+		"files":      strings.Replace(text, `"index.html": [`, `"notes.md": [`, 1),
+		"hash":       strings.Replace(text, `"index.html": [`+"\n"+`   "`, `"index.html": [`+"\n"+`   "x`, 1),
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, SummaryFile)
