@@ -403,6 +403,9 @@ func Derive(ctx context.Context, dbPath string, d *Deriver) error {
 		return err
 	}
 	defer lock.release()
+	if err := checkJournal(dbPath); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
 	db, err := sql.Open("sqlite", dsn(dbPath, false)+"&_pragma=journal_mode(DELETE)&_pragma=synchronous(FULL)")
 	if err != nil {
 		return fmt.Errorf("index %s: %w", dbPath, err)

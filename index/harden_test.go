@@ -744,6 +744,55 @@ func TestRecordedBlob(t *testing.T) {
 	}
 }
 
+// TestForeignJournalRefused: a file beside the index named as its
+// journal that SQLite did not write (notes, a named pipe) is refused by
+// name, to read and to write, and left as it was: SQLite would roll it
+// back or delete it. An empty journal, or one whose header is zeroed (a
+// writer killed before it synced its journal), is SQLite's and no reason
+// to refuse.
+func TestForeignJournalRefused(t *testing.T) {
+	dir, _ := newRepo(t, fixture)
+	db := filepath.Join(dir, ".mss", "index.db")
+	build(t, Options{Repo: dir})
+	j := db + "-journal"
+	gittest.WriteTree(t, dir, map[string]string{"pkg/util.py": "# edited\n" + fixture["pkg/util.py"]})
+	for _, notes := range []string{"my notes\n", "\x00\x00\x00my notes\n", "\xd9\xd5my notes\n"} {
+		if err := os.WriteFile(j, []byte(notes), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := j + " starts with neither SQLite's journal magic number nor zeros"
+		if _, err := Open(db); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open beside a journal of %q: %v, want %q", notes, err, want)
+		}
+		if _, err := Build(context.Background(), Options{Repo: dir}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Build beside a journal of %q: %v, want %q", notes, err, want)
+		}
+		if data, err := os.ReadFile(j); string(data) != notes {
+			t.Errorf("the journal of %q: %q, %v", notes, data, err)
+		}
+	}
+	os.Remove(j)
+	if err := syscall.Mkfifo(j, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(db); err == nil || !strings.Contains(err.Error(), j+" is a named pipe") {
+		t.Errorf("Open beside a named pipe as the journal: %v", err)
+	}
+	os.Remove(j)
+	for _, journal := range []string{"", strings.Repeat("\x00", 512)} {
+		if err := os.WriteFile(j, []byte(journal), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(db)
+		if err != nil {
+			t.Fatalf("Open beside a journal of %d zero bytes: %v", len(journal), err)
+		}
+		ix.Close()
+		build(t, Options{Repo: dir})
+		os.Remove(j)
+	}
+}
+
 // TestSymlinkedJournalRefused: a journal beside the index that is a
 // symbolic link is refused by name, to write and to read, whether it
 // points at a file or at nothing, and nothing is written through it.

@@ -7,13 +7,16 @@ package index
 // different states with their own errors, and never lead to a rebuild.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/missingcomplement/mss/internal/safefile"
 	sqlite "modernc.org/sqlite"
 )
 
@@ -96,13 +99,51 @@ func classify(path string, err error) error {
 // checkJournal refuses a journal beside the index at path that is a
 // symbolic link: SQLite neither follows it nor creates the journal over
 // it, and mss reads and writes nothing through a link it did not make.
+// It refuses as well a journal that is not a file, or a file SQLite did
+// not write: SQLite goes by the name alone, and would roll such a file
+// back into the index or delete it (a reader as a writer). A rollback
+// journal SQLite writes is empty, or starts with its magic number, or
+// with that number zeroed (a journal not yet synced, which holds no
+// change of the index yet); a file of the user's named <db>-journal
+// starts with neither.
 func checkJournal(path string) error {
 	j := path + "-journal"
-	if st, err := os.Lstat(j); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	st, err := os.Lstat(j)
+	if err != nil {
+		return nil
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symbolic link: refusing to read or write the index's journal through it (remove it)", j)
 	}
-	return nil
+	notOurs := func(what string) error {
+		return fmt.Errorf("%s %s, so not a journal SQLite wrote: refusing to read or write the index beside it, which would take the file for its journal and roll it back or delete it (move it away)", j, what)
+	}
+	if !st.Mode().IsRegular() {
+		return notOurs("is " + safefile.Kind(st.Mode()))
+	}
+	f, err := os.OpenFile(j, os.O_RDONLY|noFollow, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w: cannot tell whether it is SQLite's journal; refusing to read or write the index beside it", j, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(journalMagic))
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return fmt.Errorf("%s: %w: cannot tell whether it is SQLite's journal; refusing to read or write the index beside it", j, err)
+	}
+	head = head[:n]
+	if bytes.HasPrefix(journalMagic, head) || !bytes.ContainsFunc(head, func(r rune) bool { return r != 0 }) {
+		return nil
+	}
+	return notOurs("starts with neither SQLite's journal magic number nor zeros")
 }
+
+// journalMagic starts each rollback journal SQLite writes, once synced
+// (SQLite's file format, "The Rollback Journal").
+var journalMagic = []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}
 
 // hotJournal reports whether a rollback journal lies beside the index.
 func hotJournal(path string) bool {
