@@ -89,7 +89,9 @@ func TestClobberRefusal(t *testing.T) {
 	// An empty file (mktemp) may be used; an mss index may be rebuilt.
 	empty := filepath.Join(scratch, "empty.db")
 	os.WriteFile(empty, nil, 0o644)
-	build(t, Options{Repo: dir, DB: empty})
+	if sum := build(t, Options{Repo: dir, DB: empty}); sum.Rebuilt != "" {
+		t.Errorf("an empty --db: rebuilt %q, want a new index", sum.Rebuilt)
+	}
 	setMeta(t, empty, "feature_version", "1")
 	if sum := build(t, Options{Repo: dir, DB: empty}); !strings.HasPrefix(sum.Rebuilt, "version") {
 		t.Errorf("old index rebuilt %q, want a version rebuild", sum.Rebuilt)

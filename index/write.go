@@ -835,6 +835,9 @@ func previousFiles(ctx context.Context, dbPath, optsHash string, src *source, ch
 	}
 	m, err := readMeta(db)
 	if err != nil {
+		if st, serr := os.Stat(dbPath); serr == nil && st.Size() == 0 {
+			return nil, nil, "", nil // an empty file: a new index, nothing to rebuild
+		}
 		return fail(err)
 	}
 	if m.FormatVersion != FormatVersion || m.FeatureVersion != FeatureVersion {
