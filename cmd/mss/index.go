@@ -85,9 +85,15 @@ work tree.`,
 				return err
 			}
 			if asJSON {
+				// Languages by the names the text summary prints.
+				named := *sum
+				named.Languages = map[string]int{}
+				for l, n := range sum.Languages {
+					named.Languages[languageName(l)] += n
+				}
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(sum)
+				return enc.Encode(&named)
 			}
 			printSummary(cmd.OutOrStdout(), sum)
 			return nil
@@ -427,10 +433,7 @@ func printSummary(w io.Writer, s *index.Summary) {
 	}
 	var langs []count
 	for l, n := range s.Languages {
-		if l == "" {
-			l = "text"
-		}
-		langs = append(langs, count{l, n})
+		langs = append(langs, count{languageName(l), n})
 	}
 	sort.Slice(langs, func(i, j int) bool {
 		if langs[i].n != langs[j].n {

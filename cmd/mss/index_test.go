@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,6 +56,9 @@ func TestIndexCommand(t *testing.T) {
 	}
 	if sum.Units != 4 || sum.Reused != 3 || sum.Parsed != 0 || sum.DB != db {
 		t.Errorf("second run summary %+v: want 4 units, all files reused, db %s", sum, db)
+	}
+	if want := map[string]int{"go": 2, "python": 1, "text": 1}; !maps.Equal(sum.Languages, want) {
+		t.Errorf("--json languages %v, want %v: the names the text summary prints", sum.Languages, want)
 	}
 
 	out, err = runIndex(t, "check", "--db", db)
