@@ -1,5 +1,6 @@
 // Package jsonkey finds object keys in JSON text that encoding/json would
-// match to a field only by folding case, or read twice keeping the last.
+// match to a field only by folding case, read twice keeping the last, or
+// drop as no field at all.
 //
 // encoding/json matches an object key to a struct field case-insensitively
 // (with Unicode simple folding, so "ſtate_id" is "state_id") when no key
@@ -10,6 +11,7 @@ package jsonkey
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -256,4 +258,143 @@ func FieldName(f reflect.StructField) (string, bool) {
 		name = f.Name
 	}
 	return name, true
+}
+
+// Unknown reports the first key in data, in text order, that is not the
+// name of a field where it stands in v (a struct, or a pointer to one):
+// encoding/json drops such a key without a word, or, when it folds to a
+// field's name, fills that field from it. field is its place, as
+// Repeated names it ("required_groups[1].necessity_wieght"), and offset
+// where the key starts. Objects decoded into structs are looked into, and
+// the values of lists and maps of them; a value whose type decodes itself
+// (json.Unmarshaler, json.RawMessage among them) or is an interface is
+// opaque. data should be JSON that decoded into v; Unknown reads what it
+// can and never fails.
+func Unknown(data []byte, v any) (field string, offset int64, found bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var path []string
+	fieldsOf := map[reflect.Type]map[string]reflect.Type{}
+	skip := func() bool {
+		var raw json.RawMessage
+		return dec.Decode(&raw) == nil
+	}
+	var walk func(t reflect.Type) bool // false: stop (found, or the text ends)
+	walk = func(t reflect.Type) bool {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if opaque(t) {
+			return skip()
+		}
+		var elem reflect.Type
+		var fields map[string]reflect.Type
+		switch t.Kind() {
+		case reflect.Struct:
+			if fields = fieldsOf[t]; fields == nil {
+				fields = structFields(t)
+				fieldsOf[t] = fields
+			}
+		case reflect.Map, reflect.Slice, reflect.Array:
+			elem = t.Elem()
+		default:
+			return skip()
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			if t.Kind() != reflect.Struct && t.Kind() != reflect.Map {
+				return false // not what decoded into v
+			}
+			for dec.More() {
+				at := dec.InputOffset()
+				for at < int64(len(data)) && data[at] != '"' {
+					at++ // past the comma and space before the key
+				}
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				ft := elem
+				if fields != nil {
+					var known bool
+					if ft, known = fields[k]; !known {
+						path = append(path, "."+k)
+						field, offset, found = strings.TrimPrefix(strings.Join(path, ""), "."), at, true
+						return false
+					}
+				}
+				path = append(path, "."+k)
+				if !walk(ft) {
+					return false
+				}
+				path = path[:len(path)-1]
+			}
+		case json.Delim('['):
+			if elem == nil || t.Kind() == reflect.Map {
+				return false
+			}
+			for i := 0; dec.More(); i++ {
+				path = append(path, fmt.Sprintf("[%d]", i))
+				if !walk(elem) {
+					return false
+				}
+				path = path[:len(path)-1]
+			}
+		default:
+			return true // null, or a scalar
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err == nil
+	}
+	t := reflect.TypeOf(v)
+	if t != nil {
+		walk(t)
+	}
+	return field, offset, found
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// opaque reports whether values of t are not looked into: t decodes
+// itself, or is an interface.
+func opaque(t reflect.Type) bool {
+	if t.Kind() == reflect.Interface {
+		return true
+	}
+	p := reflect.PointerTo(t)
+	return t.Implements(unmarshalerType) || p.Implements(unmarshalerType) ||
+		t.Implements(textUnmarshalerType) || p.Implements(textUnmarshalerType)
+}
+
+// structFields maps the JSON keys of struct t to their fields' types, the
+// fields of an embedded struct without a name of its own among them, as
+// encoding/json promotes them.
+func structFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.Anonymous && tag == "" && ft.Kind() == reflect.Struct {
+			for k, v := range structFields(ft) {
+				if _, own := out[k]; !own {
+					out[k] = v
+				}
+			}
+			continue
+		}
+		if name, ok := FieldName(f); ok {
+			out[name] = f.Type
+		}
+	}
+	return out
 }

@@ -161,3 +161,67 @@ func FuzzRepeated(f *testing.F) {
 		}
 	})
 }
+
+func TestUnknown(t *testing.T) {
+	type group struct {
+		Path   string   `json:"path"`
+		Lines  [][2]int `json:"lines"`
+		Weight *float64 `json:"necessity_weight,omitempty"`
+	}
+	type base struct {
+		ID string `json:"state_id"`
+	}
+	type label struct {
+		base
+		Groups []group            `json:"required_groups"`
+		Sets   [][]group          `json:"alternative_sets,omitempty"`
+		Files  map[string]group   `json:"files,omitempty"`
+		Extra  json.RawMessage    `json:"extra,omitempty"`
+		Any    map[string]any     `json:"any,omitempty"`
+		Nums   map[string]float64 `json:"nums,omitempty"`
+	}
+	for _, tc := range []struct {
+		in, field string
+		offset    int64
+	}{
+		{`{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"necessity_weight":1}]}`, "", 0},
+		// Values of opaque fields and keys of maps are not fields.
+		{`{"extra":{"x":1},"any":{"y":{"z":1}},"nums":{"w":1},"files":{"a.py":{"path":"a.py"}}}`, "", 0},
+		{`{"state_id":"a","alternative_set":[]}`, "alternative_set", 16},
+		{`{"state_id":"a","required_groups":[{"path":"p"},{"path":"q","necessity_wieght":0}]}`, "required_groups[1].necessity_wieght", 60},
+		{`{"alternative_sets":[[{"path":"p"}],[{"Path":"q"}]]}`, "alternative_sets[1][0].Path", 38},
+		{`{"files":{"a.py":{"paths":"a.py"}}}`, "files.a.py.paths", 18},
+		// A key of an embedded struct is promoted; a field's own place is
+		// where it stands, not anywhere.
+		{`{"required_groups":[{"path":"p","state_id":"x"}]}`, "required_groups[0].state_id", 32},
+		{`{"required_groups":null,"alternative_sets":[null],"x":1}`, "x", 50},
+		// The first in text order, in escaped spelling as decoded.
+		{`{"b\u0061d":1,"worse":2}`, "bad", 1},
+		// A value of another type than v holds is not looked into.
+		{`{"required_groups":"x","y":1}`, "y", 23},
+	} {
+		field, offset, found := Unknown([]byte(tc.in), &label{})
+		if found != (tc.field != "") || field != tc.field || offset != tc.offset {
+			t.Errorf("Unknown(%s) = %q at %d (%v), want %q at %d", tc.in, field, offset, found, tc.field, tc.offset)
+		}
+	}
+}
+
+// TestUnknownAgreesWithEncodingJSON checks the premise: where Unknown
+// finds nothing, a decoder that refuses unknown fields takes the text.
+func TestUnknownAgreesWithEncodingJSON(t *testing.T) {
+	type unit struct {
+		Path string `json:"path"`
+	}
+	type pred struct {
+		Units []unit `json:"units"`
+	}
+	for _, in := range []string{`{"units":[{"path":"a"}]}`, `{"unit":[]}`, `{"units":[{"path":"a","tokens":1}]}`} {
+		dec := json.NewDecoder(bytes.NewReader([]byte(in)))
+		dec.DisallowUnknownFields()
+		refused := dec.Decode(&pred{}) != nil
+		if _, _, found := Unknown([]byte(in), &pred{}); found != refused {
+			t.Errorf("Unknown(%s) found %v, encoding/json refuses it: %v", in, found, refused)
+		}
+	}
+}

@@ -56,8 +56,8 @@ func LoadLabels(path string) (map[string]*Label, error) {
 			return err
 		}
 		var raw rawLabel
-		if err := decodeLine(line, &raw); err != nil {
-			return err
+		if err := json.Unmarshal(line, &raw); err != nil {
+			return err // decodeLine took the line: not met
 		}
 		if l.StateID == "" {
 			return fmt.Errorf("field state_id: missing or empty")

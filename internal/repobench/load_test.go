@@ -86,6 +86,17 @@ func TestLoadLabelsErrors(t *testing.T) {
 			"labels.jsonl:1: field required_groups: given twice"},
 		{"key twice in a group", `{"state_id":"a","required_groups":[{"path":"p","path":"q","lines":[[1,2]]}]}`,
 			"labels.jsonl:1: field required_groups[0].path: given twice"},
+		// A key the format does not define is refused, not dropped: a
+		// misspelt alternative_sets would leave the alternatives out, a
+		// misspelt necessity_weight would weigh the group 1.
+		{"unknown key", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_set":[[{"path":"q","lines":[[1,2]]}]]}`,
+			"labels.jsonl:1: field alternative_set: unknown field"},
+		{"unknown key in a group", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]},{"path":"q","lines":[[1,2]],"necessity_wieght":0}]}`,
+			"labels.jsonl:1: field required_groups[1].necessity_wieght: unknown field"},
+		{"unknown key in an alternative", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[{"path":"q","lines":[[1,2]],"weight":2}]]}`,
+			"labels.jsonl:1: field alternative_sets[0][0].weight: unknown field"},
+		{"group key at the top", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"lines":[[3,4]]}`,
+			"labels.jsonl:1: field lines: unknown field"},
 		{"array", `[{"state_id":"a"}]`, "labels.jsonl:1: want a JSON object, got JSON array"},
 		{"number", `7`, "labels.jsonl:1: want a JSON object, got JSON number"},
 		{"null", `null`, "labels.jsonl:1: want a JSON object, got JSON null"},
@@ -154,6 +165,12 @@ func TestLoadPredictions(t *testing.T) {
 		{`{"state_id":"a","method":"m","method":"n","units":[]}`, "p.jsonl:1: field method: given twice"},
 		{`{"state_id":"a","METHOD":"m","method":"n","units":[]}`, `p.jsonl:1: field METHOD: unknown field (field names are case-sensitive; did you mean "method"?)`},
 		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2}],"units":[]}`, "p.jsonl:1: field units: given twice"},
+		// A key no prediction has is refused, not dropped: a misspelt
+		// units would be an empty answer.
+		{`{"state_id":"a","method":"m","unit":[{"path":"x","start_line":1,"end_line":2}]}`, "p.jsonl:1: field unit: unknown field"},
+		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2},{"path":"y","start":1,"start_line":1,"end_line":2}]}`,
+			"p.jsonl:1: field units[1].start: unknown field"},
+		{`{"state_id":"a","method":"m","units":[],"fallback":{"stage":"propose","reason":"x","why":"y"}}`, "p.jsonl:1: field fallback.why: unknown field"},
 		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"start_line":3,"end_line":2}]}`, "p.jsonl:1: field units[0].start_line: given twice"},
 		{`[{"state_id":"a","method":"m"}]`, "p.jsonl:1: want a JSON object, got JSON array"},
 		{`42`, "p.jsonl:1: want a JSON object, got JSON number"},

@@ -1,6 +1,7 @@
 package repobench
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -168,8 +169,8 @@ func parsePrediction(line []byte) (*Prediction, error) {
 			End   *int `json:"end_line"`
 		} `json:"units"`
 	}
-	if err := decodeLine(line, &presence); err != nil {
-		return nil, err
+	if err := json.Unmarshal(line, &presence); err != nil {
+		return nil, err // decodeLine took the line: not met
 	}
 	for i, u := range p.Units {
 		if u.Path == "" {

@@ -99,9 +99,10 @@ func eachLine(path string, fn func(lineNo int, line []byte) error) error {
 // naming the offending field when a value has the wrong type. What
 // encoding/json would take without a word is refused as state cards refuse
 // it: text that is not UTF-8, a key given twice (it keeps the last value),
-// a key that is a field only by folding case ("Units" for "units"), in v's
-// object and in every object within it; and a null where it would read an
-// absent list or number (score.py fails on such a null).
+// a key that is a field only by folding case ("Units" for "units"), or no
+// field at all ("unit"), in v's object and in every object within it; and
+// a null where it would read an absent list or number (score.py fails on
+// such a null).
 func decodeLine(line []byte, v any) error {
 	if se := mss.CheckUTF8(line); se != nil {
 		return fieldError(se.Field, se.Msg)
@@ -130,10 +131,18 @@ func decodeLine(line []byte, v any) error {
 	// The objects within are looked at one by one only when a key may
 	// fold to a field's name or a null may stand for a list.
 	_, _, _, folded := jsonkey.Folded(line, keysOf(t).all)
-	if !folded && !bytes.Contains(line, []byte("null")) {
-		return nil
+	if folded || bytes.Contains(line, []byte("null")) {
+		if err := checkObject(line, t, "", folded); err != nil {
+			return err
+		}
 	}
-	return checkObject(line, t, "", folded)
+	// A key that is no field where it stands (a misspelt "unit") is
+	// refused: encoding/json would drop it, and the field it was meant
+	// for would read as absent.
+	if field, _, found := jsonkey.Unknown(line, v); found {
+		return fieldError(field, "unknown field")
+	}
+	return nil
 }
 
 // structKeys are the JSON keys of a struct type: its own, and those of
