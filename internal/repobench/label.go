@@ -14,7 +14,7 @@ type LineGroup struct {
 	Span            []int    `json:"span,omitempty"`
 	Lines           [][2]int `json:"lines"`
 	GroupID         string   `json:"group_id,omitempty"`
-	MinimumRequired int      `json:"minimum_required,omitempty"`
+	MinimumRequired *int     `json:"minimum_required,omitempty"` // 1 when given (score.py: one overlapping unit covers a group)
 	NecessityWeight *float64 `json:"necessity_weight,omitempty"` // nil means 1
 	Role            string   `json:"role,omitempty"`
 }
@@ -82,6 +82,9 @@ func LoadLabels(path string) (map[string]*Label, error) {
 				if lr[0] < 1 || lr[1] < lr[0] {
 					return fmt.Errorf("field %s.lines[%d]: [%d, %d] is not a 1-based range of lines", field, k, lr[0], lr[1])
 				}
+			}
+			if m := g.MinimumRequired; m != nil && *m != 1 {
+				return fmt.Errorf("field %s.minimum_required: %d; want 1 (a group is covered by any one unit that overlaps its lines, as score.py covers it)", field, *m)
 			}
 			switch w := g.Weight(); {
 			case math.IsNaN(w) || math.IsInf(w, 0):

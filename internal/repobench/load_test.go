@@ -97,6 +97,18 @@ func TestLoadLabelsErrors(t *testing.T) {
 			"labels.jsonl:1: field alternative_sets[0][0].weight: unknown field"},
 		{"group key at the top", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"lines":[[3,4]]}`,
 			"labels.jsonl:1: field lines: unknown field"},
+		// score.py covers a group with one overlapping unit: a group
+		// requires 1, or says nothing.
+		{"minimum required zero", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"minimum_required":0}]}`,
+			"labels.jsonl:1: field required_groups[0].minimum_required: 0; want 1"},
+		{"minimum required negative", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[{"path":"q","lines":[[1,2]],"minimum_required":-1}]]}`,
+			"labels.jsonl:1: field alternative_sets[0][0].minimum_required: -1; want 1"},
+		{"minimum required above one", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2],[5,6]],"minimum_required":5}]}`,
+			"labels.jsonl:1: field required_groups[0].minimum_required: 5; want 1"},
+		{"minimum required null", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"minimum_required":null}]}`,
+			"labels.jsonl:1: field required_groups[0].minimum_required: null"},
+		{"minimum required fraction", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"minimum_required":1.5}]}`,
+			"labels.jsonl:1: field required_groups[0].minimum_required: got JSON number 1.5"},
 		{"array", `[{"state_id":"a"}]`, "labels.jsonl:1: want a JSON object, got JSON array"},
 		{"number", `7`, "labels.jsonl:1: want a JSON object, got JSON number"},
 		{"null", `null`, "labels.jsonl:1: want a JSON object, got JSON null"},
@@ -124,6 +136,13 @@ func TestLoadLabelsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got error %v, want it to contain %q", tc.name, err, tc.want)
 		}
+	}
+	// Every field of a group the track's labels give, and mss bench build
+	// writes, is read; minimum_required is 1 or absent.
+	p := filepath.Join(t.TempDir(), "labels.jsonl")
+	writeFile(t, p, `{"state_id": "a", "required_groups": [{"path": "p.py", "symbol": "f", "span": [1, 9], "lines": [[2, 3]], "group_id": "G1", "minimum_required": 1, "necessity_weight": 1.0, "role": "edit_site"}], "alternative_sets": [[{"path": "q.py", "symbol": "g", "span": [4, 8], "lines": [[5, 5]]}]]}`+"\n")
+	if ls, err := LoadLabels(p); err != nil || len(ls["a"].RequiredGroups) != 1 || len(ls["a"].AlternativeSets) != 1 {
+		t.Errorf("a label of every field: got %v, %v", ls, err)
 	}
 }
 
