@@ -153,7 +153,7 @@ func TestLoadPredictions(t *testing.T) {
 {"state_id":"zz","method":"m","units":[]}
 
 {"state_id":"a","method":"m","units":[{"path":"y","start_line":3,"end_line":4}]}
-{"state_id":"a","method":"n"}
+{"state_id":"a","method":"n","units":[]}
 `)
 	ps, err := LoadPredictions([]string{p}, map[string]bool{"a": true})
 	if err != nil {
@@ -163,13 +163,16 @@ func TestLoadPredictions(t *testing.T) {
 		t.Errorf("later line should replace earlier: got unit path %q, want y", got)
 	}
 	if ps.ByMethod["n"]["a"] == nil || len(ps.ByMethod["n"]["a"].Units) != 0 {
-		t.Errorf("prediction without units: got %+v", ps.ByMethod["n"]["a"])
+		t.Errorf("prediction of no units: got %+v", ps.ByMethod["n"]["a"])
 	}
 	if ps.Unknown[p] != 1 || ps.UnknownExample[p] != "zz" {
 		t.Errorf("unknown: got %v %v", ps.Unknown, ps.UnknownExample)
 	}
 	bad := []struct{ content, want string }{
 		{`{"state_id":"a","units":[]}`, "p.jsonl:1: field method: missing or empty"},
+		// An empty answer is [], not a line without units.
+		{`{"state_id":"a","method":"m"}`, "p.jsonl:1: field units: missing; want the answer's units ([] for none)"},
+		{`{"state_id":"a","method":"m","candidates":3,"retrieve_ms":1}`, "p.jsonl:1: field units: missing"},
 		{`{"state_id":"a","method":"m","units":[{"path":"x","end_line":2}]}`, "p.jsonl:1: field units[0].start_line: missing"},
 		{`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1}]}`, "p.jsonl:1: field units[0].end_line: missing"},
 		{`{"state_id":"a","method":"m","units":[{"start_line":1,"end_line":1}]}`, "p.jsonl:1: field units[0].path: missing or empty"},
@@ -244,11 +247,13 @@ func FuzzParsePrediction(f *testing.F) {
 	f.Add([]byte(`{"state_id":"a","method":"m","units":[{"path":"x","start_line":1,"end_line":2}]}`))
 	f.Add([]byte(`{"state_id":"a","method":"m","units":[{"path":"x"}]}`))
 	f.Add([]byte(`{"state_id":"a","method":"m","units":null}`))
+	f.Add([]byte(`{"state_id":"a","method":"m"}`))
+	f.Add([]byte(`{"state_id":"a","method":"m","unit":[{"path":"x","start_line":1,"end_line":2}]}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p, err := parsePrediction(line)
-		if err == nil && (p.StateID == "" || p.Method == "") {
-			t.Errorf("accepted %q without state_id or method", line)
+		if err == nil && (p.StateID == "" || p.Method == "" || p.Units == nil) {
+			t.Errorf("accepted %q without state_id, method or units", line)
 		}
 	})
 }

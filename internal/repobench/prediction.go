@@ -136,8 +136,9 @@ func LoadPredictions(paths []string, known map[string]bool) (*PredictionSet, err
 // 1e308) would be printed as a latency figure of hundreds of digits.
 const maxMS = 24 * 60 * 60 * 1000
 
-// parsePrediction decodes and checks one predictions line. Every unit
-// needs path, start_line and end_line (score.py fails without them). The
+// parsePrediction decodes and checks one predictions line. It needs
+// units, [] for an empty answer, and every unit path, start_line and
+// end_line (score.py fails without them). The
 // timings, when given, are 0 ms or more and at most a day: a negative one
 // was left out of the latency figures, and a huge one made them absurd.
 // The counts (candidates, a unit's tokens) are 0 or more.
@@ -151,6 +152,11 @@ func parsePrediction(line []byte) (*Prediction, error) {
 	}
 	if p.Method == "" {
 		return nil, fmt.Errorf("field method: missing or empty")
+	}
+	if p.Units == nil {
+		// score.py reads a missing list as an empty answer; a line
+		// without one is more likely a broken writer's than an abstention.
+		return nil, fmt.Errorf("field units: missing; want the answer's units ([] for none)")
 	}
 	for _, f := range []struct {
 		name string

@@ -97,7 +97,7 @@ func TestReplayedCheck(t *testing.T) {
 		strings.Replace(replayed, `"candidates":3`, `"candidates":3,"fallback":{"stage":"propose","reason":"x"}`, 1): "line 1: field fallback: a live run's record",
 		replayed + "\n" + strings.Replace(replayed, `"bm25"`, `"complement"`, 1):                                     `line 2: field method: "complement", but this replay writes "bm25"`,
 		strings.Replace(replayed, `"candidates":3`, `"candidates":3,"notes":"mine"`, 1):                              "line 1: not a prediction record (field notes: unknown field)",
-		`{"state_id":"s1","method":"bm25"}` + "\n" + `{"my":"notes"}`:                                                "line 2: not a prediction record",
+		`{"state_id":"s1","method":"bm25","units":[]}` + "\n" + `{"my":"notes"}`:                                     "line 2: not a prediction record",
 		strings.Replace(replayed, `"method":"bm25"`, `"method":"bm25","method":"bm25"`, 1):                           "line 1: not a prediction record",
 	} {
 		if err := check([]byte(text)); err == nil || !strings.Contains(err.Error(), want) {
