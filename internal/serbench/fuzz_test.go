@@ -51,6 +51,7 @@ func FuzzReadItems(f *testing.F) {
 	f.Add([]byte(`{"state_id":"s","repo":"o/r","candidate_evidence":[{"evidence_id":"e","source_path":"a.py","line_start":1,"line_end":2,"content_excerpt":"x = 1\n"}],"observed_evidence_ids":[],"trajectory_prefix":[{"action_type":"read_file"}]}`))
 	f.Add([]byte("{\"state_id\":\"s\"}\n\n[1]\n"))
 	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
+	f.Add([]byte(`{"state_id":"s","candidate_evidence":[{"evidence_id":"e","line_start":1,"line_start":2}],"observed_evidence_ids":["e"],"observed_evidence_ids":[]}`))
 	exampleSeeds(f, "items.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The one-pass decoding of a well-formed row agrees with the
@@ -84,6 +85,7 @@ func FuzzReadItems(f *testing.F) {
 func FuzzReadLabels(f *testing.F) {
 	f.Add([]byte(`{"state_id":"s","required_evidence_groups":[{"group_id":"G1","role":"bug_location","acceptable_evidence_ids":["a","b"],"minimum_required":2,"necessity_weight":3.0}],"alternative_minimal_sets":[["a","b"]],"observed_evidence_ids":[]}`))
 	f.Add([]byte(`{"state_id":"s","graded_labels":{"required_evidence_groups":[{"role":"r","acceptable_evidence_ids":["a"],"minimum_required":1.5,"necessity_weight":-1}]}}`))
+	f.Add([]byte(`{"state_id":"s","required_evidence_groups":[{"role":"r","role":"q","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1}]}`))
 	exampleSeeds(f, "labels.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		labels, err := ReadLabels(bytes.NewReader(data), "F")
@@ -105,6 +107,7 @@ func FuzzReadLabels(f *testing.F) {
 func FuzzReadPredictions(f *testing.F) {
 	f.Add([]byte(`{"state_id":"s","method":"m","ranked_evidence_ids":["a","b"],"config":{"k":8}}` + "\n" + `{"state_id":"s","method":"m","ranked_evidence_ids":[]}`))
 	f.Add([]byte(`{"state_id":"s","method":"m","ranked_evidence_ids":["a","a"]}`))
+	f.Add([]byte(`{"state_id":"s","method":"m","ranked_evidence_ids":["a"],"ranked_evidence_ids":["b"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := ReadPredictions(bytes.NewReader(data), "F")
 		checkLoadErr(t, err)

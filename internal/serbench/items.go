@@ -196,6 +196,9 @@ func fastItem(b []byte, n int) *Item {
 	if _, _, _, folded := jsonkey.Folded(b, itemKeys); folded {
 		return nil
 	}
+	if _, _, dup := jsonkey.Repeated(b); dup {
+		return nil // a key given twice: decodeLine reports it
+	}
 	var j itemJSON
 	if json.Unmarshal(b, &j) != nil || j.CandidateEvidence == nil || strings.TrimSpace(j.StateID) == "" {
 		return nil

@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // A JSON Lines file is UTF-8 text with one JSON object per line; blank
@@ -130,6 +132,12 @@ func decodeLine(b []byte, n int, e *errs) (object, bool) {
 	if _, err := dec.Token(); err != io.EOF {
 		e.add(n, "", "invalid JSON: more than one value on the line")
 		return nil, false
+	}
+	// A key given twice would be read with its last value without a
+	// word. The row is read on, so that its other problems are reported
+	// too and the rows that join it find it.
+	if field, _, dup := jsonkey.Repeated(b); dup {
+		e.add(n, field, "given twice; each field is named once")
 	}
 	return obj, true
 }

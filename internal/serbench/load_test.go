@@ -173,6 +173,19 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`F:3: state_id: duplicate prediction for state_id "s" and method "m" (first on line 1)`}},
 		{"predictions", "{\"state_id\":\"s\",\"method\":\"m\xff\",\"ranked_evidence_ids\":[]}", []string{"F:1: invalid UTF-8"}},
 		{"predictions", `{"state_id":"s","method":"m","ranked_evidence_ids":[]} {}`, []string{"F:1: invalid JSON: more than one value on the line"}},
+		// A key given twice is refused, not read with its last value;
+		// the row is read on, its other problems reported too.
+		{"predictions", `{"state_id":"s","method":"m","ranked_evidence_ids":["a"],"ranked_evidence_ids":["b"]}`,
+			[]string{"F:1: ranked_evidence_ids: given twice; each field is named once"}},
+		{"predictions", `{"state_id":"s","method":"m","ranked_evidence_ids":["a","a"],"config":{"k":8,"k":5}}`,
+			[]string{"F:1: config.k: given twice; each field is named once", `F:1: ranked_evidence_ids[1]: duplicate id "a"`}},
+		{"items", `{"state_id":"s","candidate_evidence":[],"observed_evidence_ids":["x"],"observed_evidence_ids":[]}`,
+			[]string{"F:1: observed_evidence_ids: given twice; each field is named once"}},
+		{"items", `{"state_id":"s","candidate_evidence":[{"evidence_id":"a","line_start":3},{"evidence_id":"b","line_start":3,"line_end":9,"line_start":7}]}`,
+			[]string{"F:1: candidate_evidence[1].line_start: given twice; each field is named once"}},
+		{"labels", `{"state_id":"s","required_evidence_groups":[{"role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"minimum_required":2,"necessity_weight":1}]}`,
+			[]string{"F:1: required_evidence_groups[0].minimum_required: given twice; each field is named once",
+				"F:1: required_evidence_groups[0].minimum_required: 2 exceeds the 1 acceptable evidence ids"}},
 	}
 	for _, tc := range tests {
 		var err error
