@@ -39,6 +39,7 @@ func fuzzSeed(f *testing.F, name string) {
 func FuzzSERBench(f *testing.F) {
 	fuzzSeed(f, "sample_serbench.json")
 	f.Add([]byte(`[{"action_type": "read_file", "action_input": "a.py", "tool_output": "  3: x\n  4: y"}]`))
+	f.Add([]byte("{\"state_id\": \"x\", \"trajectory_prefix\": []}\n{\"state_id\": \"y\", \"issue\": \"a\", \"issue\": \"b\", \"trajectory_prefix\": []}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Parse(SERBench, "fuzz", strings.NewReader(string(data)), Options{})
 		if err == nil {
@@ -50,6 +51,7 @@ func FuzzSERBench(f *testing.F) {
 func FuzzSWEAgent(f *testing.F) {
 	fuzzSeed(f, "sample.traj")
 	f.Add([]byte(`{"trajectory": [{"action": "sed -n '3,9p' a.py", "observation": "x\n"}, {"action": "cat -n b.py", "observation": "     7\tq"}]}`))
+	f.Add([]byte(`{"trajectory": [{"action": "open a.py", "action": "open b.py"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Parse(SWEAgent, "fuzz", strings.NewReader(string(data)), Options{})
 		if err == nil {

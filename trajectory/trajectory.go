@@ -2,6 +2,7 @@ package trajectory
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/missingcomplement/mss"
+	"github.com/missingcomplement/mss/internal/jsonkey"
 )
 
 // Format names a trajectory format.
@@ -87,6 +89,11 @@ func Parse(f Format, name string, r io.Reader, opts Options) (*Trajectory, error
 	if err := checkUTF8(name, data); err != nil {
 		return nil, err
 	}
+	if f == SERBench || f == SWEAgent { // a JSONL step checks its own keys
+		if err := checkRepeated(name, data); err != nil {
+			return nil, err
+		}
+	}
 	var t *Trajectory
 	switch f {
 	case SERBench:
@@ -135,6 +142,26 @@ func checkUTF8(name string, data []byte) error {
 		return fmt.Errorf("%s:%d: %s", name, se.Line, se.Msg)
 	}
 	return fmt.Errorf("%s:%d: field %s: %s", name, se.Line, se.Field, se.Msg)
+}
+
+// checkRepeated refuses a trajectory that gives a key twice in one
+// object, naming the line and the field: JSON would read its last value
+// without a word, as state cards refuse it. data is JSON values one
+// after another (one, or a SERBench item a line); what follows text that
+// is no JSON is left to the format's reader.
+func checkRepeated(name string, data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nil
+		}
+		if field, off, dup := jsonkey.Repeated(raw); dup {
+			at := dec.InputOffset() - int64(len(raw)) + off
+			line := 1 + bytes.Count(data[:at], []byte("\n"))
+			return fmt.Errorf("%s:%d: field %s: given twice; each field is named once", name, line, field)
+		}
+	}
 }
 
 // cleanPath normalizes a path from a trajectory: backslashes become
