@@ -10,8 +10,8 @@ import (
 )
 
 // Label is one state's certificate. Labels come either flat or nested
-// under graded_labels (with state_id on the envelope or inside); both load
-// to the same Label.
+// under graded_labels (with state_id on the envelope, inside, or in both
+// places naming one state); both load to the same Label.
 type Label struct {
 	Line        int // line of the labels file it came from
 	Cert        mss.Certificate
@@ -117,6 +117,16 @@ func parseLabel(ln line, e *errs) *Label {
 			// Some exports keep state_id on the envelope only.
 			return finishLabel(r, l, top.str("state_id"), "state_id")
 		}
+		// Others keep it in both places, where it names one state.
+		n := r.problems()
+		id := r.str("state_id")
+		if _, outer := top.obj["state_id"]; outer && r.problems() == n {
+			if env := top.str("state_id"); r.problems() == n && env != id {
+				r.fail(r.path("state_id"), "%q, but the envelope's state_id is %q: which state the label is for is unclear", id, env)
+				return nil
+			}
+		}
+		return finishLabel(r, l, id, r.path("state_id"))
 	}
 	return finishLabel(r, l, r.str("state_id"), r.path("state_id"))
 }

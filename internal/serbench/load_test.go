@@ -92,6 +92,7 @@ func TestLoadGzipAndNestedLabels(t *testing.T) {
 	flat := `{"state_id":"s1","required_evidence_groups":[{"role":"bug_location","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":2}]}` + "\n"
 	nested := `{"state_id":"s1","graded_labels":{"required_evidence_groups":[{"role":"bug_location","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":2}]}}` + "\n"
 	inner := `{"graded_labels":{"state_id":"s1","required_evidence_groups":[{"role":"bug_location","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":2}]}}` + "\n"
+	both := `{"state_id":"s1","graded_labels":{"state_id":"s1","required_evidence_groups":[{"role":"bug_location","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":2}]}}` + "\n"
 	var got []*Label
 	for i, c := range []struct {
 		name string
@@ -101,6 +102,7 @@ func TestLoadGzipAndNestedLabels(t *testing.T) {
 		{"flat.jsonl.gz", gz(t, flat)},
 		{"nested.jsonl.gz", gz(t, nested)},
 		{"inner.jsonl", []byte(inner)},
+		{"both.jsonl", []byte(both)},
 	} {
 		p := filepath.Join(dir, c.name)
 		os.WriteFile(p, c.data, 0o644)
@@ -161,6 +163,13 @@ func TestLoadErrors(t *testing.T) {
 		{"labels", `{"state_id":"s","graded_labels":{"required_evidence_groups":[{"role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1e308},{"role":"r","acceptable_evidence_ids":["b"],"minimum_required":1,"necessity_weight":1e308}]}}`,
 			[]string{"F:1: graded_labels.required_evidence_groups: the necessity_weights sum to +Inf: the total must be finite"}},
 		{"labels", `{"state_id":"s","graded_labels":[1]}`, []string{"F:1: graded_labels: must be an object, not a list"}},
+		// A state id on the envelope and inside names one state.
+		{"labels", `{"state_id":"s","graded_labels":{"state_id":"t","required_evidence_groups":[` + groupOK + `]}}`,
+			[]string{`F:1: graded_labels.state_id: "t", but the envelope's state_id is "s": which state the label is for is unclear`}},
+		{"labels", `{"state_id":"s","graded_labels":{"state_id":5,"required_evidence_groups":[` + groupOK + `]}}`,
+			[]string{"F:1: graded_labels.state_id: must be a string, not a number", "F:1: graded_labels.state_id: must be a non-empty string"}},
+		{"labels", `{"state_id":7,"graded_labels":{"state_id":"s","required_evidence_groups":[` + groupOK + `]}}`,
+			[]string{"F:1: state_id: must be a string, not a number"}},
 		{"labels", `{"state_id":"s","graded_labels":{"required_evidence_groups":[{"group_id":"G","role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1},{"group_id":"G","role":"r","acceptable_evidence_ids":["b"],"minimum_required":0,"necessity_weight":1}]}}`,
 			[]string{`F:1: graded_labels.required_evidence_groups[1].group_id: duplicate group_id "G" (also group 0)`,
 				"F:1: graded_labels.required_evidence_groups[1].minimum_required: must be a positive integer, not 0"}},
