@@ -354,6 +354,12 @@ bm25 and similarity baselines, like the release's, do not); with
 --skip-observed they are withheld from every method.`,
 		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A name the rows could not carry is refused before any work.
+			if name != "" {
+				if err := serbench.CheckMethodName(name); err != nil {
+					return fmt.Errorf("--name: %w", err)
+				}
+			}
 			items, err := serbench.LoadItems(itemsFile)
 			if err != nil {
 				var list serbench.Errors

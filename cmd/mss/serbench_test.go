@@ -241,6 +241,16 @@ func TestSerbenchRunKeepsForeignFiles(t *testing.T) {
 			t.Errorf("%s changed", name)
 		}
 	}
+	// A --name of white space only would write rows validate refuses.
+	for _, name := range []string{" ", "\t"} {
+		_, _, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--k", "3", "--name", name, "--output", "blank.jsonl")
+		if want := fmt.Sprintf("--name: method name %q: want a non-empty name", name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run --name %q: %v, want a refusal containing %q", name, err, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "blank.jsonl")); err == nil {
+			t.Errorf("run --name %q wrote its output", name)
+		}
+	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the named pipe was replaced: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/missingcomplement/mss"
 )
@@ -39,6 +40,15 @@ type RunConfig struct {
 	Fallback *mss.Fallback `json:"fallback,omitempty"`
 }
 
+// CheckMethodName refuses a method name a prediction row cannot carry:
+// empty, or only white space (LoadPredictions refuses such a row).
+func CheckMethodName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("method name %q: want a non-empty name, not only white space", name)
+	}
+	return nil
+}
+
 // Run asks ctrl for every item's answer, in items order, and returns one
 // prediction per state: the ids of the units it returned, in its order.
 // An answer naming a unit outside the pool, or the same unit twice, is an
@@ -47,6 +57,9 @@ func Run(ctx context.Context, items *Items, ctrl mss.Controller, candidates Cand
 	name := opt.Name
 	if name == "" {
 		name = ctrl.Name()
+	}
+	if err := CheckMethodName(name); err != nil {
+		return nil, err
 	}
 	budget := opt.Budget
 	if budget <= 0 {

@@ -134,6 +134,9 @@ func TestRun(t *testing.T) {
 	if _, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{K: 3}); err == nil || !strings.Contains(err.Error(), "budget must be positive") {
 		t.Errorf("no budget: error %v", err)
 	}
+	if _, err := Run(context.Background(), items, ctrl, poolOrder, RunOptions{Name: " ", K: 3, Budget: mss.DefaultBudget}); err == nil || !strings.Contains(err.Error(), `method name " "`) {
+		t.Errorf("blank name: error %v", err)
+	}
 	for name, answers := range map[string]map[string][]string{
 		"out of pool": {"a": {"b1"}},
 		"twice":       {"a": {"a1", "a1"}},
