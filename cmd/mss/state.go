@@ -14,7 +14,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
+func init() { addCommand(newStateCmd()) }
+
+// newStateCmd builds the state command tree; tests build a fresh one per
+// run so flag values never leak between runs.
+func newStateCmd() *cobra.Command {
 	stateCmd := &cobra.Command{
 		Use:   "state",
 		Short: "Build state cards",
@@ -105,7 +109,7 @@ stderr.`,
 	from.MarkFlagRequired("format")
 	from.MarkFlagRequired("input")
 	stateCmd.AddCommand(from)
-	addCommand(stateCmd)
+	return stateCmd
 }
 
 // alignmentUnits builds (or opens) the index units align against.

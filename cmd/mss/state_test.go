@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,17 +27,13 @@ func TestStateFromTrajectoryAligns(t *testing.T) {
 	if err := os.WriteFile(traj, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&errb)
-	rootCmd.SetArgs([]string{"state", "from-trajectory", "--format", "jsonl", "--input", traj, "--repo", repo, "--db", filepath.Join(t.TempDir(), "ix.db")})
-	defer rootCmd.SetArgs(nil)
-	if err := rootCmd.Execute(); err != nil {
-		t.Fatalf("%v\n%s", err, errb.String())
+	out, stderr, err := runCmd(t, newStateCmd(), "", "from-trajectory", "--format", "jsonl", "--input", traj, "--repo", repo, "--db", filepath.Join(t.TempDir(), "ix.db"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
 	}
 	var st mss.State
-	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
-		t.Fatalf("output is not a state card: %v\n%s", err, out.String())
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("output is not a state card: %v\n%s", err, out)
 	}
 	// Line 9 lies in save (lines 8-10); the /testbed/ prefix is resolved.
 	want := []mss.Span{{Path: "pkg/io.py", StartLine: 8, EndLine: 10, Symbol: "save"}}
@@ -48,7 +43,7 @@ func TestStateFromTrajectoryAligns(t *testing.T) {
 	if st.StateID != "run" || st.Issue != "save truncates files" {
 		t.Errorf("state id %q, issue %q", st.StateID, st.Issue)
 	}
-	if !strings.Contains(errb.String(), "1 seen spans -> 1 units") {
-		t.Errorf("summary: %q", errb.String())
+	if !strings.Contains(stderr, "1 seen spans -> 1 units") {
+		t.Errorf("summary: %q", stderr)
 	}
 }
