@@ -113,7 +113,8 @@ func Parse(f Format, name string, r io.Reader, opts Options) (*Trajectory, error
 		// Name the state after the task, or else the file.
 		t.StateID = t.InstanceID
 		if t.StateID == "" {
-			t.StateID = strings.TrimSuffix(path.Base(strings.ReplaceAll(name, `\`, "/")), path.Ext(name))
+			base := strings.TrimSuffix(path.Base(strings.ReplaceAll(name, `\`, "/")), ".gz")
+			t.StateID = strings.TrimSuffix(base, path.Ext(base))
 		}
 	}
 	return t, nil

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/internal/cliargs"
+	"github.com/missingcomplement/mss/internal/serbench"
 	"github.com/missingcomplement/mss/retrieve"
 	"github.com/missingcomplement/mss/trajectory"
 	"github.com/spf13/cobra"
@@ -39,7 +39,8 @@ views and search results that carried source).
 Formats: serbench (an item with trajectory_prefix, JSONL of items with
 --state-id, or a JSON array of steps), swe-agent (.traj), jsonl (one tool
 call per line: {"tool", "path", "start_line", "end_line", "query",
-"output", "results"}; see docs/serve.md).
+"output", "results"}; see docs/serve.md). A file compressed with gzip
+(items.jsonl.gz) is read decompressed.
 
 Alignment: --repo indexes the repository (a work tree, or a git directory
 at --rev; pass the trajectory's base commit) and --db names the index file
@@ -48,7 +49,10 @@ seen lines are printed as the trajectory gives them. A summary goes to
 stderr.`,
 		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := os.Open(input)
+			// Read as the serbench commands read their files: a gzip
+			// stream (items.jsonl.gz, as the release ships them) is
+			// decompressed.
+			f, err := serbench.Open(input)
 			if err != nil {
 				return err
 			}
@@ -100,7 +104,7 @@ stderr.`,
 	}
 	fl := from.Flags()
 	fl.StringVar(&format, "format", "", "trajectory format: serbench, swe-agent or jsonl (required)")
-	fl.StringVar(&input, "input", "", "trajectory file (required)")
+	fl.StringVar(&input, "input", "", "trajectory file, optionally gzip-compressed (required)")
 	fl.StringVar(&repo, "repo", "", "repository to index for alignment: a work tree, or a git directory with --rev")
 	fl.StringVar(&db, "db", "", "index file (with --repo: where to build it; alone: an existing index)")
 	fl.StringVar(&rev, "rev", "", "commit to index from git (the trajectory's base commit)")

@@ -103,7 +103,7 @@ func (s *Items) Get(stateID string) *Item { return s.byID[stateID] }
 // individual rows are returned as Errors together with every row that
 // could be read; any other error means the file could not be read.
 func LoadItems(name string) (*Items, error) {
-	rc, err := open(name)
+	rc, err := Open(name)
 	if err != nil {
 		return nil, err
 	}

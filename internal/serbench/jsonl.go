@@ -31,8 +31,10 @@ type line struct {
 	raw []byte // the line itself, when the reader left decoding to the caller
 }
 
-// open returns a reader of the decompressed content of the named file.
-func open(name string) (io.ReadCloser, error) {
+// Open returns a reader of the decompressed content of the named file:
+// how every SERBench file is read, by these loaders and by the readers of
+// a SERBench trajectory.
+func Open(name string) (io.ReadCloser, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err

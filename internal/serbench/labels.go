@@ -67,7 +67,7 @@ func (s *Labels) Get(stateID string) *Label { return s.byID[stateID] }
 // total of them); alternative sets non-empty lists of distinct ids;
 // optional and observed ids distinct.
 func LoadLabels(name string) (*Labels, error) {
-	rc, err := open(name)
+	rc, err := Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func (s *Predictions) Methods() []string {
 // no state/method pair may repeat. As with LoadItems, row problems come
 // back as Errors alongside the rows that could be read.
 func LoadPredictions(name string) (*Predictions, error) {
-	rc, err := open(name)
+	rc, err := Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // TestValidateAgainstReference replays sets judged by the release's own
 // checker (see testdata/validate/README.md).
 func TestValidateAgainstReference(t *testing.T) {
-	f, err := open(filepath.Join("testdata", "validate", "cases.jsonl.gz"))
+	f, err := Open(filepath.Join("testdata", "validate", "cases.jsonl.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

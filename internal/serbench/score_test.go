@@ -212,7 +212,7 @@ func TestGolden(t *testing.T) {
 		t.Errorf("summary differs from the reference (-want +got):\n%s", diff)
 	}
 
-	f, err := open(filepath.Join(dir, "per_state.jsonl.gz"))
+	f, err := Open(filepath.Join(dir, "per_state.jsonl.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
