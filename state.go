@@ -550,11 +550,22 @@ func (s *State) Validate() error {
 		if err != nil {
 			return &StateError{Field: fmt.Sprintf("observed_spans[%d].path", i), Msg: err.Error()}
 		}
-		if sp.StartLine < 1 || sp.EndLine < sp.StartLine || sp.EndLine > MaxLine {
-			return &StateError{Field: fmt.Sprintf("observed_spans[%d]", i),
-				Msg: fmt.Sprintf("(%s) lines %d-%d are not a 1-based range (want 1 <= start_line <= end_line)", sp.Path, sp.StartLine, sp.EndLine)}
+		if err := CheckLines(sp.StartLine, sp.EndLine); err != nil {
+			return &StateError{Field: fmt.Sprintf("observed_spans[%d]", i), Msg: fmt.Sprintf("(%s) %v", sp.Path, err)}
 		}
 		sp.Path = p
+	}
+	return nil
+}
+
+// CheckLines refuses lines start..end that a span cannot name: not a
+// 1-based range, or ending past MaxLine.
+func CheckLines(start, end int) error {
+	switch {
+	case start < 1 || end < start:
+		return fmt.Errorf("lines %d-%d are not a 1-based range (want 1 <= start_line <= end_line)", start, end)
+	case end > MaxLine:
+		return fmt.Errorf("lines %d-%d end past line %d, the last a span may name", start, end, MaxLine)
 	}
 	return nil
 }

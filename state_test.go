@@ -31,6 +31,9 @@ func TestParseStateErrors(t *testing.T) {
 		{"no text", `{"state_id": "x"}`, "state s.json: no text to recover evidence for"},
 		{"span path", `{"issue": "a", "observed_spans": [{"path": "../x", "start_line": 1, "end_line": 2}]}`, `state s.json:1: field observed_spans[0].path: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
 		{"span lines", `{"issue": "a", "observed_spans": [{"path": "x.go", "start_line": 5, "end_line": 2}]}`, `state s.json:1: field observed_spans[0]: (x.go) lines 5-2 are not a 1-based range`},
+		// A range past MaxLine is refused by the limit's name, not as a
+		// range the card gives in order.
+		{"span past the limit", `{"issue": "a", "observed_spans": [{"path": "x.go", "start_line": 1, "end_line": 2000000000}]}`, `state s.json:1: field observed_spans[0]: (x.go) lines 1-2000000000 end past line 1073741824, the last a span may name`},
 		// An opened file is a repository's file, as a span's path is.
 		{"opened file", "{\"issue\": \"a\",\n \"opened_files\": [\"x.go\",\n  \"../x\"]}", `state s.json:3: field opened_files[1]: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
 		{"opened file absolute", `{"issue": "a", "opened_files": ["/testbed/x.go"]}`, `state s.json:1: field opened_files[0]: not a repository-relative path: "/testbed/x.go" is absolute`},

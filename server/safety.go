@@ -29,8 +29,8 @@ func CheckSpans(field string, spans []mss.Span) ([]mss.Span, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s[%d].path: %w", field, i, err)
 		}
-		if s.StartLine < 1 || s.EndLine < s.StartLine || s.EndLine > mss.MaxLine {
-			return nil, fmt.Errorf("%s[%d]: bad line range %d-%d (want 1 <= start_line <= end_line)", field, i, s.StartLine, s.EndLine)
+		if err := mss.CheckLines(s.StartLine, s.EndLine); err != nil {
+			return nil, fmt.Errorf("%s[%d]: %w", field, i, err)
 		}
 		s.Path = p
 		out = append(out, s)

@@ -62,6 +62,7 @@ func FuzzSWEAgent(f *testing.F) {
 
 func FuzzJSONL(f *testing.F) {
 	fuzzSeed(f, "sample.jsonl")
+	f.Add([]byte(`{"tool":"read_file","path":"a.py","start_line":1,"end_line":2000000000}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Parse(JSONL, "fuzz", strings.NewReader(string(data)), Options{})
 		if err == nil {

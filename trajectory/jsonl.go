@@ -24,7 +24,8 @@ import (
 // find), edit (also write, str_replace), plan; anything else is kept as an
 // "other" step. A read_file with no line range means the whole file was
 // shown (start_line 1 through end_line, or all lines when end_line is 0
-// too: the span is then 1..1<<30 and aligns to every unit of the file).
+// too: the span is then 1..WholeFile and aligns to every unit of the
+// file); a line past WholeFile, the last a span may name, is refused.
 // results are search hits whose source was shown to the agent. Any line may
 // carry issue, information_need, hypothesis and subgoal; the last non-empty
 // value of each within the prefix goes into the state card.
@@ -45,8 +46,9 @@ type JSONLStep struct {
 // stepKeys are the keys of a JSONL step.
 var stepKeys = jsonkey.Names(JSONLStep{})
 
-// WholeFile is the end line recorded for a read of a whole file of unknown length.
-const WholeFile = 1 << 30
+// WholeFile is the end line recorded for a read of a whole file of unknown
+// length: the last line a span may name.
+const WholeFile = mss.MaxLine
 
 func parseJSONL(name string, data []byte) (*Trajectory, error) {
 	t := &Trajectory{}
@@ -124,6 +126,9 @@ func jsonlStep(js JSONLStep) (Step, error) {
 		if f.line < 0 {
 			return st, fmt.Errorf("field %s: %d; want a line of 1 or more (0 or none: the whole file)", f.name, f.line)
 		}
+		if f.line > mss.MaxLine {
+			return st, fmt.Errorf("field %s: %d; want a line of at most %d, the last a span may name", f.name, f.line, mss.MaxLine)
+		}
 	}
 	if js.EndLine != 0 && js.StartLine > js.EndLine {
 		return st, fmt.Errorf("field end_line: %d is before start_line %d", js.EndLine, js.StartLine)
@@ -156,8 +161,8 @@ func jsonlStep(js JSONLStep) (Step, error) {
 		if p == "" {
 			return st, fmt.Errorf("field results[%d].path: %q is not a repository path", i, r.Path)
 		}
-		if r.StartLine < 1 || r.EndLine < r.StartLine {
-			return st, fmt.Errorf("field results[%d]: bad line range %d-%d", i, r.StartLine, r.EndLine)
+		if err := mss.CheckLines(r.StartLine, r.EndLine); err != nil {
+			return st, fmt.Errorf("field results[%d]: %w", i, err)
 		}
 		st.Seen = append(st.Seen, mss.Span{Path: p, StartLine: r.StartLine, EndLine: r.EndLine, Symbol: r.Symbol})
 	}

@@ -159,8 +159,8 @@ func serbenchSteps(name string, line int, raw []json.RawMessage, t *Trajectory) 
 				if p == "" {
 					return fmt.Errorf("%s: search_results[%d].path %q is not a repository path", where(i), j, res.Path)
 				}
-				if res.LineStart < 1 || res.LineEnd < res.LineStart {
-					return fmt.Errorf("%s: search_results[%d]: bad line range %d-%d", where(i), j, res.LineStart, res.LineEnd)
+				if err := mss.CheckLines(res.LineStart, res.LineEnd); err != nil {
+					return fmt.Errorf("%s: search_results[%d]: %w", where(i), j, err)
 				}
 				st.Seen = append(st.Seen, mss.Span{Path: p, StartLine: res.LineStart, EndLine: res.LineEnd})
 			}
@@ -171,8 +171,11 @@ func serbenchSteps(name string, line int, raw []json.RawMessage, t *Trajectory) 
 				a, _ := strconv.Atoi(m[2])
 				b, _ := strconv.Atoi(m[3])
 				p := cleanPath(m[1], "")
-				if p == "" || a < 1 || b < a {
-					return fmt.Errorf("%s: tool_output header %q: bad path or line range", where(i), m[0])
+				if p == "" {
+					return fmt.Errorf("%s: tool_output header %q: %q is not a repository path", where(i), m[0], m[1])
+				}
+				if err := mss.CheckLines(a, b); err != nil {
+					return fmt.Errorf("%s: tool_output header %q: %w", where(i), m[0], err)
 				}
 				st.Path = p
 				st.Seen = []mss.Span{{Path: p, StartLine: a, EndLine: b}}
@@ -201,7 +204,7 @@ func numberedRuns(p, output string, re *regexp.Regexp) []mss.Span {
 			continue
 		}
 		n, err := strconv.Atoi(m[1])
-		if err != nil || n < 1 || n > 1<<30 {
+		if err != nil || n < 1 || n > mss.MaxLine {
 			continue
 		}
 		if k := len(spans); k > 0 && n == prev+1 {

@@ -178,7 +178,17 @@ func TestParseErrors(t *testing.T) {
 		{JSONL, `{"tool": "read_file", "path": "../etc/passwd"}`, "not a repository path"},
 		{JSONL, `{"tool": "read_file", "paht": "a.py"}`, `unknown field "paht"`},
 		{JSONL, `{"path": "a.py"}`, "field tool: missing"},
-		{JSONL, `{"tool": "search", "results": [{"path": "a.py", "start_line": 0, "end_line": 3}]}`, "results[0]: bad line range"},
+		{JSONL, `{"tool": "search", "results": [{"path": "a.py", "start_line": 0, "end_line": 3}]}`, "in.jsonl:1: field results[0]: lines 0-3 are not a 1-based range"},
+		// A line past the last a span may name is refused by its line and
+		// field, naming the limit.
+		{JSONL, "{\"tool\": \"plan\"}\n{\"tool\": \"read_file\", \"path\": \"a.py\", \"start_line\": 1, \"end_line\": 2000000000}",
+			"in.jsonl:2: field end_line: 2000000000; want a line of at most 1073741824"},
+		{JSONL, `{"tool": "read_file", "path": "a.py", "start_line": 1073741825}`, "in.jsonl:1: field start_line: 1073741825; want a line of at most 1073741824"},
+		{JSONL, `{"tool": "search", "results": [{"path": "a.py", "start_line": 1, "end_line": 1073741825}]}`, "in.jsonl:1: field results[0]: lines 1-1073741825 end past line 1073741824"},
+		{SERBench, `{"state_id": "x", "trajectory_prefix": [{"action_type": "repo_search", "search_results": [{"path": "a.py", "line_start": 1, "line_end": 2000000000}]}]}`, "in.jsonl:1: trajectory_prefix[0]: search_results[0]: lines 1-2000000000 end past line 1073741824"},
+		{SERBench, `[{"action_type": "read_file", "tool_output": "FILE a.py:3-2000000000\n"}]`, `in.jsonl: step 0: tool_output header "FILE a.py:3-2000000000": lines 3-2000000000 end past line 1073741824`},
+		{SERBench, `[{"action_type": "read_file", "tool_output": "FILE a.py:9-3\n"}]`, `in.jsonl: step 0: tool_output header "FILE a.py:9-3": lines 9-3 are not a 1-based range`},
+		{SERBench, `[{"action_type": "read_file", "tool_output": "FILE ../a.py:3-9\n"}]`, `in.jsonl: step 0: tool_output header "FILE ../a.py:3-9": "../a.py" is not a repository path`},
 		// A key given twice would be read as its last value; state cards
 		// refuse it and so does a step. Type errors name the JSON field.
 		{JSONL, "{\"tool\": \"plan\"}\n{\"tool\": \"view\", \"path\": \"main.go\", \"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2}", "in.jsonl:2: field path: given twice"},
@@ -197,7 +207,7 @@ func TestParseErrors(t *testing.T) {
 			"in.jsonl:1: field [1].action_type: given twice"},
 		{SWEAgent, `{"trajectory": [{"action": "open a.py", "state": 7}]}`, "trajectory[0].state"},
 		{SERBench, `{"state_id": "x"}`, "no field trajectory_prefix"},
-		{SERBench, `{"state_id": "x", "trajectory_prefix": [{"action_type": "repo_search", "search_results": [{"path": "a.py", "line_start": 4, "line_end": 1}]}]}`, "trajectory_prefix[0]: search_results[0]: bad line range"},
+		{SERBench, `{"state_id": "x", "trajectory_prefix": [{"action_type": "repo_search", "search_results": [{"path": "a.py", "line_start": 4, "line_end": 1}]}]}`, "trajectory_prefix[0]: search_results[0]: lines 4-1 are not a 1-based range"},
 		{SERBench, ``, "empty input"},
 		{JSONL, "\n  \n", "in.jsonl: empty input: no step"},
 		{JSONL, `{"tool": "read_file", "path": "a.py", "start_line": -1, "end_line": 0}`, "in.jsonl:1: field start_line: -1; want a line of 1 or more"},
