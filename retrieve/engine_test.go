@@ -161,6 +161,42 @@ func TestCandidatesRemainder(t *testing.T) {
 	}
 }
 
+// TestSignalsAreKnown: every view and signal the engine records is one
+// ViewWeight and IsSignal know, as a candidate cache's reader checks them.
+func TestSignalsAreKnown(t *testing.T) {
+	e := NewEngine(corpus(), nil, Options{})
+	st := &mss.State{Issue: "KeyError in _lookup_single: norm and cmap of the lookup_table\nin pkg/mapping.py",
+		ObservedSpans: []mss.Span{{Path: "pkg/mapping.py", StartLine: 10, EndLine: 11}}}
+	cands, err := e.Candidates(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		for v, rank := range c.Views {
+			if ViewWeight(v) == 0 || rank < 1 {
+				t.Errorf("%s: view %s at rank %d", c.Unit.ID, v, rank)
+			}
+		}
+		for k := range c.Signals {
+			seen[k] = true
+			if !IsSignal(k) {
+				t.Errorf("%s: signal %q is not IsSignal's", c.Unit.ID, k)
+			}
+		}
+	}
+	for _, k := range []string{SignalPrior, SignalFused, SignalFusedRank, SignalOrder, SignalRest, "rrf:" + ViewLexical, ViewLexical} {
+		if !seen[k] {
+			t.Errorf("no candidate has signal %q; the test no longer covers it", k)
+		}
+	}
+	for _, k := range []string{"", "rrf:", "rrf:lexcal", "lexcal", "priors", "raw:lexical"} {
+		if IsSignal(k) {
+			t.Errorf("IsSignal(%q) = true", k)
+		}
+	}
+}
+
 func TestPoolReturnsEveryUnit(t *testing.T) {
 	pool := corpus()
 	st := &mss.State{Issue: "palette colors", ObservedEvidenceIDs: []string{"pkg/colors.py:1"}}

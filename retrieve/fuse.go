@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/missingcomplement/mss"
 )
@@ -53,6 +54,18 @@ const (
 	// reads it, fusion does not.
 	SignalTitle = "title"
 )
+
+// IsSignal reports whether name is a key retrieval writes into
+// Candidate.Signals: a view's raw score, its contribution to the fused
+// score ("rrf:<view>"), the prior, the title's score, and what the order
+// keeps (SignalFused, SignalFusedRank, SignalOrder, SignalRest).
+func IsSignal(name string) bool {
+	switch name {
+	case SignalPrior, SignalTitle, SignalFused, SignalFusedRank, SignalOrder, SignalRest:
+		return true
+	}
+	return ViewWeight(strings.TrimPrefix(name, signalRRF)) > 0
+}
 
 // fuse combines view rankings into candidates, best first.
 func (e *Engine) fuse(q *query, views map[string][]hit, limit int) []mss.Candidate {

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -285,7 +287,7 @@ func scanCache(path string, full bool, fn func(*CacheRecord)) (int64, error) {
 			return 0, fmt.Errorf("%s:%d: field format: candidates of format %d, want %d (retrieved by another version of mss); retrieve them again into a new --cache", path, n, rec.Format, CacheFormat)
 		}
 		if full {
-			if err := checkRecord(&rec); err != nil {
+			if err := checkRecord(line, &rec); err != nil {
 				return 0, fmt.Errorf("%s:%d: %w", path, n, err)
 			}
 		}
@@ -333,17 +335,51 @@ func cacheDecodeError(line []byte, err error) error {
 	return fmt.Errorf("field %s: got JSON %s, want %s", field, te.Value, te.Type)
 }
 
-// checkRecord refuses a record whose units could not have been
-// retrieved: one with no path, or lines that are not a range of a file
-// (1 <= start_line <= end_line). Replay would score them as no live run
-// could, or read past their file.
-func checkRecord(rec *CacheRecord) error {
+// cacheNulls are a record's lists and maps as their JSON values, to tell
+// a null (refused) from a list left out (a file of no units, a state of
+// no candidates: omitted as empty), which decode alike.
+type cacheNulls struct {
+	Units      nullProbe `json:"units"`
+	Candidates nullProbe `json:"candidates"`
+	Files      nullProbe `json:"files"`
+	Template   nullProbe `json:"template"`
+}
+
+// nullProbe notes whether a value is null, without copying it.
+type nullProbe struct{ null bool }
+
+func (p *nullProbe) UnmarshalJSON(data []byte) error {
+	p.null = string(data) == "null"
+	return nil
+}
+
+// checkRecord refuses a record that could not have been retrieved: a
+// null list or map (encoding/json reads it as none); units with no path,
+// lines that are not a range of a file (1 <= start_line <= end_line), or
+// a negative token count; candidates ranked by a view retrieval does not
+// have, or at a place below 1, or with a signal it does not write. Replay
+// would score them as no live run could, or read past their file.
+func checkRecord(line []byte, rec *CacheRecord) error {
+	var nulls cacheNulls
+	if err := json.Unmarshal(line, &nulls); err != nil {
+		return err // the record decoded: not met
+	}
+	for _, f := range []struct {
+		name string
+		null bool
+	}{{"units", nulls.Units.null}, {"candidates", nulls.Candidates.null}, {"files", nulls.Files.null}, {"template", nulls.Template.null}} {
+		if f.null {
+			return fmt.Errorf("field %s: null; want a list or an object, or none", f.name)
+		}
+	}
 	check := func(field string, u *mss.Unit) error {
 		switch {
 		case u.Path == "":
 			return fmt.Errorf("field %s.path: empty", field)
 		case u.StartLine < 1 || u.EndLine < u.StartLine:
 			return fmt.Errorf("field %s: lines %d-%d, want 1 <= start_line <= end_line", field, u.StartLine, u.EndLine)
+		case u.Tokens < 0:
+			return fmt.Errorf("field %s.tokens: %d; want a count of 0 or more", field, u.Tokens)
 		}
 		return nil
 	}
@@ -353,8 +389,23 @@ func checkRecord(rec *CacheRecord) error {
 		}
 	}
 	for i := range rec.Candidates {
-		if err := check(fmt.Sprintf("candidates[%d].unit", i), &rec.Candidates[i].Unit); err != nil {
+		c := &rec.Candidates[i]
+		field := fmt.Sprintf("candidates[%d]", i)
+		if err := check(field+".unit", &c.Unit); err != nil {
 			return err
+		}
+		for _, v := range slices.Sorted(maps.Keys(c.Views)) {
+			switch rank := c.Views[v]; {
+			case retrieve.ViewWeight(v) == 0:
+				return fmt.Errorf("field %s.views.%s: no view of retrieval's", field, v)
+			case rank < 1:
+				return fmt.Errorf("field %s.views.%s: rank %d; want a place of 1 or more", field, v, rank)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(c.Signals)) {
+			if !retrieve.IsSignal(k) {
+				return fmt.Errorf("field %s.signals.%s: no signal retrieval writes", field, k)
+			}
 		}
 	}
 	return nil

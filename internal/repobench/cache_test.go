@@ -131,6 +131,19 @@ func TestCacheRefusesBadUnits(t *testing.T) {
 		{file + state(`{"id":"x","path":"a.py","start_line":"1","end_line":2}`), ":2: field candidates[1].unit.start_line: got JSON string, want int"},
 		{file + strings.Replace(state(`{"id":"x","path":"a.py","start_line":1,"end_line":2}`), `"score":0.5`, `"score":"high"`, 1), ":2: field candidates[1].score: got JSON string, want float64"},
 		{`{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":1,"end_line":2},{"id":"a2","path":"a.py","start_line":3,"end_line":true}]}` + "\n", ":1: field units[1].end_line: got JSON bool, want int"},
+		// What no retrieval records: a negative token count, a null list
+		// (read as none), a view or signal retrieval does not have, a
+		// rank below 1.
+		{file + state(`{"id":"x","path":"a.py","start_line":1,"end_line":2,"tokens":-7}`), ":2: field candidates[1].unit.tokens: -7; want a count of 0 or more"},
+		{`{"kind":"file","key":"k1","units":[{"id":"a1","path":"a.py","start_line":1,"end_line":2,"tokens":-1}]}` + "\n", ":1: field units[0].tokens: -1; want a count of 0 or more"},
+		{`{"kind":"file","key":"k1","units":null}` + "\n", ":1: field units: null"},
+		{file + fmt.Sprintf(`{"kind":"state","format":%d,"state_id":"s1","candidates":null,"files":{"a.py":"k1"}}`, CacheFormat) + "\n", ":2: field candidates: null"},
+		{file + fmt.Sprintf(`{"kind":"state","format":%d,"state_id":"s1","candidates":[],"files":null}`, CacheFormat) + "\n", ":2: field files: null"},
+		{file + strings.Replace(state(`{"id":"x","path":"a.py","start_line":1,"end_line":2}`), `"score":0.5`, `"score":0.5,"views":{"lexical":2,"entity":-3}`, 1), ":2: field candidates[1].views.entity: rank -3; want a place of 1 or more"},
+		{file + strings.Replace(state(`{"id":"x","path":"a.py","start_line":1,"end_line":2}`), `"score":0.5`, `"score":0.5,"views":{"lexical":0}`, 1), ":2: field candidates[1].views.lexical: rank 0"},
+		{file + strings.Replace(state(`{"id":"x","path":"a.py","start_line":1,"end_line":2}`), `"score":0.5`, `"score":0.5,"views":{"lexcal":1}`, 1), ":2: field candidates[1].views.lexcal: no view of retrieval's"},
+		{file + strings.Replace(state(`{"id":"x","path":"a.py","start_line":1,"end_line":2}`), `"score":0.5`, `"score":0.5,"signals":{"lexical":3.5,"rrf:lexical":0.04,"rrf:lexcal":0.04}`, 1), ":2: field candidates[1].signals.rrf:lexcal: no signal retrieval writes"},
+		{file + strings.Replace(state(`{"id":"x","path":"a.py","start_line":1,"end_line":2}`), `"score":0.5`, `"score":0.5,"signals":{"priors":1}`, 1), ":2: field candidates[1].signals.priors: no signal retrieval writes"},
 	} {
 		path := filepath.Join(t.TempDir(), "c.jsonl")
 		writeFile(t, path, tc.data)
@@ -142,6 +155,16 @@ func TestCacheRefusesBadUnits(t *testing.T) {
 	writeFile(t, path, file+state(`{"id":"b","path":"a.py","start_line":2,"end_line":2}`))
 	if _, err := LoadCache(path); err != nil {
 		t.Errorf("a good cache: %v", err)
+	}
+	// Every view and signal retrieval records is read; a file of no units
+	// and a state of no candidates leave their lists out.
+	signals := `{"lexical":3,"rrf:lexical":0.04,"semantic":0.2,"rrf:semantic":0.02,"entity":1,"rrf:entity":0.1,"structural":1,"rrf:structural":0.01,"history":1,"rrf:history":0.01,"recency":1,"rrf:recency":0.01,"embedding":0.5,"rrf:embedding":0.02,"prior":1,"title":2,"fused":0.3,"fused_rank":2,"order":-1.5,"rest":1}`
+	views := `{"lexical":1,"semantic":2,"entity":3,"structural":4,"history":5,"recency":6,"embedding":7}`
+	good := file + strings.Replace(state(`{"id":"b","path":"a.py","start_line":2,"end_line":2,"tokens":3}`), `"score":0.5`, `"score":0.5,"views":`+views+`,"signals":`+signals, 1) +
+		`{"kind":"file","key":"k2"}` + "\n" + fmt.Sprintf(`{"kind":"state","format":%d,"state_id":"s2"}`, CacheFormat) + "\n"
+	writeFile(t, path, good)
+	if _, err := LoadCache(path); err != nil {
+		t.Errorf("a cache of every view and signal: %v", err)
 	}
 }
 
