@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -316,8 +317,9 @@ func stripIndexes(f string) string {
 
 // repeatedOrNull refuses a card that gives one field twice in the same
 // object: encoding/json would keep the last value without a word. It
-// refuses a null observed span too, which encoding/json would read as an
-// empty span.
+// refuses a null for a field of the card, of an observed span, or an
+// element of a list too, which encoding/json would read as the field
+// left out, an empty span, or an empty string.
 func repeatedOrNull(data []byte) *StateError {
 	var err *StateError
 	walkCard(data, func(field string, off int64, dup bool) bool {
@@ -325,13 +327,60 @@ func repeatedOrNull(data []byte) *StateError {
 			err = &StateError{Line: lineAt(data, off), Field: field, Msg: "given twice; each field is named once"}
 			return false
 		}
-		if strings.HasPrefix(field, "observed_spans[") && !strings.Contains(field, ".") && bytes.HasPrefix(data[off:], []byte("null")) {
-			err = &StateError{Line: lineAt(data, off), Field: field, Msg: "null; want a span object (path, start_line, end_line)"}
+		if !bytes.HasPrefix(data[off:], []byte("null")) {
+			return true
+		}
+		if msg := nullMsg(field); msg != "" {
+			err = &StateError{Line: lineAt(data, off), Field: field, Msg: msg}
 			return false
 		}
 		return true
 	})
 	return err
+}
+
+// nullMsg is why a null for field (as walkCard names it) is refused, or
+// "" when field is none of the card's (a request's own field beside the
+// card's).
+func nullMsg(field string) string {
+	name, rest, _ := strings.Cut(field, "[")
+	kind, ok := stateKinds[name]
+	switch {
+	case !ok:
+		return ""
+	case rest == "": // the field itself
+		if kind == reflect.Slice {
+			return "null; want a list ([] for none), or leave the field out"
+		}
+		return "null; want a string (\"\" for none), or leave the field out"
+	case name == "observed_spans" && !strings.Contains(rest, "."):
+		return "null; want a span object (path, start_line, end_line)"
+	case name == "observed_spans":
+		_, key, _ := strings.Cut(rest, ".")
+		if spanKind, ok := spanKinds[key]; ok && !strings.ContainsAny(key, ".[") {
+			if spanKind == reflect.Int {
+				return "null; want a line number"
+			}
+			return "null; want a string, or leave the field out"
+		}
+		return ""
+	}
+	return "null; want a string" // an element of a list of strings
+}
+
+// stateKinds and spanKinds give the kind of each field of a card and of
+// a span, by its JSON key.
+var stateKinds, spanKinds = kindsOf(State{}), kindsOf(Span{})
+
+func kindsOf(v any) map[string]reflect.Kind {
+	t := reflect.TypeOf(v)
+	out := map[string]reflect.Kind{}
+	for i := 0; i < t.NumField(); i++ {
+		if name, ok := jsonkey.FieldName(t.Field(i)); ok {
+			out[name] = t.Field(i).Type.Kind()
+		}
+	}
+	return out
 }
 
 // walkCard calls fn, in text order, for each field of a JSON card and each
@@ -429,7 +478,9 @@ func unknownKey(data []byte, name string) (field string, off int64, found bool) 
 
 // CheckKeys refuses what encoding/json reads from a card without a word: a
 // key it took for a field only by folding case, a field given twice (it
-// keeps the last value), and a null observed span (an empty one to it). data is a card that has already decoded, or
+// keeps the last value), and a null for a field of the card or of a span,
+// or for an element of its lists (to it, the field left out, an empty
+// span or string). data is a card that has already decoded, or
 // a request object holding a card's fields at its top level beside its
 // own, which extra names. ParseState runs it on every card; a surface
 // that decodes a card inside its own request runs it on the request.

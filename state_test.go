@@ -63,6 +63,15 @@ func TestParseStateErrors(t *testing.T) {
 		// stands, as the element it is.
 		{"null span", `{"issue":"x","observed_spans":[null]}`, "state s.json:1: field observed_spans[0]: null"},
 		{"null span line", "{\"issue\": \"x\",\n \"observed_spans\": [\n  {\"path\": \"x.go\", \"start_line\": 1, \"end_line\": 2},\n  null]}", "state s.json:4: field observed_spans[1]: null"},
+		// So is a null for any field of the card or of a span, or for a
+		// list's element: read as left out, or as "".
+		{"null list", "{\"issue\": \"x\",\n \"observed_spans\": null}", "state s.json:2: field observed_spans: null; want a list ([] for none), or leave the field out"},
+		{"null text", `{"issue": null, "information_need": "x"}`, `state s.json:1: field issue: null; want a string ("" for none), or leave the field out`},
+		{"null opened files", `{"issue": "x", "opened_files": null}`, "state s.json:1: field opened_files: null; want a list"},
+		{"null prefix", `{"issue": "x", "trajectory_prefix": null}`, "state s.json:1: field trajectory_prefix: null; want a list"},
+		{"null query", `{"issue": "x", "search_queries": ["a", null]}`, "state s.json:1: field search_queries[1]: null; want a string"},
+		{"null span line number", `{"issue": "x", "observed_spans": [{"path": "x.go", "start_line": null, "end_line": 2}]}`, "state s.json:1: field observed_spans[0].start_line: null; want a line number"},
+		{"null span symbol", `{"issue": "x", "observed_spans": [{"path": "x.go", "start_line": 1, "end_line": 2, "symbol": null}]}`, "state s.json:1: field observed_spans[0].symbol: null; want a string"},
 		// A span without a path is named by the line of its element.
 		{"span without path", "{\"issue\": \"x\",\n \"observed_spans\": [\n  {\"start_line\": 1, \"end_line\": 2}]}", "state s.json:3: field observed_spans[0].path: not a repository-relative path: empty"},
 		{"truncated", "{\"issue\": \"a\"", "state s.json:1: unexpected end of JSON"},
@@ -173,6 +182,7 @@ func FuzzParseState(f *testing.F) {
 		`{"issue": "a"}`, `{"latest_test_output": "FAILED t.py::x"}`, "\xef\xbb\xbf{\"issue\": \"a\"}",
 		`{"issue": "a", "observed_spans": [{"path": "./a\\b.go", "start_line": 1, "end_line": 2}]}`,
 		`{"issue": 3}`, `[]`, ``, " \n", `{"issue": "a"} {}`, `{"isue": "a"}`,
+		`{"issue": "a", "observed_spans": null, "search_queries": [null]}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -164,6 +164,8 @@ func TestHTTPRejects(t *testing.T) {
 		{"not utf8 search", "/v1/search", "{\"query\": \"caf\xff\"}", nil, 400, `"message":"field query: not UTF-8 text","field":"query","line":1`},
 		{"null span", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [null]}", nil, 400, `"field":"observed_spans[0]","line":2`},
 		{"null observed span", "/v1/observed", `{"session_id": "s1", "observed_spans": [null]}`, nil, 400, `"field":"observed_spans[0]"`},
+		{"null card field", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": null}", nil, 400, `"field":"observed_spans","line":2`},
+		{"null issue", "/v1/recover", `{"issue": null, "information_need": "x"}`, nil, 400, `"message":"field issue: null; want a string`},
 		{"state line", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [\n {\"path\": \"../a.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"field":"observed_spans[0].path","line":3`},
 	}
 	for _, tc := range tests {

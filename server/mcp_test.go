@@ -304,8 +304,11 @@ func TestMCPRefusesNotUTF8(t *testing.T) {
 	for _, tc := range []struct{ tool, args, want string }{
 		{"recover_evidence", "{\"issue\": \"caf\xff\"}", "field issue: not UTF-8 text"},
 		{"recover_evidence", "{\"issue\": \"x\", \"search_queries\": [\"ok\", \"caf\xe9\"]}", "field search_queries[1]: not UTF-8 text"},
-		// The input schema refuses a null span before the tool reads it.
+		// The input schema refuses a null span, or a null for a text field,
+		// before the tool reads it; the tool refuses a null list.
 		{"recover_evidence", `{"issue": "x", "observed_spans": [null]}`, "observed_spans"},
+		{"recover_evidence", `{"issue": "x", "observed_spans": null}`, "field observed_spans: null"},
+		{"recover_evidence", `{"issue": null, "information_need": "x"}`, "issue"},
 		{"mark_observed", "{\"observed_spans\": [{\"path\": \"caf\xe9.py\", \"start_line\": 1, \"end_line\": 2}]}", "field observed_spans[0].path: not UTF-8 text"},
 		{"search_code", "{\"query\": \"parse_header\xff\"}", "field query: not UTF-8 text"},
 	} {

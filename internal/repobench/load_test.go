@@ -35,6 +35,9 @@ func TestLoadStatesErrors(t *testing.T) {
 			"states.jsonl:1: field observed_spans[0]: (x.py) lines 9-2 are not a 1-based range"},
 		{"no text", `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t"}`,
 			"states.jsonl:1: no text to recover evidence for"},
+		// A null list is refused, as everywhere a card is read.
+		{"null list", good + "\n" + `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","observed_spans":null}`,
+			"states.jsonl:2: field observed_spans: null; want a list ([] for none), or leave the field out"},
 		{"array", good + "\n[]", "states.jsonl:2: want a JSON object, got JSON array"},
 		{"null", good + "\nnull", "states.jsonl:2: want a JSON object, got JSON null"},
 	}
