@@ -261,6 +261,36 @@ func TestSerbenchRunKeepsForeignFiles(t *testing.T) {
 	}
 }
 
+// TestSerbenchValidateRefusesWhatRunRefuses: an item whose card no method
+// can be asked with, or whose pool unit is no range of a repository's
+// file, is refused by validate as by run, with the same message.
+func TestSerbenchValidateRefusesWhatRunRefuses(t *testing.T) {
+	for _, tc := range []struct{ from, to, want string }{
+		{`"state_type":"before_edit",`, `"state_type":"before_edit","opened_files":["../x"],`, `items.jsonl:1: opened_files[0]: not a repository-relative path: "../x" climbs out of the repository with a .. element`},
+		{`"issue":"parser crashes on empty input","information_need":"where is parser input checked",`, ``, "items.jsonl:1: no text to recover evidence for"},
+		{`"source_path":"src/net.py"`, `"source_path":"../../etc/passwd"`, `items.jsonl:1: candidate_evidence[2].source_path: not a repository-relative path: "../../etc/passwd" climbs out`},
+		{`"line_start":10,"line_end":12`, `"line_start":-10,"line_end":12`, "items.jsonl:1: candidate_evidence[1].line_start: lines -10-12 (line_start-line_end) are not a 1-based range"},
+		{`"line_start":10,"line_end":12`, `"line_start":12,"line_end":10`, "items.jsonl:1: candidate_evidence[1].line_start: lines 12-10 (line_start-line_end) are not a 1-based range"},
+	} {
+		dir := serbenchFixture(t, `{"state_id":"s1","method":"m","ranked_evidence_ids":[]}`+"\n"+`{"state_id":"s2","method":"m","ranked_evidence_ids":[]}`+"\n")
+		items := strings.Replace(serbenchItemsFixture, tc.from, tc.to, 1)
+		if items == serbenchItemsFixture {
+			t.Fatalf("%s is not in the fixture", tc.from)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "items.jsonl"), []byte(items), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, vErr, err := runSerbench(t, dir, "validate", "--items", "items.jsonl", "--labels", "labels.jsonl", "--predictions", "predictions.jsonl")
+		if err == nil || !strings.Contains(vErr, tc.want) {
+			t.Errorf("validate: %v\n%s; want a refusal containing %q", err, vErr, tc.want)
+		}
+		_, rErr, err := runSerbench(t, dir, "run", "--items", "items.jsonl", "--method", "bm25", "--output", "out.jsonl")
+		if err == nil || !strings.Contains(rErr, tc.want) {
+			t.Errorf("run: %v\n%s; want a refusal containing %q", err, rErr, tc.want)
+		}
+	}
+}
+
 // A bootstrap of no draws is refused, not printed as an interval [0, 0].
 func TestSerbenchCompareNoDraws(t *testing.T) {
 	var preds strings.Builder

@@ -8,9 +8,9 @@ import (
 )
 
 func TestCompare(t *testing.T) {
-	items := mustItems(t, `{"state_id":"s1","repo":"o/x","state_type":"before_edit","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"},{"evidence_id":"o"}],"observed_evidence_ids":["o"]}
-{"state_id":"s2","repo":"o/x","state_type":"before_edit","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"}]}
-{"state_id":"s3","repo":"o/y","state_type":"after_test","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"},{"evidence_id":"c"}]}
+	items := mustItems(t, `{"state_id":"s1","issue":"x","repo":"o/x","state_type":"before_edit","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"},{"evidence_id":"o"}],"observed_evidence_ids":["o"]}
+{"state_id":"s2","issue":"x","repo":"o/x","state_type":"before_edit","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"}]}
+{"state_id":"s3","issue":"x","repo":"o/y","state_type":"after_test","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"},{"evidence_id":"c"}]}
 `)
 	labels, err := ReadLabels(strings.NewReader(`{"state_id":"s1","required_evidence_groups":[{"role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1}],"observed_evidence_ids":["o"]}
 {"state_id":"s2","required_evidence_groups":[{"role":"r","acceptable_evidence_ids":["a"],"minimum_required":1,"necessity_weight":1},{"role":"q","acceptable_evidence_ids":["b"],"minimum_required":1,"necessity_weight":1}]}

@@ -52,6 +52,7 @@ func FuzzReadItems(f *testing.F) {
 	f.Add([]byte("{\"state_id\":\"s\"}\n\n[1]\n"))
 	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
 	f.Add([]byte(`{"state_id":"s","candidate_evidence":[{"evidence_id":"e","line_start":1,"line_start":2}],"observed_evidence_ids":["e"],"observed_evidence_ids":[]}`))
+	f.Add([]byte(`{"state_id":"s","issue":"x","opened_files":["../x"],"candidate_evidence":[{"evidence_id":"e","source_path":"../../etc/passwd","line_start":-1,"line_end":2}]}`))
 	exampleSeeds(f, "items.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The one-pass decoding of a well-formed row agrees with the

@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -125,6 +127,7 @@ func ReadItems(r io.Reader, name string) (*Items, error) {
 		if it == nil {
 			continue
 		}
+		checkCard(it, e)
 		id := it.State.StateID
 		if prev, dup := first[id]; dup {
 			e.add(ln.n, "state_id", "duplicate state_id %q (first on line %d)", id, prev)
@@ -138,6 +141,42 @@ func ReadItems(r io.Reader, name string) (*Items, error) {
 		e.add(0, "", "no items: the file is empty")
 	}
 	return s, e.list.Err()
+}
+
+// checkCard reports what makes an item's state card one no method can be
+// asked with (mss.State.Validate: no text, an opened file outside the
+// repository, a field past its limit), as the card reader of every other
+// surface refuses it: serbench run would stop at it, so validate and the
+// scorers refuse it too. The item is kept, so the rows that join it find
+// it.
+func checkCard(it *Item, e *errs) {
+	st := it.State
+	st.OpenedFiles = slices.Clone(st.OpenedFiles) // Validate cleans them in place
+	if err := st.Validate(); err != nil {
+		var se *mss.StateError
+		if errors.As(err, &se) {
+			e.add(it.Line, se.Field, "%s", se.Msg)
+		} else {
+			e.add(it.Line, "", "%v", err)
+		}
+	}
+}
+
+// checkEvidence refuses what no pool unit can be: a source_path that is
+// no repository-relative path (absolute, or climbing out with ..), and
+// lines, when given, that are not a 1-based range a span may name.
+func checkEvidence(ev *Evidence) (field, msg string) {
+	if ev.Path != "" {
+		if _, err := mss.CleanPath(ev.Path); err != nil {
+			return "source_path", err.Error()
+		}
+	}
+	if ev.StartLine != 0 || ev.EndLine != 0 {
+		if ev.StartLine < 1 || ev.EndLine < ev.StartLine || ev.EndLine > mss.MaxLine {
+			return "line_start", fmt.Sprintf("lines %d-%d (line_start-line_end) are not a 1-based range (want 1 <= line_start <= line_end <= %d)", ev.StartLine, ev.EndLine, mss.MaxLine)
+		}
+	}
+	return "", ""
 }
 
 // itemJSON is the typed shape of a well-formed item row. Decoding a line
@@ -238,12 +277,16 @@ func fastItem(b []byte, n int) *Item {
 		if _, dup := it.poolIDs[*c.EvidenceID]; dup {
 			return nil
 		}
-		it.poolIDs[*c.EvidenceID] = len(it.Pool)
-		it.Pool = append(it.Pool, Evidence{
+		ev := Evidence{
 			ID: *c.EvidenceID, Path: c.SourcePath, StartLine: c.LineStart, EndLine: c.LineEnd,
 			Content: c.ContentExcerpt, Symbol: c.Symbol, Language: c.Language,
 			SourceType: c.SourceType, SHA256: c.ContentSHA256, ObservedByState: c.ObservedByState,
-		})
+		}
+		if f, _ := checkEvidence(&ev); f != "" {
+			return nil
+		}
+		it.poolIDs[*c.EvidenceID] = len(it.Pool)
+		it.Pool = append(it.Pool, ev)
 	}
 	return it
 }
@@ -313,8 +356,12 @@ func parseItem(ln line, e *errs) *Item {
 			SHA256:          cr.str("content_sha256"),
 			ObservedByState: cr.boolean("observed_by_state"),
 		}
+		n := cr.problems()
 		ev.StartLine, _ = cr.integer("line_start")
 		ev.EndLine, _ = cr.integer("line_end")
+		if f, msg := checkEvidence(&ev); f != "" && cr.problems() == n {
+			cr.fail(field+"."+f, "%s", msg)
+		}
 		if strings.TrimSpace(ev.ID) == "" {
 			cr.fail(field+".evidence_id", "must be a non-empty string")
 			continue

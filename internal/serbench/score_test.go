@@ -261,7 +261,7 @@ func TestScoreNonFiniteWeights(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "labels.jsonl:1: ") || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("ScoreAll = %v, want an error naming labels.jsonl:1 and the non-finite score", err)
 	}
-	items := mustItems(t, `{"state_id":"s1","repo":"o/x","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"}]}`+"\n")
+	items := mustItems(t, `{"state_id":"s1","issue":"x","repo":"o/x","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"}]}`+"\n")
 	_, err = Compare(items, labels, preds, CompareOptions{Baseline: "A", Method: "B", Metric: GroupNDCG, K: 2, Draws: 10, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "labels.jsonl:1: ") || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("Compare = %v, want an error naming labels.jsonl:1 and the non-finite score", err)

@@ -29,8 +29,8 @@ func mustPreds(t *testing.T, s string) *Predictions {
 	return p
 }
 
-const twoItems = `{"state_id":"a","repo":"o/x","candidate_evidence":[{"evidence_id":"a1"},{"evidence_id":"a2"}],"observed_evidence_ids":["a2"]}
-{"state_id":"b","repo":"o/y","candidate_evidence":[{"evidence_id":"b1"}]}
+const twoItems = `{"state_id":"a","issue":"x","repo":"o/x","candidate_evidence":[{"evidence_id":"a1"},{"evidence_id":"a2"}],"observed_evidence_ids":["a2"]}
+{"state_id":"b","issue":"x","repo":"o/y","candidate_evidence":[{"evidence_id":"b1"}]}
 `
 
 func messages(es Errors) []string {
