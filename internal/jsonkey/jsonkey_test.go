@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -224,4 +225,30 @@ func TestUnknownAgreesWithEncodingJSON(t *testing.T) {
 			t.Errorf("Unknown(%s) found %v, encoding/json refuses it: %v", in, found, refused)
 		}
 	}
+}
+
+// FuzzUnknown: Unknown never panics, and where a decoder that refuses
+// unknown fields refuses one, Unknown finds a key.
+func FuzzUnknown(f *testing.F) {
+	for _, s := range []string{`{"units":[{"path":"a","tokens":1}]}`, `{"unit":[]}`, `{"units":[{"path":"a"},{"paht":"b"}]}`, `{"units":null,"x":{"y":1}}`, `[{"a":1}]`, `{"units":[{"path":"a"}],"units":1}`} {
+		f.Add([]byte(s))
+	}
+	type unit struct {
+		Path   string `json:"path"`
+		Tokens int    `json:"tokens"`
+	}
+	type pred struct {
+		Units  []unit            `json:"units"`
+		Config json.RawMessage   `json:"config"`
+		Files  map[string]string `json:"files"`
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _, found := Unknown(data, &pred{})
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&pred{})
+		if err != nil && strings.HasPrefix(err.Error(), "json: unknown field ") && !found {
+			t.Errorf("the decoder refuses %s (%v); Unknown finds nothing", data, err)
+		}
+	})
 }
