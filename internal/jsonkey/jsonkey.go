@@ -174,15 +174,10 @@ func repeatedPath(data []byte, offset int) (string, bool) {
 		switch tok {
 		case json.Delim('{'):
 			for dec.More() {
-				at := dec.InputOffset()
-				for at < int64(len(data)) && data[at] != '"' {
-					at++ // past the comma and space before the key
-				}
-				kt, err := dec.Token()
-				if err != nil {
+				k, at, ok := nextKey(dec, data)
+				if !ok {
 					return false
 				}
-				k, _ := kt.(string)
 				path = append(path, "."+k)
 				if at == int64(offset) {
 					reached = true
@@ -309,15 +304,10 @@ func Unknown(data []byte, v any) (field string, offset int64, found bool) {
 				return false // not what decoded into v
 			}
 			for dec.More() {
-				at := dec.InputOffset()
-				for at < int64(len(data)) && data[at] != '"' {
-					at++ // past the comma and space before the key
-				}
-				kt, err := dec.Token()
-				if err != nil {
+				k, at, ok := nextKey(dec, data)
+				if !ok {
 					return false
 				}
-				k, _ := kt.(string)
 				ft := elem
 				if fields != nil {
 					var known bool
@@ -397,4 +387,19 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 		}
 	}
 	return out
+}
+
+// nextKey reads the next key of the object dec is in (data is what dec
+// reads), and where in data its opening quote is.
+func nextKey(dec *json.Decoder, data []byte) (key string, at int64, ok bool) {
+	at = dec.InputOffset()
+	for at < int64(len(data)) && data[at] != '"' {
+		at++ // past the comma and space before the key
+	}
+	kt, err := dec.Token()
+	if err != nil {
+		return "", 0, false
+	}
+	key, _ = kt.(string)
+	return key, at, true
 }
