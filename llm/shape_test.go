@@ -309,3 +309,42 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
+
+// FuzzRedact: whatever text surrounds a key an endpoint echoes, as
+// written, percent-encoded, JSON-escaped or in base64, the scrubbed text
+// holds no run of secretWindow characters of the key, nor base64 that
+// spells 8 bytes of it.
+func FuzzRedact(f *testing.F) {
+	key := "sk-proj-Rk8vQ2mZt5Wn1Lx7Hc4Jp9Ds3Fg6Ba0Ye2Ui8Oq"
+	r := NewRedactor(key, "")
+	f.Add("error: ", " is not valid", uint8(0))
+	f.Add(`{"m":"`, `"}`, uint8(2))
+	f.Add("auth header was ", " ; done", uint8(3))
+	f.Add("QUJD", "\n", uint8(4))
+	f.Fuzz(func(t *testing.T, pre, post string, form uint8) {
+		var echo string
+		switch form % 5 {
+		case 0:
+			echo = key
+		case 1:
+			echo = url.QueryEscape(key)
+		case 2:
+			b, _ := json.Marshal(key)
+			echo = strings.ReplaceAll(string(b), "-", `\u002d`)
+		case 3:
+			echo = base64.StdEncoding.EncodeToString([]byte("Authorization: Bearer " + key))
+		case 4:
+			echo = url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(key)))
+		}
+		got := r.Redact(pre + echo + post)
+		w := secretWindow(key)
+		for i := 0; i+w <= len(key); i++ {
+			if strings.Contains(got, key[i:i+w]) {
+				t.Fatalf("Redact(%q) = %q holds %q of the key", pre+echo+post, got, key[i:i+w])
+			}
+		}
+		if left := base64Left(got, key); left != "" {
+			t.Fatalf("Redact(%q) = %q holds %s of the key's base64", pre+echo+post, got, left)
+		}
+	})
+}
