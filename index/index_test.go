@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/missingcomplement/mss/internal/gittest"
+	"github.com/missingcomplement/mss/segment"
 	"os"
 	"path/filepath"
 	"slices"
@@ -739,5 +740,43 @@ func TestSubdirectoryOfWorkTree(t *testing.T) {
 	_, err := Build(context.Background(), Options{Repo: filepath.Join(dir, "app"), Rev: "HEAD", DB: filepath.Join(t.TempDir(), "r.db")})
 	if err == nil || !strings.Contains(err.Error(), "directory app of a work tree") {
 		t.Errorf("--rev of a subdirectory: %v", err)
+	}
+}
+
+// TestOverBudgetParseNotKept: a file whose parse ran past its time
+// budget is recorded under another blob id, so the next build parses it
+// again rather than keeping what the machine's load made of it.
+func TestOverBudgetParseNotKept(t *testing.T) {
+	dir, _ := newRepo(t, map[string]string{"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 2\n"})
+	defer func(f func(string, []byte) *segment.Result) { segmentOf = f }(segmentOf)
+	segmentOf = func(path string, src []byte) *segment.Result {
+		res := segment.Segment(path, src)
+		res.OverBudget = path == "b.py"
+		return res
+	}
+	build(t, Options{Repo: dir})
+	blob := func() string {
+		t.Helper()
+		files, err := openIndex(t, filepath.Join(dir, ".mss", "index.db")).Files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Path == "b.py" {
+				return f.Blob
+			}
+		}
+		t.Fatal("b.py not recorded")
+		return ""
+	}
+	if b := blob(); !strings.HasPrefix(b, unsettledPrefix) {
+		t.Errorf("b.py recorded as %q, want %s…", b, unsettledPrefix)
+	}
+	segmentOf = segment.Segment
+	if sum := build(t, Options{Repo: dir}); sum.Parsed != 1 || sum.Reused != 1 {
+		t.Errorf("next build parsed %d, reused %d; want b.py parsed again, a.py reused", sum.Parsed, sum.Reused)
+	}
+	if b := blob(); strings.HasPrefix(b, unsettledPrefix) {
+		t.Errorf("b.py still recorded as %q", b)
 	}
 }

@@ -763,14 +763,26 @@ func parseOne(e entry, data []byte, o *Options) (p parsed) {
 			p.status = fmt.Sprintf("%s: panic: %v", segment.FallbackParseFailed, r)
 		}
 	}()
-	res := segment.Segment(e.path, data)
+	res := segmentOf(e.path, data)
 	p.res, p.lang = res, res.Language
 	p.status = "parsed"
 	if res.Fallback != "" {
 		p.status = res.Fallback
 	}
+	if res.OverBudget {
+		// What the file became hangs on the machine's load: recorded
+		// under another blob id, so that the next build parses it again.
+		p.e.blob = unsettledPrefix + p.e.blob
+	}
 	return p
 }
+
+// segmentOf is segment.Segment, but in tests.
+var segmentOf = segment.Segment
+
+// unsettledPrefix marks the recorded blob id of a file whose parse ran
+// past its time budget (segment.Result.OverBudget).
+const unsettledPrefix = "unsettled:"
 
 // prevStats is what the previous index recorded of the work tree's
 // files' stats, and when its build started.

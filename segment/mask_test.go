@@ -38,9 +38,9 @@ func TestMaskTree(t *testing.T) {
 			checkSameParse(t, f.g, f.path, m)
 		}
 		t0 := time.Now()
-		want := segmentFile(f.path, f.src, false)
+		want := segmentFile(f.path, f.src, false, parseBudget(len(f.src)))
 		t1 := time.Now()
-		got := segmentFile(f.path, f.src, true)
+		got := segmentFile(f.path, f.src, true, parseBudget(len(f.src)))
 		plain, fast = plain+t1.Sub(t0), fast+time.Since(t1)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("%s (-source +masked):\n%s", f.path, d)
@@ -86,8 +86,8 @@ func TestMaskSegmentsAlike(t *testing.T) {
 				checkHoles(t, m)
 				checkSameParse(t, g, fmt.Sprintf("%s case %d", set.name, i), m)
 			}
-			want := segmentFile(set.name, []byte(src), false)
-			got := segmentFile(set.name, []byte(src), true)
+			want := segmentFile(set.name, []byte(src), false, parseBudget(len(src)))
+			got := segmentFile(set.name, []byte(src), true, parseBudget(len(src)))
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("%s case %d (-source +masked):\n%s", set.name, i, d)
 			}

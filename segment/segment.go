@@ -93,6 +93,11 @@ type Result struct {
 	// Fallback is "" when the file was parsed, otherwise why it was cut
 	// into line windows.
 	Fallback string
+	// OverBudget says that a parse of the file ran past its time budget,
+	// though given a second, longer one (Segment): the result hangs on
+	// how loaded the machine was, and an index keeps it only until its
+	// next build.
+	OverBudget bool
 }
 
 // File segments one file. path is repository-relative (forward slashes);
@@ -103,13 +108,38 @@ func File(path string, src []byte) []mss.Unit {
 	return Segment(path, src).Units
 }
 
-// Segment is File with the call names and the path the file took.
-func Segment(path string, src []byte) *Result { return segmentFile(path, src, true) }
+// Segment is File with the call names and the path the file took. A
+// file any of whose parses runs past its budget (parseBudget) is
+// segmented again with retryBudgets times the budget, so that what a
+// file becomes does not hang on how loaded the machine is, while a
+// garbled file that drives a grammar's error recovery into seconds is
+// still cut off.
+func Segment(path string, src []byte) *Result {
+	res := segmentFile(path, src, true, budgetOf(len(src)))
+	if res.OverBudget {
+		res = segmentFile(path, src, true, retryBudgets*budgetOf(len(src)))
+	}
+	return res
+}
 
-// segmentFile is Segment, with function bodies masked for the parse where
-// the grammar can (grammar.mask), or not (tests compare the two).
-func segmentFile(path string, src []byte, mask bool) *Result {
+// budgetOf is parseBudget, but in tests.
+var budgetOf = parseBudget
+
+// retryBudgets is how many budgets the second segmenting of a file that
+// ran past its budget has.
+const retryBudgets = 4
+
+// segmentFile is Segment with one time budget for the file's parses, and
+// with function bodies masked for the parse where the grammar can
+// (grammar.mask), or not (tests compare the two).
+func segmentFile(path string, src []byte, mask bool, budget time.Duration) (res *Result) {
 	f := newFile(path, src)
+	f.budget = budget
+	defer func() {
+		if res != nil {
+			res.OverBudget = f.overBudget
+		}
+	}()
 	g := grammarOf(path, src)
 	if g == nil {
 		return f.windows("", FallbackNoGrammar)
@@ -117,7 +147,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 	if f.nlines() == 0 {
 		return &Result{Language: g.name}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), parseBudget(len(src)))
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	parse := f.parse
 	if mask && g.mask != nil {
@@ -192,7 +222,7 @@ func segmentFile(path string, src []byte, mask bool) *Result {
 	}
 	root, done := flatten(tree)
 	defer done()
-	res := f.segment(g, root)
+	res = f.segment(g, root)
 	if err := root.t.err; err != nil {
 		return f.windows(g.name, FallbackParseFailed+": "+err.Error())
 	}
@@ -207,12 +237,14 @@ type file struct {
 	// instead of src (skipping its holes): src with function bodies
 	// (grammar.mask) or macro words (maskMacros) blanked, byte for byte
 	// aligned.
-	parseText masked
-	masked    bool       // the tree in use was parsed from the masked text
-	conds     []condRows // conditionals the tree in use was parsed without (maskConditionals)
-	starts    []int      // byte offset where each line starts
-	ends      []int      // byte offset of each line's end, excluding "\n"
-	cum       []int      // cum[i]: bytes of lines before i, each with its "\n"
+	parseText  masked
+	masked     bool          // the tree in use was parsed from the masked text
+	budget     time.Duration // the time the file's parses may take
+	overBudget bool          // a parse ran past budget
+	conds      []condRows    // conditionals the tree in use was parsed without (maskConditionals)
+	starts     []int         // byte offset where each line starts
+	ends       []int         // byte offset of each line's end, excluding "\n"
+	cum        []int         // cum[i]: bytes of lines before i, each with its "\n"
 }
 
 func newFile(path string, src []byte) *file {
@@ -341,8 +373,9 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 		tree *sitter.Tree
 		err  error
 	}
-	overBudget := fmt.Errorf("over the time budget of %v", parseBudget(len(f.src)))
+	overBudget := fmt.Errorf("over the time budget of %v", f.budget)
 	if ctx.Err() != nil {
+		f.overBudget = true
 		return nil, overBudget
 	}
 	limit := 0 // no deadline, no limit
@@ -378,6 +411,7 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 	}()
 	finished := func(r result) (*sitter.Tree, error) {
 		if r.err != nil && (ctx.Err() != nil || errors.Is(r.err, sitter.ErrOperationLimit)) {
+			f.overBudget = true
 			return nil, overBudget // one message, however the deadline was met
 		}
 		return r.tree, r.err
@@ -402,6 +436,7 @@ func (f *file) parse(ctx context.Context, g *grammar) (*sitter.Tree, error) {
 		}
 		abandoned.Add(-1)
 	}()
+	f.overBudget = true
 	return nil, overBudget
 }
 

@@ -387,6 +387,23 @@ func TestParseOverBudget(t *testing.T) {
 	}
 }
 
+// TestSegmentOverBudget: a file whose parse runs past its budget is
+// segmented again with retryBudgets times the budget, and a result still
+// over it says so (Result.OverBudget); one within it does not.
+func TestSegmentOverBudget(t *testing.T) {
+	garbled := []byte("class A { void f() { " + strings.Repeat("A<B<C<", 20000) + " } }\n")
+	defer func(b func(int) time.Duration) { budgetOf = b }(budgetOf)
+	budgetOf = func(int) time.Duration { return time.Microsecond }
+	res := Segment("A.java", garbled)
+	if !res.OverBudget || !strings.HasSuffix(res.Fallback, fmt.Sprintf("over the time budget of %v", retryBudgets*time.Microsecond)) {
+		t.Errorf("over budget twice: OverBudget %v, fallback %q; want the second budget's", res.OverBudget, res.Fallback)
+	}
+	budgetOf = parseBudget
+	if res := Segment("B.java", []byte("class B {\n  int g() {\n    return 1;\n  }\n}\n")); res.OverBudget || res.Fallback != "" {
+		t.Errorf("within budget: OverBudget %v, fallback %q", res.OverBudget, res.Fallback)
+	}
+}
+
 // TestRustSignatureDefinesNothing: a Rust function defines its name, not
 // the names of its signature's types, in a module cut into runs of its
 // items as anywhere else.
