@@ -99,26 +99,30 @@ func CreateCache(path string) (*CacheWriter, error) {
 	if err := safefile.Writable(path, nil); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(path); err == nil {
-		good, err := scanCache(path, false, func(r *CacheRecord) {
-			if r.Kind == "file" {
-				cw.have[r.Key] = true
-			} else {
-				cw.done[r.StateID] = true
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		if err := os.Truncate(path, good); err != nil {
-			return nil, err
-		}
-	}
+	// The cache is held from reading what an earlier run recorded to the
+	// last record this run adds: a second run on it is refused.
 	if err := safefile.MkdirFor(path); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.OpenAppend(path)
+	if errors.Is(err, safefile.ErrBusy) {
+		return nil, fmt.Errorf("%w; wait for it, or use another --cache", err)
+	}
 	if err != nil {
+		return nil, err
+	}
+	good, err := scanCache(path, false, func(r *CacheRecord) {
+		if r.Kind == "file" {
+			cw.have[r.Key] = true
+		} else {
+			cw.done[r.StateID] = true
+		}
+	})
+	if err == nil {
+		err = f.Truncate(good)
+	}
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	cw.f, cw.w = f, bufio.NewWriterSize(f, 1<<20)

@@ -38,6 +38,10 @@ func TestCacheRoundTrip(t *testing.T) {
 	if err := cw.Record(s4, cands, src, tmpl); err != nil {
 		t.Fatal(err)
 	}
+	// A second run on the cache while this one holds it is refused.
+	if _, err := CreateCache(path); err == nil || !strings.Contains(err.Error(), "another run is writing it; wait for it, or use another --cache") {
+		t.Errorf("second writer: %v, want a refusal", err)
+	}
 	if err := cw.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -185,6 +185,13 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 			return nil, fmt.Errorf("methods %s and %s both write %s", prev, m.Name, m.Output)
 		}
 		seenOut[m.Output] = m.Name
+		// The output is held from reading what an earlier run left in it
+		// to the last line this run adds: a second run on it is refused.
+		f, err := openOutput(m.Output)
+		if err != nil {
+			return nil, err
+		}
+		defer closeOutput(f)
 		done, err := Resume(m.Output, m.Name, known, notice)
 		if err != nil {
 			return nil, err
@@ -192,7 +199,7 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		if len(done) > 0 {
 			notice(fmt.Sprintf("%s: %d of %d states already answered; resuming", m.Output, len(done), len(opts.States)))
 		}
-		outs[i] = &methodOut{MethodRun: m, done: done}
+		outs[i] = &methodOut{MethodRun: m, done: done, f: f}
 		stats.Methods[m.Name] = &MethodStats{Resumed: len(done)}
 	}
 
@@ -242,18 +249,6 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	}
 	// Largest repositories first, so parallel workers finish together.
 	sort.SliceStable(repos, func(a, b int) bool { return byRepo[repos[a]].n > byRepo[repos[b]].n })
-
-	for _, o := range outs {
-		if err := safefile.MkdirFor(o.Output); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(o.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		o.f = f
-		defer f.Close()
-	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -314,9 +309,11 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
+	// The outputs stay open, and so held, until Run returns (closeOutput),
+	// past the rewrite in states order below.
 	for _, o := range outs {
-		if err := o.f.Close(); err != nil && firstErr == nil {
-			firstErr = err
+		if err := o.f.Sync(); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %w", o.Output, err)
 		}
 	}
 	stats.Wall = time.Since(start)
@@ -339,6 +336,34 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		}
 	}
 	return stats, nil
+}
+
+// openOutput opens a predictions file for appending, locked for this run
+// (safefile.OpenAppend), once it is known to be no device or link.
+func openOutput(path string) (*os.File, error) {
+	if err := safefile.Writable(path, nil); err != nil {
+		return nil, err
+	}
+	if err := safefile.MkdirFor(path); err != nil {
+		return nil, err
+	}
+	f, err := safefile.OpenAppend(path)
+	if errors.Is(err, safefile.ErrBusy) {
+		return nil, fmt.Errorf("%w; wait for it, or use another --output", err)
+	}
+	return f, err
+}
+
+// closeOutput closes a predictions file, removing it when it is still
+// empty (a run that answered nothing leaves no file behind), before its
+// lock goes with the close.
+func closeOutput(f *os.File) {
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		if now, err := os.Lstat(f.Name()); err == nil && os.SameFile(st, now) {
+			os.Remove(f.Name())
+		}
+	}
+	f.Close()
 }
 
 // recorder serialises writes and bookkeeping across workers.

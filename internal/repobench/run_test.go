@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/gittest"
+	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
 )
 
@@ -175,18 +176,33 @@ func TestRunErrors(t *testing.T) {
 			"{\"state_id\"\n" + `{"state_id":"s1","method":"first","units":[]}` + "\n", "pred.jsonl:1: malformed JSON"},
 		{"selection fails", []*mss.State{{StateID: "s9", Repo: "acme/widget", BaseCommit: fx.c1, InformationNeed: "no lines"}},
 			"", "state s9: retrieving: bad need"},
+		// Another run holds the output: its lines and this run's would
+		// interleave.
+		{"output held", states, "held", "pred.jsonl: another run is writing it; wait for it, or use another --output"},
 	}
 	for _, tc := range tests {
 		opts := base
 		opts.States = tc.states
 		out := filepath.Join(t.TempDir(), "pred.jsonl")
 		opts.Methods = []MethodRun{{Name: "first", Output: out, New: func() (mss.Controller, error) { return firstController{}, nil }}}
-		if tc.existing != "" {
+		switch tc.existing {
+		case "":
+		case "held":
+			f, err := safefile.OpenAppend(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+		default:
 			writeFile(t, out, tc.existing)
 		}
 		_, err := Run(context.Background(), opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got error %v, want it to contain %q", tc.name, err, tc.want)
+		}
+		// A run that answered nothing leaves no file it made.
+		if st, err := os.Stat(out); tc.existing == "" && err == nil {
+			t.Errorf("%s: left %s (%d bytes)", tc.name, out, st.Size())
 		}
 	}
 }
