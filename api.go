@@ -301,7 +301,7 @@ func NewMethod(name string, opts MethodOptions) (Controller, error) {
 	e, ok := methods[name]
 	methodsMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown method %q (known: %v)", name, Methods())
+		return nil, fmt.Errorf("unknown method %q (known: %v; package controller registers the built-in methods, package semantic the model methods, each when imported)", name, Methods())
 	}
 	return e.factory(opts)
 }

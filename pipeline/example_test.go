@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/missingcomplement/mss"
-	_ "github.com/missingcomplement/mss/controller" // registers complement and the baselines
 	"github.com/missingcomplement/mss/pipeline"
 )
 

@@ -16,6 +16,10 @@ import (
 	"time"
 
 	"github.com/missingcomplement/mss"
+	// The default method (DefaultMethod) and the baselines register
+	// with the package, so a caller of Open needs no other import; the
+	// model methods register with package semantic.
+	_ "github.com/missingcomplement/mss/controller"
 	"github.com/missingcomplement/mss/index"
 	"github.com/missingcomplement/mss/render"
 	"github.com/missingcomplement/mss/retrieve"

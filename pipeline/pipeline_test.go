@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/missingcomplement/mss"
-	_ "github.com/missingcomplement/mss/controller"
 	"github.com/missingcomplement/mss/internal/gittest"
 )
 
