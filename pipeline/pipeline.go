@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -391,7 +392,8 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	if err := lim.Check(); err != nil {
 		return nil, err
 	}
-	if err := st.Validate(); err != nil {
+	st, err := validated(st)
+	if err != nil {
 		return nil, err
 	}
 	q := &Query{State: st, Observed: mss.ObservedOf(st)}
@@ -422,7 +424,6 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	if p.eng.Len() == 0 {
 		q.Warnings = append(q.Warnings, "the index has no units")
 	}
-	var err error
 	if q.Candidates, q.Mentions, err = p.eng.Rank(ctx, st, q.Observed, lim.Candidates); err != nil {
 		return nil, err
 	}
@@ -541,12 +542,26 @@ func (p *Pipeline) FileUnits(path string) []mss.Unit {
 	return p.eng.FileUnits(path)
 }
 
+// validated is a copy of st, checked and with its paths cleaned
+// (State.Validate), leaving st as the caller gave it: one state may be
+// answered on several goroutines at once.
+func validated(st *mss.State) (*mss.State, error) {
+	c := *st
+	c.OpenedFiles = slices.Clone(st.OpenedFiles)
+	c.ObservedSpans = slices.Clone(st.ObservedSpans)
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
 // PoolCandidates is the candidate stage of the pool track for one item:
 // the state validated, every pool unit ranked once with what the state has
 // observed flagged (the stage OpenPool's Candidates runs), and the
 // mentions retrieval read in the state, for the policy.
 func PoolCandidates(_ context.Context, st *mss.State, pool []mss.Unit) ([]mss.Candidate, *mss.Mentions, error) {
-	if err := st.Validate(); err != nil {
+	st, err := validated(st)
+	if err != nil {
 		return nil, nil, err
 	}
 	cands, m := retrieve.PoolRank(st, mss.ObservedOf(st), pool)

@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/gittest"
 )
@@ -103,6 +105,39 @@ func TestWarnsSpanPastEnd(t *testing.T) {
 	want := []string{"observed span pkg/parse.py:40-60 starts after the file's last indexed line (3); it excludes nothing"}
 	if strings.Join(ans.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings %q, want %q", ans.Warnings, want)
+	}
+}
+
+// TestRecoverLeavesTheStateAsGiven: Recover reads the caller's state and
+// writes nothing to it, so one state may be answered on several
+// goroutines at once (go test -race), each answer the same.
+func TestRecoverLeavesTheStateAsGiven(t *testing.T) {
+	p, _ := openTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n\n\ndef parse_body(text):\n    return text.strip()\n",
+	})
+	st := &mss.State{Issue: "parse_header fails on values containing ':'", OpenedFiles: []string{"./pkg/parse.py"},
+		ObservedSpans: []mss.Span{{Path: "./pkg//parse.py", StartLine: 6, EndLine: 7}}}
+	want, err := p.Recover(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.OpenedFiles[0] != "./pkg/parse.py" || st.ObservedSpans[0].Path != "./pkg//parse.py" {
+		t.Errorf("the caller's state was changed: %q, %q", st.OpenedFiles, st.ObservedSpans[0].Path)
+	}
+	var wg sync.WaitGroup
+	answers := make([]*Answer, 4)
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i], _ = p.Recover(context.Background(), st, DefaultLimits())
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a == nil || !cmp.Equal(a.Units, want.Units) {
+			t.Errorf("an answer on another goroutine differs")
+		}
 	}
 }
 
