@@ -20,7 +20,6 @@ import (
 
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/jsonkey"
-	"github.com/missingcomplement/mss/internal/safefile"
 	"github.com/missingcomplement/mss/pipeline"
 	"github.com/missingcomplement/mss/retrieve"
 )
@@ -96,18 +95,9 @@ type CacheWriter struct {
 func CreateCache(path string) (*CacheWriter, error) {
 	cw := &CacheWriter{have: map[string]bool{}, done: map[string]bool{}}
 	// Its records are checked below; a device or a link is never a cache.
-	if err := safefile.Writable(path, nil); err != nil {
-		return nil, err
-	}
-	// The cache is held from reading what an earlier run recorded to the
-	// last record this run adds: a second run on it is refused.
-	if err := safefile.MkdirFor(path); err != nil {
-		return nil, err
-	}
-	f, err := safefile.OpenAppend(path)
-	if errors.Is(err, safefile.ErrBusy) {
-		return nil, fmt.Errorf("%w; wait for it, or use another --cache", err)
-	}
+	// It is held from reading what an earlier run recorded to the last
+	// record this run adds: a second run on it is refused.
+	f, err := openAppend(path, "--cache")
 	if err != nil {
 		return nil, err
 	}

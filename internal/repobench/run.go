@@ -187,7 +187,7 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		seenOut[m.Output] = m.Name
 		// The output is held from reading what an earlier run left in it
 		// to the last line this run adds: a second run on it is refused.
-		f, err := openOutput(m.Output)
+		f, err := openAppend(m.Output, "--output")
 		if err != nil {
 			return nil, err
 		}
@@ -338,9 +338,10 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 	return stats, nil
 }
 
-// openOutput opens a predictions file for appending, locked for this run
-// (safefile.OpenAppend), once it is known to be no device or link.
-func openOutput(path string) (*os.File, error) {
+// openAppend opens a predictions file or a cache for appending, held by
+// this run (safefile.OpenAppend), once it is known to be no device or
+// link; flag names the flag that chooses another file.
+func openAppend(path, flag string) (*os.File, error) {
 	if err := safefile.Writable(path, nil); err != nil {
 		return nil, err
 	}
@@ -349,7 +350,7 @@ func openOutput(path string) (*os.File, error) {
 	}
 	f, err := safefile.OpenAppend(path)
 	if errors.Is(err, safefile.ErrBusy) {
-		return nil, fmt.Errorf("%w; wait for it, or use another --output", err)
+		return nil, fmt.Errorf("%w; wait for it, or use another %s", err, flag)
 	}
 	return f, err
 }
