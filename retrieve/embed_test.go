@@ -130,14 +130,7 @@ func TestEmbedEnvRefusesBadValues(t *testing.T) {
 				t.Setenv(v, "")
 			}
 			t.Setenv(tc.name, tc.val)
-			t.Setenv(EnvEmbedBaseURL, srv.URL)
-			t.Setenv(EnvEmbedModel, "m")
-			t.Setenv(EnvEmbedAPIKey, "sk-embed-secret")
-			emb := NewEmbedderFromEnv()
-			if emb == nil {
-				t.Fatal("no embedder from the environment")
-			}
-			_, err := emb.Embed(context.Background(), []string{"a"})
+			err := embedOnceFromEnv(t, srv.URL)
 			if err == nil || !strings.Contains(err.Error(), "environment variable "+tc.name+": \""+tc.val+"\"") {
 				t.Errorf("got %v, want an error naming %s=%q", err, tc.name, tc.val)
 			}
@@ -158,18 +151,26 @@ func TestEmbedBadBaseURL(t *testing.T) {
 		"http://user:SECRETPASSWORD99@127.0.0.1:badport/v1",
 		"http://127.0.0.1:badport/v1?api-key=SECRETPASSWORD99",
 	} {
-		t.Setenv(EnvEmbedBaseURL, base)
-		t.Setenv(EnvEmbedModel, "m")
-		t.Setenv(EnvEmbedAPIKey, "sk-embed-secret")
-		emb := NewEmbedderFromEnv()
-		if emb == nil {
-			t.Fatal("no embedder from the environment")
-		}
-		_, err := emb.Embed(context.Background(), []string{"a"})
+		err := embedOnceFromEnv(t, base)
 		if err == nil || strings.Contains(err.Error(), "SECRETPASSWORD99") || !strings.Contains(err.Error(), "[redacted]") {
 			t.Errorf("%s: got %v, want an error naming the base URL redacted", base, err)
 		}
 	}
+}
+
+// embedOnceFromEnv embeds one text with the embedder the environment
+// configures, at base with key sk-embed-secret, and returns the error.
+func embedOnceFromEnv(t *testing.T, base string) error {
+	t.Helper()
+	t.Setenv(EnvEmbedBaseURL, base)
+	t.Setenv(EnvEmbedModel, "m")
+	t.Setenv(EnvEmbedAPIKey, "sk-embed-secret")
+	emb := NewEmbedderFromEnv()
+	if emb == nil {
+		t.Fatal("no embedder from the environment")
+	}
+	_, err := emb.Embed(context.Background(), []string{"a"})
+	return err
 }
 
 // nilVectors is an Embedder that answers a nil vector for the text at
