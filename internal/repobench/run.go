@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -187,11 +188,12 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		seenOut[m.Output] = m.Name
 		// The output is held from reading what an earlier run left in it
 		// to the last line this run adds: a second run on it is refused.
+		_, statErr := os.Lstat(m.Output)
 		f, err := openAppend(m.Output, "--output")
 		if err != nil {
 			return nil, err
 		}
-		defer closeOutput(f)
+		defer closeOutput(f, errors.Is(statErr, fs.ErrNotExist))
 		done, err := Resume(m.Output, m.Name, known, notice)
 		if err != nil {
 			return nil, err
@@ -355,11 +357,11 @@ func openAppend(path, flag string) (*os.File, error) {
 	return f, err
 }
 
-// closeOutput closes a predictions file, removing it when it is still
-// empty (a run that answered nothing leaves no file behind), before its
-// lock goes with the close.
-func closeOutput(f *os.File) {
-	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+// closeOutput closes a predictions file, removing it when this run made
+// it and it is still empty (a run that answered nothing leaves no file
+// behind), before its lock goes with the close.
+func closeOutput(f *os.File, made bool) {
+	if st, err := f.Stat(); err == nil && made && st.Size() == 0 {
 		if now, err := os.Lstat(f.Name()); err == nil && os.SameFile(st, now) {
 			os.Remove(f.Name())
 		}

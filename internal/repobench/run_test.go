@@ -179,6 +179,9 @@ func TestRunErrors(t *testing.T) {
 		// Another run holds the output: its lines and this run's would
 		// interleave.
 		{"output held", states, "held", "pred.jsonl: another run is writing it; wait for it, or use another --output"},
+		// An empty file of the user's is kept, though the run fails.
+		{"empty file of the user's", []*mss.State{{StateID: "x", Repo: "acme/widget", BaseCommit: "deadbeef"}},
+			"empty", "unknown commit deadbeef"},
 	}
 	for _, tc := range tests {
 		opts := base
@@ -193,6 +196,8 @@ func TestRunErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
+		case "empty":
+			writeFile(t, out, "")
 		default:
 			writeFile(t, out, tc.existing)
 		}
@@ -200,9 +205,13 @@ func TestRunErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got error %v, want it to contain %q", tc.name, err, tc.want)
 		}
-		// A run that answered nothing leaves no file it made.
+		// A run that answered nothing leaves no file it made, and keeps
+		// one it did not.
 		if st, err := os.Stat(out); tc.existing == "" && err == nil {
 			t.Errorf("%s: left %s (%d bytes)", tc.name, out, st.Size())
+		}
+		if _, err := os.Stat(out); tc.existing != "" && err != nil {
+			t.Errorf("%s: removed %s", tc.name, out)
 		}
 	}
 }
