@@ -628,19 +628,20 @@ func (e *CallError) Error() string {
 
 // ParseDuration reads a wait or a timeout from a setting or the
 // environment: it accepts Go durations ("90s", "1m") and bare seconds ("90").
-// NaN, infinite, negative and overflowing seconds are refused.
+// NaN, infinite, negative and overflowing seconds are refused, and so is
+// 0, which a Config would take for its default rather than for none.
 func ParseDuration(v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
 	if n, err := strconv.ParseFloat(v, 64); err == nil {
 		ns := n * float64(time.Second)
-		if !(ns >= 0 && ns < float64(math.MaxInt64)) { // NaN and ±Inf too
-			return 0, fmt.Errorf("%q is not a duration from 0 to %v (e.g. 90s)", v, time.Duration(math.MaxInt64))
+		if !(ns >= 1 && ns < float64(math.MaxInt64)) { // NaN and ±Inf too
+			return 0, fmt.Errorf("%q is not a duration above 0, up to %v (e.g. 90s)", v, time.Duration(math.MaxInt64))
 		}
 		return time.Duration(ns), nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not a duration (e.g. 90s)", v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a duration above 0 (e.g. 90s)", v)
 	}
 	return d, nil
 }

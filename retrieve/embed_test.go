@@ -123,6 +123,7 @@ func TestEmbedEnvRefusesBadValues(t *testing.T) {
 		{"MSS_LLM_RETRIES", "1.5"},
 		{"MSS_EMBED_BACKOFF", "inf"},
 		{"MSS_EMBED_BACKOFF_MAX", "-2"},
+		{"MSS_EMBED_TIMEOUT", "0"},
 		{"MSS_LLM_BACKOFF", "x"},
 	} {
 		t.Run(tc.name+"="+tc.val, func(t *testing.T) {

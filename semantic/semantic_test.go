@@ -508,7 +508,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 // TestParseConfigRefusesNonFinite: a temperature or a duration that is
-// NaN, infinite, negative or past what a time.Duration holds is an error
+// NaN, infinite, negative, 0 or past what a time.Duration holds is an error
 // naming the setting or environment variable, from either path, never a
 // panic (Hash marshals the temperature) or a negative duration.
 func TestParseConfigRefusesNonFinite(t *testing.T) {
@@ -519,6 +519,8 @@ func TestParseConfigRefusesNonFinite(t *testing.T) {
 		{"temperature", "NaN"}, {"temperature", "nan"}, {"propose.temperature", "NaN"}, {"fast.temperature", "+Inf"}, {"temperature", "-Inf"},
 		{"timeout", "inf"}, {"timeout", "NaN"}, {"timeout", "1e300"}, {"timeout", "1e10"}, {"timeout", "-1"}, {"expand.timeout", "+Inf"},
 		{"backoff", "inf"}, {"backoff", "NaN"}, {"backoff_max", "1e10"}, {"backoff_max", "-Inf"},
+		// 0 would be taken for the default, so it is refused rather than shown as 0s.
+		{"timeout", "0"}, {"timeout", "0s"}, {"backoff", "0"}, {"backoff_max", "0ms"},
 	} {
 		if _, err := ParseConfig(mss.MethodOptions{Settings: map[string]string{tc.key: tc.val}}); err == nil || !strings.Contains(err.Error(), "setting "+tc.key+": ") {
 			t.Errorf("setting %s=%s: err = %v, want an error naming the setting", tc.key, tc.val, err)
