@@ -417,15 +417,21 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 				}
 				return nil, fmt.Errorf("llm: %s refused the request (cached): %s", c.cfg.Model, e.Error)
 			case err == nil:
-				r, err := responseFrom([]byte(e.Response), req)
-				if err != nil {
-					return nil, fmt.Errorf("llm: cache entry %s: %w", key, err)
+				r, rerr := responseFrom([]byte(e.Response), req)
+				if rerr == nil {
+					r.Mode, r.Shape = shape.Mode, shape
+					r.Cached, r.Key, r.LatencyMS, r.Adjustments = true, key, e.LatencyMS, notes
+					return r, nil
 				}
-				r.Mode, r.Shape = shape.Mode, shape
-				r.Cached, r.Key, r.LatencyMS, r.Adjustments = true, key, e.LatencyMS, notes
-				return r, nil
+				err = fmt.Errorf("cache entry %s: %w", key, rerr)
+				fallthrough
 			case !errors.Is(err, ErrCacheMiss):
-				return nil, fmt.Errorf("llm: %w", err)
+				// A damaged entry holds no answer: cache-only, that is a
+				// miss (never answered by a fallback); otherwise the
+				// endpoint is asked again and the entry written anew.
+				if c.cache.Only {
+					return nil, fmt.Errorf("llm: cache-only: model %s at %s: %w: the entry is damaged: %v", c.cfg.Model, base, ErrCacheMiss, err)
+				}
 			}
 			if c.cache.Only {
 				// A cache written before shapes were kept may hold only a

@@ -231,6 +231,48 @@ func TestCacheDamage(t *testing.T) {
 	}
 }
 
+// TestDamagedEntryIsNoAnswer: a damaged cache entry holds no answer:
+// cache-only, it is a miss (ErrCacheMiss, so no fallback answers in its
+// place); otherwise the endpoint is asked again and the entry written
+// anew.
+func TestDamagedEntryIsNoAnswer(t *testing.T) {
+	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: `{"id":"a"}`} })
+	defer srv.Close()
+	dir := t.TempDir()
+	cache, err := OpenCache(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := newClient(t, srv, cache, nil).Complete(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries %v, want 1", entries)
+	}
+	for _, damage := range []string{"", `{"format":1`, `null`, `{"format":1,"key":"other","response":"x"}`} {
+		if err := os.WriteFile(entries[0], []byte(damage), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		only, err := OpenCache(dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newClient(t, srv, only, nil).Complete(context.Background(), request()); !errors.Is(err, ErrCacheMiss) || !strings.Contains(err.Error(), "damaged") {
+			t.Errorf("cache-only over %q: err = %v, want a miss naming the damage", damage, err)
+		}
+		calls := len(srv.Calls())
+		r, err := newClient(t, srv, cache, nil).Complete(context.Background(), request())
+		if err != nil || r.Cached || len(srv.Calls()) != calls+1 || r.Content != first.Content {
+			t.Fatalf("over %q: err %v, cached %v, calls %d→%d; want the endpoint asked again", damage, err, r != nil && r.Cached, calls, len(srv.Calls()))
+		}
+		if r, err := newClient(t, srv, only, nil).Complete(context.Background(), request()); err != nil || !r.Cached {
+			t.Errorf("over %q: the entry was not written anew: %v", damage, err)
+		}
+	}
+}
+
 func TestNoUsageIsEstimated(t *testing.T) {
 	srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: `{"id":"a"}`, NoUsage: true} })
 	defer srv.Close()
