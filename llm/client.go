@@ -480,7 +480,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 		raw = []byte(redact(string(raw)))
 		r, err := responseFrom(raw, req)
 		if err != nil {
-			return nil, fmt.Errorf("llm: %s: %s", c.cfg.Model, redact(err.Error()))
+			return nil, &ReplyError{Model: c.cfg.Model, Attempts: attempts, Detail: redact(err.Error())}
 		}
 		if c.cache != nil {
 			if err := c.cache.Put(&Entry{Key: key, BaseURL: base, Model: c.cfg.Model, Mode: shape.Mode, Request: body, Response: string(raw), LatencyMS: latency}); err != nil {
@@ -631,6 +631,17 @@ type CallError struct {
 func (e *CallError) Error() string {
 	return fmt.Sprintf("llm: %s after %d attempt(s): %s", e.Model, e.Attempts, e.Detail)
 }
+
+// ReplyError is a reply the endpoint gave that holds no completion (a
+// refusal, no choices, a body that is no chat completion), after Attempts
+// calls.
+type ReplyError struct {
+	Model    string
+	Attempts int
+	Detail   string
+}
+
+func (e *ReplyError) Error() string { return fmt.Sprintf("llm: %s: %s", e.Model, e.Detail) }
 
 // ParseDuration reads a wait or a timeout from a setting or the
 // environment: it accepts Go durations ("90s", "1m") and bare seconds ("90").

@@ -116,6 +116,8 @@ func checkStage(ctx context.Context, sc *stageCall) StageCheck {
 		r.Problem = err.Error()
 		if ce := (*llm.CallError)(nil); errors.As(err, &ce) {
 			r.Attempts = ce.Attempts
+		} else if re := (*llm.ReplyError)(nil); errors.As(err, &re) {
+			r.Attempts = re.Attempts
 		}
 		return r
 	}

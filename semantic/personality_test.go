@@ -115,8 +115,8 @@ func TestPersonalities(t *testing.T) {
 				if c.Valid != tc.checkValid {
 					t.Errorf("stage %s valid = %v, want %v:\n%s", c.Stage, c.Valid, tc.checkValid, report)
 				}
-				if strings.Contains(c.Problem, " attempt(s)") && c.Attempts == 0 {
-					t.Errorf("stage %s failed after attempts it does not count: %q", c.Stage, c.Problem)
+				if c.Attempts == 0 {
+					t.Errorf("stage %s: its call counts no attempts (problem %q)", c.Stage, c.Problem)
 				}
 				if tc.checkValid && string(c.Shape.Mode) != tc.format {
 					t.Errorf("stage %s format %s, want %s", c.Stage, c.Shape.Mode, tc.format)
@@ -193,5 +193,33 @@ func TestEchoedKeyInErrors(t *testing.T) {
 	}
 	if !strings.Contains(out, "http://[redacted]@127.0.0.1") {
 		t.Errorf("llm check output does not show the masked URL:\n%s", out)
+	}
+}
+
+// TestCheckCountsAnsweredAttempts: a stage whose call was answered with
+// no completion (a refusal, no choices, a body that is no completion)
+// counts the attempt it made.
+func TestCheckCountsAnsweredAttempts(t *testing.T) {
+	for name, body := range map[string]string{
+		"refusal":    `{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":null,"refusal":"no"}}]}`,
+		"no choices": `{"choices":[]}`,
+		"not JSON":   `<html>busy</html>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.New(func(c *llmtest.Call) llmtest.Reply { return llmtest.Reply{Body: body} })
+			defer srv.Close()
+			t.Setenv("MSS_LLM_API_KEY", secret)
+			checks, err := Check(context.Background(), mss.MethodOptions{Settings: map[string]string{
+				"base_url": srv.BaseURL(), "propose.model": "strong-1", "fast.model": "fast-1", "retries": "0",
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range checks {
+				if c.Valid || c.Attempts != 1 {
+					t.Errorf("stage %s: valid %v, attempts %d; want a failure after 1 attempt (%q)", c.Stage, c.Valid, c.Attempts, c.Problem)
+				}
+			}
+		})
 	}
 }
