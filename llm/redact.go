@@ -368,23 +368,30 @@ func runByte(c byte) bool {
 func (r *Redactor) leaks(run string) [][2]int {
 	text, at := unescape(run)
 	covered := cover(r, text, nil)
-	var spans [][2]int
-	for k := 0; k < len(covered); k++ {
-		if !covered[k] {
+	spans := trueRuns(covered)
+	if at != nil {
+		for i, sp := range spans {
+			spans[i] = [2]int{at[sp[0]], at[sp[1]]}
+		}
+	}
+	return spans
+}
+
+// trueRuns gives the runs of true in b, each as [start, end).
+func trueRuns(b []bool) [][2]int {
+	var runs [][2]int
+	for k := 0; k < len(b); k++ {
+		if !b[k] {
 			continue
 		}
 		e := k
-		for e < len(covered) && covered[e] {
+		for e < len(b) && b[e] {
 			e++
 		}
-		if at == nil {
-			spans = append(spans, [2]int{k, e})
-		} else {
-			spans = append(spans, [2]int{at[k], at[e]})
-		}
+		runs = append(runs, [2]int{k, e})
 		k = e
 	}
-	return spans
+	return runs
 }
 
 // cover marks in covered (made when nil and needed) the bytes of text
@@ -520,18 +527,10 @@ func (r *Redactor) decodedLeaks(s string, vals []byte, at []int) [][2]int {
 			chars[c], chars[c+1] = true, true
 		}
 	}
-	var spans [][2]int
-	for k := 0; k < len(chars); k++ {
-		if !chars[k] {
-			continue
-		}
-		e := k
-		for e < len(chars) && chars[e] {
-			e++
-		}
-		_, n := base64Char(s, at[e-1])
-		spans = append(spans, [2]int{at[k], at[e-1] + n})
-		k = e
+	spans := trueRuns(chars)
+	for i, sp := range spans {
+		_, n := base64Char(s, at[sp[1]-1])
+		spans[i] = [2]int{at[sp[0]], at[sp[1]-1] + n}
 	}
 	return spans
 }
