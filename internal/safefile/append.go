@@ -22,7 +22,7 @@ func OpenAppend(path string) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		ok, err := tryLock(f)
+		ok, err := TryLock(f)
 		if err != nil || !ok {
 			f.Close()
 			if err == nil {
