@@ -61,12 +61,12 @@ const maxHiddenDirs = 4096
 // mypy's, a virtual environment), at dir or anywhere below it, is not
 // stamped at all: its files are none git lists, and every run of the
 // tool would re-index.
-func stampDirs(r *fsroot.Root, dir string, ignore map[string]bool, out map[string]stamp, left *int) {
+func stampDirs(st *fsroot.Stater, root, dir string, ignore map[string]bool, out map[string]stamp, left *int) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
-		if skipDir(d.Name()) && !entriesWatched(d.Name()) || selfIgnored(r, p) {
+		if skipDir(d.Name()) && !entriesWatched(d.Name()) || selfIgnored(st, root, p) {
 			return filepath.SkipDir
 		}
 		if *left <= 0 {
@@ -82,17 +82,19 @@ func stampDirs(r *fsroot.Root, dir string, ignore map[string]bool, out map[strin
 	})
 }
 
-// selfIgnored reports whether directory dir, under r's root, holds a
+// selfIgnored reports whether directory dir, under root, holds a
 // .gitignore whose one pattern is "*", as the caches of pytest, mypy and
 // ruff and a virtual environment write into themselves. The file is read
 // as every file is, inside the root: never through a symbolic link, and
-// only when it is a regular file (a pipe would hold the scan up).
-func selfIgnored(r *fsroot.Root, dir string) bool {
-	rel, err := filepath.Rel(r.Dir(), filepath.Join(dir, ".gitignore"))
+// only when it is a regular file (a pipe would hold the scan up); st
+// holds the directories of the last one read, as a walk in path order
+// reads the next.
+func selfIgnored(st *fsroot.Stater, root, dir string) bool {
+	rel, err := filepath.Rel(root, filepath.Join(dir, ".gitignore"))
 	if err != nil {
 		return false
 	}
-	text, err := r.ReadFile(filepath.ToSlash(rel), maxSelfIgnore)
+	text, err := st.ReadFile(filepath.ToSlash(rel), maxSelfIgnore)
 	if err != nil {
 		return false
 	}
@@ -151,6 +153,8 @@ func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[stri
 		return out, err
 	}
 	defer r.Close()
+	st := r.Stater()
+	defer st.Close()
 	hiddenLeft := maxHiddenDirs
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -162,7 +166,7 @@ func scanTree(root string, ignore map[string]bool, watch []watchEntry) (map[stri
 		if d.IsDir() {
 			if p != root && skipDir(d.Name()) {
 				if entriesWatched(d.Name()) {
-					stampDirs(r, p, ignore, out, &hiddenLeft)
+					stampDirs(st, root, p, ignore, out, &hiddenLeft)
 				}
 				return filepath.SkipDir
 			}
