@@ -201,8 +201,10 @@ type Response struct {
 	Cached        bool   // served from the cache
 	LatencyMS     int64  // wall time of the original call, kept in the cache
 	Key           string // cache key of the request that produced it
-	// Adjustments lists, in order, the refusals that changed the request
-	// shape on the way ("max_tokens refused: sent max_completion_tokens").
+	// Adjustments lists the refusals that took the configured request
+	// shape to Shape ("max_tokens refused: sent max_completion_tokens"),
+	// met by this call or learned by an earlier one, in a fixed order
+	// (see changes): the same for every call that ends at the same shape.
 	Adjustments []string
 }
 
@@ -371,23 +373,37 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 		return nil, errors.New("llm: request has no messages")
 	}
 	shape := c.Shape()
+	configured := Shape{TokenField: c.cfg.MaxTokensField, Mode: c.cfg.Mode}
+	if c.cfg.MaxTokens < 0 {
+		configured.TokenField = ""
+	}
 	learnable := true
 	if req.Schema == nil {
-		shape.Mode = ModeText
+		shape.Mode, configured.Mode = ModeText, ModeText
 		learnable = false
 	}
-	var notes, missed []string
+	_, asked, err := c.body(req, configured)
+	if err != nil {
+		return nil, fmt.Errorf("llm: encode request: %w", err)
+	}
+	// refusedTo is where the endpoint's refusals, met now or learned
+	// before, took the configured shape; a cache-only look at a lower
+	// mode's entry is no refusal. The reply's Adjustments are read from
+	// it, so a call answered from what was learned tells what the one
+	// that learned it told.
+	refusedTo := shape
+	var missed []string
 	tried := map[string]bool{}
 	base := RedactURL(c.cfg.BaseURL)
-	for changes := 0; ; changes++ {
+	for changed := 0; ; changed++ {
 		body, in, err := c.body(req, shape)
 		if err != nil {
 			return nil, fmt.Errorf("llm: encode request: %w", err)
 		}
 		key := CacheKey(stripUserinfo(c.cfg.BaseURL), c.cfg.Model, body)
 		refused := func(msg string) (bool, error) {
-			next, note, ok := adjust(shape, in, tried, msg)
-			if !ok || changes >= maxChanges {
+			next, ok := adjust(shape, in, tried, msg)
+			if !ok || changed >= maxChanges {
 				return false, nil
 			}
 			tried[shape.TokenField] = true
@@ -396,8 +412,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 					return false, fmt.Errorf("llm: %w", err)
 				}
 			}
-			notes = append(notes, note)
-			shape = next
+			shape, refusedTo = next, next
 			return true, nil
 		}
 		if c.cache != nil {
@@ -420,7 +435,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 				r, rerr := responseFrom([]byte(e.Response), req)
 				if rerr == nil {
 					r.Mode, r.Shape = shape.Mode, shape
-					r.Cached, r.Key, r.LatencyMS, r.Adjustments = true, key, e.LatencyMS, notes
+					r.Cached, r.Key, r.LatencyMS, r.Adjustments = true, key, e.LatencyMS, changes(configured, refusedTo, asked)
 					return r, nil
 				}
 				err = fmt.Errorf("cache entry %s: %w", key, rerr)
@@ -488,7 +503,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 			}
 		}
 		r.Mode, r.Shape = shape.Mode, shape
-		r.Attempts, r.Key, r.LatencyMS, r.Adjustments = attempts, key, latency, notes
+		r.Attempts, r.Key, r.LatencyMS, r.Adjustments = attempts, key, latency, changes(configured, refusedTo, asked)
 		return r, nil
 	}
 }

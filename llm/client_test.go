@@ -154,9 +154,14 @@ func TestDowngradeAndReplay(t *testing.T) {
 	if err != nil || string(obj) != `{"id":"a"}` {
 		t.Errorf("ExtractJSON = %s, %v", obj, err)
 	}
-	// The client remembers: the next request starts at json_object.
-	if _, err := c.Complete(context.Background(), &Request{Schema: schema(), Messages: []Message{{Role: "system", Content: "x"}, {Role: "user", Content: "y"}}}); err != nil {
+	// The client remembers: the next request starts at json_object, and
+	// its reply tells the same refusal as the one that learned it.
+	rn, err := c.Complete(context.Background(), &Request{Schema: schema(), Messages: []Message{{Role: "system", Content: "x"}, {Role: "user", Content: "y"}}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if d := cmp.Diff(r.Adjustments, rn.Adjustments); d != "" {
+		t.Errorf("adjustments of a call starting from the learned shape (-first +next):\n%s", d)
 	}
 	calls := srv.Calls()
 	if len(calls) != 3 || calls[2].Format != "json_object" {
@@ -180,6 +185,9 @@ func TestDowngradeAndReplay(t *testing.T) {
 	}
 	if r2.Content != r.Content || r2.LatencyMS != r.LatencyMS || r2.PromptTokens != r.PromptTokens || !r2.Cached {
 		t.Errorf("replay = %+v, want content/latency/tokens of %+v", r2, r)
+	}
+	if d := cmp.Diff(r.Adjustments, r2.Adjustments); d != "" {
+		t.Errorf("replay adjustments (-run +replay):\n%s", d)
 	}
 	// A miss in cache-only mode is a clear error, not a call.
 	_, err = rc.Complete(context.Background(), &Request{Schema: schema(), Messages: []Message{{Role: "system", Content: "new"}}})

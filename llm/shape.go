@@ -78,11 +78,10 @@ type sent struct {
 }
 
 // adjust returns the shape to try after the endpoint refused a request of
-// shape s with message msg (the error's message, param and code), and a
-// note of what changed; tried holds the token fields already refused.
-// ok is false when the refusal is not about a field
-// mss can change.
-func adjust(s Shape, in sent, tried map[string]bool, msg string) (next Shape, note string, ok bool) {
+// shape s with message msg (the error's message, param and code); tried
+// holds the token fields already refused. ok is false when the refusal is
+// not about a field mss can change.
+func adjust(s Shape, in sent, tried map[string]bool, msg string) (next Shape, ok bool) {
 	m := strings.ToLower(msg)
 	has := func(words ...string) bool {
 		for _, w := range words {
@@ -96,32 +95,69 @@ func adjust(s Shape, in sent, tried map[string]bool, msg string) (next Shape, no
 	switch {
 	case in.tokens && s.TokenField != "" && has(s.TokenField):
 		// The other field, unless it was tried already; then no cap.
-		other := FieldMaxTokens
-		if s.TokenField == FieldMaxTokens {
-			other = FieldMaxCompletionTokens
-		}
-		next.TokenField = other
-		if tried[other] {
+		next.TokenField = otherTokenField(s.TokenField)
+		if tried[next.TokenField] {
 			next.TokenField = ""
-			return next, s.TokenField + " refused: no token cap sent", true
 		}
-		return next, s.TokenField + " refused: sent " + other, true
+		return next, true
 	case in.temperature && !s.NoTemperature && has("temperature"):
 		next.NoTemperature = true
-		return next, "temperature refused: dropped", true
+		return next, true
 	case in.effort && !s.NoReasoningEffort && has("reasoning_effort", "reasoning effort"):
 		next.NoReasoningEffort = true
-		return next, "reasoning_effort refused: dropped", true
+		return next, true
 	case in.seed && !s.NoSeed && has("'seed'", "\"seed\"", "seed "):
 		next.NoSeed = true
-		return next, "seed refused: dropped", true
+		return next, true
 	case in.format && has("response_format", "response format", "json_schema", "json_object", "structured output", "schema", "unsupported", "not supported", "unknown parameter", "unrecognized", "extra inputs", "extra_forbidden", "invalid parameter"):
 		if nm, ok := s.Mode.next(); ok {
 			next.Mode = nm
-			return next, "response_format " + string(s.Mode) + " refused: sent " + describeMode(nm), true
+			return next, true
 		}
 	}
-	return s, "", false
+	return s, false
+}
+
+func otherTokenField(f string) string {
+	if f == FieldMaxTokens {
+		return FieldMaxCompletionTokens
+	}
+	return FieldMaxTokens
+}
+
+// changes names the refusals that take a request of shape from, carrying
+// the fields in, to shape to ("max_tokens refused: sent
+// max_completion_tokens"), one a field, in a fixed order: the token cap,
+// temperature, reasoning_effort, seed, the response format. They are read
+// from the two shapes, not from the order the endpoint refused them in,
+// so a call that starts from what an earlier one learned tells the same.
+func changes(from, to Shape, in sent) []string {
+	var out []string
+	if in.tokens && from.TokenField != to.TokenField {
+		other := otherTokenField(from.TokenField)
+		out = append(out, from.TokenField+" refused: sent "+other)
+		if to.TokenField == "" {
+			out = append(out, other+" refused: no token cap sent")
+		}
+	}
+	if in.temperature && !from.NoTemperature && to.NoTemperature {
+		out = append(out, "temperature refused: dropped")
+	}
+	if in.effort && !from.NoReasoningEffort && to.NoReasoningEffort {
+		out = append(out, "reasoning_effort refused: dropped")
+	}
+	if in.seed && !from.NoSeed && to.NoSeed {
+		out = append(out, "seed refused: dropped")
+	}
+	for m := from.Mode; in.format && m.rank() < to.Mode.rank(); {
+		nm, ok := m.next()
+		if !ok {
+			break
+		}
+		out = append(out, "response_format "+string(m)+" refused: sent "+describeMode(nm))
+		m = nm
+	}
+	return out
 }
 
 func describeMode(m Mode) string {

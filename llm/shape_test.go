@@ -50,8 +50,12 @@ func TestShapeLearnedAndKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c2.Complete(context.Background(), request()); err != nil {
+	r2, err := c2.Complete(context.Background(), request())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, r2.Adjustments); d != "" {
+		t.Errorf("adjustments of the new process's call (-want +got):\n%s", d)
 	}
 	calls := srv.Calls()[n:]
 	if len(calls) != 1 {
@@ -78,14 +82,15 @@ func TestAdjust(t *testing.T) {
 		{"This model's maximum context length is 8192 tokens", ""},
 	}
 	for _, tc := range tests {
-		_, note, ok := adjust(base, all, map[string]bool{}, tc.msg)
+		next, ok := adjust(base, all, map[string]bool{}, tc.msg)
+		note := strings.Join(changes(base, next, all), "; ")
 		if note != tc.want || ok != (tc.want != "") {
 			t.Errorf("adjust(%q) = %q, %v; want %q", tc.msg, note, ok, tc.want)
 		}
 	}
 	// Both token fields refused: no cap.
 	s := Shape{TokenField: FieldMaxTokens, Mode: ModeJSONSchema}
-	if next, _, _ := adjust(s, all, map[string]bool{FieldMaxCompletionTokens: true}, "'max_tokens' unsupported"); next.TokenField != "" {
+	if next, _ := adjust(s, all, map[string]bool{FieldMaxCompletionTokens: true}, "'max_tokens' unsupported"); next.TokenField != "" {
 		t.Errorf("token field %q, want none", next.TokenField)
 	}
 }

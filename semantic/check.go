@@ -17,7 +17,8 @@ type StageCheck struct {
 	Model   string `json:"model"`
 	BaseURL string `json:"base_url"` // userinfo masked
 	// Shape is the request shape that got the reply (token field, dropped
-	// fields, response format), Adjustments the refusals on the way.
+	// fields, response format), Adjustments the refusals that led to it
+	// from the configured shape, now or in an earlier run.
 	Shape       llm.Shape      `json:"shape"`
 	Adjustments []string       `json:"adjustments,omitempty"`
 	LatencyMS   int64          `json:"latency_ms"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/llm/llmtest"
 )
@@ -221,5 +222,24 @@ func TestCheckCountsAnsweredAttempts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRefusalTracedAlike: against an endpoint that refuses json_schema,
+// the run that meets the refusal and a later run that starts from what it
+// learned (the answer from the cache) give the same units and the same
+// trace, refusal and all.
+func TestRefusalTracedAlike(t *testing.T) {
+	_, settings := personalitySettings(t, llmtest.PersonalityNoJSONSchema)
+	first := selectWith(t, NameComplement, settings, request(12))
+	again := selectWith(t, NameComplement, settings, request(12))
+	if !traceHas(first, "propose", "json_schema refused") {
+		t.Fatalf("the first run traces no refusal: %+v", first.Trace)
+	}
+	if d := cmp.Diff(unitIDs(first.Units), unitIDs(again.Units)); d != "" {
+		t.Errorf("units (-first +again):\n%s", d)
+	}
+	if d := cmp.Diff(first.Trace, again.Trace); d != "" {
+		t.Errorf("trace (-first +again):\n%s", d)
 	}
 }

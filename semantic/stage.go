@@ -119,7 +119,7 @@ func (sc *stageCall) run(ctx context.Context, ac *accounting) ([]pick, *reply, e
 		}
 		ac.add(sc.stage, sc.client.Model(), resp)
 		for _, note := range resp.Adjustments {
-			ac.trace(sc.stage, "", "endpoint "+note+"; asked again")
+			ac.trace(sc.stage, "", "endpoint "+note)
 		}
 		ac.trace(sc.stage+".raw", "", resp.Content)
 		picks, rep, perr := parseReply(resp.Content, sc.list)
