@@ -115,13 +115,16 @@ func TestUnitCostRelativePaths(t *testing.T) {
 }
 
 // oddPaths are predictions whose paths git reads otherwise than a plain
-// path: relative ones, and ones holding "..", which git show may take
-// for a range.
+// path: relative ones, ones holding "..", which git show may take for a
+// range, and ones holding a glob character, which git show takes for a
+// pathspec when they name no file.
 func oddPaths() []*Prediction {
 	units := []PredUnit{
 		{Path: "./a.py", StartLine: 4, EndLine: 5}, {Path: ".//b.py", StartLine: 1, EndLine: 1},
 		{Path: "../a.py", StartLine: 1, EndLine: 2}, {Path: "./d", StartLine: 1, EndLine: 3},
 		{Path: "..a.py", StartLine: 1, EndLine: 1}, {Path: "a.py..", StartLine: 1, EndLine: 2},
+		{Path: "a*.py", StartLine: 1, EndLine: 2}, {Path: "?.py", StartLine: 1, EndLine: 1},
+		{Path: "[ab].py", StartLine: 1, EndLine: 1}, {Path: `a\.py`, StartLine: 1, EndLine: 1},
 		{Path: "./a.py", StartLine: 1, EndLine: 2},
 	}
 	return []*Prediction{

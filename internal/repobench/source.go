@@ -150,10 +150,12 @@ func (s *Source) Lines(repo, commit, path string) ([][]byte, error) {
 // "./" or "../" against a work tree (the current directory, for a git
 // directory without core.bare such as <owner>+<name>/repo; in a bare one
 // it fails), reads "A..B" as a range and "^!", "^@", "^-" after a
-// revision as its parents; and cat-file's line protocol cannot carry a
-// line break.
+// revision as its parents; a name holding a glob character ("*", "?",
+// "[", a backslash) that names no file it takes for a pathspec, and
+// prints what that pathspec limits HEAD's diff to; and cat-file's line
+// protocol cannot carry a line break.
 func gitShowOnly(path string) bool {
-	return strings.HasPrefix(path, "./") || strings.Contains(path, "..") || strings.ContainsAny(path, "^\n\r")
+	return strings.HasPrefix(path, "./") || strings.Contains(path, "..") || strings.ContainsAny(path, "^\n\r*?[\\")
 }
 
 // gitShow runs `git show REV` as score.py does: its output split on "\n"
