@@ -592,11 +592,20 @@ func (s *State) Validate() error {
 		}
 		s.OpenedFiles[i] = p
 	}
-	if len(s.ObservedSpans) > MaxObservedSpans {
-		return &StateError{Field: "observed_spans", Msg: fmt.Sprintf("%d spans, limit %d", len(s.ObservedSpans), MaxObservedSpans)}
+	return ValidateSpans(s.ObservedSpans)
+}
+
+// ValidateSpans checks observed spans as Validate checks a card's, with
+// the same errors: at most MaxObservedSpans, clean repository-relative
+// paths, 1-based line ranges. It cleans the paths in place. A surface
+// that takes spans outside a card (an agent reporting what it read)
+// checks them with it.
+func ValidateSpans(spans []Span) error {
+	if len(spans) > MaxObservedSpans {
+		return &StateError{Field: "observed_spans", Msg: fmt.Sprintf("%d spans, limit %d", len(spans), MaxObservedSpans)}
 	}
-	for i := range s.ObservedSpans {
-		sp := &s.ObservedSpans[i]
+	for i := range spans {
+		sp := &spans[i]
 		p, err := CleanPath(sp.Path)
 		if err != nil {
 			return &StateError{Field: fmt.Sprintf("observed_spans[%d].path", i), Msg: err.Error()}

@@ -460,6 +460,10 @@ func (h *handler) observed(w http.ResponseWriter, r *http.Request, body []byte) 
 	}
 	info, err := h.svc.MarkObserved(r.Context(), id, req.ObservedSpans)
 	if err != nil {
+		var se *mss.StateError
+		if errors.As(err, &se) {
+			se.Locate(body)
+		}
 		writeFailure(w, r, err)
 		return
 	}

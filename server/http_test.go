@@ -167,6 +167,10 @@ func TestHTTPRejects(t *testing.T) {
 		{"null card field", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": null}", nil, 400, `"field":"observed_spans","line":2`},
 		{"null issue", "/v1/recover", `{"issue": null, "information_need": "x"}`, nil, 400, `"message":"field issue: null; want a string`},
 		{"state line", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [\n {\"path\": \"../a.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"field":"observed_spans[0].path","line":3`},
+		// Spans reported read are refused as a card's are: the same
+		// code, message, field and line.
+		{"observed state line", "/v1/observed", "{\"session_id\": \"s1\",\n \"observed_spans\": [\n {\"path\": \"../a.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"code":"invalid_state","message":"state line 3: field observed_spans[0].path: not a repository-relative path: \"../a.py\" climbs out of the repository with a .. element","field":"observed_spans[0].path","line":3`},
+		{"observed bad lines", "/v1/observed", "{\"session_id\": \"s1\",\n \"observed_spans\": [{\"path\": \"a.py\", \"start_line\": 1, \"end_line\": 2},\n {\"path\": \"a.py\", \"start_line\": 5, \"end_line\": 2}]}", nil, 400, `"code":"invalid_state","message":"state line 3: field observed_spans[1]: (a.py) lines 5-2 are not a 1-based range (want 1 <= start_line <= end_line)","field":"observed_spans[1]","line":3`},
 	}
 	for _, tc := range tests {
 		resp, data := post(t, url+tc.path, tc.body, tc.hdr)

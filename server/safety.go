@@ -20,24 +20,6 @@ var ErrBadPath = mss.ErrBadPath
 // the cleaned path.
 func RepoPath(p string) (string, error) { return mss.CleanPath(p) }
 
-// CheckSpans validates and cleans spans from a request. field names the
-// request field for error messages.
-func CheckSpans(field string, spans []mss.Span) ([]mss.Span, error) {
-	out := make([]mss.Span, 0, len(spans))
-	for i, s := range spans {
-		p, err := RepoPath(s.Path)
-		if err != nil {
-			return nil, fmt.Errorf("%s[%d].path: %w", field, i, err)
-		}
-		if err := mss.CheckLines(s.StartLine, s.EndLine); err != nil {
-			return nil, fmt.Errorf("%s[%d]: %w", field, i, err)
-		}
-		s.Path = p
-		out = append(out, s)
-	}
-	return out, nil
-}
-
 // CheckListen refuses a listen address that is not loopback unless
 // allowRemote is set. An empty host (":8080") listens everywhere and is
 // refused too.

@@ -664,12 +664,9 @@ func (s *Service) MarkObserved(ctx context.Context, id string, spans []mss.Span)
 	if err := CheckSessionID(id); err != nil {
 		return SessionInfo{}, &BadRequest{err}
 	}
-	if len(spans) > mss.MaxObservedSpans {
-		return SessionInfo{}, badRequest("observed_spans: %d spans, limit %d", len(spans), mss.MaxObservedSpans)
-	}
-	clean, err := CheckSpans("observed_spans", spans)
-	if err != nil {
-		return SessionInfo{}, &BadRequest{err}
+	clean := append([]mss.Span(nil), spans...) // ValidateSpans cleans paths in place
+	if err := mss.ValidateSpans(clean); err != nil {
+		return SessionInfo{}, err
 	}
 	done, err := s.sessions.turn(ctx, id)
 	if err != nil {
