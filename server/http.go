@@ -377,7 +377,9 @@ func sessionID(r *http.Request, body string) (string, error) {
 
 // checkKeys refuses in a request body what mss.ParseState refuses in a
 // card and encoding/json would take without a word: a key matched to a
-// field only by folding case, a field given twice. v is the request.
+// field only by folding case, a field given twice, a null for a field
+// (of the card, or the request's own, such as budget_tokens, which
+// encoding/json reads as the field left out). v is the request.
 func checkKeys(body []byte, v any) error {
 	var own []string
 	for _, k := range jsonkey.Names(v) {
@@ -387,6 +389,17 @@ func checkKeys(body []byte, v any) error {
 	}
 	if se := mss.CheckKeys(body, own...); se != nil {
 		return fieldError(se)
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return nil
+	}
+	for _, k := range own {
+		if string(top[k]) == "null" {
+			se := &mss.StateError{Field: k, Msg: "null; give a value, or leave the field out"}
+			se.Locate(body)
+			return fieldError(se)
+		}
 	}
 	return nil
 }

@@ -166,6 +166,12 @@ func TestHTTPRejects(t *testing.T) {
 		{"null observed span", "/v1/observed", `{"session_id": "s1", "observed_spans": [null]}`, nil, 400, `"field":"observed_spans[0]"`},
 		{"null card field", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": null}", nil, 400, `"field":"observed_spans","line":2`},
 		{"null issue", "/v1/recover", `{"issue": null, "information_need": "x"}`, nil, 400, `"message":"field issue: null; want a string`},
+		// A null for a request's own field is no default either: the MCP
+		// tools refuse it too.
+		{"null budget", "/v1/recover", "{\"issue\": \"x\",\n \"budget_tokens\": null}", nil, 400, `"message":"field budget_tokens: null; give a value, or leave the field out","field":"budget_tokens","line":2`},
+		{"null units", "/v1/recover", `{"issue": "x", "max_units": null}`, nil, 400, `"field":"max_units"`},
+		{"null session", "/v1/observed", `{"session_id": null, "observed_spans": []}`, nil, 400, `"field":"session_id"`},
+		{"null limit", "/v1/search", `{"query": "x", "limit": null}`, nil, 400, `"field":"limit"`},
 		{"state line", "/v1/recover", "{\"issue\": \"x\",\n \"observed_spans\": [\n {\"path\": \"../a.py\", \"start_line\": 1, \"end_line\": 2}]}", nil, 400, `"field":"observed_spans[0].path","line":3`},
 		// Spans reported read are refused as a card's are: the same
 		// code, message, field and line.
