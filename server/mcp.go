@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -155,11 +154,14 @@ func checkArgs(req *mcp.CallToolRequest, v any) error {
 	return nil
 }
 
-// argTypes refuses a tool call whose arguments hold a value of the wrong
-// type for a field (a number past an int's range, 2.5 or 1e3 for a count,
-// a string for a list) with the message the HTTP API gives for it,
-// naming the field, as the tool's error; the SDK would answer with Go's
-// types. args gives a new value of each tool's arguments type.
+// argTypes refuses a tool call whose arguments the HTTP API would refuse
+// as a body (a value of the wrong type for a field: a number past an
+// int's range, 2.5 or 1e3 for a count, a string for a list; an unknown
+// field, one named in another case, a null for a field) with the message
+// the HTTP API gives for it, naming the field, as the tool's error; the
+// SDK's input schema would answer with Go's types and reflection
+// ("<invalid reflect.Value> has type \"null\""). args gives a new value
+// of each tool's arguments type.
 func argTypes(args map[string]func() any) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -171,9 +173,13 @@ func argTypes(args map[string]func() any) mcp.Middleware {
 			if !ok {
 				return next(ctx, method, req)
 			}
-			var typ *json.UnmarshalTypeError
-			if err := json.Unmarshal(call.Params.Arguments, v()); errors.As(err, &typ) {
-				res := textResult(typeMismatch(call.Params.Arguments, typ).Message)
+			err := decode(call.Params.Arguments, v(), false)
+			if err == nil {
+				err = checkKeys(call.Params.Arguments, v())
+			}
+			if err != nil {
+				_, api := classify(err)
+				res := textResult(api.Message)
 				res.IsError = true
 				return res, nil
 			}

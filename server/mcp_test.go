@@ -276,8 +276,9 @@ func TestMCPRefusesRepeatedKeys(t *testing.T) {
 }
 
 // TestMCPRefusesWrongTypes: a value of the wrong type for a field (a
-// count past an int's range, a fraction, a string for a line) is refused
-// with the HTTP API's message, naming the field, not Go's types.
+// count past an int's range, a fraction, a string for a line), an unknown
+// field and a null are refused with the HTTP API's message, naming the
+// field, not Go's types.
 func TestMCPRefusesWrongTypes(t *testing.T) {
 	svc, _ := newTestService(t, nil)
 	cs := connect(t, svc)
@@ -287,6 +288,15 @@ func TestMCPRefusesWrongTypes(t *testing.T) {
 		{"recover_evidence", `{"issue": "x", "max_units": 2.5}`, "field max_units: want int, got JSON number 2.5"},
 		{"mark_observed", `{"observed_spans": [{"path": "a.py", "start_line": "1", "end_line": 2}]}`, "field observed_spans[0].start_line: want int, got JSON string"},
 		{"search_code", `{"query": "parse_header", "limit": "ten"}`, "field limit: want int, got JSON string"},
+		// Unknown keys, keys named in another case and nulls get the HTTP
+		// API's message too, not the input schema's.
+		{"recover_evidence", `{"issue": "x", "bogus": 1}`, `unknown field "bogus"`},
+		{"recover_evidence", `{"Issue": "x"}`, `field Issue: unknown field (field names are case-sensitive; did you mean "issue"?)`},
+		{"recover_evidence", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2, "extra": 1}]}`, `unknown field "extra"`},
+		{"recover_evidence", `{"issue": "x", "budget_tokens": null}`, "field budget_tokens: null; give a value, or leave the field out"},
+		{"recover_evidence", `{"issue": "x", "search_queries": [null]}`, "field search_queries[0]: null; want a string"},
+		{"recover_evidence", `{"issue": "x", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": null}]}`, "field observed_spans[0].end_line: null; want a line number"},
+		{"search_code", `{"query": null}`, "field query: null; give a value, or leave the field out"},
 	} {
 		isError, text := callTool(t, cs, tc.tool, tc.args)
 		if !isError || text != tc.want {
@@ -304,11 +314,11 @@ func TestMCPRefusesNotUTF8(t *testing.T) {
 	for _, tc := range []struct{ tool, args, want string }{
 		{"recover_evidence", "{\"issue\": \"caf\xff\"}", "field issue: not UTF-8 text"},
 		{"recover_evidence", "{\"issue\": \"x\", \"search_queries\": [\"ok\", \"caf\xe9\"]}", "field search_queries[1]: not UTF-8 text"},
-		// The input schema refuses a null span, or a null for a text field,
-		// before the tool reads it; the tool refuses a null list.
-		{"recover_evidence", `{"issue": "x", "observed_spans": [null]}`, "observed_spans"},
+		// A null span, list or text field is refused as the HTTP API
+		// refuses it.
+		{"recover_evidence", `{"issue": "x", "observed_spans": [null]}`, "field observed_spans[0]: null; want a span object"},
 		{"recover_evidence", `{"issue": "x", "observed_spans": null}`, "field observed_spans: null"},
-		{"recover_evidence", `{"issue": null, "information_need": "x"}`, "issue"},
+		{"recover_evidence", `{"issue": null, "information_need": "x"}`, "field issue: null; want a string"},
 		{"mark_observed", "{\"observed_spans\": [{\"path\": \"caf\xe9.py\", \"start_line\": 1, \"end_line\": 2}]}", "field observed_spans[0].path: not UTF-8 text"},
 		{"search_code", "{\"query\": \"parse_header\xff\"}", "field query: not UTF-8 text"},
 	} {
