@@ -49,7 +49,11 @@ func (t *Trajectory) State(opts StateOptions) (*mss.State, *Alignment, error) {
 		st.ObservedSpans = nil
 		st.OpenedFiles = nil
 		for _, f := range t.Card.OpenedFiles {
-			if p := cleanPath(f, ""); p != "" {
+			p := cleanPath(f, "")
+			if p == "" && strings.TrimSpace(f) != "" {
+				p = f // climbs out of the repository: left out below, and named
+			}
+			if p != "" {
 				st.OpenedFiles = append(st.OpenedFiles, p)
 			}
 		}

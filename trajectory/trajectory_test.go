@@ -297,6 +297,29 @@ func TestStateLeavesOutReadsOutside(t *testing.T) {
 	}
 }
 
+// TestStateNamesItemFilesOutside: a file a SERBench item's own card says
+// was opened that climbs out of the repository is left out of the card
+// and named apart, as a step's is, not dropped without a word.
+func TestStateNamesItemFilesOutside(t *testing.T) {
+	in := `{"state_id": "s", "issue": "parse_header drops the last field", "opened_files": ["widgets\\header.py", "../outside.py", "/usr/lib/python3/json/decoder.py"], "trajectory_prefix": []}`
+	tr, err := Parse(SERBench, "item.json", strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, units := range [][]mss.Unit{fixtureUnits, nil} {
+		st, al, err := tr.State(StateOptions{Units: units})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cmp.Equal(st.OpenedFiles, []string{"widgets/header.py"}) {
+			t.Errorf("units %v: opened files %v, want widgets/header.py", units != nil, st.OpenedFiles)
+		}
+		if want := []string{"../outside.py", "/usr/lib/python3/json/decoder.py"}; !cmp.Equal(al.Outside, want) {
+			t.Errorf("units %v: outside %v, want %v", units != nil, al.Outside, want)
+		}
+	}
+}
+
 func TestStepOutOfRange(t *testing.T) {
 	tr := parseFile(t, JSONL, "sample.jsonl", Options{})
 	if _, _, err := tr.State(StateOptions{Steps: 9}); err == nil {
