@@ -38,6 +38,13 @@ func TestLoadStatesErrors(t *testing.T) {
 		// A null list is refused, as everywhere a card is read.
 		{"null list", good + "\n" + `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","observed_spans":null}`,
 			"states.jsonl:2: field observed_spans: null; want a list ([] for none), or leave the field out"},
+		// score.py compares an answer unit's path with a span's as
+		// written: a span path the card reader would clean counts other
+		// units as already read.
+		{"dotted span", good + "\n" + `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","observed_spans":[{"path":"a.py","start_line":1,"end_line":2},{"path":"./a.py","start_line":1,"end_line":2}]}`,
+			`states.jsonl:2: field observed_spans[1].path: "./a.py" is not written as the clean path "a.py"`},
+		{"backslash span", `{"state_id":"b","repo":"o/n","base_commit":"c","state_type":"t","issue":"x","observed_spans":[{"path":"d\\e.py","start_line":1,"end_line":2}]}`,
+			`states.jsonl:1: field observed_spans[0].path: "d\\e.py" is not written as the clean path "d/e.py"`},
 		{"array", good + "\n[]", "states.jsonl:2: want a JSON object, got JSON array"},
 		{"null", good + "\nnull", "states.jsonl:2: want a JSON object, got JSON null"},
 	}

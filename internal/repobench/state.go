@@ -48,6 +48,9 @@ func loadStates(path string) ([]*mss.State, []int, error) {
 				return fmt.Errorf("field %s: missing or empty", f.name)
 			}
 		}
+		if err := checkSpanPaths(line, s); err != nil {
+			return err
+		}
 		if prev, dup := seen[s.StateID]; dup {
 			return fmt.Errorf("field state_id: %q already defined on line %d", s.StateID, prev)
 		}
@@ -63,6 +66,28 @@ func loadStates(path string) ([]*mss.State, []int, error) {
 		return nil, nil, fmt.Errorf("%s: no states", path)
 	}
 	return out, lines, nil
+}
+
+// checkSpanPaths refuses an observed span whose path, as the line writes
+// it, is not the clean path mss.ParseState made of it ("./a.py",
+// "d\\e.py", "d//e.py"): score.py counts an answer unit as already read
+// by comparing its path with the span's as written, so the cleaned path
+// would count other units than score.py counts.
+func checkSpanPaths(line []byte, s *mss.State) error {
+	var raw struct {
+		ObservedSpans []struct {
+			Path string `json:"path"`
+		} `json:"observed_spans"`
+	}
+	if err := json.Unmarshal(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), &raw); err != nil {
+		return err // mss.ParseState took the line: not met
+	}
+	for i, sp := range raw.ObservedSpans {
+		if i < len(s.ObservedSpans) && sp.Path != s.ObservedSpans[i].Path {
+			return fmt.Errorf("field observed_spans[%d].path: %q is not written as the clean path %q; write it so (score.py compares it as written with the answer's paths)", i, sp.Path, s.ObservedSpans[i].Path)
+		}
+	}
+	return nil
 }
 
 // eachLine calls fn for each non-blank line of a JSONL file, prefixing any
