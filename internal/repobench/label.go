@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // LineGroup is one edited code region of a certificate: covered when a unit
@@ -71,6 +72,12 @@ func LoadLabels(path string) (map[string]*Label, error) {
 		check := func(field string, g *LineGroup, r *rawGroup) error {
 			if g.Path == "" {
 				return fmt.Errorf("field %s.path: missing or empty", field)
+			}
+			if strings.ContainsRune(g.Path, 0) {
+				// No file's path holds one; score.py marks a unit that
+				// names no file with such a path, and would count it
+				// as covering the group.
+				return fmt.Errorf("field %s.path: %q holds a NUL character, which no file's path does", field, g.Path)
 			}
 			if len(g.Lines) == 0 {
 				return fmt.Errorf("field %s.lines: empty", field)

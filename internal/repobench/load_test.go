@@ -71,6 +71,8 @@ func TestLoadLabelsErrors(t *testing.T) {
 		{"no groups", `{"state_id":"a","required_groups":[]}`, "labels.jsonl:1: field required_groups: empty"},
 		{"bad lines", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,"2"]]}]}`, "labels.jsonl:1: field required_groups[0].lines"},
 		{"no path", `{"state_id":"a","required_groups":[{"lines":[[1,2]]}]}`, "labels.jsonl:1: field required_groups[0].path: missing or empty"},
+		{"nul in path", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[{"path":"\u0000invalid","lines":[[1,2]]}]]}`,
+			`labels.jsonl:1: field alternative_sets[0][0].path: "\x00invalid" holds a NUL character`},
 		{"empty alternative", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[]]}`,
 			"labels.jsonl:1: field alternative_sets[0]: empty set"},
 		{"zero weights", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]],"necessity_weight":0}]}`,
