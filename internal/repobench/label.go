@@ -86,6 +86,12 @@ func LoadLabels(path string) (map[string]*Label, error) {
 				if n := len(r.Lines[k]); n != 2 {
 					return fmt.Errorf("field %s.lines[%d]: want two numbers, [first line, last line], got %d", field, k, n)
 				}
+				for j, v := range r.Lines[k] {
+					if string(v) == "null" {
+						// encoding/json leaves the number 0 for it.
+						return fmt.Errorf("field %s.lines[%d][%d]: null; want a line number", field, k, j)
+					}
+				}
 				if lr[0] < 1 || lr[1] < lr[0] {
 					return fmt.Errorf("field %s.lines[%d]: [%d, %d] is not a 1-based range of lines", field, k, lr[0], lr[1])
 				}

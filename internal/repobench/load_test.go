@@ -85,6 +85,8 @@ func TestLoadLabelsErrors(t *testing.T) {
 			"labels.jsonl:1: field required_groups[1].lines[0]: want two numbers, [first line, last line], got 3"},
 		{"backwards", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2]]}],"alternative_sets":[[{"path":"p","lines":[[9,3]]}]]}`,
 			"labels.jsonl:1: field alternative_sets[0][0].lines[0]: [9, 3] is not a 1-based range of lines"},
+		{"null line", `{"state_id":"a","required_groups":[{"path":"p","lines":[[1,2],[3,null]]}]}`,
+			"labels.jsonl:1: field required_groups[0].lines[1][1]: null; want a line number"},
 		{"line zero", `{"state_id":"a","required_groups":[{"path":"p","lines":[[0,3]]}]}`,
 			"labels.jsonl:1: field required_groups[0].lines[0]: [0, 3] is not a 1-based range of lines"},
 		// What encoding/json takes without a word is refused, as state
