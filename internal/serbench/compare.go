@@ -73,6 +73,11 @@ func Compare(items *Items, labels *Labels, preds *Predictions, opt CompareOption
 				return nil, err
 			}
 		}
+		if it.State.Repo == "" {
+			// The bootstrap resamples repositories: every state
+			// without one would be drawn together, as one.
+			return nil, fmt.Errorf("%s:%d: repo: missing or empty; compare resamples states by repository, so each compared state needs its own", items.File, it.Line)
+		}
 		p := stats.Pair{Cluster: it.State.Repo, A: va, B: vb}
 		groups := "groups>=3"
 		switch len(l.Cert.Groups) {

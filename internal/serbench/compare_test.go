@@ -60,4 +60,14 @@ func TestCompare(t *testing.T) {
 	if _, err := Compare(items, labels, preds, CompareOptions{Baseline: "A", Method: "B", Metric: "recall", K: 2}); err == nil {
 		t.Error("Compare with an unknown metric gave no error")
 	}
+	// A state without a repository has no cluster of its own to be
+	// resampled with.
+	noRepo := mustItems(t, strings.Replace(`{"state_id":"s1","issue":"x","repo":"o/x","state_type":"before_edit","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"},{"evidence_id":"o"}],"observed_evidence_ids":["o"]}
+{"state_id":"s2","issue":"x","repo":"o/x","state_type":"before_edit","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"}]}
+{"state_id":"s3","issue":"x","repo":"o/y","state_type":"after_test","candidate_evidence":[{"evidence_id":"a"},{"evidence_id":"b"},{"evidence_id":"c"}]}
+`, `"repo":"o/y",`, "", 1))
+	_, err = Compare(noRepo, labels, preds, CompareOptions{Baseline: "A", Method: "B", Metric: GroupRecall, K: 2, Draws: 10, Seed: 1})
+	if want := "items.jsonl:3: repo: missing or empty"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Compare of a state without a repository: got %v, want an error containing %q", err, want)
+	}
 }
