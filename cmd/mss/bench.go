@@ -267,7 +267,7 @@ func writePaired(w io.Writer, statesFile string, ps []repobench.Paired) error {
 	}
 	p0 := ps[0]
 	sc, unit := 100.0, " (percentage points)"
-	if strings.HasPrefix(p0.Metric, repobench.Tokens) || strings.HasPrefix(p0.Metric, repobench.ObservedUnits) {
+	if repobench.IsCount(p0.Metric) {
 		sc, unit = 1, ""
 	}
 	fmt.Fprintf(w, "%s minus %s on %s%s, %s; 95%% interval from %d draws resampling repositories, seed %d\n",

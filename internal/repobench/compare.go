@@ -21,11 +21,13 @@ type Paired struct {
 	Diff     float64 `json:"diff"` // MeanB - MeanA
 	Lo       float64 `json:"lo"`   // 95% interval of Diff
 	Hi       float64 `json:"hi"`
-	Wins     int     `json:"wins"` // states where the method scores higher
-	Ties     int     `json:"ties"`
-	Losses   int     `json:"losses"`
-	Draws    int     `json:"draws"`
-	Seed     int64   `json:"seed"`
+	// Wins counts the states where the method does better than the
+	// baseline: a higher figure, or a lower one for a count (IsCount).
+	Wins   int   `json:"wins"`
+	Ties   int   `json:"ties"`
+	Losses int   `json:"losses"`
+	Draws  int   `json:"draws"`
+	Seed   int64 `json:"seed"`
 }
 
 // AllStates names the stratum of every state.
@@ -97,6 +99,9 @@ func Compare(base, method *MethodScore, metric string, draws int, seed int64) ([
 			pairs[i] = stats.Pair{Cluster: r.Cluster, A: r.A, B: r.B}
 		}
 		c := stats.PairedBootstrap(pairs, draws, seed)
+		if IsCount(metric) {
+			c.Wins, c.Losses = c.Losses, c.Wins
+		}
 		out = append(out, Paired{Baseline: base.Method, Method: method.Method, Metric: metric, Stratum: s,
 			N: c.N, MeanA: c.MeanA, MeanB: c.MeanB, Diff: c.Diff, Lo: c.Lo, Hi: c.Hi,
 			Wins: c.Wins, Ties: c.Ties, Losses: c.Losses, Draws: c.Draws, Seed: c.Seed})

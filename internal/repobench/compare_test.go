@@ -114,3 +114,29 @@ func TestCompareClustersFoldCase(t *testing.T) {
 		t.Errorf("a repository spelled two ways (-as one cluster +got):\n%s", diff)
 	}
 }
+
+// On a count, where less is better (tokens, observed units), a state wins
+// when the method spends less; the difference keeps its sign.
+func TestCompareCountsWinLower(t *testing.T) {
+	tok := func(id string, n float64) StateScore {
+		return StateScore{StateID: id, Repo: "o/x", StateType: "before_search", Groups: 1, Metrics: map[string]float64{"tokens@5": n, "complete@5": 0}}
+	}
+	base := scoreOf("bm25", []StateScore{tok("a", 100), tok("b", 100), tok("c", 100), tok("d", 100)})
+	method := scoreOf("complement", []StateScore{tok("a", 50), tok("b", 60), tok("c", 100), tok("d", 390)})
+	method.States[0].Metrics["complete@5"] = 1
+	got, err := Compare(base, method, "tokens@5", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got[0]; p.Wins != 2 || p.Ties != 1 || p.Losses != 1 || math.Abs(p.Diff-50) > 1e-9 {
+		t.Errorf("tokens@5: %d/%d/%d, diff %v; want 2/1/1, +50", p.Wins, p.Ties, p.Losses, p.Diff)
+	}
+	if got, err = Compare(base, method, "complete@5", 0, 1); err != nil || got[0].Wins != 1 || got[0].Losses != 0 {
+		t.Errorf("complete@5: %+v, %v; want 1 win, no loss", got[0], err)
+	}
+	for metric, want := range map[string]bool{"tokens@8": true, "observed_units@5": true, "complete@5": false, "group_recall@8": false, "necessity@3": false} {
+		if IsCount(metric) != want {
+			t.Errorf("IsCount(%q) = %v, want %v", metric, !want, want)
+		}
+	}
+}

@@ -27,6 +27,14 @@ var MetricNames = []string{Complete, GroupRecall, Necessity, Tokens, ObservedUni
 // Key is the name of metric m at k, e.g. "complete@5".
 func Key(m string, k int) string { return fmt.Sprintf("%s@%d", m, k) }
 
+// IsCount says whether a metric ("tokens@8") is a count per state, where
+// less is better (tokens, observed units), rather than a rate, where more
+// is.
+func IsCount(metric string) bool {
+	m, _, _ := strings.Cut(metric, "@")
+	return m == Tokens || m == ObservedUnits
+}
+
 // Stratum names beside the state types.
 const (
 	OneGroup  = "groups=1"

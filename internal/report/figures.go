@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/missingcomplement/mss/internal/repobench"
 	"gonum.org/v1/plot"
@@ -53,7 +52,7 @@ func pngBytes(p *plot.Plot) ([]byte, error) {
 
 // metricLabel turns "complete@5" into "complete@5 (%)" for figures.
 func metricLabel(metric string) string {
-	if strings.HasPrefix(metric, repobench.Tokens) || strings.HasPrefix(metric, repobench.ObservedUnits) {
+	if repobench.IsCount(metric) {
 		return metric
 	}
 	return metric + " (%)"
@@ -61,7 +60,7 @@ func metricLabel(metric string) string {
 
 // scale is 100 for rate metrics, 1 for counts.
 func scale(metric string) float64 {
-	if strings.HasPrefix(metric, repobench.Tokens) || strings.HasPrefix(metric, repobench.ObservedUnits) {
+	if repobench.IsCount(metric) {
 		return 1
 	}
 	return 100
