@@ -129,8 +129,7 @@ func strataPNG(in *Input) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		bars.LineStyle.Width = 0
-		bars.Color = plotutil.Color(i)
+		barStyle(bars, i)
 		bars.Offset = vg.Length(float64(i)-float64(n-1)/2) * width
 		p.Add(bars)
 		p.Legend.Add(ms.Method, bars)
@@ -147,6 +146,21 @@ func strataPNG(in *Input) ([]byte, error) {
 	p.Y.Min = 0
 	p.Y.Max = math.Max(p.Y.Max*1.3, 10)
 	return pngBytes(p)
+}
+
+// barStyle gives method i's bars their look: plotutil's colours in turn,
+// and past the last of them the same colours again with a dashed outline
+// of another pattern each round, so no two methods' bars look alike.
+func barStyle(b *plotter.BarChart, i int) {
+	b.Color = plotutil.Color(i)
+	round := i / len(plotutil.DefaultColors)
+	if round == 0 {
+		b.LineStyle.Width = 0
+		return
+	}
+	b.LineStyle.Width = vg.Points(1.5)
+	b.LineStyle.Color = color.Black
+	b.LineStyle.Dashes = plotutil.Dashes(round)
 }
 
 // errPoints is points with asymmetric vertical errors.
