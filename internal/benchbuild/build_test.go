@@ -834,6 +834,8 @@ func TestPatchesThatDoNotApply(t *testing.T) {
 		{"test file", good + strings.Replace(testFix, "-    assert True", "-    assert False", 1), SkipNotApplying,
 			"of tests/test_calc.py does not apply"},
 		{"file twice", good + good, SkipBadPatch, "calc.py: changed again, first at patch line 1; a patch gives each file once"},
+		{"range past the largest line", strings.Replace(good, "@@ -9,7 +9,7 @@", "@@ -9223372036854775807,7 +9,7 @@", 1), SkipBadPatch,
+			`range "9223372036854775807,7" runs past the largest line number`},
 	}
 	var rows []map[string]any
 	for i, tc := range tests {

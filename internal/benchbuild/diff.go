@@ -2,6 +2,7 @@ package benchbuild
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,6 +216,11 @@ func rangeOf(s string) (start, n int, err error) {
 		if n, err = strconv.Atoi(b); err != nil || n < 0 {
 			return 0, 0, fmt.Errorf("bad line count %q", b)
 		}
+	}
+	if n > math.MaxInt-1-start {
+		// The range's end (and an insertion's next line) must be a
+		// number: one that wraps round would be read as a line before it.
+		return 0, 0, fmt.Errorf("range %q runs past the largest line number", s)
 	}
 	return start, n, nil
 }
