@@ -181,7 +181,7 @@ func (b *Builder) Add(ctx context.Context, in Instance) {
 		b.problem(in, SkipNoCommit, "field base_commit: commit %s is not in %s", in.BaseCommit, g.dir)
 		return
 	}
-	groups, notes, err := b.patchGroups(g, in.BaseCommit, in.Patch, b.SkippedFiles)
+	groups, notes, err := b.patchGroups(ctx, g, in.BaseCommit, in.Patch, b.SkippedFiles)
 	for _, n := range notes {
 		if in.Where != "" {
 			n = in.Where + ": " + n
@@ -211,7 +211,7 @@ func (b *Builder) Add(ctx context.Context, in Instance) {
 	}
 	var alts [][]Group
 	for _, a := range b.alts[in.ID] {
-		ag, _, err := b.patchGroups(g, in.BaseCommit, a.Patch, nil)
+		ag, _, err := b.patchGroups(ctx, g, in.BaseCommit, a.Patch, nil)
 		if err != nil {
 			b.altNotes = append(b.altNotes, fmt.Sprintf("%s: alternative of %s left out: field patch: %v", a.Where, in.ID, err))
 			continue
@@ -257,7 +257,7 @@ func sameGroups(a, b []Group) bool {
 // patchGroups parses a fix and finds its groups at the base commit. Files
 // left out are counted by reason in skipped (when not nil); notes say
 // which files were left out for a name no label can hold.
-func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string]int) (groups []Group, notes []string, err error) {
+func (b *Builder) patchGroups(ctx context.Context, g *gitRepo, base, patch string, skipped map[string]int) (groups []Group, notes []string, err error) {
 	if strings.TrimSpace(patch) == "" {
 		return nil, nil, fmt.Errorf("empty")
 	}
@@ -318,6 +318,12 @@ func (b *Builder) patchGroups(g *gitRepo, base, patch string, skipped map[string
 				if err := applies(fd, src); err != nil {
 					return nil, nil, err
 				}
+			} else if file, err := g.hasFile(ctx, base, p); err != nil {
+				return nil, nil, gitFailure{err}
+			} else if !file {
+				// Not a blob missing from a partial clone: the base
+				// commit has no file there for the hunks to apply to.
+				return nil, nil, notApplying{fmt.Errorf("patch line %d: %s does not apply: the base commit has no file of that name", fd.Line, p)}
 			}
 		}
 		if r := PathReason(p); r != "" {

@@ -813,7 +813,8 @@ func TestGitReaderSurvivesAFailedRequest(t *testing.T) {
 
 // A patch that does not apply to the base commit (a removed or context
 // line that is not the file's, a hunk past the file's end, hunks out of
-// order) skips its instance naming the file and the hunk; so does a patch
+// order, a file the base commit does not have) skips its instance naming
+// the file and the hunk; so does a patch
 // giving a file twice. No file of a refused instance is counted as left
 // out.
 func TestPatchesThatDoNotApply(t *testing.T) {
@@ -834,6 +835,10 @@ func TestPatchesThatDoNotApply(t *testing.T) {
 		{"test file", good + strings.Replace(testFix, "-    assert True", "-    assert False", 1), SkipNotApplying,
 			"of tests/test_calc.py does not apply"},
 		{"file twice", good + good, SkipBadPatch, "calc.py: changed again, first at patch line 1; a patch gives each file once"},
+		{"no such file", good + strings.ReplaceAll(good, "calc.py", "calc2.py"), SkipNotApplying,
+			"calc2.py does not apply: the base commit has no file of that name"},
+		{"no such test file", good + strings.ReplaceAll(testFix, "test_calc.py", "test_other.py"), SkipNotApplying,
+			"tests/test_other.py does not apply: the base commit has no file of that name"},
 		{"range past the largest line", strings.Replace(good, "@@ -9,7 +9,7 @@", "@@ -9223372036854775807,7 +9,7 @@", 1), SkipBadPatch,
 			`range "9223372036854775807,7" runs past the largest line number`},
 	}

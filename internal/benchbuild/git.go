@@ -125,6 +125,23 @@ func (g *gitRepo) hasCommit(ctx context.Context, c string) bool {
 	return err == nil
 }
 
+// hasFile reports whether the tree of commit has a file (a blob) at path,
+// whether or not the blob itself is in the repository: a partial clone
+// has the trees without the blobs.
+func (g *gitRepo) hasFile(ctx context.Context, commit, path string) (bool, error) {
+	out, err := runGit(ctx, g.dir, "ls-tree", "-z", commit, "--", ":(literal)"+path)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && p == path && len(f) == 3 && f[1] == "blob" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // pinned are the settings of a user's or the system's git configuration
 // that change what the builder reads from git, set to git's defaults on
 // every command (a "-c" outranks every configuration file, and the files
