@@ -978,7 +978,7 @@ func TestHistoryIgnoresUserGitConfig(t *testing.T) {
 	write(t, filepath.Join(dir, "attributes"), "*.py -diff\n")
 	cfg := filepath.Join(dir, "gitconfig")
 	write(t, cfg, "[diff]\n\tnoprefix = true\n\tmnemonicPrefix = true\n\tcontext = 9\n\tinterHunkContext = 9\n\talgorithm = patience\n\tsuppressBlankEmpty = true\n\torderFile = "+
-		filepath.Join(dir, "order")+"\n[core]\n\tquotePath = false\n\tattributesFile = "+filepath.Join(dir, "attributes")+
+		filepath.Join(dir, "order")+"\n[core]\n\tquotePath = false\n\tbigFileThreshold = 10\n\tattributesFile = "+filepath.Join(dir, "attributes")+
 		"\n[color]\n\tui = always\n[i18n]\n\tlogOutputEncoding = ISO-8859-1\n")
 	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
 	s2, l2 := mine()

@@ -152,6 +152,7 @@ func (g *gitRepo) hasFile(ctx context.Context, commit, path string) (bool, error
 var pinned = []string{
 	"core.quotePath=true",
 	"core.attributesFile=" + os.DevNull,
+	"core.bigFileThreshold=512m", // a diff shows a larger file as binary
 	"diff.noprefix=false",
 	"diff.mnemonicPrefix=false",
 	"diff.srcPrefix=a/",
