@@ -298,6 +298,13 @@ func (b *Builder) patchGroups(ctx context.Context, g *gitRepo, base, patch strin
 			skip(SkipBinary)
 			continue
 		case fd.OldPath == "":
+			// A file the patch makes must be new: git does not apply
+			// a patch that makes a file the base commit has.
+			if file, err := g.hasFile(ctx, base, fd.NewPath); err != nil {
+				return nil, nil, gitFailure{err}
+			} else if file {
+				return nil, nil, notApplying{fmt.Errorf("patch line %d: %s does not apply: it makes the file, which the base commit has", fd.Line, fd.NewPath)}
+			}
 			if r := PathReason(fd.NewPath); r != "" {
 				skip(r)
 			} else {

@@ -813,10 +813,9 @@ func TestGitReaderSurvivesAFailedRequest(t *testing.T) {
 
 // A patch that does not apply to the base commit (a removed or context
 // line that is not the file's, a hunk past the file's end, hunks out of
-// order, a file the base commit does not have) skips its instance naming
-// the file and the hunk; so does a patch
-// giving a file twice. No file of a refused instance is counted as left
-// out.
+// order, a file the base commit does not have, or makes one it has) skips
+// its instance naming the file and the hunk; so does a patch giving a file
+// twice. No file of a refused instance is counted as left out.
 func TestPatchesThatDoNotApply(t *testing.T) {
 	fx := newFixture(t)
 	good := fx.diff(t, map[string]string{"calc.py": strings.Replace(calcBase, "    return a - b\n", "    return b - a\n", 1)})
@@ -839,6 +838,8 @@ func TestPatchesThatDoNotApply(t *testing.T) {
 			"calc2.py does not apply: the base commit has no file of that name"},
 		{"no such test file", good + strings.ReplaceAll(testFix, "test_calc.py", "test_other.py"), SkipNotApplying,
 			"tests/test_other.py does not apply: the base commit has no file of that name"},
+		{"new file the base commit has", good + "diff --git a/main.go b/main.go\nnew file mode 100644\n--- /dev/null\n+++ b/main.go\n@@ -0,0 +1 @@\n+package main\n", SkipNotApplying,
+			"main.go does not apply: it makes the file, which the base commit has"},
 		{"range past the largest line", strings.Replace(good, "@@ -9,7 +9,7 @@", "@@ -9223372036854775807,7 +9,7 @@", 1), SkipBadPatch,
 			`range "9223372036854775807,7" runs past the largest line number`},
 	}
