@@ -77,6 +77,8 @@ func runBenchBuild(cmd *cobra.Command, f benchBuildFlags) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	switch {
+	case f.out == "":
+		return fmt.Errorf("--out is empty: give the output directory")
 	case f.fromHistory && len(f.instances) > 0:
 		return fmt.Errorf("--from-history and --instances exclude each other")
 	case f.fromHistory && len(f.repos) == 0:

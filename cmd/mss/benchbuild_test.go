@@ -170,6 +170,11 @@ func TestBenchBuildFlags(t *testing.T) {
 		!strings.Contains(err.Error(), "give --repo-name") {
 		t.Errorf("unnamed repository: %v", err)
 	}
+	// An empty --out is refused before the history is mined.
+	_, gitDir, _, _ := benchBuildFixture(t)
+	if _, _, err := runBench(t, newBenchBuildCmd, "--out", "", "--from-history", "--repo", gitDir); err == nil || !strings.HasPrefix(err.Error(), "--out is empty") {
+		t.Errorf("--out \"\": %v", err)
+	}
 	// --since is a date, not whatever git makes of a word.
 	_, _, err := runBench(t, newBenchBuildCmd, "--out", t.TempDir(), "--from-history", "--repo", t.TempDir(), "--repo-name", "o/n", "--since", "notadate")
 	if err == nil || !strings.HasPrefix(err.Error(), `--since "notadate" is not a date: want YYYY-MM-DD`) {
