@@ -840,6 +840,8 @@ func TestPatchesThatDoNotApply(t *testing.T) {
 			"tests/test_other.py does not apply: the base commit has no file of that name"},
 		{"new file the base commit has", good + "diff --git a/main.go b/main.go\nnew file mode 100644\n--- /dev/null\n+++ b/main.go\n@@ -0,0 +1 @@\n+package main\n", SkipNotApplying,
 			"main.go does not apply: it makes the file, which the base commit has"},
+		{"hunk without a change", strings.Replace(good, "-    return a - b\n+    return b - a\n", "     return a - b\n", 1), SkipBadPatch,
+			"patch line 5: hunk removes and adds no line"},
 		{"range past the largest line", strings.Replace(good, "@@ -9,7 +9,7 @@", "@@ -9223372036854775807,7 +9,7 @@", 1), SkipBadPatch,
 			`range "9223372036854775807,7" runs past the largest line number`},
 	}

@@ -3,6 +3,7 @@ package benchbuild
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,8 +50,9 @@ type Change struct {
 
 // ParsePatch reads a unified diff as git writes it (also plain "---/+++"
 // diffs). It fails, naming the patch line, on a malformed hunk header, a
-// hunk whose line counts do not match its body, or a path that names no
-// file of a repository (CheckPatchPath).
+// hunk whose line counts do not match its body, a hunk that removes and
+// adds no line, or a path that names no file of a repository
+// (CheckPatchPath).
 func ParsePatch(patch string) ([]FileDiff, error) {
 	out, err := parsePatch(patch)
 	if err != nil {
@@ -174,6 +176,10 @@ func parsePatch(patch string) ([]FileDiff, error) {
 			}
 			if oldN != h.OldLines || newN != h.NewLines {
 				return nil, fmt.Errorf("patch line %d: hunk header says -%d +%d lines, body has -%d +%d", i+1, h.OldLines, h.NewLines, oldN, newN)
+			}
+			if !slices.ContainsFunc(h.Lines, func(l string) bool { return l[0] != ' ' }) {
+				// git refuses such a hunk as a corrupt patch.
+				return nil, fmt.Errorf("patch line %d: hunk removes and adds no line", i+1)
 			}
 			for j < len(lines) && strings.HasPrefix(lines[j], "\\") {
 				j++
