@@ -299,8 +299,11 @@ func (b *Builder) patchGroups(ctx context.Context, g *gitRepo, base, patch strin
 			continue
 		case fd.OldPath == "":
 			// A file the patch makes must be new: git does not apply
-			// a patch that makes a file the base commit has.
-			if file, err := g.hasFile(ctx, base, fd.NewPath); err != nil {
+			// a patch that makes a file the base commit has. Asked of
+			// the running cat-file, not a git process per new file
+			// (mining history meets one or more in most commits); a
+			// partial clone lacking that file's blob is not asked.
+			if _, file, err := g.blob(base + ":" + fd.NewPath); err != nil {
 				return nil, nil, gitFailure{err}
 			} else if file {
 				return nil, nil, notApplying{fmt.Errorf("patch line %d: %s does not apply: it makes the file, which the base commit has", fd.Line, fd.NewPath)}
