@@ -466,6 +466,12 @@ func (h *handler) observed(w http.ResponseWriter, r *http.Request, body []byte) 
 		writeFailure(w, r, &BadRequest{fmt.Errorf("session_id or the %s header is required", SessionHeader)})
 		return
 	}
+	if req.ObservedSpans == nil {
+		// As mark_observed requires it: a request that reports nothing
+		// is more likely a mistake than a question ([] asks the counts).
+		writeFailure(w, r, fieldError(&mss.StateError{Field: "observed_spans", Msg: "missing; give the spans read ([] for none)"}))
+		return
+	}
 	id, err := sessionID(r, req.SessionID)
 	if err != nil {
 		writeFailure(w, r, err)

@@ -135,6 +135,7 @@ func TestHTTPRejects(t *testing.T) {
 		// A byte order mark is skipped on every route, as on /v1/recover.
 		{"byte order mark", "/v1/search", "\xef\xbb\xbf{\"query\": \"x\", \"limit\": -1}", nil, 400, "want a positive number"},
 		{"dotdot", "/v1/recover", `{"issue": "x", "observed_spans": [{"path": "../../etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "observed_spans[0].path"},
+		{"no spans", "/v1/observed", `{"session_id": "s1"}`, nil, 400, `"message":"field observed_spans: missing; give the spans read ([] for none)","field":"observed_spans"`},
 		{"absolute", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "/etc/passwd", "start_line": 1, "end_line": 2}]}`, nil, 400, "is absolute"},
 		{"bad lines", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 5, "end_line": 2}]}`, nil, 400, "lines 5-2 are not a 1-based range"},
 		{"lines past the limit", "/v1/observed", `{"session_id": "s1", "observed_spans": [{"path": "a.py", "start_line": 1, "end_line": 2000000000}]}`, nil, 400, "end past line 1073741824"},
