@@ -134,6 +134,10 @@ func serbenchSteps(name string, line int, raw []json.RawMessage, t *Trajectory) 
 		return fmt.Sprintf("%s: step %d", name, i)
 	}
 	for i, r := range raw {
+		if string(bytes.TrimSpace(r)) == "null" {
+			// encoding/json would read it as a step of nothing.
+			return fmt.Errorf("%s: null; want a step object", where(i))
+		}
 		var s serbenchStep
 		if err := json.Unmarshal(r, &s); err != nil {
 			return fmt.Errorf("%s: %w", where(i), err)

@@ -13,7 +13,7 @@ import (
 // sweTraj is a SWE-agent .traj file. Both the 0.x layout (state as a JSON
 // string) and the 1.x layout (state as an object) are read.
 type sweTraj struct {
-	Trajectory  []sweStep       `json:"trajectory"`
+	Trajectory  []*sweStep      `json:"trajectory"` // a null step is nil, and refused
 	History     []sweMessage    `json:"history"`
 	Info        map[string]any  `json:"info"`
 	Environment json.RawMessage `json:"environment"`
@@ -61,6 +61,9 @@ func parseSWEAgent(name string, data []byte) (*Trajectory, error) {
 	}
 	var open, workdir string
 	for i, s := range tr.Trajectory {
+		if s == nil {
+			return nil, fmt.Errorf("%s: trajectory[%d]: null; want a step object", name, i)
+		}
 		var st sweState
 		if len(s.State) > 0 && string(s.State) != "null" {
 			if err := decodeSWEState(s.State, &st); err != nil {

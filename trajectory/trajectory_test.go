@@ -217,6 +217,11 @@ func TestParseErrors(t *testing.T) {
 		{JSONL, "{\"tool\": \"plan\"}\n{\"tool\": \"bash\", \"output\": \"caf\xe9\"}", "in.jsonl:2: field output: not UTF-8 text"},
 		{SWEAgent, "{\"trajectory\": [\n {\"action\": \"cat a.py\", \"observation\": \"\\ud800\"}]}", `in.jsonl:2: field trajectory[0].observation: \ud800 is half a UTF-16 surrogate pair`},
 		{SERBench, "{\"state_id\": \"x\",\n \"issue\": \"\xff\"}", "in.jsonl:2: field issue: not UTF-8 text"},
+		// A null step is no step of nothing.
+		{SERBench, `{"state_id": "x", "trajectory_prefix": [{"action_type": "plan_update"}, null]}`, "in.jsonl:1: trajectory_prefix[1]: null; want a step object"},
+		{SERBench, `[null]`, "in.jsonl: step 0: null; want a step object"},
+		{SWEAgent, `{"trajectory": [{"action": "open a.py"}, null]}`, "trajectory[1]: null"},
+		{JSONL, "{\"tool\": \"plan\"}\nnull", "in.jsonl:2: field tool: missing"},
 		{Format("nope"), `{}`, "unknown trajectory format"},
 	}
 	for _, tc := range tests {
