@@ -121,7 +121,9 @@ func (w *walker) definedNames(n *node, depth int, out *[]named) {
 		for _, nm := range fieldChildren(n, "name") {
 			add(nm)
 		}
-	} else {
+	} else if t != "preproc_ifdef" && t != "preproc_elifdef" {
+		// #ifdef NAME and #ifndef NAME ask whether NAME is defined;
+		// they define nothing (the branches may).
 		add(n.ChildByFieldName("name"))
 	}
 	if t == "init_declarator" || t == "variable_declarator" || t == "declaration" || t == "field_declaration" {

@@ -1052,7 +1052,7 @@ func (w *walker) defName(n *node) string {
 		return ""
 	case "impl_item":
 		if t := n.ChildByFieldName("type"); t != nil {
-			return dotted(t.Content(src))
+			return rustImplName(t, src)
 		}
 	case "function_definition":
 		if w.g.name == "c" || w.g.name == "cpp" {
@@ -1095,31 +1095,76 @@ func (w *walker) typeSpecNames(n *node, def []named) []named {
 	return def
 }
 
-// dotted turns a qualified name into a symbol path: template arguments
-// dropped, "::" made ".", so "buffer<T>::grow" is "buffer.grow".
-func dotted(s string) string {
-	if !strings.Contains(s, "operator") {
-		var b strings.Builder
-		depth := 0
-		for _, r := range s {
-			switch {
-			case r == '<':
-				depth++
-			case r == '>' && depth > 0:
-				depth--
-			case depth == 0:
-				b.WriteRune(r)
-			}
-		}
-		s = b.String()
+// operatorAt is where the keyword operator begins in a C++ name, or -1:
+// a word of its own ("Pair<T>::operator<", "operator bool"), not part of
+// a name ("apply_operator", "operators").
+func operatorAt(s string) int {
+	ident := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 	}
-	s = strings.ReplaceAll(s, "::", ".")
-	op := ""
-	if i := strings.Index(s, "operator"); i >= 0 {
-		s, op = s[:i], strings.Join(strings.Fields(s[i:]), "")
-		if s != "" && !strings.HasSuffix(s, ".") {
-			return op // "const Char* operator" was a return type
+	for off := 0; ; {
+		i := strings.Index(s[off:], "operator")
+		if i < 0 {
+			return -1
 		}
+		i += off
+		end := i + len("operator")
+		if (i == 0 || !ident(s[i-1])) && (end == len(s) || !ident(s[end])) {
+			return i
+		}
+		off = end
+	}
+}
+
+// rustImplName names a Rust impl block by the type it implements for: a
+// path's last word, as dotted gives it ("Vec<T>" is "Vec"), through
+// references and pointers ("&'a str" is "str"); a tuple, array, slice or
+// function type, which has no name, by its text without spaces
+// ("(A,B)", "[T;N]", "fn(u8,u16)"), not its last word.
+func rustImplName(t *node, src []byte) string {
+	for i := 0; i < 8 && (t.Type() == "reference_type" || t.Type() == "pointer_type"); i++ {
+		inner := t.ChildByFieldName("type")
+		if inner == nil {
+			break
+		}
+		t = inner
+	}
+	switch t.Type() {
+	case "tuple_type", "array_type", "function_type", "unit_type":
+		return strings.Join(strings.Fields(t.Content(src)), "")
+	}
+	return dotted(t.Content(src))
+}
+
+// dotted turns a qualified name into a symbol path: template arguments
+// dropped, "::" made ".", so "buffer<T>::grow" is "buffer.grow". An
+// operator's name keeps what follows "operator" ("operator<",
+// "operator()"), spaces dropped, and a conversion operator's parameter
+// list and qualifiers are cut ("Pair<T, U>::operator bool() const" is
+// "Pair.operatorbool").
+func dotted(s string) string {
+	op := ""
+	if i := operatorAt(s); i >= 0 {
+		s, op = s[:i], strings.Join(strings.Fields(s[i:]), "")
+		if j := strings.Index(op, "("); j > len("operator") {
+			op = op[:j] // "operatorbool()const": the parameters, not the name
+		}
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '<':
+			depth++
+		case r == '>' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	s = strings.ReplaceAll(b.String(), "::", ".")
+	if op != "" && s != "" && !strings.HasSuffix(s, ".") {
+		return op // "const Char* operator" was a return type
 	}
 	// Macros can put words before the name ("FMT_API detail::f"): the
 	// name is the last word.

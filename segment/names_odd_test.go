@@ -1,0 +1,75 @@
+package segment
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// symbolsAndDefines segments src and lists each unit as "symbol: defines".
+func symbolsAndDefines(t *testing.T, path, src string) []string {
+	t.Helper()
+	r := Segment(path, []byte(src))
+	checkTiling(t, path, []byte(src), r.Units)
+	var out []string
+	for _, u := range r.Units {
+		d := slices.Clone(u.Defines)
+		slices.Sort(d)
+		out = append(out, u.Symbol+": "+strings.Join(d, " "))
+	}
+	return out
+}
+
+// Names the type a definition is for gives it, however that type is
+// written: a C++ operator defined outside a template class of several
+// parameters, a conversion operator, a Rust impl for a type with no name.
+// And a name a function merely holds ("apply_operator") is no operator.
+func TestNamesOfOddTypes(t *testing.T) {
+	cpp := `template<class T, class U> bool Pair<T, U>::operator<(const Pair& o) const { return a < o.a; }
+template<class T, class U> Pair<T, U>::operator bool() const { return false; }
+template<class T, class A> Vec<T, A>& Vec<T, A>::operator+=(const Vec& o) { return *this; }
+int apply_operator(int x) { return x; }
+`
+	if d := cmp.Diff([]string{
+		"Pair.operator<: operator<",
+		"Pair.operatorbool: operatorbool",
+		"Vec.operator+=: operator+=",
+		"apply_operator: apply_operator",
+	}, symbolsAndDefines(t, "a.cpp", cpp)); d != "" {
+		t.Errorf("C++ (-want +got):\n%s", d)
+	}
+	rs := `impl<A, B> Speak for (A, B) { fn speak(&self) -> u8 { 1 } }
+impl<T, const N: usize> Speak for [T; N] { fn speak(&self) -> u8 { 2 } }
+impl Speak for fn(u8, u16) { fn speak(&self) -> u8 { 3 } }
+impl<'a> Speak for &'a str { fn speak(&self) -> u8 { 4 } }
+impl<T> Speak for Vec<T> { fn speak(&self) -> u8 { 5 } }
+`
+	if d := cmp.Diff([]string{
+		"(A,B).speak: speak",
+		"[T;N].speak: speak",
+		"fn(u8,u16).speak: speak",
+		"str.speak: speak",
+		"Vec.speak: speak",
+	}, symbolsAndDefines(t, "b.rs", rs)); d != "" {
+		t.Errorf("Rust (-want +got):\n%s", d)
+	}
+}
+
+// #ifdef NAME and #ifndef NAME ask whether NAME is defined; what their
+// branches define is defined.
+func TestIfdefDefinesNothing(t *testing.T) {
+	src := `#include <stdio.h>
+#ifdef HAVE_FOO
+static int foo_enabled = 1;
+#endif
+#ifndef _WIN32
+#define SEP '/'
+#endif
+int use(void) { return SEP; }
+`
+	if d := cmp.Diff([]string{": SEP foo_enabled", "use: use"}, symbolsAndDefines(t, "c.c", src)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
