@@ -121,7 +121,9 @@ type RepoFailure struct {
 // and the others were run.
 var ErrReposFailed = errors.New("repositories failed")
 
-// outputError marks a failure to write predictions: it stops the run.
+// outputError marks a failure to write predictions, or a refusal to
+// write them (an output made with other settings): it stops the run,
+// since every repository would meet it.
 type outputError struct{ err error }
 
 func (e outputError) Error() string { return e.err.Error() }
@@ -398,7 +400,7 @@ func (r *recorder) write(o *methodOut, p *Prediction) error {
 	// add answers of another method under the same name.
 	for _, q := range o.done {
 		if q.Config != p.Config {
-			return fmt.Errorf("%s: its answers were made with config %q, this run's %s is %q; use another --output, or the settings it was made with", o.Output, q.Config, o.Name, p.Config)
+			return outputError{fmt.Errorf("%s: its answers were made with config %q, this run's %s is %q; use another --output, or the settings it was made with", o.Output, q.Config, o.Name, p.Config)}
 		}
 		break
 	}
