@@ -313,14 +313,14 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 					return fmt.Errorf("--folds %d: the states hold %d repositories, and each fold needs one of its own; use --folds %d or fewer", folds, len(fs), len(fs))
 				}
 			}
+			om, err := orderModel(order)
+			if err != nil {
+				return err
+			}
 			if err := buildCache(ctx, cmd.ErrOrStderr(), &f, l, cache, indexDir, candidates, maxUnits, concurrency); err != nil {
 				return err
 			}
 			c, err := repobench.LoadCache(cache)
-			if err != nil {
-				return err
-			}
-			om, err := orderModel(order)
 			if err != nil {
 				return err
 			}

@@ -509,3 +509,20 @@ func columnName(t *testing.T, out string, i int) string {
 	t.Fatalf("no header with a column %d:\n%s", i, out)
 	return ""
 }
+
+// An --order that names no order is refused before any work, not after
+// the cache is built.
+func TestBenchTuneBadOrderBeforeCache(t *testing.T) {
+	fx := newBenchFixture(t)
+	for _, order := range []string{"bogus", filepath.Join(fx.dir, "absent.json")} {
+		cache := filepath.Join(t.TempDir(), "cache.jsonl")
+		_, _, err := runBench(t, newBenchTuneCmd, "--states", fx.states, "--labels", fx.labels, "--mirror-root", fx.root,
+			"--cache", cache, "--replay", "bm25", "--order", order)
+		if err == nil || !strings.Contains(err.Error(), "--order") {
+			t.Errorf("--order %s: %v, want a refusal naming the flag", order, err)
+		}
+		if _, err := os.Stat(cache); err == nil {
+			t.Errorf("--order %s: the cache was built", order)
+		}
+	}
+}
