@@ -277,7 +277,14 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 						labels = append(labels, m+"-learned", m+"-fused")
 					}
 				}
+				seen := map[string]bool{}
 				for _, label := range labels {
+					// A replayed label named as a fitted order's file
+					// would have its predictions replaced by the fit's.
+					if seen[label] {
+						return fmt.Errorf("--output %s: --replay and --fit-order both write %s; give the replayed method another label", output, strings.ReplaceAll(output, "{method}", label))
+					}
+					seen[label] = true
 					if err := safefile.Writable(strings.ReplaceAll(output, "{method}", label), repobench.ReplayedCheck(label)); err != nil {
 						return fmt.Errorf("--output: %w", err)
 					}

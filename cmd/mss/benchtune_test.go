@@ -237,6 +237,13 @@ func TestBenchTuneFitOrderOutput(t *testing.T) {
 	if _, _, err := runBench(t, newBenchTuneCmd, noFit...); err == nil || !strings.Contains(err.Error(), "--order-loss goes with --fit-order") {
 		t.Errorf("--order-loss without --fit-order: %v, want a refusal", err)
 	}
+	// A replayed label that names a fitted order's file would have its
+	// predictions replaced by the fit's held-out answers.
+	clash := filepath.Join(fx.dir, "clash.{method}.jsonl")
+	if _, _, err := runBench(t, newBenchTuneCmd, append(args, "--replay", "complement-learned=bm25", "--output", clash)...); err == nil ||
+		!strings.Contains(err.Error(), "--replay and --fit-order both write "+strings.ReplaceAll(clash, "{method}", "complement-learned")) {
+		t.Errorf("a replayed label named as a fitted order's file: %v, want a refusal naming the file", err)
+	}
 	if _, err := os.Stat(cache); err == nil {
 		t.Error("a refused run built the cache")
 	}
