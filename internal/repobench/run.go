@@ -188,6 +188,15 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 			return nil, fmt.Errorf("methods %s and %s both write %s", prev, m.Name, m.Output)
 		}
 		seenOut[m.Output] = m.Name
+		// Two spellings of one file (out/a/../p.jsonl, a link to it) are
+		// no other run's: the file an earlier method opened is this one.
+		if st, err := os.Stat(m.Output); err == nil {
+			for _, o := range outs[:i] {
+				if ost, err := o.f.Stat(); err == nil && os.SameFile(st, ost) {
+					return nil, fmt.Errorf("methods %s and %s both write %s (as %s)", o.Name, m.Name, o.Output, m.Output)
+				}
+			}
+		}
 		// The output is held from reading what an earlier run left in it
 		// to the last line this run adds: a second run on it is refused.
 		_, statErr := os.Lstat(m.Output)

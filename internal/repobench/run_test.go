@@ -277,6 +277,23 @@ func TestRunSeveralMethodsShareRetrieval(t *testing.T) {
 	if _, err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "both write") {
 		t.Errorf("two methods, one file: got %v", err)
 	}
+	// One file spelled two ways is no other run's, and a file of neither
+	// method is made.
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"first.jsonl", "fresh.jsonl"} {
+		sep := string(filepath.Separator)
+		dup := dir + sep + "sub" + sep + ".." + sep + name
+		opts.Methods[0].Output, opts.Methods[1].Output = filepath.Join(dir, name), dup
+		_, err := Run(context.Background(), opts)
+		if err == nil || !strings.Contains(err.Error(), "methods first and second both write "+opts.Methods[0].Output+" (as "+dup+")") {
+			t.Errorf("two methods, one file spelled two ways: got %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fresh.jsonl")); err == nil {
+		t.Errorf("a refused run left the file it made")
+	}
 }
 
 // TestRunRepositoriesAtOnce: with several repositories answered at once,
