@@ -392,6 +392,13 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	var cw *repobench.CacheWriter
 	if bf.cache != "" {
+		// The cache would be held when the output is opened, and the run
+		// refused as if another run were writing it.
+		for _, out := range outputs {
+			if sameFile(bf.cache, out) {
+				return fmt.Errorf("--cache %s and --output %s name one file; give the cache a file of its own", bf.cache, out)
+			}
+		}
 		if cw, err = repobench.CreateCache(bf.cache); err != nil {
 			return err
 		}
@@ -485,6 +492,19 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 	}
 	writeDiagnosis(cmd.OutOrStdout(), scores, diag)
 	return nil
+}
+
+// sameFile reports whether paths a and b name one file: the same file
+// when both exist, else the same path once made absolute and clean.
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // diagnose says where a method's misses come from, over the candidates

@@ -310,6 +310,28 @@ func TestBenchRepo(t *testing.T) {
 	}
 }
 
+// A --cache that names an --output's file is refused by both names, not
+// as a file another run is writing, and neither file is made.
+func TestBenchRepoCacheIsNoOutput(t *testing.T) {
+	fx := newBenchFixture(t)
+	dir := filepath.Join(fx.dir, "out")
+	sep := string(filepath.Separator)
+	for _, c := range [][3]string{
+		{filepath.Join(dir, "pred.jsonl"), filepath.Join(dir, "pred.jsonl"), "bm25"},
+		{filepath.Join(dir, "pred.jsonl"), dir + sep + "." + sep + "pred.jsonl", "bm25"},
+		{filepath.Join(dir, "pred.rrf.jsonl"), filepath.Join(dir, "pred.{method}.jsonl"), "bm25,rrf"},
+	} {
+		_, _, err := runBench(t, newBenchRepoCmd, "--states", fx.states, "--mirror-root", fx.root,
+			"--method", c[2], "--output", c[1], "--cache", c[0], "--index-dir", filepath.Join(fx.dir, "idx"))
+		if err == nil || !strings.Contains(err.Error(), "--cache "+c[0]+" and --output ") || !strings.Contains(err.Error(), "name one file") {
+			t.Errorf("--cache %s, --output %s: %v, want a refusal naming both", c[0], c[1], err)
+		}
+		if _, err := os.Stat(c[0]); err == nil {
+			t.Errorf("--cache %s, --output %s: the refused run made %s", c[0], c[1], c[0])
+		}
+	}
+}
+
 // TestRepoCounts: a repository opened again gets its counts back; one no
 // worker opened since the others gives them up.
 func TestRepoCounts(t *testing.T) {
