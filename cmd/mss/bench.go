@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -312,7 +314,11 @@ are scored as score.py scores them.`,
 			if err != nil {
 				return err
 			}
-			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache, allowFallback, om})
+			label, err := orderLabel(order)
+			if err != nil {
+				return err
+			}
+			return runBenchRepo(cmd, &f, benchRepoFlags{methods, output, indexDir, maxUnits, candidates, concurrency, cache, allowFallback, om, label})
 		},
 	}
 	f.register(cmd, false)
@@ -337,6 +343,7 @@ type benchRepoFlags struct {
 	cache                      string
 	allowFallback              bool
 	order                      *retrieve.OrderModel
+	orderLabel                 string // the order as a prediction's config records it
 }
 
 func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
@@ -419,6 +426,7 @@ func runBenchRepo(cmd *cobra.Command, f *trackFiles, bf benchRepoFlags) error {
 		States: l.States, Source: l.Source, Methods: runs,
 		Limits:      pipeline.Limits{Budget: f.budget, MaxUnits: bf.maxUnits, MinUnits: min(mss.DefaultMinUnits, bf.maxUnits), Candidates: bf.candidates},
 		Concurrency: bf.conc,
+		Settings:    repobench.RunConfig(f.budget, bf.maxUnits, bf.candidates, bf.orderLabel),
 		Open: func(ctx context.Context, repo, gitDir, commit string) (*repobench.Opened, error) {
 			op, err := openSnapshot(ctx, filepath.Join(indexDir, strings.ReplaceAll(repo, "/", "+")+".db"), gitDir, commit, bf.order, counts.of(repo))
 			if err == nil && cw != nil {
@@ -637,6 +645,24 @@ func orderModel(name string) (*retrieve.OrderModel, error) {
 		return nil, fmt.Errorf("--order %s: %w", name, err)
 	}
 	return m, nil
+}
+
+// orderLabel is the order a --order flag names as a prediction's config
+// records it: "default", "fused", "learned", or an order model's file by
+// the digest of its bytes (its name may be another file's tomorrow).
+func orderLabel(name string) (string, error) {
+	switch name {
+	case "":
+		return "default", nil
+	case "fused", "learned":
+		return name, nil
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return "", fmt.Errorf("--order: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return "file:" + hex.EncodeToString(sum[:6]), nil
 }
 
 // orderHelp is the --order flag's help.

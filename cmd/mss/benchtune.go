@@ -331,7 +331,12 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 			if err != nil {
 				return err
 			}
-			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits, Order: om, Files: l.Source}
+			label, err := orderLabel(order)
+			if err != nil {
+				return err
+			}
+			rp := &repobench.Replay{Cache: c, Budget: f.budget, MaxUnits: maxUnits, Order: om, Files: l.Source,
+				Settings: repobench.RunConfig(f.budget, maxUnits, candidates, label)}
 			sc := f.scorer(l.Source)
 			if len(variants) > 0 {
 				if err := runReplay(ctx, out, l, rp, sc, variants, output); err != nil {

@@ -76,8 +76,11 @@ type OrderFold struct {
 // replays methods on the one left out in the fused order and in the
 // model's, for every fold.
 func (t *Tuner) CrossValidateOrder(ctx context.Context, folds [][]*mss.State, methods []string) ([]OrderFold, error) {
-	saved := t.Replay.Order
-	defer func() { t.Replay.Order = saved }()
+	// Each fold answers in an order of its own, which the settings the
+	// replay records for its order would misname.
+	saved, settings := t.Replay.Order, t.Replay.Settings
+	t.Replay.Settings = ""
+	defer func() { t.Replay.Order, t.Replay.Settings = saved, settings }()
 	var out []OrderFold
 	for i, held := range folds {
 		model := t.FitOrder(t.OrderSamples(others(folds, i)))
@@ -132,8 +135,9 @@ var VariantSubsets = []string{"base", "variant", "both"}
 // states, on their variant states and on both, and replays methods in
 // each order on the held-out base states and variant states apart.
 func (t *Tuner) CrossValidateVariant(ctx context.Context, folds [][]*mss.State, methods []string, suffix string) ([]VariantFold, error) {
-	saved := t.Replay.Order
-	defer func() { t.Replay.Order = saved }()
+	saved, settings := t.Replay.Order, t.Replay.Settings
+	t.Replay.Settings = ""
+	defer func() { t.Replay.Order, t.Replay.Settings = saved, settings }()
 	split := func(ss []*mss.State) (base, variant []*mss.State) {
 		for _, s := range ss {
 			if strings.HasSuffix(s.StateID, suffix) {

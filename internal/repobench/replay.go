@@ -91,6 +91,9 @@ type Replay struct {
 	// budget, as it is live (its line endings, what its blank lines hold).
 	// Without it, answers hold the units' text as cached.
 	Files *Source
+	// Settings are recorded in each prediction's config after the
+	// method's, as RunOptions.Settings are in a live run (RunConfig).
+	Settings string
 }
 
 // commitFiles reads one commit of one repository of a Source, as
@@ -166,7 +169,7 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 		}
 	}
 	units, _ = render.Fit(units, budget, maxUnits)
-	p = &Prediction{StateID: st.StateID, Method: method, Config: res.Config, Units: make([]PredUnit, 0, len(units)), Candidates: len(cands)}
+	p = &Prediction{StateID: st.StateID, Method: method, Config: strings.TrimSpace(res.Config + " " + r.Settings), Units: make([]PredUnit, 0, len(units)), Candidates: len(cands)}
 	for _, u := range units {
 		p.Units = append(p.Units, predUnit(&u))
 	}

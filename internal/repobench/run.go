@@ -78,6 +78,19 @@ type RunOptions struct {
 	// policy, flagged. Without it such an answer stops the run: its row
 	// would pass the fallback off as the model method's result.
 	AllowFallback bool
+	// Settings are the run's own settings that shape every answer (the
+	// budget, the most units, the candidates, the order: RunConfig),
+	// recorded in each prediction's config after the method's, so that
+	// an output is resumed only by a run that answers as the one that
+	// began it.
+	Settings string
+}
+
+// RunConfig writes a run's own settings as a prediction's config records
+// them after the method's: "budget=6144 max_units=8 candidates=200
+// order=default".
+func RunConfig(budget, maxUnits, candidates int, order string) string {
+	return fmt.Sprintf("budget=%d max_units=%d candidates=%d order=%s", budget, maxUnits, candidates, order)
 }
 
 // IndexBuild records how long opening a snapshot took.
@@ -495,7 +508,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 		p := &Prediction{
 			StateID:    st.StateID,
 			Method:     o.Name,
-			Config:     res.Config,
+			Config:     strings.TrimSpace(res.Config + " " + opts.Settings),
 			Units:      make([]PredUnit, 0, len(res.Units)),
 			Candidates: len(q.Candidates),
 			RetrieveMS: retrieveMS,

@@ -79,3 +79,36 @@ func TestRunStopsOnOtherSettings(t *testing.T) {
 		t.Errorf("output now holds %q; want it as it was", data)
 	}
 }
+
+// TestRunRecordsItsSettings: the run's own settings go into every
+// prediction's config after the method's, so an output begun at one
+// budget is not resumed at another.
+func TestRunRecordsItsSettings(t *testing.T) {
+	fx, states := runFixture(t)
+	src := NewSource(fx.root)
+	defer src.Close()
+	out := filepath.Join(t.TempDir(), "pred.jsonl")
+	run := func(states []*mss.State, budget int) error {
+		lim := pipeline.DefaultLimits()
+		lim.Budget = budget
+		_, err := Run(context.Background(), RunOptions{
+			States: states, Source: src, Concurrency: 1, Limits: lim, Settings: RunConfig(budget, lim.MaxUnits, lim.Candidates, "default"),
+			Methods: []MethodRun{{Name: "first", Output: out, New: func() (mss.Controller, error) { return firstController{}, nil }}},
+			Open: func(_ context.Context, _, _, commit string) (*Opened, error) {
+				return &Opened{Snapshot: lineSnapshot{commit}}, nil
+			},
+		})
+		return err
+	}
+	if err := run(states[:1], 6144); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(out)
+	if want := `"config":"v1 budget=6144 max_units=8 candidates=200 order=default"`; !strings.Contains(string(data), want) {
+		t.Fatalf("output %s; want it to hold %s", data, want)
+	}
+	err := run(states[:2], 2048)
+	if err == nil || !strings.Contains(err.Error(), `this run's first is "v1 budget=2048 max_units=8 candidates=200 order=default"`) {
+		t.Fatalf("resumed at another budget: %v, want it refused naming both configurations", err)
+	}
+}
