@@ -27,33 +27,37 @@ func symbolsAndDefines(t *testing.T, path, src string) []string {
 // parameters, a conversion operator, a Rust impl for a type with no name.
 // And a name a function merely holds ("apply_operator") is no operator.
 func TestNamesOfOddTypes(t *testing.T) {
-	cpp := `template<class T, class U> bool Pair<T, U>::operator<(const Pair& o) const { return a < o.a; }
+	tests := []struct {
+		path, src string
+		want      []string
+	}{
+		{"a.cpp", `template<class T, class U> bool Pair<T, U>::operator<(const Pair& o) const { return a < o.a; }
 template<class T, class U> Pair<T, U>::operator bool() const { return false; }
 template<class T, class A> Vec<T, A>& Vec<T, A>::operator+=(const Vec& o) { return *this; }
 int apply_operator(int x) { return x; }
-`
-	if d := cmp.Diff([]string{
-		"Pair.operator<: operator<",
-		"Pair.operatorbool: operatorbool",
-		"Vec.operator+=: operator+=",
-		"apply_operator: apply_operator",
-	}, symbolsAndDefines(t, "a.cpp", cpp)); d != "" {
-		t.Errorf("C++ (-want +got):\n%s", d)
-	}
-	rs := `impl<A, B> Speak for (A, B) { fn speak(&self) -> u8 { 1 } }
+`, []string{
+			"Pair.operator<: operator<",
+			"Pair.operatorbool: operatorbool",
+			"Vec.operator+=: operator+=",
+			"apply_operator: apply_operator",
+		}},
+		{"b.rs", `impl<A, B> Speak for (A, B) { fn speak(&self) -> u8 { 1 } }
 impl<T, const N: usize> Speak for [T; N] { fn speak(&self) -> u8 { 2 } }
 impl Speak for fn(u8, u16) { fn speak(&self) -> u8 { 3 } }
 impl<'a> Speak for &'a str { fn speak(&self) -> u8 { 4 } }
 impl<T> Speak for Vec<T> { fn speak(&self) -> u8 { 5 } }
-`
-	if d := cmp.Diff([]string{
-		"(A,B).speak: speak",
-		"[T;N].speak: speak",
-		"fn(u8,u16).speak: speak",
-		"str.speak: speak",
-		"Vec.speak: speak",
-	}, symbolsAndDefines(t, "b.rs", rs)); d != "" {
-		t.Errorf("Rust (-want +got):\n%s", d)
+`, []string{
+			"(A,B).speak: speak",
+			"[T;N].speak: speak",
+			"fn(u8,u16).speak: speak",
+			"str.speak: speak",
+			"Vec.speak: speak",
+		}},
+	}
+	for _, tc := range tests {
+		if d := cmp.Diff(tc.want, symbolsAndDefines(t, tc.path, tc.src)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.path, d)
+		}
 	}
 }
 

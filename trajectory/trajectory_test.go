@@ -267,6 +267,31 @@ func TestAlignOpenedFiles(t *testing.T) {
 	}
 }
 
+// stateAndAlignment is a card made from a trajectory, and its alignment.
+type stateAndAlignment struct {
+	st *mss.State
+	al *Alignment
+}
+
+// statesWithAndWithoutUnits parses in and makes its card twice: aligned
+// to the fixture's units (the key true) and with no index (false).
+func statesWithAndWithoutUnits(t *testing.T, f Format, name, in string) map[bool]stateAndAlignment {
+	t.Helper()
+	tr, err := Parse(f, name, strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[bool]stateAndAlignment{}
+	for _, units := range [][]mss.Unit{fixtureUnits, nil} {
+		st, al, err := tr.State(StateOptions{Units: units})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[units != nil] = stateAndAlignment{st, al}
+	}
+	return out
+}
+
 // TestStateLeavesOutReadsOutside: lines the agent read of a file
 // outside the repository (a library's) are left out of the card and
 // named apart, with or without an index, so the card stays one every
@@ -275,28 +300,21 @@ func TestStateLeavesOutReadsOutside(t *testing.T) {
 	in := `{"tool": "read_file", "issue": "parse_header drops the last field", "path": "/usr/lib/python3/json/decoder.py", "start_line": 1, "end_line": 3}
 {"tool": "read_file", "path": "/testbed/widgets/header.py", "start_line": 10, "end_line": 12}
 `
-	tr, err := Parse(JSONL, "run.jsonl", strings.NewReader(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, units := range [][]mss.Unit{fixtureUnits, nil} {
-		st, al, err := tr.State(StateOptions{Units: units})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for units, sa := range statesWithAndWithoutUnits(t, JSONL, "run.jsonl", in) {
+		st, al := sa.st, sa.al
 		if err := st.Validate(); err != nil {
-			t.Errorf("units %v: card refused: %v", units != nil, err)
+			t.Errorf("units %v: card refused: %v", units, err)
 		}
 		want := []string{"/usr/lib/python3/json/decoder.py"}
-		if units == nil {
+		if !units {
 			want = []string{"/testbed/widgets/header.py", "/usr/lib/python3/json/decoder.py"}
 		}
 		if !cmp.Equal(al.Outside, want) {
-			t.Errorf("units %v: outside %v, want %v", units != nil, al.Outside, want)
+			t.Errorf("units %v: outside %v, want %v", units, al.Outside, want)
 		}
 		for _, s := range st.ObservedSpans {
 			if strings.HasPrefix(s.Path, "/") {
-				t.Errorf("units %v: observed span %+v of a file outside the repository", units != nil, s)
+				t.Errorf("units %v: observed span %+v of a file outside the repository", units, s)
 			}
 		}
 	}
@@ -307,20 +325,13 @@ func TestStateLeavesOutReadsOutside(t *testing.T) {
 // and named apart, as a step's is, not dropped without a word.
 func TestStateNamesItemFilesOutside(t *testing.T) {
 	in := `{"state_id": "s", "issue": "parse_header drops the last field", "opened_files": ["widgets\\header.py", "../outside.py", "/usr/lib/python3/json/decoder.py"], "trajectory_prefix": []}`
-	tr, err := Parse(SERBench, "item.json", strings.NewReader(in), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, units := range [][]mss.Unit{fixtureUnits, nil} {
-		st, al, err := tr.State(StateOptions{Units: units})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for units, sa := range statesWithAndWithoutUnits(t, SERBench, "item.json", in) {
+		st, al := sa.st, sa.al
 		if !cmp.Equal(st.OpenedFiles, []string{"widgets/header.py"}) {
-			t.Errorf("units %v: opened files %v, want widgets/header.py", units != nil, st.OpenedFiles)
+			t.Errorf("units %v: opened files %v, want widgets/header.py", units, st.OpenedFiles)
 		}
 		if want := []string{"../outside.py", "/usr/lib/python3/json/decoder.py"}; !cmp.Equal(al.Outside, want) {
-			t.Errorf("units %v: outside %v, want %v", units != nil, al.Outside, want)
+			t.Errorf("units %v: outside %v, want %v", units, al.Outside, want)
 		}
 	}
 }
