@@ -77,3 +77,28 @@ int use(void) { return SEP; }
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// An exported namespace is read through as a plain one is: the functions
+// in it, and in a namespace exported within a plain one, are units.
+func TestExportedNamespaceReadThrough(t *testing.T) {
+	src := `export namespace Outer {
+  export function alpha(x: number): number {
+    return x + 1;
+  }
+  export namespace Inner {
+    export function beta(): string { return "b"; }
+  }
+}
+namespace Plain {
+  export namespace Deep {
+    export function delta() { return 2; }
+  }
+}
+`
+	got := symbolsAndDefines(t, "a.ts", src)
+	for _, want := range []string{"alpha: alpha", "beta: beta", "delta: delta"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no unit %q in %q", want, got)
+		}
+	}
+}

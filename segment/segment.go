@@ -907,6 +907,11 @@ func (w *walker) classify(n *node) (kind string, inner *node, name string) {
 		}
 		for _, c := range namedChildren(n) {
 			k, in, nm := w.classify(c)
+			if k == "transparent" && (c.Type() == "internal_module" || c.Type() == "module") {
+				// export namespace X {...}: read through, as namespace
+				// X {...} is.
+				return "transparent", n, ""
+			}
 			if k == "transparent" && c.Type() == "ambient_declaration" && c.NamedChildCount() == 1 {
 				// export declare class X {...}: the declaration inside.
 				k, in, nm = w.classify(c.NamedChild(0))
