@@ -382,10 +382,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 		shape.Mode, configured.Mode = ModeText, ModeText
 		learnable = false
 	}
-	_, asked, err := c.body(req, configured)
-	if err != nil {
-		return nil, fmt.Errorf("llm: encode request: %w", err)
-	}
+	asked := c.sends(req, configured)
 	// refusedTo is where the endpoint's refusals, met now or learned
 	// before, took the configured shape; a cache-only look at a lower
 	// mode's entry is no refusal. The reply's Adjustments are read from
@@ -578,7 +575,7 @@ func oneLine(s string, n int) string {
 // equal requests give equal bytes and cache keys. It reports which
 // optional fields it carries.
 func (c *Client) body(req *Request, s Shape) ([]byte, sent, error) {
-	var in sent
+	in := c.sends(req, s)
 	msgs := make([]map[string]string, len(req.Messages))
 	for i, m := range req.Messages {
 		role := m.Role
@@ -588,35 +585,40 @@ func (c *Client) body(req *Request, s Shape) ([]byte, sent, error) {
 		msgs[i] = map[string]string{"role": role, "content": m.Content}
 	}
 	p := map[string]any{"model": c.cfg.Model, "messages": msgs}
-	if c.cfg.MaxTokens > 0 && s.TokenField != "" {
+	if in.tokens {
 		p[s.TokenField] = c.cfg.MaxTokens
-		in.tokens = true
 	}
-	if c.cfg.Temperature != nil && !s.NoTemperature {
+	if in.temperature {
 		p["temperature"] = *c.cfg.Temperature
-		in.temperature = true
 	}
-	if c.cfg.Seed != nil && !s.NoSeed {
+	if in.seed {
 		p["seed"] = *c.cfg.Seed
-		in.seed = true
 	}
-	if c.cfg.ReasoningEffort != "" && !s.NoReasoningEffort {
+	if in.effort {
 		p["reasoning_effort"] = c.cfg.ReasoningEffort
-		in.effort = true
 	}
 	switch {
-	case req.Schema == nil:
+	case !in.format:
 	case s.Mode == ModeJSONSchema:
 		p["response_format"] = map[string]any{"type": "json_schema", "json_schema": map[string]any{
 			"name": req.Schema.Name, "strict": true, "schema": req.Schema.Schema,
 		}}
-		in.format = true
-	case s.Mode == ModeJSONObject:
+	default:
 		p["response_format"] = map[string]any{"type": "json_object"}
-		in.format = true
 	}
 	b, err := CanonicalJSON(p)
 	return b, in, err
+}
+
+// sends says which optional fields a request of shape s carries.
+func (c *Client) sends(req *Request, s Shape) sent {
+	return sent{
+		tokens:      c.cfg.MaxTokens > 0 && s.TokenField != "",
+		temperature: c.cfg.Temperature != nil && !s.NoTemperature,
+		seed:        c.cfg.Seed != nil && !s.NoSeed,
+		effort:      c.cfg.ReasoningEffort != "" && !s.NoReasoningEffort,
+		format:      req.Schema != nil && (s.Mode == ModeJSONSchema || s.Mode == ModeJSONObject),
+	}
 }
 
 // CanonicalJSON encodes v with sorted object keys and no HTML escaping
