@@ -310,11 +310,7 @@ killed run is dropped, with a notice). With --labels the finished files
 are scored as score.py scores them.`,
 		Args: cliargs.None,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			om, err := orderModel(order)
-			if err != nil {
-				return err
-			}
-			label, err := orderLabel(order)
+			om, label, err := orderFlag(order)
 			if err != nil {
 				return err
 			}
@@ -625,44 +621,36 @@ func sortedKeys(m map[string]float64) []string {
 // orderModel is the candidate order a --order flag names: "" (nil: the
 // default, retrieve.Options.Order), "fused" or "learned".
 func orderModel(name string) (*retrieve.OrderModel, error) {
+	m, _, err := orderFlag(name)
+	return m, err
+}
+
+// orderFlag is the candidate order a --order flag names, and that order as
+// a prediction's config records it: "default", "fused", "learned", or an
+// order model's file by the digest of its bytes (its name may be another
+// file's tomorrow), read once.
+func orderFlag(name string) (*retrieve.OrderModel, string, error) {
 	switch name {
 	case "":
-		return nil, nil
+		return nil, "default", nil
 	case "fused":
-		return retrieve.Fused, nil
+		return retrieve.Fused, name, nil
 	case "learned":
-		return retrieve.LearnedOrder, nil
+		return retrieve.LearnedOrder, name, nil
 	}
 	if !strings.HasSuffix(name, ".json") {
-		return nil, fmt.Errorf("--order %q: want fused, learned or an order model's file (FILE.json, as mss bench tune --fit-order --order-out writes)", name)
+		return nil, "", fmt.Errorf("--order %q: want fused, learned or an order model's file (FILE.json, as mss bench tune --fit-order --order-out writes)", name)
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("--order: %w", err)
+		return nil, "", fmt.Errorf("--order: %w", err)
 	}
 	m, err := retrieve.ParseOrderModel(data)
 	if err != nil {
-		return nil, fmt.Errorf("--order %s: %w", name, err)
-	}
-	return m, nil
-}
-
-// orderLabel is the order a --order flag names as a prediction's config
-// records it: "default", "fused", "learned", or an order model's file by
-// the digest of its bytes (its name may be another file's tomorrow).
-func orderLabel(name string) (string, error) {
-	switch name {
-	case "":
-		return "default", nil
-	case "fused", "learned":
-		return name, nil
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return "", fmt.Errorf("--order: %w", err)
+		return nil, "", fmt.Errorf("--order %s: %w", name, err)
 	}
 	sum := sha256.Sum256(data)
-	return "file:" + hex.EncodeToString(sum[:6]), nil
+	return m, "file:" + hex.EncodeToString(sum[:6]), nil
 }
 
 // orderHelp is the --order flag's help.

@@ -320,7 +320,7 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 					return fmt.Errorf("--folds %d: the states hold %d repositories, and each fold needs one of its own; use --folds %d or fewer", folds, len(fs), len(fs))
 				}
 			}
-			om, err := orderModel(order)
+			om, label, err := orderFlag(order)
 			if err != nil {
 				return err
 			}
@@ -328,10 +328,6 @@ names, as score.py --budget cuts them, rather than at --budget alone.`,
 				return err
 			}
 			c, err := repobench.LoadCache(cache)
-			if err != nil {
-				return err
-			}
-			label, err := orderLabel(order)
 			if err != nil {
 				return err
 			}
