@@ -217,6 +217,13 @@ func TestEmpty(t *testing.T) {
 		if u := File(p, []byte("\n\n  \n")); len(u) != 0 {
 			t.Errorf("File(%q, blank) = %d units, want 0", p, len(u))
 		}
+		// A byte order mark is no text: a file of it and blank lines
+		// is empty, as the file without it is.
+		for _, src := range []string{"\uFEFF", "\uFEFF\n\n", "\uFEFF  \r\n"} {
+			if u := File(p, []byte(src)); len(u) != 0 {
+				t.Errorf("File(%q, %q) = %d units (%q), want 0", p, src, len(u), u[0].Content)
+			}
+		}
 	}
 }
 
@@ -598,4 +605,18 @@ func unitsOf(t *testing.T, path string, src []byte, symbol string) []mss.Unit {
 		}
 	}
 	return out
+}
+
+// TestByteOrderMark checks that a file opening with a byte order mark
+// keeps it in its first unit, and that the mark alone on the first line
+// is a blank line, not a unit of its own.
+func TestByteOrderMark(t *testing.T) {
+	units := File("m.py", []byte("\uFEFFimport os\n\n\ndef f():\n    return os.sep\n"))
+	if len(units) == 0 || units[0].StartLine != 1 || !strings.HasPrefix(units[0].Content, "\uFEFFimport os") {
+		t.Fatalf("units %+v, want the first at line 1 holding the mark", units)
+	}
+	units = File("m.py", []byte("\uFEFF\ndef f():\n    return 1\n"))
+	if len(units) != 1 || units[0].StartLine != 2 || units[0].Symbol != "f" {
+		t.Fatalf("units %+v, want one, f at line 2", units)
+	}
 }
