@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -88,6 +89,7 @@ type CacheWriter struct {
 	have map[string]bool // file keys written
 	done map[string]bool // states written
 	kept int             // states retrieved again and not recorded
+	made bool            // the file did not exist before CreateCache
 }
 
 // CreateCache opens a cache file for appending, keeping what a previous
@@ -97,6 +99,8 @@ func CreateCache(path string) (*CacheWriter, error) {
 	// Its records are checked below; a device or a link is never a cache.
 	// It is held from reading what an earlier run recorded to the last
 	// record this run adds: a second run on it is refused.
+	_, statErr := os.Lstat(path)
+	cw.made = errors.Is(statErr, fs.ErrNotExist)
 	f, err := openAppend(path, "--cache")
 	if err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func CreateCache(path string) (*CacheWriter, error) {
 		err = f.Truncate(good)
 	}
 	if err != nil {
-		f.Close()
+		closeOutput(f, cw.made)
 		return nil, err
 	}
 	cw.f, cw.w = f, bufio.NewWriterSize(f, 1<<20)
@@ -134,7 +138,9 @@ func (cw *CacheWriter) Done(stateID string) bool {
 	return cw.done[stateID]
 }
 
-// Close flushes and closes the file; closing again does nothing.
+// Close flushes and closes the file; closing again does nothing. A
+// file CreateCache made that is still empty (a run refused, or one that
+// recorded nothing) is removed: the run leaves none behind.
 func (cw *CacheWriter) Close() error {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
@@ -147,6 +153,7 @@ func (cw *CacheWriter) Close() error {
 		f.Close()
 		return err
 	}
+	removeMadeEmpty(f, cw.made)
 	return f.Close()
 }
 

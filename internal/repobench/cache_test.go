@@ -1,7 +1,9 @@
 package repobench
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -440,4 +442,35 @@ func TestTornFirstRecordDropped(t *testing.T) {
 		t.Fatalf("CreateCache: %v", err)
 	}
 	cw.Close()
+}
+
+// TestCacheLeavesNoEmptyFile checks that a cache this run made and
+// recorded nothing in is removed when closed, and that an empty file that
+// was there before is left as it was.
+func TestCacheLeavesNoEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	made := filepath.Join(dir, "new.jsonl")
+	cw, err := CreateCache(made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(made); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s after a run that recorded nothing: %v, want it removed", made, err)
+	}
+	there := filepath.Join(dir, "there.jsonl")
+	if err := os.WriteFile(there, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cw, err = CreateCache(there); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(there); err != nil {
+		t.Errorf("%s, empty before the run: %v, want it kept", there, err)
+	}
 }

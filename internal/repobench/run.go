@@ -385,12 +385,18 @@ func openAppend(path, flag string) (*os.File, error) {
 // it and it is still empty (a run that answered nothing leaves no file
 // behind), before its lock goes with the close.
 func closeOutput(f *os.File, made bool) {
+	removeMadeEmpty(f, made)
+	f.Close()
+}
+
+// removeMadeEmpty removes the open file f when made (this run created it)
+// and it is empty, if its name is still f.
+func removeMadeEmpty(f *os.File, made bool) {
 	if st, err := f.Stat(); err == nil && made && st.Size() == 0 {
 		if now, err := os.Lstat(f.Name()); err == nil && os.SameFile(st, now) {
 			os.Remove(f.Name())
 		}
 	}
-	f.Close()
 }
 
 // recorder serialises writes and bookkeeping across workers.
