@@ -25,7 +25,11 @@ import (
 // each pair their braces is left alone, so the definitions of every
 // branch stay units of their own. Segment parses the masked text too and
 // keeps whichever parse has fewer errors; names and unit text are always
-// read from the original source.
+// read from the original source. In C, a conditional that pairs its
+// braces but still splits what the grammar reads (two heads over one
+// body, an expression continued under #ifdef) is reduced the same way
+// when it holds a place the grammar did not fit and the file parses
+// better for it (Segment).
 
 // condBranch is one branch of a conditional: its first line (the
 // directive that opens it) and the net braces its code opens.
@@ -41,6 +45,10 @@ type conditional struct {
 	end        int // the row of #endif; -1 while open
 }
 
+// shortBranches is the most rows the branches after a conditional's
+// first may hold for it to be reduced where the grammar did not fit.
+const shortBranches = 6
+
 // condRows are the rows of a conditional that maskConditionals reduced:
 // its opening directive, the directive of its second branch, and its
 // #endif.
@@ -51,11 +59,23 @@ type condRows struct{ open, second, end int }
 // unpaired reduced to their first branch, and the rows of each it
 // reduced (none: text itself).
 func (f *file) maskConditionals(text []byte) ([]byte, []condRows) {
+	return f.reduce(text, f.conditionals(text, nil))
+}
+
+// conditionals returns the conditionals of text that leave braces
+// unpaired and, with errRows (rows on which the grammar did not fit),
+// those that are the innermost conditional of such a row and whose
+// branches after the first are short, in the order they close.
+func (f *file) conditionals(text []byte, errRows []bool) []*conditional {
 	row := func(r int) []byte { return text[f.starts[r]:f.ends[r]] }
 	var (
 		stack []*conditional
 		split []*conditional
 	)
+	// owned marks the rows a closed conditional holds: a conditional
+	// closes after the ones nested in it, so the rows it is the innermost
+	// of are those not owned yet when it closes.
+	owned := make([]bool, f.nlines())
 	// add counts n braces opened by code in the innermost open branch.
 	add := func(n int) {
 		if len(stack) > 0 {
@@ -106,7 +126,21 @@ func (f *file) maskConditionals(text []byte) ([]byte, []condRows) {
 					for _, b := range c.branches {
 						unpaired = unpaired || b.braces != 0
 					}
-					if unpaired {
+					errs := false
+					for k := c.directives[0][0]; k <= r; k++ {
+						if !owned[k] {
+							owned[k] = true
+							errs = errs || (errRows != nil && errRows[k])
+						}
+					}
+					// Reduced for a place the grammar did not fit only
+					// when that takes no definitions away: the branches
+					// after the first are a few rows (another head for
+					// one body, a macro defined another way), or none.
+					if errs && len(c.branches) > 1 && r-c.branches[1].line-1 > shortBranches {
+						errs = false
+					}
+					if unpaired || errs {
 						split = append(split, c)
 					}
 					// What the enclosing branch holds of it is what
@@ -121,6 +155,12 @@ func (f *file) maskConditionals(text []byte) ([]byte, []condRows) {
 		add(n)
 		inComment, rawEnd = comment, raw
 	}
+	return split
+}
+
+// reduce returns text with each of split reduced to its first branch (its
+// directive rows and its other branches blanked), and the rows of each.
+func (f *file) reduce(text []byte, split []*conditional) ([]byte, []condRows) {
 	if len(split) == 0 {
 		return text, nil
 	}

@@ -1,6 +1,8 @@
 package segment
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -132,5 +134,61 @@ func TestNamesInsideExternBlock(t *testing.T) {
 		if !defined["fmt_error"] || !defined["fmt_error_invalid_arg"] {
 			t.Errorf("%s: defined %v, want fmt_error and fmt_error_invalid_arg among them", lang, defined)
 		}
+	}
+}
+
+// TestConditionalsAtParseErrors checks that in C a conditional whose
+// branches pair their braces, but split what the grammar reads, is read
+// as its first branch: a function with two heads over one body, and an
+// expression continued under #ifdef, are units named for their function.
+func TestConditionalsAtParseErrors(t *testing.T) {
+	src := `#include <stdio.h>
+
+static int helper(int x)
+{
+    return x + 1;
+}
+
+#ifdef _WIN32
+int open_thing(HANDLE h, int flags)
+#else
+int open_thing(int fd, int flags)
+#endif
+{
+    int r = helper(flags);
+    if (r > 2) {
+        return 1;
+    }
+    return 0;
+}
+
+static int
+map_flags(int fd)
+{
+	int flags =
+#ifdef MAP_NOCACHE
+		MAP_NOCACHE |
+#endif
+#ifdef MAP_FILE
+		MAP_FILE |
+#endif
+		MAP_PRIVATE;
+	if (fd < 0)
+		return -1;
+	return flags;
+}
+
+int close_thing(int fd)
+{
+    return helper(fd) - 1;
+}
+`
+	var got []string
+	for _, u := range File("thing.c", []byte(src)) {
+		got = append(got, fmt.Sprintf("%d-%d %s %s", u.StartLine, u.EndLine, u.Kind, u.Symbol))
+	}
+	want := []string{"1-1 module ", "3-6 function helper", "8-19 function open_thing", "21-35 function map_flags", "37-40 function close_thing"}
+	if !slices.Equal(got, want) {
+		t.Errorf("units\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

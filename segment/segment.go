@@ -215,6 +215,36 @@ func segmentFile(path string, src []byte, mask bool, budget time.Duration) (res 
 				f.conds = conds
 			}
 		}
+		if best > 0 && g == cGrammar {
+			// In C, a conditional whose branches pair their braces may
+			// still split what the grammar reads (a declaration's head
+			// two ways over one body, an expression continued under
+			// #ifdef): one holding a place the grammar did not fit is
+			// reduced to its first branch too, one at a time, each kept
+			// when the file parses better for it. Not in C++: there
+			// fewer places the grammar did not fit can be a class read
+			// as loose functions (rapidjson's GenericValue, whose
+			// constructor's first branch is a template a macro hides).
+			base := src
+			if bestText != nil {
+				base = bestText
+			}
+			cands := f.conditionals(base, f.localErrorRows(tree.RootNode()))
+			if condText, conds := f.reduce(base, cands); len(cands) > 1 && try(condText) {
+				f.conds = append(f.conds, conds...)
+				cands = nil
+			}
+			for i, c := range cands {
+				if i == maxErrorConditionals || best == 0 {
+					break
+				}
+				if condText, conds := f.reduce(base, []*conditional{c}); try(condText) {
+					base = condText
+					f.conds = append(f.conds, conds...)
+				}
+			}
+			sort.Slice(f.conds, func(i, j int) bool { return f.conds[i].open < f.conds[j].open })
+		}
 	}
 	defer tree.Close()
 	if maxErrorDensity*f.errorLines(tree.RootNode()) > f.nonBlankLines() {
@@ -508,6 +538,32 @@ func eachErrorSite(n *sitter.Node, visit func(*sitter.Node)) {
 		eachErrorSite(c, visit)
 	}
 }
+
+// localErrorRows marks the rows of the places the grammar did not fit
+// that span few rows (localError): not an error node holding a whole
+// namespace of well-formed code.
+func (f *file) localErrorRows(root *sitter.Node) []bool {
+	on := make([]bool, f.nlines())
+	eachErrorSite(root, func(n *sitter.Node) {
+		a, b := int(n.StartPoint().Row), int(n.EndPoint().Row)
+		if b-a > localError {
+			b = a
+		}
+		for r := a; r <= b && r < len(on); r++ {
+			on[r] = true
+		}
+	})
+	return on
+}
+
+// maxErrorConditionals is the most conditionals holding a place the
+// grammar did not fit that one file's segmenting tries to reduce, a parse
+// each.
+const maxErrorConditionals = 8
+
+// localError is the most rows a place the grammar did not fit spans for
+// all of them to count as where it is.
+const localError = 20
 
 // errorSites counts the places a grammar did not fit.
 func errorSites(n *sitter.Node) int {
