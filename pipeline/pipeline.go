@@ -362,9 +362,16 @@ func (p *Pipeline) Warnings() []string { return p.warn }
 
 // Query is one validated state with what retrieval derived from it.
 type Query struct {
-	State      *mss.State
-	Observed   *mss.Observed
-	Candidates []mss.Candidate
+	// State is the state validated; its observed spans are in the
+	// index's lines (see ObservedNow).
+	State    *mss.State
+	Observed *mss.Observed
+	// ObservedNow is what the state observed as given, in the lines its
+	// files have now, when some of them changed since indexing and their
+	// spans were re-numbered into the index's lines for ranking; nil when
+	// none was (Observed holds both).
+	ObservedNow *mss.Observed
+	Candidates  []mss.Candidate
 	// Mentions are the facets retrieval read in the state's text; the
 	// policy receives them (mss.Request.Mentions) instead of reading again.
 	Mentions *mss.Mentions
@@ -396,7 +403,12 @@ func (p *Pipeline) Candidates(ctx context.Context, st *mss.State, lim Limits) (*
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{State: st, Observed: mss.ObservedOf(st)}
+	q := &Query{State: st}
+	if spans, moved := p.inIndex(st.ObservedSpans); moved {
+		q.ObservedNow = mss.ObservedOf(st)
+		st.ObservedSpans = spans
+	}
+	q.Observed = mss.ObservedOf(st)
 	q.Warnings = append(q.Warnings, p.warn...)
 	if p.isPool {
 		q.Candidates, q.Mentions = retrieve.PoolRank(st, q.Observed, p.pool)
@@ -475,7 +487,11 @@ func (p *Pipeline) Select(ctx context.Context, ctrl mss.Controller, q *Query, li
 	warnings := q.Warnings
 	if p.files != nil {
 		var steps []mss.TraceStep
-		units, steps = VerifyRecorded(p.files, p.Recorded(), units, q.Observed)
+		now := q.ObservedNow
+		if now == nil {
+			now = q.Observed
+		}
+		units, steps = verify(p.files, p.Recorded(), units, q.Observed, now)
 		trace = append(trace, steps...)
 		warnings = append(append([]string(nil), q.Warnings...), leftOut(res.Units, steps)...)
 	}

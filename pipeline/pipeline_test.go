@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -495,5 +497,36 @@ func TestWarnsUnknownEvidenceID(t *testing.T) {
 		if u.ID == known {
 			t.Errorf("the unit of the known id %s was delivered", known)
 		}
+	}
+}
+
+// TestObservedWhileIndexLags checks that spans the agent read in a file
+// edited since indexing are read in the file's lines now: the unit the
+// agent read is not delivered, and the unit that sits at those lines in
+// the index, which the agent has not read, still is.
+func TestObservedWhileIndexLags(t *testing.T) {
+	p, dir := openTree(t, map[string]string{
+		"pkg/parse.py": "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n\n\ndef parse_headers(lines):\n    return dict(parse_header(l) for l in lines)\n",
+	})
+	edited := "# one\n# two\n# three\n# four\n# five\n" +
+		"def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n\n\ndef parse_headers(lines):\n    return dict(parse_header(l) for l in lines)\n"
+	if err := os.WriteFile(filepath.Join(dir, "pkg/parse.py"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := &mss.State{Issue: "parse_headers fails on values containing ':' that parse_header splits",
+		ObservedSpans: []mss.Span{{Path: "pkg/parse.py", StartLine: 6, EndLine: 8}}}
+	ans, err := p.Recover(context.Background(), st, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range ans.Units {
+		got = append(got, fmt.Sprintf("%s %d-%d", u.Symbol, u.StartLine, u.EndLine))
+	}
+	if want := []string{"parse_headers 11-12"}; !slices.Equal(got, want) {
+		t.Errorf("units %q, want %q (trace %+v)", got, want, ans.Trace)
+	}
+	if st.ObservedSpans[0].StartLine != 6 {
+		t.Errorf("the state's span was changed to %+v", st.ObservedSpans[0])
 	}
 }

@@ -118,6 +118,13 @@ type Recorded func(path string) string
 // where the file is the one indexed, is the index's damage, not an edit,
 // and is named so.
 func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.Observed) ([]mss.Unit, []mss.TraceStep) {
+	return verify(files, recorded, units, obs, obs)
+}
+
+// verify is VerifyRecorded with what was observed in the index's lines
+// (obs, read against a unit as indexed) and in the files' lines now (now,
+// read against a unit moved to them, and its signature above it).
+func verify(files Files, recorded Recorded, units []mss.Unit, obs, now *mss.Observed) ([]mss.Unit, []mss.TraceStep) {
 	var trace []mss.TraceStep
 	drop := func(u mss.Unit, why string) {
 		trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: "dropped: " + why})
@@ -171,7 +178,7 @@ func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.O
 			trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: fmt.Sprintf("moved from line %d to %d since indexing", u.StartLine, at)})
 			u.EndLine += at - u.StartLine
 			u.StartLine = at
-			if obs.Unit(&u) || observedSymbol(obs, &u) {
+			if now.Unit(&u) || observedSymbol(now, &u) {
 				drop(u, "already observed")
 				continue
 			}
@@ -205,7 +212,7 @@ func VerifyRecorded(files Files, recorded Recorded, units []mss.Unit, obs *mss.O
 					u.Symbols = names
 				}
 				trace = append(trace, mss.TraceStep{Stage: "verify", UnitID: u.ID, Reason: why})
-			case !obs.Lines(u.Path, at, at+len(want)-1):
+			case !now.Lines(u.Path, at, at+len(want)-1):
 				u.Context, u.ContextLine = strings.Join(f.raw[at-1:at-1+len(want)], ""), at
 			}
 		}
