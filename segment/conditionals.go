@@ -25,9 +25,9 @@ import (
 // each pair their braces is left alone, so the definitions of every
 // branch stay units of their own. Segment parses the masked text too and
 // keeps whichever parse has fewer errors; names and unit text are always
-// read from the original source. In C, a conditional that pairs its
-// braces but still splits what the grammar reads (two heads over one
-// body, an expression continued under #ifdef) is reduced the same way
+// read from the original source. A conditional that pairs its braces but
+// still splits what the grammar reads (two heads over one body in C, an
+// expression or a class continued under #ifdef) is reduced the same way
 // when it holds a place the grammar did not fit and the file parses
 // better for it (Segment).
 
@@ -45,7 +45,7 @@ type conditional struct {
 	end        int // the row of #endif; -1 while open
 }
 
-// shortBranches is the most rows the branches after a conditional's
+// shortBranches is the most rows the branches after a C conditional's
 // first may hold for it to be reduced where the grammar did not fit.
 const shortBranches = 6
 
@@ -59,14 +59,15 @@ type condRows struct{ open, second, end int }
 // unpaired reduced to their first branch, and the rows of each it
 // reduced (none: text itself).
 func (f *file) maskConditionals(text []byte) ([]byte, []condRows) {
-	return f.reduce(text, f.conditionals(text, nil))
+	return f.reduce(text, f.conditionals(text, nil, 0))
 }
 
 // conditionals returns the conditionals of text that leave braces
 // unpaired and, with errRows (rows on which the grammar did not fit),
 // those that are the innermost conditional of such a row and whose
-// branches after the first are short, in the order they close.
-func (f *file) conditionals(text []byte, errRows []bool) []*conditional {
+// branches after the first hold at most rest rows, in the order they
+// close.
+func (f *file) conditionals(text []byte, errRows []bool, rest int) []*conditional {
 	row := func(r int) []byte { return text[f.starts[r]:f.ends[r]] }
 	var (
 		stack []*conditional
@@ -137,7 +138,7 @@ func (f *file) conditionals(text []byte, errRows []bool) []*conditional {
 					// when that takes no definitions away: the branches
 					// after the first are a few rows (another head for
 					// one body, a macro defined another way), or none.
-					if errs && len(c.branches) > 1 && r-c.branches[1].line-1 > shortBranches {
+					if errs && len(c.branches) > 1 && r-c.branches[1].line-1 > rest {
 						errs = false
 					}
 					if unpaired || errs {

@@ -192,3 +192,66 @@ int close_thing(int fd)
 		t.Errorf("units\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestConditionalsHoldingErrors checks which conditionals are offered for
+// reduction where the grammar did not fit: the innermost one holding such
+// a row, with branches after its first of at most rest rows; one whose
+// later branches are long keeps them.
+func TestConditionalsHoldingErrors(t *testing.T) {
+	src := []byte(`#ifndef GUARD_H
+#define GUARD_H
+int f(void) {
+	int x =
+#ifdef A
+		A |
+#endif
+		B;
+	return x;
+}
+#ifdef _WIN32
+int g(HANDLE h)
+#else
+int g(int fd)
+#endif
+{ return 0; }
+#ifdef LONG
+int h(void) { return 1; }
+#else
+int h(void) { return 2; }
+int k(void) { return 3; }
+#endif
+#endif
+`)
+	f := newFile("x.c", src)
+	rows := func(rs ...int) []bool { // 1-based rows where the grammar did not fit
+		on := make([]bool, f.nlines())
+		for _, r := range rs {
+			on[r-1] = true
+		}
+		return on
+	}
+	opened := func(cs []*conditional) []int {
+		var out []int
+		for _, c := range cs {
+			out = append(out, c.directives[0][0]+1)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		errs []bool
+		rest int
+		want []int
+	}{
+		{"no errors: none", rows(), shortBranches, nil},
+		{"an error inside #ifdef A: that one, not the guard", rows(6), shortBranches, []int{5}},
+		{"an error on a head: the conditional of two heads", rows(12), shortBranches, []int{11}},
+		{"heads in C++: one branch only", rows(12), 0, nil},
+		{"an error under #ifdef LONG: its later branch is long", rows(18), 1, nil},
+		{"an error outside every inner one: the guard", rows(9), shortBranches, []int{1}},
+	} {
+		if got := opened(f.conditionals(src, tc.errs, tc.rest)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: conditionals opening at %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

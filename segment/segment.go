@@ -215,24 +215,31 @@ func segmentFile(path string, src []byte, mask bool, budget time.Duration) (res 
 				f.conds = conds
 			}
 		}
-		if best > 0 && g == cGrammar {
-			// In C, a conditional whose branches pair their braces may
-			// still split what the grammar reads (a declaration's head
-			// two ways over one body, an expression continued under
-			// #ifdef): one holding a place the grammar did not fit is
-			// reduced to its first branch too, one at a time, each kept
-			// when the file parses better for it. Not in C++: there
-			// fewer places the grammar did not fit can be a class read
-			// as loose functions (rapidjson's GenericValue, whose
-			// constructor's first branch is a template a macro hides).
+		if best > 0 {
+			// A conditional whose branches pair their braces may still
+			// split what the grammar reads (a declaration's head two
+			// ways over one body, an expression continued under #ifdef):
+			// one holding a place the grammar did not fit is reduced to
+			// its first branch too, all at once or else one at a time,
+			// kept when the file parses better for it. In C++ only a
+			// conditional of one branch, whose code is all kept: fewer
+			// places the grammar did not fit can be a class read as
+			// loose functions there (rapidjson's GenericValue, whose
+			// constructor's first head is a template a macro hides).
 			base := src
 			if bestText != nil {
 				base = bestText
 			}
-			cands := f.conditionals(base, f.localErrorRows(tree.RootNode()))
-			if condText, conds := f.reduce(base, cands); len(cands) > 1 && try(condText) {
-				f.conds = append(f.conds, conds...)
-				cands = nil
+			rest := shortBranches
+			if g != cGrammar {
+				rest = 0
+			}
+			cands := f.conditionals(base, f.localErrorRows(tree.RootNode()), rest)
+			if len(cands) > 1 {
+				if condText, conds := f.reduce(base, cands); try(condText) {
+					f.conds = append(f.conds, conds...)
+					cands = nil
+				}
 			}
 			for i, c := range cands {
 				if i == maxErrorConditionals || best == 0 {
