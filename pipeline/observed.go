@@ -24,18 +24,15 @@ func (p *Pipeline) inIndex(spans []mss.Span) ([]mss.Span, bool) {
 	if _, tree := p.files.(*TreeFiles); !tree || p.ix == nil || len(spans) == 0 {
 		return spans, false
 	}
-	byPath := map[string][]int{} // span indexes by path, in order
-	var paths []string
-	for i, sp := range spans {
-		if _, ok := byPath[sp.Path]; !ok {
-			paths = append(paths, sp.Path)
-		}
-		byPath[sp.Path] = append(byPath[sp.Path], i)
-	}
 	moved := map[string][]located{}
-	for _, path := range paths {
-		if locs, ok := p.relocated(path); ok {
-			moved[path] = locs
+	seen := map[string]bool{}
+	for _, sp := range spans {
+		if seen[sp.Path] {
+			continue
+		}
+		seen[sp.Path] = true
+		if locs, ok := p.relocated(sp.Path); ok {
+			moved[sp.Path] = locs
 		}
 	}
 	if len(moved) == 0 {
