@@ -24,7 +24,8 @@ func symbolsAndDefines(t *testing.T, path, src string) []string {
 
 // Names the type a definition is for gives it, however that type is
 // written: a C++ operator defined outside a template class of several
-// parameters, a conversion operator, a Rust impl for a type with no name.
+// parameters, a conversion operator (outside its class or in it), a Rust
+// impl for a type with no name.
 // And a name a function merely holds ("apply_operator") is no operator.
 func TestNamesOfOddTypes(t *testing.T) {
 	tests := []struct {
@@ -40,6 +41,18 @@ int apply_operator(int x) { return x; }
 			"Pair.operatorbool: operatorbool",
 			"Vec.operator+=: operator+=",
 			"apply_operator: apply_operator",
+		}},
+		{"c.cpp", `class Handle {
+ public:
+  explicit operator bool() const { return fd_ >= 0; }
+  template <typename T> operator T*() const { return nullptr; }
+  int fd_;
+};
+`, []string{
+			"Handle: Handle",
+			"Handle.operatorbool: operatorbool",
+			"Handle.operatorT*: operatorT*",
+			"Handle: fd_",
 		}},
 		{"b.rs", `impl<A, B> Speak for (A, B) { fn speak(&self) -> u8 { 1 } }
 impl<T, const N: usize> Speak for [T; N] { fn speak(&self) -> u8 { 2 } }

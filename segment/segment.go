@@ -1256,6 +1256,10 @@ func declaratorName(d *node, src []byte) string {
 		case "identifier", "field_identifier", "type_identifier", "qualified_identifier",
 			"destructor_name", "operator_name", "template_function", "primitive_type":
 			return dotted(d.Content(src))
+		case "operator_cast":
+			// A conversion operator ("operator bool() const") is named
+			// by what it converts to, as one defined outside its class.
+			return dotted(d.Content(src))
 		}
 		next := d.ChildByFieldName("declarator")
 		if next == nil && d.NamedChildCount() > 0 {
