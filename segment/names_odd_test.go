@@ -46,12 +46,14 @@ int apply_operator(int x) { return x; }
  public:
   explicit operator bool() const { return fd_ >= 0; }
   template <typename T> operator T*() const { return nullptr; }
+  template <typename R> operator Action<R(int)>() const { return {}; }
   int fd_;
 };
 `, []string{
 			"Handle: Handle",
 			"Handle.operatorbool: operatorbool",
 			"Handle.operatorT*: operatorT*",
+			"Handle.operatorAction<R(int)>: operatorAction<R(int)>",
 			"Handle: fd_",
 		}},
 		{"b.rs", `impl<A, B> Speak for (A, B) { fn speak(&self) -> u8 { 1 } }
@@ -112,6 +114,23 @@ namespace Plain {
 	for _, want := range []string{"alpha: alpha", "beta: beta", "delta: delta"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("no unit %q in %q", want, got)
+		}
+	}
+}
+
+// TestParamsAt checks where an operator's parameters begin, after a
+// symbol and after a type whose template arguments hold parentheses.
+func TestParamsAt(t *testing.T) {
+	for op, want := range map[string]int{
+		"operator()":               -1 + len("operator") + 1,
+		"operator<(constPair&o)":   len("operator<"),
+		"operatorbool()const":      len("operatorbool"),
+		"operatorAction<R(int)>()": len("operatorAction<R(int)>"),
+		"operator::ns::T()":        len("operator::ns::T"),
+		"operatorstd::string":      -1,
+	} {
+		if got := paramsAt(op); got != want {
+			t.Errorf("paramsAt(%q) = %d, want %d", op, got, want)
 		}
 	}
 }

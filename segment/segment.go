@@ -1221,7 +1221,7 @@ func dotted(s string) string {
 	op := ""
 	if i := operatorAt(s); i >= 0 {
 		s, op = s[:i], strings.Join(strings.Fields(s[i:]), "")
-		if j := strings.Index(op, "("); j > len("operator") {
+		if j := paramsAt(op); j > len("operator") {
 			op = op[:j] // "operatorbool()const": the parameters, not the name
 		}
 	}
@@ -1247,6 +1247,28 @@ func dotted(s string) string {
 		s = f[len(f)-1]
 	}
 	return s + op
+}
+
+// paramsAt is the index in op (an operator's name, "operator" and what
+// follows it, without spaces) where its parameters begin, or -1: the
+// first "(" after a symbol ("operator<(constPair&o)"), the first outside
+// angle brackets after a type ("operatorAction<R(int)>()").
+func paramsAt(op string) int {
+	if rest := strings.TrimPrefix(op, "operator"); rest == "" || !isIdentByte(rest[0]) && rest[0] != ':' {
+		return strings.Index(op, "(")
+	}
+	depth := 0
+	for i, r := range op {
+		switch {
+		case r == '<':
+			depth++
+		case r == '>' && depth > 0:
+			depth--
+		case r == '(' && depth == 0:
+			return i
+		}
+	}
+	return -1
 }
 
 // declaratorName follows a C/C++ declarator chain to the declared name.
