@@ -1226,17 +1226,10 @@ func dotted(s string) string {
 		}
 	}
 	var b strings.Builder
-	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '<':
-			depth++
-		case r == '>' && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
+	outsideAngles(s, func(_ int, r rune) bool {
+		b.WriteRune(r)
+		return true
+	})
 	s = strings.ReplaceAll(b.String(), "::", ".")
 	if op != "" && s != "" && !strings.HasSuffix(s, ".") {
 		return op // "const Char* operator" was a return type
@@ -1257,18 +1250,32 @@ func paramsAt(op string) int {
 	if rest := strings.TrimPrefix(op, "operator"); rest == "" || !isIdentByte(rest[0]) && rest[0] != ':' {
 		return strings.Index(op, "(")
 	}
+	at := -1
+	outsideAngles(op, func(i int, r rune) bool {
+		if r == '(' {
+			at = i
+		}
+		return at < 0
+	})
+	return at
+}
+
+// outsideAngles calls f with each rune of s outside angle brackets (the
+// brackets left out) and its index, while f returns true.
+func outsideAngles(s string, f func(i int, r rune) bool) {
 	depth := 0
-	for i, r := range op {
+	for i, r := range s {
 		switch {
 		case r == '<':
 			depth++
 		case r == '>' && depth > 0:
 			depth--
-		case r == '(' && depth == 0:
-			return i
+		case depth == 0:
+			if !f(i, r) {
+				return
+			}
 		}
 	}
-	return -1
 }
 
 // declaratorName follows a C/C++ declarator chain to the declared name.
