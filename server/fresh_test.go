@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/missingcomplement/mss"
 	"github.com/missingcomplement/mss/internal/gittest"
 )
 
@@ -362,5 +363,35 @@ func TestWorkTreeGone(t *testing.T) {
 	}
 	if st := svc.Status(); st.Status != StateReady || st.Error != "" {
 		t.Errorf("status with the tree back: %s %q; want %s", st.Status, st.Error, StateReady)
+	}
+}
+
+// TestObservedInEditedFileBeforeRescan: a request whose observed spans
+// are in the lines of a file edited since the index was built (the server
+// has not scanned since) counts as read the unit the agent read, not the
+// one the index holds at those lines.
+func TestObservedInEditedFileBeforeRescan(t *testing.T) {
+	src := "def parse_header(line):\n    key, value = line.split(':')\n    return key, value\n\n\ndef parse_headers(lines):\n    return dict(parse_header(l) for l in lines)\n"
+	dir := gittest.Repo(t, map[string]string{"pkg/parse.py": src})
+	svc, err := New(context.Background(), Config{Repo: dir, Loader: &IndexLoader{Repo: dir}, ScanInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	if err := os.WriteFile(filepath.Join(dir, "pkg", "parse.py"), []byte("# one\n# two\n# three\n# four\n# five\n"+src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := svc.Recover(context.Background(), &RecoverRequest{State: mss.State{
+		Issue:         "parse_headers fails on values containing ':' that parse_header splits",
+		ObservedSpans: []mss.Span{{Path: "pkg/parse.py", StartLine: 6, EndLine: 8}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range resp.Units {
+		got = append(got, fmt.Sprintf("%s %d-%d", u.Symbol, u.StartLine, u.EndLine))
+	}
+	if want := "parse_headers 11-12"; len(got) != 1 || got[0] != want {
+		t.Errorf("units %q, want [%s]", got, want)
 	}
 }
