@@ -206,12 +206,15 @@ func segmentFile(path string, src []byte, mask bool, budget time.Duration) (res 
 		if macroText, ok := maskMacros(src); ok {
 			try(macroText)
 		}
-		if best > 0 {
-			base := src
+		// bestSoFar is the text that parsed best so far.
+		bestSoFar := func() []byte {
 			if bestText != nil {
-				base = bestText
+				return bestText
 			}
-			if condText, conds := f.maskConditionals(base); conds != nil && try(condText) {
+			return src
+		}
+		if best > 0 {
+			if condText, conds := f.maskConditionals(bestSoFar()); conds != nil && try(condText) {
 				f.conds = conds
 			}
 		}
@@ -226,10 +229,7 @@ func segmentFile(path string, src []byte, mask bool, budget time.Duration) (res 
 			// places the grammar did not fit can be a class read as
 			// loose functions there (rapidjson's GenericValue, whose
 			// constructor's first head is a template a macro hides).
-			base := src
-			if bestText != nil {
-				base = bestText
-			}
+			base := bestSoFar()
 			rest := shortBranches
 			if g != cGrammar {
 				rest = 0
