@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -99,9 +98,8 @@ func CreateCache(path string) (*CacheWriter, error) {
 	// Its records are checked below; a device or a link is never a cache.
 	// It is held from reading what an earlier run recorded to the last
 	// record this run adds: a second run on it is refused.
-	_, statErr := os.Lstat(path)
-	cw.made = errors.Is(statErr, fs.ErrNotExist)
-	f, err := openAppend(path, "--cache")
+	f, made, err := openAppend(path, "--cache")
+	cw.made = made
 	if err != nil {
 		return nil, err
 	}

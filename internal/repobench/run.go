@@ -212,12 +212,11 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 		}
 		// The output is held from reading what an earlier run left in it
 		// to the last line this run adds: a second run on it is refused.
-		_, statErr := os.Lstat(m.Output)
-		f, err := openAppend(m.Output, "--output")
+		f, made, err := openAppend(m.Output, "--output")
 		if err != nil {
 			return nil, err
 		}
-		defer closeOutput(f, errors.Is(statErr, fs.ErrNotExist))
+		defer closeOutput(f, made)
 		done, err := Resume(m.Output, m.Name, known, notice)
 		if err != nil {
 			return nil, err
@@ -366,19 +365,22 @@ func Run(ctx context.Context, opts RunOptions) (*RunStats, error) {
 
 // openAppend opens a predictions file or a cache for appending, held by
 // this run (safefile.OpenAppend), once it is known to be no device or
-// link; flag names the flag that chooses another file.
-func openAppend(path, flag string) (*os.File, error) {
+// link, and says whether the file was made for it (closeOutput removes it
+// again when it stays empty); flag names the flag that chooses another
+// file.
+func openAppend(path, flag string) (f *os.File, made bool, err error) {
 	if err := safefile.Writable(path, nil); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := safefile.MkdirFor(path); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	f, err := safefile.OpenAppend(path)
+	_, statErr := os.Lstat(path)
+	f, err = safefile.OpenAppend(path)
 	if errors.Is(err, safefile.ErrBusy) {
-		return nil, fmt.Errorf("%w; wait for it, or use another %s", err, flag)
+		return nil, false, fmt.Errorf("%w; wait for it, or use another %s", err, flag)
 	}
-	return f, err
+	return f, errors.Is(statErr, fs.ErrNotExist), err
 }
 
 // closeOutput closes a predictions file, removing it when this run made
