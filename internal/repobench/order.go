@@ -72,15 +72,21 @@ type OrderFold struct {
 	Predictions map[string]map[string][]*Prediction
 }
 
+// foldOrders readies the replay for folds that each answer in an order of
+// their own, which the settings it records for its order would misname:
+// it records none. The function it returns puts the order and the
+// settings back.
+func (t *Tuner) foldOrders() (restore func()) {
+	saved, settings := t.Replay.Order, t.Replay.Settings
+	t.Replay.Settings = ""
+	return func() { t.Replay.Order, t.Replay.Settings = saved, settings }
+}
+
 // CrossValidateOrder fits the order model on all folds but one and
 // replays methods on the one left out in the fused order and in the
 // model's, for every fold.
 func (t *Tuner) CrossValidateOrder(ctx context.Context, folds [][]*mss.State, methods []string) ([]OrderFold, error) {
-	// Each fold answers in an order of its own, which the settings the
-	// replay records for its order would misname.
-	saved, settings := t.Replay.Order, t.Replay.Settings
-	t.Replay.Settings = ""
-	defer func() { t.Replay.Order, t.Replay.Settings = saved, settings }()
+	defer t.foldOrders()()
 	var out []OrderFold
 	for i, held := range folds {
 		model := t.FitOrder(t.OrderSamples(others(folds, i)))
@@ -135,9 +141,7 @@ var VariantSubsets = []string{"base", "variant", "both"}
 // states, on their variant states and on both, and replays methods in
 // each order on the held-out base states and variant states apart.
 func (t *Tuner) CrossValidateVariant(ctx context.Context, folds [][]*mss.State, methods []string, suffix string) ([]VariantFold, error) {
-	saved, settings := t.Replay.Order, t.Replay.Settings
-	t.Replay.Settings = ""
-	defer func() { t.Replay.Order, t.Replay.Settings = saved, settings }()
+	defer t.foldOrders()()
 	split := func(ss []*mss.State) (base, variant []*mss.State) {
 		for _, s := range ss {
 			if strings.HasSuffix(s.StateID, suffix) {

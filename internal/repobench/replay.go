@@ -169,7 +169,7 @@ func (r *Replay) answer(ctx context.Context, st *mss.State, method string, ctl m
 		}
 	}
 	units, _ = render.Fit(units, budget, maxUnits)
-	p = &Prediction{StateID: st.StateID, Method: method, Config: strings.TrimSpace(res.Config + " " + r.Settings), Units: make([]PredUnit, 0, len(units)), Candidates: len(cands)}
+	p = &Prediction{StateID: st.StateID, Method: method, Config: withSettings(res.Config, r.Settings), Units: make([]PredUnit, 0, len(units)), Candidates: len(cands)}
 	for _, u := range units {
 		p.Units = append(p.Units, predUnit(&u))
 	}

@@ -86,6 +86,12 @@ type RunOptions struct {
 	Settings string
 }
 
+// withSettings is a prediction's config: the method's, then the run's
+// own settings (RunConfig).
+func withSettings(method, settings string) string {
+	return strings.TrimSpace(method + " " + settings)
+}
+
 // RunConfig writes a run's own settings as a prediction's config records
 // them after the method's: "budget=6144 max_units=8 candidates=200
 // order=default".
@@ -516,7 +522,7 @@ func answerAll(ctx context.Context, opts RunOptions, outs []*methodOut, ctls []m
 		p := &Prediction{
 			StateID:    st.StateID,
 			Method:     o.Name,
-			Config:     strings.TrimSpace(res.Config + " " + opts.Settings),
+			Config:     withSettings(res.Config, opts.Settings),
 			Units:      make([]PredUnit, 0, len(res.Units)),
 			Candidates: len(q.Candidates),
 			RetrieveMS: retrieveMS,
