@@ -80,12 +80,18 @@ func DecodeState(source string, r io.Reader) (*State, error) {
 	return ParseState(source, data)
 }
 
+// TrimByteOrderMark drops the UTF-8 byte order mark (U+FEFF) that may
+// open data: it is no text, and every reader of outside input skips it.
+func TrimByteOrderMark(data []byte) []byte { return bytes.TrimPrefix(data, byteOrderMark) }
+
+var byteOrderMark = []byte("\uFEFF")
+
 // ParseState is DecodeState over bytes already read.
 func ParseState(source string, data []byte) (*State, error) {
 	if len(data) > MaxStateBytes {
 		return nil, &StateError{Source: source, Msg: fmt.Sprintf("larger than %d bytes; a state card is one JSON object", MaxStateBytes)}
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = TrimByteOrderMark(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		what := "empty"
 		if len(data) > 0 {

@@ -320,8 +320,7 @@ func (f *file) tokens(s, e int) int { return mss.BytesCost(f.cum[e+1] - f.cum[s]
 func (f *file) blank(i int) bool {
 	line := f.src[f.starts[i]:f.ends[i]]
 	if i == 0 {
-		// A byte order mark is no text.
-		line = bytes.TrimPrefix(line, byteOrderMark)
+		line = mss.TrimByteOrderMark(line)
 	}
 	for _, b := range line {
 		if b >= utf8.RuneSelf {
@@ -333,9 +332,6 @@ func (f *file) blank(i int) bool {
 	}
 	return true
 }
-
-// byteOrderMark is U+FEFF in UTF-8, which may open a file.
-var byteOrderMark = []byte("\uFEFF")
 
 func (f *file) nonBlankLines() int {
 	n := 0

@@ -136,7 +136,7 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	if err == nil {
 		// A UTF-8 byte order mark is skipped on every route, as the card
 		// reader skips it.
-		return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil
+		return mss.TrimByteOrderMark(data), nil
 	}
 	var tooBig *http.MaxBytesError
 	var ne net.Error

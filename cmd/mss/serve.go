@@ -329,7 +329,7 @@ func loadStates(path string) ([]mss.State, error) {
 	if len(data) > maxStatesFile {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxStatesFile)
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = mss.TrimByteOrderMark(data)
 	var out []mss.State
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
 		var raw []json.RawMessage

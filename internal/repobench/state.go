@@ -79,7 +79,7 @@ func checkSpanPaths(line []byte, s *mss.State) error {
 			Path string `json:"path"`
 		} `json:"observed_spans"`
 	}
-	if err := json.Unmarshal(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), &raw); err != nil {
+	if err := json.Unmarshal(mss.TrimByteOrderMark(line), &raw); err != nil {
 		return err // mss.ParseState took the line: not met
 	}
 	for i, sp := range raw.ObservedSpans {
