@@ -1,5 +1,7 @@
 package segment
 
+import "bytes"
+
 // C and C++ sources lean on object-like macros that the grammars cannot
 // expand: FMT_BEGIN_NAMESPACE opens a namespace brace the parser never
 // sees, FMT_CONSTEXPR or UV_EXTERN stand where a declaration specifier
@@ -14,9 +16,10 @@ package segment
 // whether it blanked any. A macro word is an all-capitals identifier with
 // an underscore, at least four bytes, not called (no "(" after it), on a
 // line that is not a preprocessor directive or its continuation, and
-// either alone on its line or followed by a word (a specifier position:
-// "FMT_API void f();", "FMT_CONSTEXPR inline auto") or by a brace, colon
-// or semicolon after a parameter list ("f() FMT_NOEXCEPT {").
+// either alone on its line, or followed by a word in a specifier position
+// ("FMT_API void f();", "FMT_CONSTEXPR inline auto") or a calling
+// convention's ("int CJSON_CDECL main(void)"), or by a brace, colon or
+// semicolon after a parameter list ("f() FMT_NOEXCEPT {").
 func maskMacros(src []byte) ([]byte, bool) {
 	var out []byte
 	directive := false // the previous line was a directive ending in "\"
@@ -139,6 +142,18 @@ func maskable(line []byte, i, j, first int) bool {
 				return true
 			}
 		}
+		// After other macro words that open the line, before a type
+		// and a name called: "FMT_CONSTEXPR FMT_INLINE auto f(" (not
+		// "PCRE2_EXP_DEFN PCRE2_SPTR PCRE2_CALL_CONVENTION", a type).
+		if onlyMacroWords(p[first:]) && calledName(skipWord(rest)) {
+			return true
+		}
+		// Between a return type and the name of the function it
+		// declares, where a calling convention goes: "int CJSON_CDECL
+		// main(void)", "void * JEMALLOC_NOTHROW f(". Not after enum,
+		// where it is the type's tag: "enum FOO_KIND f(".
+		return len(p) > 0 && (isIdentByte(p[len(p)-1]) || p[len(p)-1] == '*' || p[len(p)-1] == '&') &&
+			!hasSuffixWord(p, "enum") && calledName(rest)
 	case c == '{' || c == ':' || c == ';' || c == '=':
 		// After a parameter list: "f() FMT_NOEXCEPT {", "... const FMT_OVERRIDE;".
 		p := line[:i]
@@ -148,6 +163,47 @@ func maskable(line []byte, i, j, first int) bool {
 		return len(p) > 0 && (p[len(p)-1] == ')' || hasSuffixWord(p, "const"))
 	}
 	return false
+}
+
+// onlyMacroWords says whether b is macro words separated by blanks.
+func onlyMacroWords(b []byte) bool {
+	for _, w := range bytes.Fields(b) {
+		if !macroWord(w) {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// skipWord returns b after its first identifier and the blanks, "*"
+// and "&" after it, or nil when b does not start with one.
+func skipWord(b []byte) []byte {
+	i := 0
+	for i < len(b) && isIdentByte(b[i]) {
+		i++
+	}
+	if i == 0 {
+		return nil
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '*' || b[i] == '&') {
+		i++
+	}
+	return b[i:]
+}
+
+// calledName says whether b starts with an identifier followed by "(".
+func calledName(b []byte) bool {
+	i := 0
+	for i < len(b) && isIdentByte(b[i]) {
+		i++
+	}
+	if i == 0 || b[0] >= '0' && b[0] <= '9' {
+		return false
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i < len(b) && b[i] == '('
 }
 
 func hasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }

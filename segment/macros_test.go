@@ -12,6 +12,11 @@ func TestMaskMacros(t *testing.T) {
 		{"int f() FMT_NOEXCEPT {", "int f()              {"},
 		{"int f() const FMT_OVERRIDE;", "int f() const             ;"},
 		{"class FMT_API buf {", "class         buf {"},
+		// A calling convention, between the type and the name called.
+		{"int CJSON_CDECL main(void)", "int             main(void)"},
+		{"void * JEMALLOC_NOTHROW f(int);", "void *                  f(int);"},
+		{"  FMT_CONSTEXPR FMT_INLINE named(T v)", "                           named(T v)"},
+		{"FMT_CONSTEXPR FMT_INLINE auto visit(V&& v)", "                         auto visit(V&& v)"},
 		// Left alone: calls, directives and their continuations, members,
 		// qualified names, expressions, short or lower-case words.
 		{"FMT_ASSERT(x, \"y\");", ""},
@@ -24,6 +29,10 @@ func TestMaskMacros(t *testing.T) {
 		{"A_B\n", ""},
 		{"Py_BEGIN_ALLOW_THREADS\n", ""},
 		{"  return FOO_BAR;", ""},
+		// Types: after a type before nothing called, or an enum's tag.
+		{"PCRE2_EXP_DEFN PCRE2_SPTR PCRE2_CALL_CONVENTION", "               PCRE2_SPTR PCRE2_CALL_CONVENTION"},
+		{"enum FOO_KIND kind(void);", ""},
+		{"const char *x = FOO_BAR;", ""},
 	} {
 		got, changed := maskMacros([]byte(tc.in))
 		want := tc.want
@@ -77,4 +86,14 @@ func blankedOnly(t *testing.T, src, got []byte, blankable func(byte) bool) bool 
 		}
 	}
 	return diff
+}
+
+// TestCallingConventionMacro: a function whose name follows a calling
+// convention macro ("int CJSON_CDECL main(void)") is named for itself,
+// not for its parameter list.
+func TestCallingConventionMacro(t *testing.T) {
+	src := []byte("static int helper(void)\n{\n    return 1;\n}\n\nint CJSON_CDECL main(void)\n{\n    helper();\n    return 0;\n}\n")
+	if us := unitsOf(t, "tests/parse_hex4.c", src, "main"); len(us) != 1 || us[0].StartLine != 6 || us[0].EndLine != 10 || us[0].Kind != "function" {
+		t.Fatalf("main: %+v", us)
+	}
 }
