@@ -2,6 +2,7 @@ package expand
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/missingcomplement/mss"
@@ -48,38 +49,63 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 	if isHeaderOf(n, chosen) {
 		return "header of " + chosen.Symbol
 	}
-	// Names tie whatever their case (a field config and its class Config);
-	// where the two spellings differ, the reason gives both.
-	uses := map[string]string{}
+	// Names tie as they are spelled, or in another case when the
+	// definition is a class or type named so (a field config and its
+	// class Config); where the two spellings differ, the reason gives
+	// both. A method Context is no tie to a package context, nor a field
+	// mark to a use of the class Mark.
+	uses := map[string][]string{}
 	for _, r := range chosen.References {
-		if k := key(r); k != "" && uses[k] == "" {
-			uses[k] = lastPart(norm(r))
+		if k := key(r); k != "" {
+			if sp := lastPart(norm(r)); !slices.Contains(uses[k], sp) {
+				uses[k] = append(uses[k], sp)
+			}
 		}
 	}
 	for _, d := range defined(n) {
-		if u := uses[key(d)]; u != "" && t.cache().Refers(chosen, lastPart(norm(d)), n) {
+		if u := spelling(uses[key(d)], d, n); u != "" && t.cache().Refers(chosen, lastPart(norm(d)), n) {
 			return "defines " + d + ", used" + as(u, d) + " by " + orPath(chosen)
 		}
 	}
 	for _, im := range n.Imports {
-		if u := uses[key(im)]; u != "" {
+		if u := uses[key(im)]; len(u) > 0 {
 			name := lastPart(im)
-			return "imports " + name + ", used" + as(u, name) + " by " + orPath(chosen)
+			return "imports " + name + ", used" + as(u[0], name) + " by " + orPath(chosen)
 		}
 	}
-	defs := map[string]string{}
+	defs := map[string][]string{}
 	for _, d := range defined(chosen) {
-		if k := key(d); k != "" && defs[k] == "" {
-			defs[k] = d
+		if k := key(d); k != "" && !slices.Contains(defs[k], d) {
+			defs[k] = append(defs[k], d)
 		}
 	}
 	for _, r := range n.References {
-		if d := defs[key(r)]; d != "" && t.cache().Refers(n, lastPart(norm(d)), chosen) {
-			name := lastPart(norm(r))
-			return "uses " + name + ", defined" + as(d, name) + " by " + orPath(chosen)
+		name := lastPart(norm(r))
+		for _, d := range defs[key(r)] {
+			if (d == name || isTypeNamed(chosen, d)) && t.cache().Refers(n, d, chosen) {
+				return "uses " + name + ", defined" + as(d, name) + " by " + orPath(chosen)
+			}
 		}
 	}
 	return ""
+}
+
+// spelling is the spelling among spelled (one name's, in its cases) that
+// ties it to d, a name def defines: d itself, or another case of it when
+// def is the class or type named d; "" when none does.
+func spelling(spelled []string, d string, def *mss.Unit) string {
+	if slices.Contains(spelled, d) {
+		return d
+	}
+	if len(spelled) > 0 && isTypeNamed(def, d) {
+		return spelled[0]
+	}
+	return ""
+}
+
+// isTypeNamed says whether u is a class or type whose own name is d.
+func isTypeNamed(u *mss.Unit, d string) bool {
+	return (u.Kind == segment.KindClass || u.Kind == segment.KindType) && lastPart(norm(u.Symbol)) == d
 }
 
 // as names the other spelling of a name tied in another case: " as

@@ -23,12 +23,32 @@ func TestTiesWhy(t *testing.T) {
 		{"covers a requirement", mss.Unit{ID: "req", Symbol: "Widget"}, "covers entity:Widget"},
 		{"a sibling by position only", mss.Unit{ID: "s", Symbol: "Parser.close", References: []string{"stream"}}, ""},
 		{"another class's header", mss.Unit{ID: "o", Symbol: "Lexer"}, ""},
-		{"a class its field is named for", mss.Unit{ID: "k", Symbol: "Config"}, "defines Config, used as config by Parser.parse"},
-		{"a caller in another case", mss.Unit{ID: "x", Symbol: "run", References: []string{"self.Parse"}}, "uses Parse, defined as parse by Parser.parse"},
+		{"a class its field is named for", mss.Unit{ID: "k", Symbol: "Config", Kind: "class"}, "defines Config, used as config by Parser.parse"},
+		// Another case ties a class or type only: a method Config is
+		// not what self.config holds, nor is self.Parse the method parse.
+		{"a method in another case", mss.Unit{ID: "km", Symbol: "Settings.Config", Kind: "method"}, ""},
+		{"a caller in another case", mss.Unit{ID: "x", Symbol: "run", References: []string{"self.Parse"}}, ""},
 	}
 	for _, tt := range tests {
 		if got := ties.Why(&chosen, &tt.n); got != tt.want {
 			t.Errorf("%s: Why = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A use in another case ties a chosen class or type (a value of it), not
+// a chosen method or function.
+func TestTiesWhyOtherCase(t *testing.T) {
+	user := mss.Unit{ID: "u", Path: "a.go", Symbol: "run", Kind: "function", References: []string{"context", "ctx"}}
+	for _, tt := range []struct {
+		chosen mss.Unit
+		want   string
+	}{
+		{mss.Unit{ID: "t", Path: "a.go", Symbol: "Context", Kind: "type"}, "uses context, defined as Context by Context"},
+		{mss.Unit{ID: "m", Path: "a.go", Symbol: "Command.Context", Kind: "method"}, ""},
+	} {
+		if got := (&Ties{}).Why(&tt.chosen, &user); got != tt.want {
+			t.Errorf("%s: Why = %q, want %q", tt.chosen.Symbol, got, tt.want)
 		}
 	}
 }
