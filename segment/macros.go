@@ -123,16 +123,13 @@ func maskable(line []byte, i, j, first int) bool {
 	if len(rest) == 0 {
 		return false
 	}
+	p := bytes.TrimRight(line[:i], " \t") // what comes before the word
 	switch c := rest[0]; {
 	case k > j && (c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '~'):
 		// A specifier position: at the start of the line, or after a
 		// template parameter list or another specifier keyword.
 		if i == first {
 			return true
-		}
-		p := line[:i]
-		for len(p) > 0 && (p[len(p)-1] == ' ' || p[len(p)-1] == '\t') {
-			p = p[:len(p)-1]
 		}
 		if len(p) > 0 && p[len(p)-1] == '>' {
 			return true
@@ -156,10 +153,6 @@ func maskable(line []byte, i, j, first int) bool {
 			!hasSuffixWord(p, "enum") && calledName(rest)
 	case c == '{' || c == ':' || c == ';' || c == '=':
 		// After a parameter list: "f() FMT_NOEXCEPT {", "... const FMT_OVERRIDE;".
-		p := line[:i]
-		for len(p) > 0 && (p[len(p)-1] == ' ' || p[len(p)-1] == '\t') {
-			p = p[:len(p)-1]
-		}
 		return len(p) > 0 && (p[len(p)-1] == ')' || hasSuffixWord(p, "const"))
 	}
 	return false
@@ -175,35 +168,33 @@ func onlyMacroWords(b []byte) bool {
 	return len(b) > 0
 }
 
+// identLen is the length of the identifier b starts with (0: none).
+func identLen(b []byte) int {
+	n := 0
+	for n < len(b) && isIdentByte(b[n]) {
+		n++
+	}
+	return n
+}
+
 // skipWord returns b after its first identifier and the blanks, "*"
 // and "&" after it, or nil when b does not start with one.
 func skipWord(b []byte) []byte {
-	i := 0
-	for i < len(b) && isIdentByte(b[i]) {
-		i++
-	}
-	if i == 0 {
+	n := identLen(b)
+	if n == 0 {
 		return nil
 	}
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '*' || b[i] == '&') {
-		i++
-	}
-	return b[i:]
+	return bytes.TrimLeft(b[n:], " \t*&")
 }
 
 // calledName says whether b starts with an identifier followed by "(".
 func calledName(b []byte) bool {
-	i := 0
-	for i < len(b) && isIdentByte(b[i]) {
-		i++
-	}
-	if i == 0 || b[0] >= '0' && b[0] <= '9' {
+	n := identLen(b)
+	if n == 0 || b[0] >= '0' && b[0] <= '9' {
 		return false
 	}
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
-		i++
-	}
-	return i < len(b) && b[i] == '('
+	rest := bytes.TrimLeft(b[n:], " \t")
+	return len(rest) > 0 && rest[0] == '('
 }
 
 func hasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }

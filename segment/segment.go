@@ -1279,11 +1279,10 @@ func declaratorName(d *node, src []byte) string {
 	for i := 0; d != nil && i < 16; i++ {
 		switch d.Type() {
 		case "identifier", "field_identifier", "type_identifier", "qualified_identifier",
-			"destructor_name", "operator_name", "template_function", "primitive_type":
-			return dotted(d.Content(src))
-		case "operator_cast":
+			"destructor_name", "operator_name", "template_function", "primitive_type",
 			// A conversion operator ("operator bool() const") is named
 			// by what it converts to, as one defined outside its class.
+			"operator_cast":
 			return dotted(d.Content(src))
 		}
 		next := d.ChildByFieldName("declarator")
