@@ -82,7 +82,7 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 	for _, r := range n.References {
 		name := lastPart(norm(r))
 		for _, d := range defs[key(r)] {
-			if (d == name || isTypeNamed(chosen, d)) && t.cache().Refers(n, d, chosen) {
+			if tiesAs(name, d, chosen) && t.cache().Refers(n, d, chosen) {
 				return "uses " + name + ", defined" + as(d, name) + " by " + orPath(chosen)
 			}
 		}
@@ -91,21 +91,25 @@ func (t *Ties) Why(chosen, n *mss.Unit) string {
 }
 
 // spelling is the spelling among spelled (one name's, in its cases) that
-// ties it to d, a name def defines: d itself, or another case of it when
-// def is the class or type named d; "" when none does.
+// ties it to d, a name def defines (tiesAs), d itself first; "" when none
+// does.
 func spelling(spelled []string, d string, def *mss.Unit) string {
 	if slices.Contains(spelled, d) {
 		return d
 	}
-	if len(spelled) > 0 && isTypeNamed(def, d) {
-		return spelled[0]
+	for _, sp := range spelled {
+		if tiesAs(sp, d, def) {
+			return sp
+		}
 	}
 	return ""
 }
 
-// isTypeNamed says whether u is a class or type whose own name is d.
-func isTypeNamed(u *mss.Unit, d string) bool {
-	return (u.Kind == segment.KindClass || u.Kind == segment.KindType) && lastPart(norm(u.Symbol)) == d
+// tiesAs says whether a use spelled so ties to d, a name def defines (the
+// same name in any case): spelled as d, or in another case when def is
+// the class or type named d.
+func tiesAs(spelled, d string, def *mss.Unit) bool {
+	return spelled == d || (def.Kind == segment.KindClass || def.Kind == segment.KindType) && lastPart(norm(def.Symbol)) == d
 }
 
 // as names the other spelling of a name tied in another case: " as
