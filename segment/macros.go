@@ -2,27 +2,38 @@ package segment
 
 import "bytes"
 
-// C and C++ sources lean on object-like macros that the grammars cannot
-// expand: FMT_BEGIN_NAMESPACE opens a namespace brace the parser never
-// sees, FMT_CONSTEXPR or UV_EXTERN stand where a declaration specifier
-// goes, FMT_NOEXCEPT after a parameter list. Each derails the parse of
-// the definitions around it, and a header can end up as one "function"
-// spanning hundreds of lines. maskMacros blanks such macro words (spaces
-// for bytes, so every offset and line stays where it was) and Segment
-// parses the masked text too, keeping whichever parse has fewer errors;
-// names and unit text are always read from the original source.
+// C and C++ sources lean on macros that the grammars cannot expand:
+// FMT_BEGIN_NAMESPACE opens a namespace brace the parser never sees,
+// FMT_CONSTEXPR or UV_EXTERN stand where a declaration specifier goes,
+// FMT_NOEXCEPT after a parameter list, FMT_ENABLE_IF(...) for a template
+// parameter, FMT_PRAGMA_GCC(...) for a statement. Each derails the parse
+// of the definitions around it, and a header can end up as one
+// "function" spanning hundreds of lines. maskMacros blanks such macros
+// (spaces for bytes, every line break kept, so every offset and line
+// stays where it was) and Segment parses the masked text too, keeping
+// whichever parse has fewer errors; names and unit text are always read
+// from the original source.
 
 // maskMacros returns src with likely annotation macros blanked, and
 // whether it blanked any. A macro word is an all-capitals identifier with
-// an underscore, at least four bytes, not called (no "(" after it), on a
-// line that is not a preprocessor directive or its continuation, and
-// either alone on its line, or followed by a word in a specifier position
-// ("FMT_API void f();", "FMT_CONSTEXPR inline auto") or a calling
-// convention's ("int CJSON_CDECL main(void)"), or by a brace, colon or
-// semicolon after a parameter list ("f() FMT_NOEXCEPT {").
+// an underscore, at least four bytes, on a line that is not a
+// preprocessor directive or its continuation. It is blanked when it is
+// not called (no "(" after it) and stands alone on its line, or before a
+// word in a specifier position ("FMT_API void f();", "FMT_CONSTEXPR
+// inline auto") or a calling convention's ("int CJSON_CDECL main(void)"),
+// or before a brace, colon or semicolon after a parameter list ("f()
+// FMT_NOEXCEPT {"), or after a parameter's type and name ("value(int x
+// FMT_BUILTIN)"); or when it stands for constexpr ("if FMT_CONSTEXPR20
+// (x)"). A macro called is blanked, parentheses and all, as a statement
+// of its own line with no semicolon after a statement or a block
+// ("FMT_PRAGMA_GCC(push_options)"; not before a block, which makes it a
+// definition's head, nor a handler after one: "SPDLOG_LOGGER_CATCH(loc)"),
+// and as a template parameter, with its comma (maskTemplateMacros).
 func maskMacros(src []byte) ([]byte, bool) {
 	var out []byte
 	directive := false // the previous line was a directive ending in "\"
+	ended := true      // the code before the line ends a statement or opens or closes a block
+	closed := false    // it closes a block
 	for s := 0; s < len(src); {
 		e := s
 		for e < len(src) && src[e] != '\n' {
@@ -33,10 +44,33 @@ func maskMacros(src []byte) ([]byte, bool) {
 		first := firstNonSpace(line)
 		if directive || (first < len(line) && line[first] == '#') {
 			directive = cont
+			ended = true
 			s = e + 1
 			continue
 		}
 		directive = false
+		code := bytes.TrimRight(line, " \t\r")
+		if first > len(code) {
+			first = len(code) // a line of blanks
+		}
+		if n := macroStatement(code[first:]); n > 0 && ended && !blockNext(src[e:]) && !(closed && handler(code[first:])) {
+			// A macro called on a line of its own, as a statement with
+			// no semicolon: "FMT_PRAGMA_GCC(push_options)",
+			// "RAPIDJSON_DIAG_OFF(padded)".
+			if out == nil {
+				out = append([]byte(nil), src...)
+			}
+			for k := s + first; k < s+first+n; k++ {
+				out[k] = ' '
+			}
+			s = e + 1
+			continue
+		}
+		if len(code) > first && !hasPrefix(code[first:], "//") && !hasPrefix(code[first:], "/*") && !hasPrefix(code[first:], "*") {
+			c := code[len(code)-1]
+			ended = c == ';' || c == '{' || c == '}' || c == ':' && !bytes.HasSuffix(code, []byte("::"))
+			closed = c == '}'
+		}
 		for i := first; i < len(line); {
 			c := line[i]
 			if !isIdentByte(c) {
@@ -63,10 +97,132 @@ func maskMacros(src []byte) ([]byte, bool) {
 		}
 		s = e + 1
 	}
+	out = maskTemplateMacros(src, out)
 	if out == nil {
 		return src, false
 	}
 	return out, true
+}
+
+// maskTemplateMacros blanks a function-like macro that stands for a
+// template parameter, with the comma that parts it from the others:
+// "template <typename T, FMT_ENABLE_IF(is_integral<T>::value)>" reads
+// as "template <typename T>". out is src's masked copy so far (nil: none
+// yet); the copy is returned.
+func maskTemplateMacros(src, out []byte) []byte {
+	const kw = "template"
+	// param blanks the parameter after sep (the list's "<" or a comma)
+	// when it is a macro called, and returns the "," or ">" after it.
+	param := func(sep int) (int, bool) {
+		j := skipBlank(src, sep+1)
+		n := identLen(src[j:])
+		if n == 0 || !macroWord(src[j:j+n]) {
+			return 0, false
+		}
+		open := skipBlank(src, j+n)
+		if open >= len(src) || src[open] != '(' {
+			return 0, false
+		}
+		end := closeParen(src, open)
+		if end < 0 {
+			return 0, false
+		}
+		after := skipBlank(src, end+1)
+		if after >= len(src) || src[after] != ',' && src[after] != '>' {
+			return 0, false
+		}
+		from, to := sep, end // ", MACRO(...)"
+		if src[sep] == '<' {
+			from = j
+			if src[after] == ',' {
+				to = after // "MACRO(...),"
+			}
+		}
+		if out == nil {
+			out = append([]byte(nil), src...)
+		}
+		for b := from; b <= to; b++ {
+			if out[b] != '\n' && out[b] != '\r' {
+				out[b] = ' '
+			}
+		}
+		return after, true
+	}
+	for at := 0; ; {
+		k := bytes.Index(src[at:], []byte(kw))
+		if k < 0 {
+			return out
+		}
+		k += at
+		at = k + len(kw)
+		if k > 0 && isIdentByte(src[k-1]) || at < len(src) && isIdentByte(src[at]) {
+			continue
+		}
+		lt := skipBlank(src, at)
+		if lt >= len(src) || src[lt] != '<' {
+			continue
+		}
+		i := lt + 1
+		if next, ok := param(lt); ok {
+			i = next
+		}
+		for depth := 1; i < len(src) && depth > 0; {
+			switch src[i] {
+			case ',':
+				if depth == 1 {
+					if next, ok := param(i); ok {
+						i = next
+						continue
+					}
+				}
+			case '<':
+				depth++
+			case '>':
+				depth--
+			case '(':
+				if end := closeParen(src, i); end > 0 {
+					i = end
+				} else {
+					depth = 0
+					continue
+				}
+			case ';', '{', '}':
+				depth = 0
+				continue
+			}
+			i++
+		}
+		at = i
+	}
+}
+
+// skipBlank returns the offset of the first byte from i that is not a
+// blank or a line break.
+func skipBlank(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// closeParen returns the offset of the ")" that closes the "(" at open,
+// or -1 when a ";", "{" or "}" comes first or the text ends.
+func closeParen(src []byte, open int) int {
+	depth := 0
+	for i := open; i < len(src); i++ {
+		switch src[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		case ';', '{', '}':
+			return -1
+		}
+	}
+	return -1
 }
 
 func firstNonSpace(line []byte) int {
@@ -108,8 +264,11 @@ func maskable(line []byte, i, j, first int) bool {
 		k++
 	}
 	rest := line[k:]
+	p := bytes.TrimRight(line[:i], " \t") // what comes before the word
 	if len(rest) > 0 && rest[0] == '(' {
-		return false // a call or a function-like macro
+		// A call or a function-like macro, but for a word that stands
+		// for constexpr after if: "if FMT_CONSTEXPR20 (x)".
+		return hasSuffixWord(p, "if")
 	}
 	if i > first {
 		if p := line[i-1]; p == '.' || p == '>' && i >= 2 && line[i-2] == '-' || p == ':' {
@@ -123,7 +282,6 @@ func maskable(line []byte, i, j, first int) bool {
 	if len(rest) == 0 {
 		return false
 	}
-	p := bytes.TrimRight(line[:i], " \t") // what comes before the word
 	switch c := rest[0]; {
 	case k > j && (c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '~'):
 		// A specifier position: at the start of the line, or after a
@@ -154,8 +312,88 @@ func maskable(line []byte, i, j, first int) bool {
 	case c == '{' || c == ':' || c == ';' || c == '=':
 		// After a parameter list: "f() FMT_NOEXCEPT {", "... const FMT_OVERRIDE;".
 		return len(p) > 0 && (p[len(p)-1] == ')' || hasSuffixWord(p, "const"))
+	case c == ',' || c == ')':
+		// After a parameter's type and name, where an attribute goes:
+		// "value(int x FMT_BUILTIN)", "f(void *p UV_UNUSED, int n)".
+		return paramName(p)
 	}
 	return false
+}
+
+// macroStatement returns the length of the macro call code starts with
+// when nothing but a comment follows it (0: none).
+func macroStatement(code []byte) int {
+	n := identLen(code)
+	if n == 0 || !macroWord(code[:n]) {
+		return 0
+	}
+	open := n
+	for open < len(code) && (code[open] == ' ' || code[open] == '\t') {
+		open++
+	}
+	if open == len(code) || code[open] != '(' {
+		return 0
+	}
+	depth := 0
+	for i := open; i < len(code); i++ {
+		switch code[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				rest := bytes.TrimLeft(code[i+1:], " \t")
+				if len(rest) == 0 || hasPrefix(rest, "//") || hasPrefix(rest, "/*") {
+					return i + 1
+				}
+				return 0
+			}
+		case '"':
+			// A string argument: "FMT_PRAGMA_GCC(optimize(\"Og\"))".
+			for i++; i < len(code) && code[i] != '"'; i++ {
+				if code[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(code) {
+				return 0
+			}
+		case ';', '{', '}', '\'':
+			return 0
+		}
+	}
+	return 0
+}
+
+// handler says whether a macro called after a block is a handler of
+// it: "SPDLOG_TRY { ... }" then "SPDLOG_LOGGER_CATCH(loc)".
+func handler(code []byte) bool {
+	return bytes.Contains(code[:identLen(code)], []byte("CATCH"))
+}
+
+// blockNext says whether the next line that is not blank opens a block,
+// as a function-like macro's body does: "TEST_CASE(x)" then "{".
+func blockNext(rest []byte) bool {
+	i := skipBlank(rest, 0)
+	return i < len(rest) && rest[i] == '{'
+}
+
+// paramName says whether b ends in a parameter's type and name: two
+// words (or a word after "*" or "&") after "(" or ",", on the line.
+func paramName(b []byte) bool {
+	n := 0
+	for n < len(b) && isIdentByte(b[len(b)-1-n]) {
+		n++
+	}
+	if n == 0 || b[len(b)-n] >= '0' && b[len(b)-n] <= '9' {
+		return false
+	}
+	b = bytes.TrimRight(b[:len(b)-n], " \t")
+	if len(b) == 0 || !isIdentByte(b[len(b)-1]) && b[len(b)-1] != '*' && b[len(b)-1] != '&' {
+		return false // no type before the name
+	}
+	open := bytes.LastIndexAny(b, "(,")
+	return open >= 0 && bytes.IndexAny(b[open:], ";={}") < 0
 }
 
 // onlyMacroWords says whether b is macro words separated by blanks.
