@@ -25,9 +25,10 @@ import "bytes"
 // FMT_NOEXCEPT {"), or after a parameter's type and name ("value(int x
 // FMT_BUILTIN)"); or when it stands for constexpr ("if FMT_CONSTEXPR20
 // (x)"). A macro called is blanked, parentheses and all, as a statement
-// of its own line with no semicolon after a statement or a block
+// of its own line with no semicolon, between statements or declarations
 // ("FMT_PRAGMA_GCC(push_options)"; not before a block, which makes it a
-// definition's head, nor a handler after one: "SPDLOG_LOGGER_CATCH(loc)"),
+// definition's head, nor before an operator that goes on with it, nor
+// a handler after a block: "SPDLOG_LOGGER_CATCH(loc)"),
 // and as a template parameter, with its comma (maskTemplateMacros).
 func maskMacros(src []byte) ([]byte, bool) {
 	var out []byte
@@ -53,7 +54,7 @@ func maskMacros(src []byte) ([]byte, bool) {
 		if first > len(code) {
 			first = len(code) // a line of blanks
 		}
-		if n := macroStatement(code[first:]); n > 0 && ended && !blockNext(src[e:]) && !(closed && handler(code[first:])) {
+		if n := macroStatement(code[first:]); n > 0 && ended && statementNext(src[e:]) && !(closed && handler(code[first:])) {
 			// A macro called on a line of its own, as a statement with
 			// no semicolon: "FMT_PRAGMA_GCC(push_options)",
 			// "RAPIDJSON_DIAG_OFF(padded)".
@@ -371,11 +372,23 @@ func handler(code []byte) bool {
 	return bytes.Contains(code[:identLen(code)], []byte("CATCH"))
 }
 
-// blockNext says whether the next line that is not blank opens a block,
-// as a function-like macro's body does: "TEST_CASE(x)" then "{".
-func blockNext(rest []byte) bool {
+// statementNext says whether the next line that is not blank begins a
+// statement or a declaration of its own: a word, a directive, a closing
+// brace, a comment, or nothing. Not a block, which makes the macro a
+// definition's head ("TEST_CASE(x)" then "{"), nor an operator that
+// goes on with it ("GTEST_CHECK_(x)" then "<< message;").
+func statementNext(rest []byte) bool {
 	i := skipBlank(rest, 0)
-	return i < len(rest) && rest[i] == '{'
+	if i == len(rest) {
+		return true
+	}
+	switch c := rest[i]; {
+	case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z', c == '#', c == '}', c == '~':
+		return true
+	case c == '/':
+		return hasPrefix(rest[i:], "//") || hasPrefix(rest[i:], "/*")
+	}
+	return false
 }
 
 // paramName says whether b ends in a parameter's type and name: two

@@ -62,6 +62,7 @@ func TestMaskMacros(t *testing.T) {
 		{"FOO_TRY { f(); }\nFOO_CATCH(x)\n", ""},
 		{"int a;\nFOO_BAR(y);\n", ""},
 		{"int a;\nFOO_BAR(y) + 1\n", ""},
+		{"bool f() {\n  GTEST_CHECK_(a == b)\n      << \"a and b differ\";\n}\n", ""},
 	} {
 		got, changed := maskMacros([]byte(tc.in))
 		want := tc.want
