@@ -207,7 +207,8 @@ func skipBlank(src []byte, i int) int {
 }
 
 // closeParen returns the offset of the ")" that closes the "(" at open,
-// or -1 when a ";", "{" or "}" comes first or the text ends.
+// past string literals, or -1 when a ";", "{", "}" or character literal
+// comes first or the text ends.
 func closeParen(src []byte, open int) int {
 	depth := 0
 	for i := open; i < len(src); i++ {
@@ -219,7 +220,17 @@ func closeParen(src []byte, open int) int {
 			if depth == 0 {
 				return i
 			}
-		case ';', '{', '}':
+		case '"':
+			// A string argument: "FMT_PRAGMA_GCC(optimize(\"Og\"))".
+			for i++; i < len(src) && src[i] != '"' && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(src) || src[i] != '"' {
+				return -1
+			}
+		case ';', '{', '}', '\'':
 			return -1
 		}
 	}
@@ -335,35 +346,14 @@ func macroStatement(code []byte) int {
 	if open == len(code) || code[open] != '(' {
 		return 0
 	}
-	depth := 0
-	for i := open; i < len(code); i++ {
-		switch code[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				rest := bytes.TrimLeft(code[i+1:], " \t")
-				if len(rest) == 0 || hasPrefix(rest, "//") || hasPrefix(rest, "/*") {
-					return i + 1
-				}
-				return 0
-			}
-		case '"':
-			// A string argument: "FMT_PRAGMA_GCC(optimize(\"Og\"))".
-			for i++; i < len(code) && code[i] != '"'; i++ {
-				if code[i] == '\\' {
-					i++
-				}
-			}
-			if i >= len(code) {
-				return 0
-			}
-		case ';', '{', '}', '\'':
-			return 0
-		}
+	end := closeParen(code, open)
+	if end < 0 {
+		return 0
 	}
-	return 0
+	if rest := bytes.TrimLeft(code[end+1:], " \t"); len(rest) > 0 && !hasPrefix(rest, "//") && !hasPrefix(rest, "/*") {
+		return 0
+	}
+	return end + 1
 }
 
 // handler says whether a macro called after a block is a handler of
