@@ -62,7 +62,9 @@ func maskMacros(src []byte) ([]byte, bool) {
 				out = append([]byte(nil), src...)
 			}
 			for k := s + first; k < s+first+n; k++ {
-				out[k] = ' '
+				if out[k] != '\r' {
+					out[k] = ' '
+				}
 			}
 			s = e + 1
 			continue
