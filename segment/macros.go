@@ -398,7 +398,7 @@ func paramName(b []byte) bool {
 		return false // no type before the name
 	}
 	open := bytes.LastIndexAny(b, "(,")
-	return open >= 0 && bytes.IndexAny(b[open:], ";={}") < 0
+	return open >= 0 && !bytes.ContainsAny(b[open:], ";={}")
 }
 
 // onlyMacroWords says whether b is macro words separated by blanks.
