@@ -118,15 +118,7 @@ func maskTemplateMacros(src, out []byte) []byte {
 	// when it is a macro called, and returns the "," or ">" after it.
 	param := func(sep int) (int, bool) {
 		j := skipBlank(src, sep+1)
-		n := identLen(src[j:])
-		if n == 0 || !macroWord(src[j:j+n]) {
-			return 0, false
-		}
-		open := skipBlank(src, j+n)
-		if open >= len(src) || src[open] != '(' {
-			return 0, false
-		}
-		end := closeParen(src, open)
+		end := macroCall(src, j)
 		if end < 0 {
 			return 0, false
 		}
@@ -206,6 +198,21 @@ func skipBlank(src []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// macroCall returns the offset of the ")" that closes the call of a
+// macro word at src[j:] ("FMT_ENABLE_IF (x)"), or -1 when no macro is
+// called there.
+func macroCall(src []byte, j int) int {
+	n := identLen(src[j:])
+	if n == 0 || !macroWord(src[j:j+n]) {
+		return -1
+	}
+	open := skipBlank(src, j+n)
+	if open >= len(src) || src[open] != '(' {
+		return -1
+	}
+	return closeParen(src, open)
 }
 
 // closeParen returns the offset of the ")" that closes the "(" at open,
@@ -337,18 +344,7 @@ func maskable(line []byte, i, j, first int) bool {
 // macroStatement returns the length of the macro call code starts with
 // when nothing but a comment follows it (0: none).
 func macroStatement(code []byte) int {
-	n := identLen(code)
-	if n == 0 || !macroWord(code[:n]) {
-		return 0
-	}
-	open := n
-	for open < len(code) && (code[open] == ' ' || code[open] == '\t') {
-		open++
-	}
-	if open == len(code) || code[open] != '(' {
-		return 0
-	}
-	end := closeParen(code, open)
+	end := macroCall(code, 0)
 	if end < 0 {
 		return 0
 	}
