@@ -28,13 +28,16 @@ import "bytes"
 // of its own line with no semicolon, between statements or declarations
 // ("FMT_PRAGMA_GCC(push_options)"; not before a block, which makes it a
 // definition's head, nor before an operator that goes on with it, nor
-// a handler after a block: "SPDLOG_LOGGER_CATCH(loc)"),
-// and as a template parameter, with its comma (maskTemplateMacros).
+// a handler after a block: "SPDLOG_LOGGER_CATCH(loc)"), as an
+// annotation after a function's parameter list ("int Read()
+// LOCKS_EXCLUDED(mu_) {", annotationCall), and as a template parameter,
+// with its comma (maskTemplateMacros).
 func maskMacros(src []byte) ([]byte, bool) {
 	var out []byte
 	directive := false // the previous line was a directive ending in "\"
 	ended := true      // the code before the line ends a statement or opens or closes a block
 	closed := false    // it closes a block
+	var prev []byte    // the last line of code before the line, trimmed
 	for s := 0; s < len(src); {
 		e := s
 		for e < len(src) && src[e] != '\n' {
@@ -46,6 +49,7 @@ func maskMacros(src []byte) ([]byte, bool) {
 		if directive || (first < len(line) && line[first] == '#') {
 			directive = cont
 			ended = true
+			prev = nil
 			s = e + 1
 			continue
 		}
@@ -88,15 +92,29 @@ func maskMacros(src []byte) ([]byte, bool) {
 				i = j
 				continue
 			}
-			if macroWord(line[i:j]) && maskable(line, i, j, first) {
+			end := j // what is blanked: the word, or the call it makes
+			masked := false
+			if macroWord(line[i:j]) {
+				if k := annotationCall(line, i, j, first, prev); k > 0 {
+					end, masked = k, true // "int Read() LOCKS_EXCLUDED(mu_) {"
+				} else {
+					masked = maskable(line, i, j, first)
+				}
+			}
+			if masked {
 				if out == nil {
 					out = append([]byte(nil), src...)
 				}
-				for k := s + i; k < s+j; k++ {
-					out[k] = ' '
+				for k := s + i; k < s+end; k++ {
+					if out[k] != '\r' {
+						out[k] = ' '
+					}
 				}
 			}
-			i = j
+			i = end
+		}
+		if len(code) > first && !hasPrefix(code[first:], "//") && !hasPrefix(code[first:], "/*") && !hasPrefix(code[first:], "*") {
+			prev = code[first:]
 		}
 		s = e + 1
 	}
@@ -339,6 +357,88 @@ func maskable(line []byte, i, j, first int) bool {
 		return paramName(p)
 	}
 	return false
+}
+
+// annotationCall returns the end of the call of the macro word line[i:j]
+// when it annotates a function after its parameter list ("int Read()
+// LOCKS_EXCLUDED(mu_) {", "void Compact() EXCLUSIVE_LOCKS_REQUIRED(mutex_);",
+// "~MutexLock() UNLOCK_FUNCTION() {", or on a line of its own under
+// "bool Matches(const Tuple& args) const"), or 0. The parameter list
+// opens on its line (the line before, prev, when the call begins the
+// line at first, and then after a type) after a name that is neither a
+// keyword nor a macro word ("if (utf) BACKCHAR(ptr);" and "SECTION(x)
+// SUCCEED();" are statements), and the call ends the line or comes before a body, a
+// ";", an initializer list, "=" or another specifier.
+func annotationCall(line []byte, i, j, first int, prev []byte) int {
+	open := j
+	for open < len(line) && (line[open] == ' ' || line[open] == '\t') {
+		open++
+	}
+	if open == len(line) || line[open] != '(' {
+		return 0
+	}
+	p := bytes.TrimRight(line[:i], " \t")
+	if i == first {
+		p = prev
+	}
+	for _, w := range []string{"override", "final", "noexcept", "const"} {
+		if hasSuffixWord(p, w) {
+			p = bytes.TrimRight(p[:len(p)-len(w)], " \t")
+		}
+	}
+	if len(p) == 0 || p[len(p)-1] != ')' {
+		return 0
+	}
+	depth, po := 0, -1
+	for k := len(p) - 1; k >= 0 && po < 0; k-- {
+		switch p[k] {
+		case ')':
+			depth++
+		case '(':
+			if depth--; depth == 0 {
+				po = k
+			}
+		}
+	}
+	if po < 0 {
+		return 0 // opened on an earlier line: a condition, maybe
+	}
+	name := bytes.TrimRight(p[:po], " \t")
+	n := 0
+	for n < len(name) && isIdentByte(name[len(name)-1-n]) {
+		n++
+	}
+	word := name[len(name)-n:]
+	if n == 0 || macroWord(word) || word[0] >= '0' && word[0] <= '9' {
+		return 0
+	}
+	switch string(word) {
+	case "if", "while", "for", "switch", "return", "sizeof", "catch", "decltype", "alignof", "defined", "noexcept", "typeof":
+		return 0
+	}
+	if i == first {
+		// Under the line before, a function's head has a type or a
+		// class before its name ("bool Matches(…) const",
+		// "ScopedTrace::~ScopedTrace()"); a call with none is a
+		// statement or a macro's declaration ("mq_gen(static, mq_)"
+		// before "TEST_BEGIN(test_mq_basic) {").
+		b := bytes.TrimRight(name[:len(name)-n], " \t")
+		if len(b) == 0 || !isIdentByte(b[len(b)-1]) && !bytes.ContainsAny(b[len(b)-1:], "*&>:~") {
+			return 0
+		}
+	}
+	end := closeParen(line, open)
+	if end < 0 {
+		return 0
+	}
+	rest := bytes.TrimLeft(line[end+1:], " \t\r")
+	switch {
+	case len(rest) == 0, rest[0] == '{', rest[0] == ';', rest[0] == ':', rest[0] == '=',
+		hasPrefix(rest, "//"), hasPrefix(rest, "/*"), hasPrefix(rest, "const"), hasPrefix(rest, "override"),
+		macroWord(rest[:identLen(rest)]):
+		return end + 1
+	}
+	return 0
 }
 
 // macroStatement returns the length of the macro call code starts with

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,27 @@ func TestMaskMacros(t *testing.T) {
 		{"int a;\nFOO_BAR(y);\n", ""},
 		{"int a;\nFOO_BAR(y) + 1\n", ""},
 		{"bool f() {\n  GTEST_CHECK_(a == b)\n      << \"a and b differ\";\n}\n", ""},
+		// A macro called after a parameter list, annotating the function;
+		// not after a condition or a macro's arguments.
+		{"  int Read() LOCKS_EXCLUDED(mu_) {", "  int Read()                     {"},
+		{"  void Compact() EXCLUSIVE_LOCKS_REQUIRED(mutex_);", "  void Compact()                                 ;"},
+		{"  int n() const SHARED_LOCKS_REQUIRED(mu) { return n_; }", "  int n() const " + strings.Repeat(" ", len("SHARED_LOCKS_REQUIRED(mu)")) + " { return n_; }"},
+		{"  ~MutexLock() UNLOCK_FUNCTION() { mu_->Unlock(); }", "  ~MutexLock()                   { mu_->Unlock(); }"},
+		{"  bool Matches(const Tuple& args) const\n      GTEST_EXCLUSIVE_LOCK_REQUIRED_(mu) {\n",
+			"  bool Matches(const Tuple& args) const\n      " + strings.Repeat(" ", len("GTEST_EXCLUSIVE_LOCK_REQUIRED_(mu)")) + " {\n"},
+		{"  ~FunctionMocker() override GTEST_LOCK_EXCLUDED_(mu) {", "  ~FunctionMocker() override " + strings.Repeat(" ", len("GTEST_LOCK_EXCLUDED_(mu)")) + " {"},
+		{"void f(int a,\n       int b) LOCKS_EXCLUDED(mu);\n", ""},
+		{"if (utf)\n  BACKCHAR(ptr);\n", ""},
+		{"int a;\n  FOO_BAR(x) {\n", ""},
+		{"mq_gen(static, mq_, mq_t, link)\n\nTEST_BEGIN(test_mq_basic) {\n", ""},
+		{"ScopedTrace::~ScopedTrace()\n    GTEST_LOCK_EXCLUDED_(&mu) {\n",
+			"ScopedTrace::~ScopedTrace()\n    " + strings.Repeat(" ", len("GTEST_LOCK_EXCLUDED_(&mu)")) + " {\n"},
+		{"static int progress_printf(cli_progress *p, const char *fmt, ...)\n\tGIT_FORMAT_PRINTF(2, 3);\n",
+			"static int progress_printf(cli_progress *p, const char *fmt, ...)\n\t" + strings.Repeat(" ", len("GIT_FORMAT_PRINTF(2, 3)")) + ";\n"},
+		{"if (utf) BACKCHAR(ptr);", ""},
+		{"while (n--) SKIP_BYTE(p);", ""},
+		{"SECTION(\"2\") SUCCEED();", ""},
+		{"x = f(a) FOO_BAR(b) + 1;", ""},
 	} {
 		got, changed := maskMacros([]byte(tc.in))
 		want := tc.want
@@ -137,6 +159,7 @@ func TestMaskedMacrosParse(t *testing.T) {
 		"struct value {\n  value(unsigned char x FMT_BUILTIN) : v(x) {}\n  unsigned v;\n};\n",
 		"template <typename T, FMT_ENABLE_IF(!std::is_pointer<T>::value)>\nauto twice(T x) -> T {\n  return x * 2;\n}\n",
 		"int a;\nFMT_PRAGMA_GCC(push_options)\nint b;\n",
+		"class Counter {\n public:\n  int Read() LOCKS_EXCLUDED(mu_) {\n    return n_;\n  }\n  bool Full() const\n      EXCLUSIVE_LOCKS_REQUIRED(mu_) {\n    return n_ > 9;\n  }\n\n private:\n  int n_;\n};\n",
 	} {
 		errs := func(text []byte) int {
 			f := newFile("x.h", []byte(src))

@@ -134,3 +134,20 @@ func TestParamsAt(t *testing.T) {
 		}
 	}
 }
+
+// A C++ definition named by its own declarator, the one its body
+// follows, not by a macro call the grammar took for another before it
+// (libevent's "static HT_HEAD(map, entry) errors = …;" above
+// evutil_socket_error_to_string, which C++ reads as one definition).
+func TestDefinitionNamedByItsDeclarator(t *testing.T) {
+	src := "static HT_HEAD(cached_map, entry)\n     errors = HT_INITIALIZER();\n\nHT_PROTOTYPE(cached_map,\n\t     entry,\n\t     node);\n\n/** Like strerror. */\nconst char *\nerror_to_string(int errcode)\n{\n\tstruct entry *e;\n\treturn e->msg;\n}\n"
+	var names []string
+	for _, u := range Segment("a.cc", []byte(src)).Units {
+		if u.Kind == KindFunction {
+			names = append(names, u.Symbol)
+		}
+	}
+	if want := []string{"error_to_string"}; !slices.Equal(names, want) {
+		t.Errorf("functions %q, want %q", names, want)
+	}
+}

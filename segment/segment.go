@@ -1127,8 +1127,24 @@ func (w *walker) defName(n *node) string {
 		}
 	case "function_definition":
 		if w.g.name == "c" || w.g.name == "cpp" {
-			// The function declarator, wherever macros left it.
-			if fd := findFuncDeclarator(n, 0); fd != nil {
+			// The function declarator: the definition's own, which
+			// holds the parameter list the body follows, else wherever
+			// macros left it (under an error node before the body). A
+			// macro call the grammar took for a declarator can come
+			// first: "static HT_HEAD(map, entry) errors = …;" before
+			// "const char *evutil_socket_error_to_string(int errcode) {".
+			var fd *node
+			if d := n.ChildByFieldName("declarator"); d != nil {
+				if d.Type() == "function_declarator" {
+					fd = d
+				} else {
+					fd = findFuncDeclarator(d, 0)
+				}
+			}
+			if fd == nil {
+				fd = findFuncDeclarator(n, 0)
+			}
+			if fd != nil {
 				if d := fd.ChildByFieldName("declarator"); d != nil {
 					return declaratorName(d, src)
 				}
