@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,4 +129,25 @@ func BenchmarkMaskTree(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(files)), "files")
+}
+
+// BenchmarkMaskMacrosUnclosed: masking a file of about 1 MB of macro
+// calls that never close (an annotation after a parameter list, a
+// template parameter), or of parentheses nested deep before them, reads
+// each call a bounded way, so the time grows with the file's length, not
+// its square (unbounded, the first two took minutes).
+func BenchmarkMaskMacrosUnclosed(b *testing.B) {
+	for _, tc := range []struct{ name, src string }{
+		{"annotation", strings.Repeat("f() AB_C(", 110000)},
+		{"template", strings.Repeat("template <typename T, AB_C(", 40000)},
+		{"nested", strings.Repeat("f(", 60000) + strings.Repeat(") AB_C(x)", 60000)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			src := []byte(tc.src)
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				maskMacros(src)
+			}
+		})
+	}
 }

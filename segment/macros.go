@@ -193,7 +193,7 @@ func maskTemplateMacros(src, out []byte) []byte {
 			case '>':
 				depth--
 			case '(':
-				if end := closeParen(src, i); end > 0 {
+				if end := closeParenWithin(src, i, maxCall); end > 0 {
 					i = end
 				} else {
 					depth = 0
@@ -230,7 +230,18 @@ func macroCall(src []byte, j int) int {
 	if open >= len(src) || src[open] != '(' {
 		return -1
 	}
-	return closeParen(src, open)
+	return closeParenWithin(src, open, maxCall)
+}
+
+// maxCall bounds how far a macro's call, or a parenthesis inside a
+// template's parameters, is read for its ")": one that never closes is
+// then read at most this far, whatever follows it, and a file of them
+// in time linear in its length.
+const maxCall = 1024
+
+// closeParenWithin is closeParen reading at most limit bytes from open.
+func closeParenWithin(src []byte, open, limit int) int {
+	return closeParen(src[:min(len(src), open+limit)], open)
 }
 
 // closeParen returns the offset of the ")" that closes the "(" at open,
@@ -359,6 +370,14 @@ func maskable(line []byte, i, j, first int) bool {
 	return false
 }
 
+// An annotation's call and the parameter list before it are read at
+// most this far, so that a line of calls that never close, or of
+// parentheses nested deep, is read in time linear in its length.
+const (
+	maxAnnotation = 256
+	maxParams     = 1024
+)
+
 // annotationCall returns the end of the call of the macro word line[i:j]
 // when it annotates a function after its parameter list ("int Read()
 // LOCKS_EXCLUDED(mu_) {", "void Compact() EXCLUSIVE_LOCKS_REQUIRED(mutex_);",
@@ -390,7 +409,7 @@ func annotationCall(line []byte, i, j, first int, prev []byte) int {
 		return 0
 	}
 	depth, po := 0, -1
-	for k := len(p) - 1; k >= 0 && po < 0; k-- {
+	for k := len(p) - 1; k >= max(0, len(p)-maxParams) && po < 0; k-- {
 		switch p[k] {
 		case ')':
 			depth++
@@ -427,7 +446,7 @@ func annotationCall(line []byte, i, j, first int, prev []byte) int {
 			return 0
 		}
 	}
-	end := closeParen(line, open)
+	end := closeParenWithin(line, open, maxAnnotation)
 	if end < 0 {
 		return 0
 	}
