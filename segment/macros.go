@@ -386,8 +386,8 @@ const (
 // opens on its line (the line before, prev, when the call begins the
 // line at first, and then after a type) after a name that is neither a
 // keyword nor a macro word ("if (utf) BACKCHAR(ptr);" and "SECTION(x)
-// SUCCEED();" are statements), and the call ends the line or comes before a body, a
-// ";", an initializer list, "=" or another specifier.
+// SUCCEED();" are statements), and the call ends the line or comes
+// before a body, a ";", an initializer list, "=" or another specifier.
 func annotationCall(line []byte, i, j, first int, prev []byte) int {
 	open := j
 	for open < len(line) && (line[open] == ' ' || line[open] == '\t') {
