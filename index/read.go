@@ -209,7 +209,7 @@ import (
 // Versions of the on-disk format, see the comment at the top of this file.
 const (
 	FormatVersion  = 6
-	FeatureVersion = 50
+	FeatureVersion = 51
 )
 
 // applicationID marks an SQLite file as an mss index ("mss1").

@@ -37,7 +37,7 @@ func maskMacros(src []byte) ([]byte, bool) {
 	directive := false // the previous line was a directive ending in "\"
 	ended := true      // the code before the line ends a statement or opens or closes a block
 	closed := false    // it closes a block
-	var prev []byte    // the last line of code before the line, trimmed
+	var head []byte    // the code since the last that ended a statement or a block (headOf)
 	for s := 0; s < len(src); {
 		e := s
 		for e < len(src) && src[e] != '\n' {
@@ -49,7 +49,7 @@ func maskMacros(src []byte) ([]byte, bool) {
 		if directive || (first < len(line) && line[first] == '#') {
 			directive = cont
 			ended = true
-			prev = nil
+			head = head[:0]
 			s = e + 1
 			continue
 		}
@@ -95,7 +95,7 @@ func maskMacros(src []byte) ([]byte, bool) {
 			end := j // what is blanked: the word, or the call it makes
 			masked := false
 			if macroWord(line[i:j]) {
-				if k := annotationCall(line, i, j, first, prev); k > 0 {
+				if k := annotationCall(line, i, j, first, head); k > 0 {
 					end, masked = k, true // "int Read() LOCKS_EXCLUDED(mu_) {"
 				} else {
 					masked = maskable(line, i, j, first)
@@ -114,7 +114,7 @@ func maskMacros(src []byte) ([]byte, bool) {
 			i = end
 		}
 		if len(code) > first && !hasPrefix(code[first:], "//") && !hasPrefix(code[first:], "/*") && !hasPrefix(code[first:], "*") {
-			prev = code[first:]
+			head = headOf(head, code[first:], ended)
 		}
 		s = e + 1
 	}
@@ -378,17 +378,55 @@ const (
 	maxParams     = 1024
 )
 
+// headOf gives the code a function's head may have so far, after line,
+// a line of code, is read: the lines since the last that ended a
+// statement or opened or closed a block, joined by a blank, at most
+// maxParams bytes of their end (nothing after a line that ended one).
+// head's buffer is reused.
+func headOf(head, line []byte, ended bool) []byte {
+	if ended {
+		return head[:0]
+	}
+	if len(line) >= maxParams {
+		return append(head[:0], line[len(line)-maxParams:]...)
+	}
+	head = append(append(head, ' '), line...)
+	if len(head) > maxParams {
+		head = append(head[:0], head[len(head)-maxParams:]...)
+	}
+	return head
+}
+
+// openParen finds, reading b back from its end with depth parentheses
+// open, the "(" that opens them all (depth 0 counts from b's last ")"),
+// reading at most maxParams bytes; -1 and the depth left when it is not
+// in b.
+func openParen(b []byte, depth int) (int, int) {
+	for k := len(b) - 1; k >= max(0, len(b)-maxParams); k-- {
+		switch b[k] {
+		case ')':
+			depth++
+		case '(':
+			if depth--; depth == 0 {
+				return k, 0
+			}
+		}
+	}
+	return -1, depth
+}
+
 // annotationCall returns the end of the call of the macro word line[i:j]
 // when it annotates a function after its parameter list ("int Read()
 // LOCKS_EXCLUDED(mu_) {", "void Compact() EXCLUSIVE_LOCKS_REQUIRED(mutex_);",
 // "~MutexLock() UNLOCK_FUNCTION() {", or on a line of its own under
-// "bool Matches(const Tuple& args) const"), or 0. The parameter list
-// opens on its line (the line before, prev, when the call begins the
-// line at first, and then after a type) after a name that is neither a
-// keyword nor a macro word ("if (utf) BACKCHAR(ptr);" and "SECTION(x)
-// SUCCEED();" are statements), and the call ends the line or comes
-// before a body, a ";", an initializer list, "=" or another specifier.
-func annotationCall(line []byte, i, j, first int, prev []byte) int {
+// "bool Matches(const Tuple& args) const"), or 0. head is the code of
+// the lines before (headOf), where the list may have opened. The list
+// opens after a name that is neither a keyword nor a macro word ("if
+// (utf) BACKCHAR(ptr);" and "SECTION(x) SUCCEED();" are statements),
+// and, when that name is on an earlier line, after a type or a class;
+// the call ends the line or comes before a body, a ";", an initializer
+// list, "=" or another specifier.
+func annotationCall(line []byte, i, j, first int, head []byte) int {
 	open := j
 	for open < len(line) && (line[open] == ' ' || line[open] == '\t') {
 		open++
@@ -396,31 +434,31 @@ func annotationCall(line []byte, i, j, first int, prev []byte) int {
 	if open == len(line) || line[open] != '(' {
 		return 0
 	}
-	p := bytes.TrimRight(line[:i], " \t")
-	if i == first {
-		p = prev
-	}
-	for _, w := range []string{"override", "final", "noexcept", "const"} {
-		if hasSuffixWord(p, w) {
-			p = bytes.TrimRight(p[:len(p)-len(w)], " \t")
+	specifiers := func(p []byte) []byte {
+		for _, w := range []string{"override", "final", "noexcept", "const"} {
+			if hasSuffixWord(p, w) {
+				p = bytes.TrimRight(p[:len(p)-len(w)], " \t")
+			}
 		}
+		return p
+	}
+	// What comes before the call on its line, or, when that is nothing
+	// but specifiers ("      const GTEST_…(mu) {"), the lines before.
+	p, before := specifiers(bytes.TrimRight(line[first:i], " \t")), false
+	if len(p) == 0 {
+		p, before = specifiers(head), true
 	}
 	if len(p) == 0 || p[len(p)-1] != ')' {
 		return 0
 	}
-	depth, po := 0, -1
-	for k := len(p) - 1; k >= max(0, len(p)-maxParams) && po < 0; k-- {
-		switch p[k] {
-		case ')':
-			depth++
-		case '(':
-			if depth--; depth == 0 {
-				po = k
-			}
-		}
+	po, depth := openParen(p, 0)
+	if po < 0 && !before {
+		// Opened on an earlier line: "void f(int a,\n int b) LOCKS_EXCLUDED(mu);".
+		p, before = head, true
+		po, _ = openParen(p, depth)
 	}
 	if po < 0 {
-		return 0 // opened on an earlier line: a condition, maybe
+		return 0
 	}
 	name := bytes.TrimRight(p[:po], " \t")
 	n := 0
@@ -435,8 +473,8 @@ func annotationCall(line []byte, i, j, first int, prev []byte) int {
 	case "if", "while", "for", "switch", "return", "sizeof", "catch", "decltype", "alignof", "defined", "noexcept", "typeof":
 		return 0
 	}
-	if i == first {
-		// Under the line before, a function's head has a type or a
+	if before {
+		// On an earlier line, a function's head has a type or a
 		// class before its name ("bool Matches(…) const",
 		// "ScopedTrace::~ScopedTrace()"); a call with none is a
 		// statement or a macro's declaration ("mq_gen(static, mq_)"
