@@ -62,18 +62,12 @@ func maskMacros(src []byte) ([]byte, bool) {
 			// A macro called on a line of its own, as a statement with
 			// no semicolon: "FMT_PRAGMA_GCC(push_options)",
 			// "RAPIDJSON_DIAG_OFF(padded)".
-			if out == nil {
-				out = append([]byte(nil), src...)
-			}
-			for k := s + first; k < s+first+n; k++ {
-				if out[k] != '\r' {
-					out[k] = ' '
-				}
-			}
+			out = blank(out, src, s+first, s+first+n)
 			s = e + 1
 			continue
 		}
-		if len(code) > first && !hasPrefix(code[first:], "//") && !hasPrefix(code[first:], "/*") && !hasPrefix(code[first:], "*") {
+		isCode := len(code) > first && !hasPrefix(code[first:], "//") && !hasPrefix(code[first:], "/*") && !hasPrefix(code[first:], "*")
+		if isCode {
 			c := code[len(code)-1]
 			ended = c == ';' || c == '{' || c == '}' || c == ':' && !bytes.HasSuffix(code, []byte("::"))
 			closed = c == '}'
@@ -102,18 +96,11 @@ func maskMacros(src []byte) ([]byte, bool) {
 				}
 			}
 			if masked {
-				if out == nil {
-					out = append([]byte(nil), src...)
-				}
-				for k := s + i; k < s+end; k++ {
-					if out[k] != '\r' {
-						out[k] = ' '
-					}
-				}
+				out = blank(out, src, s+i, s+end)
 			}
 			i = end
 		}
-		if len(code) > first && !hasPrefix(code[first:], "//") && !hasPrefix(code[first:], "/*") && !hasPrefix(code[first:], "*") {
+		if isCode {
 			head = headOf(head, code[first:], ended)
 		}
 		s = e + 1
@@ -151,14 +138,7 @@ func maskTemplateMacros(src, out []byte) []byte {
 				to = after // "MACRO(...),"
 			}
 		}
-		if out == nil {
-			out = append([]byte(nil), src...)
-		}
-		for b := from; b <= to; b++ {
-			if out[b] != '\n' && out[b] != '\r' {
-				out[b] = ' '
-			}
-		}
+		out = blank(out, src, from, to+1)
 		return after, true
 	}
 	for at := 0; ; {
@@ -207,6 +187,21 @@ func maskTemplateMacros(src, out []byte) []byte {
 		}
 		at = i
 	}
+}
+
+// blank turns the bytes of [from, to) of out, src's masked copy (nil:
+// none yet, and one is made), into spaces, every line break kept ("\n",
+// and a lone "\r" too), and returns the copy.
+func blank(out, src []byte, from, to int) []byte {
+	if out == nil {
+		out = append([]byte(nil), src...)
+	}
+	for k := from; k < to; k++ {
+		if out[k] != '\n' && out[k] != '\r' {
+			out[k] = ' '
+		}
+	}
+	return out
 }
 
 // skipBlank returns the offset of the first byte from i that is not a
@@ -427,10 +422,7 @@ func openParen(b []byte, depth int) (int, int) {
 // the call ends the line or comes before a body, a ";", an initializer
 // list, "=" or another specifier.
 func annotationCall(line []byte, i, j, first int, head []byte) int {
-	open := j
-	for open < len(line) && (line[open] == ' ' || line[open] == '\t') {
-		open++
-	}
+	open := j + firstNonSpace(line[j:])
 	if open == len(line) || line[open] != '(' {
 		return 0
 	}
@@ -461,10 +453,7 @@ func annotationCall(line []byte, i, j, first int, head []byte) int {
 		return 0
 	}
 	name := bytes.TrimRight(p[:po], " \t")
-	n := 0
-	for n < len(name) && isIdentByte(name[len(name)-1-n]) {
-		n++
-	}
+	n := trailingIdentLen(name)
 	word := name[len(name)-n:]
 	if n == 0 || macroWord(word) || word[0] >= '0' && word[0] <= '9' {
 		return 0
@@ -539,10 +528,7 @@ func statementNext(rest []byte) bool {
 // paramName says whether b ends in a parameter's type and name: two
 // words (or a word after "*" or "&") after "(" or ",", on the line.
 func paramName(b []byte) bool {
-	n := 0
-	for n < len(b) && isIdentByte(b[len(b)-1-n]) {
-		n++
-	}
+	n := trailingIdentLen(b)
 	if n == 0 || b[len(b)-n] >= '0' && b[len(b)-n] <= '9' {
 		return false
 	}
@@ -562,6 +548,15 @@ func onlyMacroWords(b []byte) bool {
 		}
 	}
 	return len(b) > 0
+}
+
+// trailingIdentLen is the length of the identifier bytes b ends with.
+func trailingIdentLen(b []byte) int {
+	n := 0
+	for n < len(b) && isIdentByte(b[len(b)-1-n]) {
+		n++
+	}
+	return n
 }
 
 // identLen is the length of the identifier b starts with (0: none).

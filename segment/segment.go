@@ -1135,11 +1135,7 @@ func (w *walker) defName(n *node) string {
 			// "const char *evutil_socket_error_to_string(int errcode) {".
 			var fd *node
 			if d := n.ChildByFieldName("declarator"); d != nil {
-				if d.Type() == "function_declarator" {
-					fd = d
-				} else {
-					fd = findFuncDeclarator(d, 0)
-				}
+				fd = findFuncDeclarator(d, 0)
 			}
 			if fd == nil {
 				fd = findFuncDeclarator(n, 0)
@@ -1311,8 +1307,13 @@ func declaratorName(d *node, src []byte) string {
 }
 
 // findFuncDeclarator finds the function_declarator of a C/C++ function
-// definition outside its body, also under error nodes macros cause.
+// definition outside its body, also under error nodes macros cause: n
+// itself, or one under it (depth is n's, at most 5 below where the
+// search began).
 func findFuncDeclarator(n *node, depth int) *node {
+	if n.Type() == "function_declarator" {
+		return n
+	}
 	if depth > 4 {
 		return nil
 	}
@@ -1320,9 +1321,6 @@ func findFuncDeclarator(n *node, depth int) *node {
 	for _, c := range namedChildren(n) {
 		if body != nil && c == body {
 			continue
-		}
-		if c.Type() == "function_declarator" {
-			return c
 		}
 		if f := findFuncDeclarator(c, depth+1); f != nil {
 			return f
